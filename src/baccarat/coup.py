@@ -1,0 +1,110 @@
+"""Dealing one punto banco coup and the immutable record every wager is settled from.
+
+>>> from baccarat.cards import parse_cards
+>>> coup = deal_coup(iter(parse_cards(["2h", "3c", "4d", "Kc", "5s", "7h"])).__next__)
+>>> [str(c) for c in coup.player_cards], [str(c) for c in coup.banker_cards]
+(['2h', '4d', '5s'], ['3c', 'Kc', '7h'])
+>>> coup.player_total, coup.banker_total, coup.winner
+(1, 0, 'player')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from baccarat.cards import Card, hand_total
+from baccarat.tableau import banker_draws, banker_reason, is_natural, player_draws, player_reason
+
+Side = Literal["player", "banker"]
+Winner = Literal["player", "banker", "tie"]
+
+#: A punto banco coup never uses more than six cards.
+MAX_COUP_CARDS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Coup:
+    """A dealt coup: cards in deal order, totals, naturals, who drew and why."""
+
+    deal_order: tuple[tuple[Side, Card], ...]
+    player_natural: bool
+    banker_natural: bool
+    player_reason: str  #: why the Player drew or stood ("Natural" when a hand had one)
+    banker_reason: str
+
+    @property
+    def player_cards(self) -> tuple[Card, ...]:
+        """The Player hand in deal order."""
+        return tuple(card for side, card in self.deal_order if side == "player")
+
+    @property
+    def banker_cards(self) -> tuple[Card, ...]:
+        """The Banker hand in deal order."""
+        return tuple(card for side, card in self.deal_order if side == "banker")
+
+    @property
+    def player_total(self) -> int:
+        return hand_total(self.player_cards)
+
+    @property
+    def banker_total(self) -> int:
+        return hand_total(self.banker_cards)
+
+    @property
+    def natural(self) -> bool:
+        """Either hand has a natural (no card was drawn)."""
+        return self.player_natural or self.banker_natural
+
+    @property
+    def winner(self) -> Winner:
+        """``"player"``, ``"banker"`` or ``"tie"``: the hand closest to 9."""
+        if self.player_total > self.banker_total:
+            return "player"
+        if self.banker_total > self.player_total:
+            return "banker"
+        return "tie"
+
+    @property
+    def margin(self) -> int:
+        """Points by which the winning hand won (0 on a tie)."""
+        return abs(self.player_total - self.banker_total)
+
+    def cards_of(self, side: Side) -> tuple[Card, ...]:
+        """The cards of one hand."""
+        return self.player_cards if side == "player" else self.banker_cards
+
+    def is_natural(self, side: Side) -> bool:
+        """Whether that hand is a natural (8 or 9 with two cards)."""
+        return self.player_natural if side == "player" else self.banker_natural
+
+
+def deal_coup(draw: Callable[[], Card]) -> Coup:
+    """Deal a coup by the tableau, taking each card from ``draw()``.
+
+    Order: Player, Banker, Player, Banker, then the Player's third card and the
+    Banker's third card as the charts in :mod:`baccarat.tableau` decide.
+    """
+    order: list[tuple[Side, Card]] = []
+
+    def take(side: Side) -> Card:
+        card = draw()
+        order.append((side, card))
+        return card
+
+    p1, b1, p2, b2 = take("player"), take("banker"), take("player"), take("banker")
+    player_two = (p1.value + p2.value) % 10
+    banker_two = (b1.value + b2.value) % 10
+    player_natural, banker_natural = is_natural(player_two), is_natural(banker_two)
+    if player_natural or banker_natural:
+        reason = "Natural: neither hand draws"
+        return Coup(tuple(order), player_natural, banker_natural, reason, reason)
+    player_third: int | None = None
+    if player_draws(player_two):
+        player_third = take("player").value
+    p_reason = player_reason(player_two)
+    b_reason = banker_reason(banker_two, player_third)
+    if banker_draws(banker_two, player_third):
+        take("banker")
+    return Coup(tuple(order), False, False, p_reason, b_reason)

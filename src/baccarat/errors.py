@@ -1,0 +1,63 @@
+"""One exception family for everything the rules core refuses.
+
+Every refusal raises a subclass of :class:`BaccaratError`.  Each one also
+subclasses the closest built-in (``ValueError``, ``LookupError``...) so callers
+that only know Python's own exceptions still catch them.  The edges (CLI, HTTP,
+WebSocket) map this family to messages and status codes in one place each.
+"""
+
+from __future__ import annotations
+
+
+class BaccaratError(Exception):
+    """Base class of every error raised by the baccarat package."""
+
+
+class InvalidAmountError(BaccaratError, ValueError):
+    """An amount is not a positive number of whole minor units (cents)."""
+
+
+class UnknownWagerError(BaccaratError, LookupError):
+    """A wager code is not offered by the game being played."""
+
+    def __str__(self) -> str:  # KeyError-style quoting is unhelpful here
+        return str(self.args[0]) if self.args else "unknown wager"
+
+
+class BetLimitError(BaccaratError, ValueError):
+    """A bet is below the table minimum or above the wager's maximum."""
+
+
+class InsufficientFundsError(BaccaratError, ValueError):
+    """A bet (or the Draw wager) is larger than the player's balance."""
+
+
+class WagerPrerequisiteError(BaccaratError, ValueError):
+    """A side wager is placed without the base wager it needs."""
+
+
+class IllegalActionError(BaccaratError, RuntimeError):
+    """An action is not allowed in the table's current phase or for this seat."""
+
+
+class UnknownSeatError(BaccaratError, LookupError):
+    """A seat number does not exist at this table."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown seat"
+
+
+class InvalidCardError(BaccaratError, ValueError):
+    """A card string such as ``"Td"`` could not be parsed."""
+
+
+class ShoeError(BaccaratError, ValueError):
+    """A shoe is misconfigured or has run out of cards."""
+
+
+class ConfigurationError(BaccaratError, ValueError):
+    """A game or table setting is out of range (decks, cut card, limits, pay table)."""
+
+
+class ReplayError(BaccaratError, ValueError):
+    """An event log does not replay: it contradicts the state it is applied to."""

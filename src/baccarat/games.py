@@ -1,0 +1,120 @@
+"""Games and wagers as data, and settlement of one wager from one result.
+
+A wager is a condition on the dealt result (``classify`` names the event that
+happened) plus a pay table (event -> net odds: -1 loses, 0 pushes, a positive
+fraction wins).  A game is a frozen record of its wagers and default limits.
+A new side bet is a new record in :mod:`baccarat.presets`, not a new ``if``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Generic, Literal, TypeVar
+
+from baccarat.errors import ConfigurationError, UnknownWagerError
+from baccarat.money import settle_net
+
+R = TypeVar("R")
+GameKind = Literal["punto_banco", "lucky_draw"]
+
+LOSE = Fraction(-1)
+PUSH = Fraction(0)
+
+
+@dataclass(frozen=True)
+class Wager(Generic[R]):
+    """One wager: its code (as in scripts and the API), name, event classifier and pay table."""
+
+    code: str
+    name: str
+    classify: Callable[[R], str]
+    paytable: Mapping[str, Fraction]  #: every event ``classify`` can return -> net odds
+    requires: str | None = None  #: code of the base wager this side wager needs
+    placed: Literal["betting", "decision"] = "betting"  #: Draw is placed at the decision
+    settles: Literal["coup", "first_deal"] = "coup"  #: Block Bonus settles after the first deal
+
+    def __post_init__(self) -> None:
+        for event, odds in self.paytable.items():
+            if odds < 0 and odds != LOSE:
+                raise ConfigurationError(f"{self.code}: event {event!r} has odds {odds}; a loss is -1")
+        object.__setattr__(self, "paytable", MappingProxyType(dict(self.paytable)))
+
+    def event(self, result: R) -> str:
+        """The pay-table event this result falls in."""
+        return self.classify(result)
+
+    def odds(self, result: R) -> Fraction:
+        """Net odds paid on this result."""
+        return self.paytable[self.classify(result)]
+
+
+@dataclass(frozen=True)
+class TableLimits:
+    """Table minimum (every wager must meet it) and the maximum of each wager, in minor units."""
+
+    minimum: int
+    maximums: Mapping[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.minimum, int) or self.minimum <= 0:
+            raise ConfigurationError(f"table minimum must be a positive amount, got {self.minimum!r}")
+        for code, maximum in self.maximums.items():
+            if not isinstance(maximum, int) or maximum < self.minimum:
+                raise ConfigurationError(f"maximum for {code} must be at least the table minimum")
+        object.__setattr__(self, "maximums", MappingProxyType(dict(self.maximums)))
+
+    def maximum(self, code: str) -> int | None:
+        """The maximum for a wager, or None when the table sets none."""
+        return self.maximums.get(code)
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game: its wagers in layout order, its kind of deal and its default limits."""
+
+    code: str
+    name: str
+    kind: GameKind
+    wagers: tuple[Wager[Any], ...]
+    limits: TableLimits
+    max_seats: int = 7
+    paytable: int | None = None  #: Lucky Draw's DrawWin pay table (1 or 2)
+
+    def wager(self, code: str) -> Wager[Any]:
+        """The wager with this code; raises :class:`UnknownWagerError` naming the valid ones."""
+        for wager in self.wagers:
+            if wager.code == code:
+                return wager
+        valid = ", ".join(w.code for w in self.wagers if w.placed == "betting")
+        raise UnknownWagerError(f"unknown wager {code!r} in {self.name}; wagers are: {valid}")
+
+    @property
+    def betting_codes(self) -> tuple[str, ...]:
+        """Codes of the wagers placed during the betting window."""
+        return tuple(w.code for w in self.wagers if w.placed == "betting")
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """How one wager was settled: the event, the odds and the net result in minor units."""
+
+    wager: str
+    stake: int
+    event: str
+    odds: Fraction
+    net: int
+
+    @property
+    def returned(self) -> int:
+        """What goes back to the player: the stake plus the net (0 on a loss)."""
+        return self.stake + self.net
+
+
+def settle(wager: Wager[R], result: R, stake: int) -> Settlement:
+    """Settle ``stake`` on ``wager`` from the dealt ``result`` (rounding per :mod:`baccarat.money`)."""
+    event = wager.event(result)
+    odds = wager.paytable[event]
+    return Settlement(wager.code, stake, event, odds, settle_net(stake, odds))

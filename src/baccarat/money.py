@@ -1,0 +1,111 @@
+"""Exact money: integer minor units (cents) and one written rounding rule.
+
+All amounts inside the package are ``int`` minor units; odds are
+:class:`fractions.Fraction`.  Floats never take part in settlement.
+
+Rounding rule (the only one): a win that is not a whole number of minor units
+(the 5% Banker commission, Lucky Draw's 3 to 2) is **rounded down to a whole
+minor unit**; the fraction of a cent stays with the house.  Equivalently the
+Banker commission is 5% of the win rounded *up* to the next cent:
+a 12.50 Banker win pays 11.87 (commission 0.63).
+
+>>> parse_amount("12.50")
+1250
+>>> format_amount(1187)
+'11.87'
+>>> winnings(1250, Fraction(19, 20))
+1187
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from baccarat.errors import InvalidAmountError
+
+MINOR_UNITS = 100  #: minor units per currency unit
+#: Largest amount accepted anywhere (one trillion currency units): keeps every
+#: figure far inside what a database BIGINT holds, and refuses absurd input.
+MAX_AMOUNT = 10**12 * MINOR_UNITS
+
+_AMOUNT_RE = re.compile(r"(?P<whole>\d+)(?:\.(?P<frac>\d{1,2}))?")
+
+
+def parse_amount(text: str) -> int:
+    """Parse a positive amount in currency units (``"10"``, ``"12.50"``) into minor units.
+
+    Refuses anything that is not plain decimal notation with at most two
+    decimals, zero, negative numbers and amounts above :data:`MAX_AMOUNT`.
+
+    >>> parse_amount("10")
+    1000
+    >>> parse_amount("0.05")
+    5
+    """
+    if not isinstance(text, str):
+        raise InvalidAmountError(f"amount must be text such as '10' or '12.50', got {text!r}")
+    stripped = text.strip()
+    match = _AMOUNT_RE.fullmatch(stripped)
+    if match is None:
+        raise InvalidAmountError(
+            f"amount {text!r} is not a number of currency units with at most two decimals"
+        )
+    frac = (match.group("frac") or "").ljust(2, "0")
+    minor = int(match.group("whole")) * MINOR_UNITS + int(frac or "0")
+    return check_amount(minor)
+
+
+def check_amount(minor: object) -> int:
+    """Return ``minor`` if it is a positive whole number of minor units within bounds.
+
+    >>> check_amount(500)
+    500
+    """
+    # bool is an int subclass; True is not an amount.
+    if not isinstance(minor, int) or isinstance(minor, bool):
+        raise InvalidAmountError(f"amount must be a whole number of minor units, got {minor!r}")
+    if minor <= 0:
+        raise InvalidAmountError(f"amount must be positive, got {format_amount(minor)}")
+    if minor > MAX_AMOUNT:
+        raise InvalidAmountError(f"amount {format_amount(minor)} is larger than any table allows")
+    return minor
+
+
+def format_amount(minor: int) -> str:
+    """Format minor units as currency units with two decimals.
+
+    >>> format_amount(-250)
+    '-2.50'
+    """
+    sign = "-" if minor < 0 else ""
+    whole, cents = divmod(abs(minor), MINOR_UNITS)
+    return f"{sign}{whole}.{cents:02d}"
+
+
+def winnings(stake: int, odds: Fraction) -> int:
+    """Net amount won on ``stake`` at net ``odds`` (>= 0), rounded down to a minor unit.
+
+    >>> winnings(1000, Fraction(3, 2))
+    1500
+    >>> winnings(1, Fraction(19, 20))
+    0
+    """
+    if odds < 0:
+        raise ValueError("winnings() takes the odds of a win; losses are the stake")
+    return (stake * odds.numerator) // odds.denominator
+
+
+def settle_net(stake: int, odds: Fraction) -> int:
+    """Net result of ``stake`` at net ``odds``: -stake for -1, 0 for a push, rounded-down win.
+
+    >>> settle_net(1000, Fraction(-1))
+    -1000
+    >>> settle_net(1000, Fraction(0))
+    0
+    """
+    if odds == -1:
+        return -stake
+    if odds < 0:
+        raise ValueError(f"net odds below zero must be -1 (a loss), got {odds}")
+    return winnings(stake, odds)

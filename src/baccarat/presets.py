@@ -1,0 +1,194 @@
+"""The games of the four rule cards, as data.
+
+Default limits (minor units; every one is table configuration):
+
+=============  ===============  =====================================================
+game           table minimum    maximum per wager
+=============  ===============  =====================================================
+mini           1.00             Player / Banker 5,000; Tie 500; each Dragon Bonus 500
+ez             1.00             25 on every wager (the EZ Baccarat card's $25 maximum)
+lucky-draw     1.00             Enter 500; Block Bonus 100; Draw always equals Enter
+=============  ===============  =====================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+
+from baccarat.coup import Coup, Side
+from baccarat.errors import ConfigurationError
+from baccarat.games import LOSE, PUSH, Game, TableLimits, Wager
+from baccarat.lucky import BLOCK_EVENTS, LuckyDrawHand
+
+F = Fraction
+
+# --- punto banco events ------------------------------------------------------------
+
+
+def _side_event(coup: Coup) -> str:
+    return {"player": "Player wins", "banker": "Banker wins", "tie": "Tie"}[coup.winner]
+
+
+def is_dragon_7(coup: Coup) -> bool:
+    """EZ Baccarat's Dragon 7: the Banker wins with a three-card 7."""
+    return coup.winner == "banker" and len(coup.banker_cards) == 3 and coup.banker_total == 7
+
+
+def is_panda_8(coup: Coup) -> bool:
+    """EZ Baccarat's Panda 8: the Player wins with a three-card 8."""
+    return coup.winner == "player" and len(coup.player_cards) == 3 and coup.player_total == 8
+
+
+def _ez_banker_event(coup: Coup) -> str:
+    return "Dragon 7 (Banker pushes)" if is_dragon_7(coup) else _side_event(coup)
+
+
+def _dragon_bonus(side: Side) -> Callable[[Coup], str]:
+    def classify(coup: Coup) -> str:
+        if coup.winner == "tie":
+            return "Natural tie" if coup.natural else "Tie without natural"
+        if coup.winner != side:
+            return "Hand loses"
+        if coup.is_natural(side):
+            return "Natural win"
+        return f"Win by {coup.margin}" if coup.margin >= 4 else "Win by 1-3"
+
+    return classify
+
+
+_DRAGON_BONUS_PAYS = {
+    "Natural win": F(1),
+    "Win by 9": F(30),
+    "Win by 8": F(10),
+    "Win by 7": F(6),
+    "Win by 6": F(4),
+    "Win by 5": F(2),
+    "Win by 4": F(1),
+    "Natural tie": PUSH,
+    "Win by 1-3": LOSE,
+    "Tie without natural": LOSE,
+    "Hand loses": LOSE,
+}
+
+
+def _punto_banco_wagers(banker_win: Fraction) -> list[Wager[Coup]]:
+    return [
+        Wager("player", "Player", _side_event, {"Player wins": F(1), "Tie": PUSH, "Banker wins": LOSE}),
+        Wager("banker", "Banker", _side_event, {"Banker wins": banker_win, "Tie": PUSH, "Player wins": LOSE}),
+        Wager("tie", "Tie", _side_event, {"Tie": F(8), "Player wins": LOSE, "Banker wins": LOSE}),
+    ]
+
+
+MINI = Game(
+    code="mini",
+    name="Mini-Baccarat",
+    kind="punto_banco",
+    wagers=(
+        *_punto_banco_wagers(F(19, 20)),  # 1 to 1 less 5% commission
+        Wager("dragon_bonus_player", "Dragon Bonus (Player)", _dragon_bonus("player"), _DRAGON_BONUS_PAYS, requires="player"),
+        Wager("dragon_bonus_banker", "Dragon Bonus (Banker)", _dragon_bonus("banker"), _DRAGON_BONUS_PAYS, requires="banker"),
+    ),
+    limits=TableLimits(
+        100,
+        {"player": 500_000, "banker": 500_000, "tie": 50_000, "dragon_bonus_player": 50_000, "dragon_bonus_banker": 50_000},
+    ),
+)
+
+EZ = Game(
+    code="ez",
+    name="EZ Baccarat",
+    kind="punto_banco",
+    wagers=(
+        Wager("player", "Player", _side_event, {"Player wins": F(1), "Tie": PUSH, "Banker wins": LOSE}),
+        Wager(
+            "banker",
+            "Banker",
+            _ez_banker_event,
+            {"Banker wins": F(1), "Dragon 7 (Banker pushes)": PUSH, "Tie": PUSH, "Player wins": LOSE},
+        ),
+        Wager("tie", "Tie", _side_event, {"Tie": F(8), "Player wins": LOSE, "Banker wins": LOSE}),
+        Wager("dragon_7", "Dragon 7", lambda c: "Dragon 7" if is_dragon_7(c) else "No Dragon 7",
+              {"Dragon 7": F(40), "No Dragon 7": LOSE}),
+        Wager("panda_8", "Panda 8", lambda c: "Panda 8" if is_panda_8(c) else "No Panda 8",
+              {"Panda 8": F(25), "No Panda 8": LOSE}),
+    ),
+    limits=TableLimits(100, {code: 2_500 for code in ("player", "banker", "tie", "dragon_7", "panda_8")}),
+)
+
+# --- Lucky Draw ---------------------------------------------------------------------
+
+#: DrawWin pay tables: the odds on a Lucky 7 differ (2 to 1 in table 1, 3 to 2 in table 2).
+DRAWWIN_LUCKY_7 = {1: F(2), 2: F(3, 2)}
+
+
+def _enter_event(hand: LuckyDrawHand) -> str:
+    return {"player": "Player wins", "tie": "Tie", "dealer": "Dealer wins"}[hand.winner]
+
+
+def _draw_event(hand: LuckyDrawHand) -> str:
+    if hand.winner != "player":
+        return _enter_event(hand)
+    return {9: "Lucky 9 (3-card 9)", 8: "Lucky 8 (3-card 8)", 7: "Lucky 7 (3-card 7)"}.get(
+        hand.seat_total, "Win with 6 or less"
+    )
+
+
+def lucky_draw(paytable: int = 1) -> Game:
+    """Lucky Draw Baccarat with DrawWin pay table 1 or 2."""
+    if paytable not in DRAWWIN_LUCKY_7:
+        raise ConfigurationError(f"DrawWin pay table must be 1 or 2, got {paytable!r}")
+    block_pays = dict(zip(BLOCK_EVENTS, (F(35), F(10), F(5), F(2), LOSE), strict=True))
+    return Game(
+        code="lucky-draw",
+        name=f"Lucky Draw Baccarat (DrawWin pay table {paytable})",
+        kind="lucky_draw",
+        paytable=paytable,
+        wagers=(
+            Wager("enter", "Enter", _enter_event, {"Player wins": F(1), "Tie": PUSH, "Dealer wins": LOSE}),
+            Wager(
+                "draw",
+                "Draw",
+                _draw_event,
+                {
+                    "Lucky 9 (3-card 9)": F(3),
+                    "Lucky 8 (3-card 8)": F(2),
+                    "Lucky 7 (3-card 7)": DRAWWIN_LUCKY_7[paytable],
+                    "Win with 6 or less": F(1),
+                    "Tie": PUSH,
+                    "Dealer wins": LOSE,
+                },
+                requires="enter",
+                placed="decision",
+            ),
+            Wager("block_bonus", "Block Bonus", lambda hand: hand.block_bonus, block_pays,
+                  requires="enter", settles="first_deal"),
+        ),
+        limits=TableLimits(100, {"enter": 50_000, "block_bonus": 10_000}),
+    )
+
+
+LUCKY_DRAW = lucky_draw(1)
+LUCKY_DRAW_2 = lucky_draw(2)
+
+GAME_CODES = ("mini", "ez", "lucky-draw")
+
+
+def get_game(code: str, *, paytable: int | None = None) -> Game:
+    """The preset for ``code`` (``mini``, ``ez``, ``lucky-draw``); ``paytable`` only for Lucky Draw."""
+    if code == "lucky-draw":
+        return lucky_draw(1 if paytable is None else paytable)
+    if paytable is not None:
+        raise ConfigurationError(f"--paytable applies to lucky-draw only, not {code}")
+    games: dict[str, Game] = {"mini": MINI, "ez": EZ}
+    if code not in games:
+        raise ConfigurationError(f"unknown game {code!r}; games are: {', '.join(GAME_CODES)}")
+    return games[code]
+
+
+def wager_codes(game: Game) -> tuple[str, ...]:
+    """All wager codes of a game in layout order (including Lucky Draw's Draw)."""
+    return tuple(w.code for w in game.wagers)
+
+
