@@ -1,0 +1,209 @@
+"""The ``baccarat`` command line (Typer + Rich).
+
+Exit codes: 0 success, 1 runtime error, 2 usage error, 3 verification
+mismatch (reserved for ``verify``), 130 interrupted.  Errors of the
+:class:`~baccarat.errors.BaccaratError` family are turned into messages here
+and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, TextIO
+
+import click
+import typer
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from baccarat import __version__
+from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
+from baccarat.games import Game
+from baccarat.lucky import LuckyDrawHand
+from baccarat.money import format_amount, parse_amount
+from baccarat.presets import get_game
+from baccarat.render import decision_panel, round_panel
+from baccarat.script import parse_line, strip_comment
+from baccarat.session import SEAT, Session
+from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
+
+app = typer.Typer(
+    help="Casino-grade baccarat: mini-baccarat with Dragon Bonus, EZ Baccarat, Lucky Draw Baccarat.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_RUNTIME, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+QUIT_WORDS = {"q", "quit", "exit"}
+
+
+class GameCode(str, Enum):
+    mini = "mini"
+    ez = "ez"
+    lucky_draw = "lucky-draw"
+
+
+class UsageProblem(click.UsageError):
+    """Bad option values found after parsing (exit code 2)."""
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"baccarat {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Casino-grade baccarat."""
+
+
+@app.command()
+def play(
+    game: Annotated[GameCode, typer.Argument(help="Which game: mini, ez or lucky-draw.")],
+    seed: Annotated[int | None, typer.Option(min=0, help="Seed for a reproducible shoe (default: OS randomness).")]
+    = None,
+    script: Annotated[Path | None, typer.Option(exists=True, dir_okay=False, readable=True,
+                                                help="Play the rounds in this file, one per line.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Write a JSON transcript to stdout; no screen.")] = False,
+    bankroll: Annotated[str, typer.Option(help="Starting balance in currency units, e.g. 1000 or 250.50.")]
+    = "1000",
+    decks: Annotated[int, typer.Option(help="Decks in the shoe.")] = DEFAULT_DECKS,
+    cut_card: Annotated[int, typer.Option(help="Cards behind the cut card.")] = DEFAULT_CUT_CARD,
+    paytable: Annotated[int | None, typer.Option(help="Lucky Draw DrawWin pay table: 1 or 2.")] = None,
+) -> None:
+    """Play at a table in the terminal, or run a script of rounds (--script, --json).
+
+    Each line holds bets as WAGER=AMOUNT (amounts in currency units), plus
+    'draw' or 'stand' in Lucky Draw.  Type 'help' for the wager codes, 'quit' to leave.
+    """
+    try:
+        chosen = get_game(game.value, paytable=paytable)
+        session = Session(chosen, bankroll=parse_amount(bankroll), seed=seed, decks=decks, cut_card=cut_card)
+    except (ConfigurationError, InvalidAmountError) as error:
+        raise UsageProblem(str(error)) from error
+    lines = _script_lines(script) if script is not None else _stdin_lines()
+    if as_json:
+        for text in lines:
+            _play_line(session, text, lambda hand: "stand")
+        sys.stdout.write(json.dumps(session.transcript(), indent=2) + "\n")
+        return
+    _play_on_screen(session, chosen, lines, interactive=script is None and sys.stdin.isatty())
+
+
+def _script_lines(path: Path) -> Iterator[str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageProblem(f"cannot read script {path}: {error}") from error
+    yield from (line for line in text.splitlines() if strip_comment(line))
+
+
+def _stdin_lines(stream: TextIO | None = None, prompt: str = "") -> Iterator[str]:
+    source = stream or sys.stdin
+    while True:
+        if prompt and source.isatty():
+            print(prompt, end="", flush=True)
+        line = source.readline()
+        if not line:
+            return
+        if strip_comment(line):
+            yield line.rstrip("\n")
+
+
+def _play_line(session: Session, text: str, decide: object) -> dict[str, object]:
+    try:
+        order = parse_line(text)
+    except BaccaratError as error:
+        return session.reject(str(error), line=text.strip())
+    record = session.play(order, decide=decide)  # type: ignore[arg-type]
+    if "rejected" in record:
+        record["line"] = text.strip()
+    return record
+
+
+def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, interactive: bool) -> None:
+    console = Console()
+    console.print(f"[bold]{game.name}[/] · balance {format_amount(session.balance)} · "
+                  f"{session.decks} decks · type 'help' for wagers, 'quit' to leave")
+    if interactive:
+        lines = _stdin_lines(prompt="bets> ")
+
+    def decide(hand: LuckyDrawHand) -> str:
+        can_draw = session.table.can_decide(SEAT, "draw")
+        console.print(decision_panel([str(c) for c in hand.seat_cards], hand.seat_total, str(hand.dealer_cards[0]),
+                                     can_draw=can_draw))
+        for answer in _stdin_lines(prompt="draw or stand> "):
+            word = answer.strip().lower()
+            if word in ("d", "draw") and can_draw:
+                return "draw"
+            if word in ("s", "stand"):
+                return "stand"
+            console.print("[red]answer 'draw' or 'stand'[/]" if can_draw else "[red]you can only 'stand'[/]")
+        return "stand"
+
+    for text in lines:
+        word = strip_comment(text).lower()
+        if word in QUIT_WORDS:
+            break
+        if word == "help":
+            console.print(_help_table(game))
+            continue
+        if not interactive:
+            console.print(f"[dim]> {text.strip()}[/]")
+        record = _play_line(session, text, decide)
+        if "rejected" in record:
+            console.print(f"[red]Refused:[/] {record['rejected']} (nothing changed)")
+            continue
+        console.print(round_panel(game, record, session.table.shoe, session.table.shoe_no))
+    console.print(f"Final balance {format_amount(session.balance)} after "
+                  f"{sum(1 for r in session.rounds if 'rejected' not in r)} hands.")
+
+
+def _help_table(game: Game) -> RichTable:
+    grid = RichTable(title=f"{game.name}: wagers")
+    for column in ("Code", "Wager", "Pays", "Limits"):
+        grid.add_column(column)
+    limits = game.limits
+    for wager in game.wagers:
+        pays = ", ".join(f"{event} {odds}" for event, odds in wager.paytable.items() if odds > 0)
+        if wager.placed == "decision":
+            limit = "equals Enter; type 'draw' or 'stand'"
+        else:
+            maximum = limits.maximum(wager.code)
+            limit = f"{format_amount(limits.minimum)} to {format_amount(maximum) if maximum else 'no maximum'}"
+            if wager.requires:
+                limit += f"; needs {wager.requires}"
+        grid.add_row(wager.code, wager.name, pays, limit)
+    return grid
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``baccarat`` console script; returns the exit code."""
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="baccarat", standalone_mode=False)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code
+    except click.exceptions.Exit as done:
+        return done.exit_code
+    except BaccaratError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_RUNTIME
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""Rich renderings of a round for terminal play: hands, totals, result, settlement, balance, shoe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from baccarat.cards import SUIT_SYMBOLS
+from baccarat.games import Game
+from baccarat.money import format_amount
+from baccarat.shoe import Shoe
+
+RED_SUITS = {"h", "d"}
+
+
+def card_text(card: str) -> Text:
+    """``"Th"`` as ``10♥`` in red (hearts, diamonds) or bold (clubs, spades)."""
+    rank = "10" if card[0] == "T" else card[0]
+    style = "bold red" if card[-1] in RED_SUITS else "bold"
+    return Text(f"{rank}{SUIT_SYMBOLS[card[-1]]}", style=style)
+
+
+def hand_text(cards: list[str], total: int) -> Text:
+    """Two cards, then the third card set apart, then the total."""
+    text = Text()
+    for index, card in enumerate(cards):
+        if index == 2:
+            text.append("  | ", style="dim")
+        elif index:
+            text.append(" ")
+        text.append_text(card_text(card))
+    text.append(f"   = {total}", style="bold cyan")
+    return text
+
+
+def _callouts(game: Game, record: dict[str, Any]) -> list[str]:
+    notes = []
+    if game.kind == "punto_banco":
+        if len(record["player_cards"]) == 2 and record["player_total"] >= 8 or (
+            len(record["banker_cards"]) == 2 and record["banker_total"] >= 8
+        ):
+            notes.append("Natural")
+        if game.code == "ez" and record["result"] == "banker" and len(record["banker_cards"]) == 3 \
+                and record["banker_total"] == 7:
+            notes.append("DRAGON 7")
+        if game.code == "ez" and record["result"] == "player" and len(record["player_cards"]) == 3 \
+                and record["player_total"] == 8:
+            notes.append("PANDA 8")
+    elif record["events"].get("block_bonus", "No Block") != "No Block":
+        notes.append(record["events"]["block_bonus"].upper())
+    return notes
+
+
+def banner(game: Game, record: dict[str, Any]) -> Text:
+    """``BANKER WINS 7 : 5`` (Banker's total first when the Banker wins)."""
+    if game.kind == "lucky_draw":
+        you, dealer = record["seat_total"], record["dealer_total"]
+        words = {"player": f"YOU WIN {you} : {dealer}", "dealer": f"DEALER WINS {dealer} : {you}",
+                 "tie": f"TIE {you} : {dealer}"}[record["result"]]
+    else:
+        p, b = record["player_total"], record["banker_total"]
+        words = {"player": f"PLAYER WINS {p} : {b}", "banker": f"BANKER WINS {b} : {p}",
+                 "tie": f"TIE {p} : {b}"}[record["result"]]
+    notes = _callouts(game, record)
+    return Text(words + ("   " + " · ".join(notes) if notes else ""), style="bold yellow")
+
+
+def settlement_table(game: Game, record: dict[str, Any]) -> RichTable:
+    """One row per wager placed: stake, event, net."""
+    grid = RichTable(show_edge=False, box=None, padding=(0, 2))
+    grid.add_column("Wager")
+    grid.add_column("Stake", justify="right")
+    grid.add_column("Result")
+    grid.add_column("Net", justify="right")
+    for wager in game.wagers:
+        if wager.code in record["bets"]:
+            net = record["net"].get(wager.code, 0)
+            style = "green" if net > 0 else "red" if net < 0 else "dim"
+            grid.add_row(wager.name, format_amount(record["bets"][wager.code]), record["events"].get(wager.code, ""),
+                         Text(f"{'+' if net > 0 else ''}{format_amount(net)}", style=style))
+    return grid
+
+
+def shoe_line(shoe: Shoe | None, shoe_no: int, round_no: int) -> Text:
+    """Shoe number, hand number, cards dealt, the cut card, and last-hand / new-shoe notices."""
+    if shoe is None:
+        return Text(f"Shoe {shoe_no} finished after hand {round_no}: a new shoe is shuffled next", style="magenta")
+    total = len(shoe.cards)
+    width = 30
+    cut = min(width - 1, shoe.cut_index * width // total)
+    filled = shoe.dealt * width // total
+    bar = "".join("|" if i == cut else ("#" if i < filled else "-") for i in range(width))
+    text = Text(f"Shoe {shoe_no} · hand {round_no} · {shoe.dealt}/{total} cards dealt [{bar}] "
+                f"cut card {shoe.cut_card} from the end")
+    if shoe.last_coup:
+        text.append("  · LAST HAND NEXT", style="bold magenta")
+    return text
+
+
+def round_panel(game: Game, record: dict[str, Any], shoe: Shoe | None, shoe_no: int) -> Panel:
+    """The whole screen for one finished round."""
+    if game.kind == "lucky_draw":
+        hands = [Text.assemble(("YOU     ", "bold"), hand_text(record["seat_cards"], record["seat_total"])),
+                 Text.assemble(("DEALER  ", "bold"), hand_text(record["dealer_cards"], record["dealer_total"]))]
+    else:
+        hands = [Text.assemble(("PLAYER  ", "bold blue"), hand_text(record["player_cards"], record["player_total"])),
+                 Text.assemble(("BANKER  ", "bold red"), hand_text(record["banker_cards"], record["banker_total"]))]
+    body: list[RenderableType] = [*hands, Text(), banner(game, record), Text(), settlement_table(game, record),
+                                  Text(), Text(f"Balance {format_amount(record['balance'])}", style="bold"),
+                                  shoe_line(shoe, shoe_no, record["round"])]
+    return Panel(Group(*body), title=f"{game.name} · hand {record['round']}", expand=False)
+
+
+def decision_panel(seat_cards: list[str], seat_total: int, dealer_up: str, *, can_draw: bool) -> Panel:
+    """Lucky Draw: your two cards and the dealer's up card, before you stand or draw."""
+    body = Group(
+        Text.assemble(("YOU     ", "bold"), hand_text(seat_cards, seat_total)),
+        Text.assemble(("DEALER  ", "bold"), card_text(dealer_up), ("  [face down]", "dim")),
+        Text("Type 'draw' (Draw wager equal to Enter) or 'stand'." if can_draw
+             else "Your balance is below Enter: you can only 'stand'."),
+    )
+    return Panel(body, title="Your decision", expand=False)

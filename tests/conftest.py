@@ -1,0 +1,51 @@
+"""Shared helpers: tables dealt from stacked shoes, so every rule can be checked card by card."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hypothesis import HealthCheck, settings
+
+from baccarat.cards import parse_cards
+from baccarat.games import Game
+from baccarat.shoe import Shoe
+from baccarat.table import Table
+
+settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=60, deadline=None)
+settings.load_profile("ci")
+
+#: Filler behind a stacked coup so the shoe can always cover the largest coup.
+FILLER = "Kc " * 40
+
+
+def stacked_table(game: Game, cards: str, *, balance: int = 1_000_000, seats: tuple[int, ...] = (1,)) -> Table:
+    """A table whose (only) shoe deals ``cards`` first, with no burn and no cut card."""
+
+    def factory() -> Shoe:
+        return Shoe(parse_cards((cards + " " + FILLER).split()), cut_card=0)
+
+    table = Table(game, shoe_factory=factory)
+    for seat in seats:
+        table.sit(seat, f"p{seat}", balance)
+    return table
+
+
+def play_coup(game: Game, cards: str, bets: Mapping[str, int]) -> Table:
+    """Deal one punto banco coup from ``cards`` with ``bets`` at seat 1; returns the table."""
+    table = stacked_table(game, cards)
+    table.open_betting()
+    table.place_bets(1, bets)
+    table.close_betting()
+    table.deal()
+    return table
+
+
+def nets(table: Table) -> dict[str, int]:
+    """Net result per wager code of the round just played (seat 1)."""
+    return {s.wager: s.net for s in table.settlements if s.seat == 1}
+
+
+def events(table: Table) -> dict[str, str]:
+    """Pay-table event per wager code of the round just played (seat 1)."""
+    return {s.wager: s.event for s in table.settlements if s.seat == 1}
