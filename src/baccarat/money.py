@@ -29,7 +29,7 @@ MINOR_UNITS = 100  #: minor units per currency unit
 #: figure far inside what a database BIGINT holds, and refuses absurd input.
 MAX_AMOUNT = 10**12 * MINOR_UNITS
 
-_AMOUNT_RE = re.compile(r"(?P<whole>\d+)(?:\.(?P<frac>\d{1,2}))?")
+_AMOUNT_RE = re.compile(r"(?P<whole>[0-9]+)(?:\.(?P<frac>[0-9]{1,2}))?")
 
 
 def parse_amount(text: str) -> int:
