@@ -50,7 +50,7 @@ def test_live_play_uses_the_operating_systems_cryptographic_generator() -> None:
 
 @pytest.mark.parametrize("rank", RANKS)
 def test_first_card_turned_and_that_many_burned_tens_and_faces_burn_ten(rank: str) -> None:
-    cards = [Card(rank, "s")] + list(parse_cards(["2h"] * 60))
+    cards = [Card(rank, "s"), *list(parse_cards(["2h"] * 60))]
     shoe = Shoe(cards, burn=True)
     expected = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}.get(rank, int(rank) if rank.isdigit() else 0)
     assert burn_count(Card(rank, "s")) == expected

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from enum import Enum
+from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, TextIO
 
-import click
 import typer
 from rich.console import Console
 from rich.table import Table as RichTable
@@ -42,13 +42,13 @@ EXIT_RUNTIME, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 QUIT_WORDS = {"q", "quit", "exit"}
 
 
-class GameCode(str, Enum):
+class GameCode(StrEnum):
     mini = "mini"
     ez = "ez"
     lucky_draw = "lucky-draw"
 
 
-class UsageProblem(click.UsageError):
+class UsageProblem(typer.BadParameter):
     """Bad option values found after parsing (exit code 2)."""
 
 
@@ -85,18 +85,17 @@ def play(
     Each line holds bets as WAGER=AMOUNT (amounts in currency units), plus
     'draw' or 'stand' in Lucky Draw.  Type 'help' for the wager codes, 'quit' to leave.
     """
-    try:
+    with _errors():
         chosen = get_game(game.value, paytable=paytable)
         session = Session(chosen, bankroll=parse_amount(bankroll), seed=seed, decks=decks, cut_card=cut_card)
-    except (ConfigurationError, InvalidAmountError) as error:
-        raise UsageProblem(str(error)) from error
-    lines = _script_lines(script) if script is not None else _stdin_lines()
-    if as_json:
-        for text in lines:
-            _play_line(session, text, lambda hand: "stand")
-        sys.stdout.write(json.dumps(session.transcript(), indent=2) + "\n")
-        return
-    _play_on_screen(session, chosen, lines, interactive=script is None and sys.stdin.isatty())
+    with _errors():
+        lines = _script_lines(script) if script is not None else _stdin_lines()
+        if as_json:
+            for text in lines:
+                _play_line(session, text, lambda hand: "stand")
+            sys.stdout.write(json.dumps(session.transcript(), indent=2) + "\n")
+            return
+        _play_on_screen(session, chosen, lines, interactive=script is None and sys.stdin.isatty())
 
 
 def _script_lines(path: Path) -> Iterator[str]:
@@ -186,23 +185,28 @@ def _help_table(game: Game) -> RichTable:
     return grid
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``baccarat`` console script; returns the exit code."""
-    command = typer.main.get_command(app)
+@contextmanager
+def _errors() -> Iterator[None]:
+    """The one place where errors become messages and exit codes (usage errors are Typer's, exit 2)."""
     try:
-        result = command.main(args=argv, prog_name="baccarat", standalone_mode=False)
-    except (KeyboardInterrupt, click.exceptions.Abort):
+        yield
+    except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except click.ClickException as error:
-        error.show()
-        return error.exit_code
-    except click.exceptions.Exit as done:
-        return done.exit_code
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except (ConfigurationError, InvalidAmountError) as error:
+        raise UsageProblem(str(error)) from error
     except BaccaratError as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_RUNTIME
-    return result if isinstance(result, int) else 0
+        raise typer.Exit(EXIT_RUNTIME) from error
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``baccarat`` console script; returns the exit code."""
+    try:
+        app(args=argv, prog_name="baccarat")
+    except SystemExit as done:
+        return done.code if isinstance(done.code, int) else (0 if done.code is None else EXIT_RUNTIME)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,11 +1,13 @@
 """Dealing one punto banco coup and the immutable record every wager is settled from.
 
 >>> from baccarat.cards import parse_cards
->>> coup = deal_coup(iter(parse_cards(["2h", "3c", "4d", "Kc", "5s", "7h"])).__next__)
+>>> coup = deal_coup(iter(parse_cards(["2h", "3c", "2d", "Kc", "5s", "7h"])).__next__)
 >>> [str(c) for c in coup.player_cards], [str(c) for c in coup.banker_cards]
-(['2h', '4d', '5s'], ['3c', 'Kc', '7h'])
+(['2h', '2d', '5s'], ['3c', 'Kc', '7h'])
 >>> coup.player_total, coup.banker_total, coup.winner
-(1, 0, 'player')
+(9, 0, 'player')
+>>> coup.banker_reason
+"Banker draws on 3 with the Player's third card 5 (draws when it is 0, 1, 2, 3, 4, 5, 6, 7, 9)"
 """
 
 from __future__ import annotations

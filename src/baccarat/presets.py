@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-
 from baccarat.coup import Coup, Side
 from baccarat.errors import ConfigurationError
 from baccarat.games import LOSE, PUSH, Game, TableLimits, Wager
@@ -87,12 +86,15 @@ MINI = Game(
     kind="punto_banco",
     wagers=(
         *_punto_banco_wagers(F(19, 20)),  # 1 to 1 less 5% commission
-        Wager("dragon_bonus_player", "Dragon Bonus (Player)", _dragon_bonus("player"), _DRAGON_BONUS_PAYS, requires="player"),
-        Wager("dragon_bonus_banker", "Dragon Bonus (Banker)", _dragon_bonus("banker"), _DRAGON_BONUS_PAYS, requires="banker"),
+        Wager("dragon_bonus_player", "Dragon Bonus (Player)", _dragon_bonus("player"), _DRAGON_BONUS_PAYS,
+              requires="player"),
+        Wager("dragon_bonus_banker", "Dragon Bonus (Banker)", _dragon_bonus("banker"), _DRAGON_BONUS_PAYS,
+              requires="banker"),
     ),
     limits=TableLimits(
         100,
-        {"player": 500_000, "banker": 500_000, "tie": 50_000, "dragon_bonus_player": 50_000, "dragon_bonus_banker": 50_000},
+        {"player": 500_000, "banker": 500_000, "tie": 50_000,
+         "dragon_bonus_player": 50_000, "dragon_bonus_banker": 50_000},
     ),
 )
 

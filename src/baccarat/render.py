@@ -40,7 +40,7 @@ def hand_text(cards: list[str], total: int) -> Text:
 def _callouts(game: Game, record: dict[str, Any]) -> list[str]:
     notes = []
     if game.kind == "punto_banco":
-        if len(record["player_cards"]) == 2 and record["player_total"] >= 8 or (
+        if (len(record["player_cards"]) == 2 and record["player_total"] >= 8) or (
             len(record["banker_cards"]) == 2 and record["banker_total"] >= 8
         ):
             notes.append("Natural")

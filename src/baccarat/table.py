@@ -535,4 +535,4 @@ def _can(verify: Callable[..., None], *args: Any) -> bool:
     return True
 
 
-__all__: Sequence[str] = ("Phase", "SeatState", "Table", "ShoeFactory")
+__all__: Sequence[str] = ("Phase", "SeatState", "ShoeFactory", "Table")
