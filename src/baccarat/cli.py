@@ -132,14 +132,16 @@ def _play_line(session: Session, text: str, decide: object) -> dict[str, object]
 def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, interactive: bool) -> None:
     console = Console()
     console.print(f"[bold]{game.name}[/] · balance {format_amount(session.balance)} · "
-                  f"{session.decks} decks · type 'help' for wagers, 'quit' to leave")
+                  f"{session.decks} deck{'s' if session.decks > 1 else ''} · type 'help' for wagers, 'quit' to leave")
     if interactive:
         lines = _stdin_lines(prompt="bets> ")
 
     def decide(hand: LuckyDrawHand) -> str:
         can_draw = session.table.can_decide(SEAT, "draw")
+        block = next((s for s in session.table.settlements if s.seat == SEAT and s.wager == "block_bonus"), None)
         console.print(decision_panel([str(c) for c in hand.seat_cards], hand.seat_total, str(hand.dealer_cards[0]),
-                                     can_draw=can_draw))
+                                     can_draw=can_draw,
+                                     block_bonus=None if block is None else (block.event, block.net)))
         for answer in _stdin_lines(prompt="draw or stand> "):
             word = answer.strip().lower()
             if word in ("d", "draw") and can_draw:

@@ -115,12 +115,19 @@ def round_panel(game: Game, record: dict[str, Any], shoe: Shoe | None, shoe_no: 
     return Panel(Group(*body), title=f"{game.name} · hand {record['round']}", expand=False)
 
 
-def decision_panel(seat_cards: list[str], seat_total: int, dealer_up: str, *, can_draw: bool) -> Panel:
-    """Lucky Draw: your two cards and the dealer's up card, before you stand or draw."""
-    body = Group(
+def decision_panel(
+    seat_cards: list[str], seat_total: int, dealer_up: str, *, can_draw: bool,
+    block_bonus: tuple[str, int] | None = None,
+) -> Panel:
+    """Lucky Draw: your two cards, the dealer's up card and the settled Block Bonus, before you act."""
+    lines: list[RenderableType] = [
         Text.assemble(("YOU     ", "bold"), hand_text(seat_cards, seat_total)),
         Text.assemble(("DEALER  ", "bold"), card_text(dealer_up), ("  [face down]", "dim")),
-        Text("Type 'draw' (Draw wager equal to Enter) or 'stand'." if can_draw
-             else "Your balance is below Enter: you can only 'stand'."),
-    )
-    return Panel(body, title="Your decision", expand=False)
+    ]
+    if block_bonus is not None:
+        event, net = block_bonus
+        lines.append(Text(f"Block Bonus: {event} {'+' if net > 0 else ''}{format_amount(net)}",
+                          style="green" if net > 0 else "red"))
+    lines.append(Text("Type 'draw' (Draw wager equal to Enter) or 'stand'." if can_draw
+                      else "Your balance is below Enter: you can only 'stand'."))
+    return Panel(Group(*lines), title="Your decision", expand=False)

@@ -83,6 +83,15 @@ def check_decks(decks: object) -> int:
     return decks
 
 
+def check_cut_card(cut_card: object, shoe_size: int) -> int:
+    """Validate a cut-card depth: 0 to half the shoe, counted from its end."""
+    if not isinstance(cut_card, int) or isinstance(cut_card, bool) or not 0 <= cut_card <= shoe_size // 2:
+        raise ConfigurationError(
+            f"cut card must be 0 to {shoe_size // 2} cards from the end of a {shoe_size}-card shoe, got {cut_card!r}"
+        )
+    return cut_card
+
+
 class Shoe:
     """Cards in dealing order with a cursor, the burn and the cut card.
 
@@ -94,11 +103,7 @@ class Shoe:
     def __init__(self, cards: Sequence[Card], *, cut_card: int = DEFAULT_CUT_CARD, burn: bool = False):
         if not cards:
             raise ShoeError("a shoe needs at least one card")
-        if not isinstance(cut_card, int) or isinstance(cut_card, bool) or not 0 <= cut_card <= len(cards) // 2:
-            raise ConfigurationError(
-                f"cut card must be 0 to {len(cards) // 2} cards from the end of a {len(cards)}-card shoe, "
-                f"got {cut_card!r}"
-            )
+        check_cut_card(cut_card, len(cards))
         self.cards: tuple[Card, ...] = tuple(cards)
         self.cut_card = cut_card
         self.position = 0

@@ -37,7 +37,6 @@ from baccarat.errors import (
     BetLimitError,
     IllegalActionError,
     InsufficientFundsError,
-    InvalidAmountError,
     ReplayError,
     ShoeError,
     UnknownSeatError,
@@ -64,7 +63,7 @@ from baccarat.events import (
 from baccarat.games import Game, TableLimits, settle
 from baccarat.lucky import LuckyDrawHand
 from baccarat.money import check_amount, format_amount
-from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS, RandomSource, Shoe, live_rng
+from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS, RandomSource, Shoe, check_cut_card, check_decks, live_rng
 from baccarat.tableau import dealer_draws
 
 ShoeFactory = Callable[[], Shoe]
@@ -105,11 +104,10 @@ class Table:
         self.limits = limits or game.limits
         if shoe_factory is None:
             source = rng if rng is not None else live_rng()
+            check_cut_card(cut_card, 52 * check_decks(decks))  # refuse bad settings now, not at the first deal
 
             def shoe_factory() -> Shoe:
                 return Shoe.shuffled(decks=decks, rng=source, cut_card=cut_card)
-
-            Shoe.shuffled(decks=decks, rng=_NoRandom(), cut_card=cut_card)  # validate settings now
         self._new_shoe = shoe_factory
         self.events: list[Event] = []
         self.seats: dict[int, SeatState] = {}
@@ -515,13 +513,6 @@ class Table:
         }
 
 
-class _NoRandom:
-    """Stands in for a generator when only validating shoe settings."""
-
-    def randrange(self, stop: int, /) -> int:
-        return 0
-
-
 def _upcoming(shoe: Shoe) -> Iterator[Card]:
     for offset in range(shoe.remaining):
         yield shoe.peek(offset)
@@ -530,7 +521,7 @@ def _upcoming(shoe: Shoe) -> Iterator[Card]:
 def _can(verify: Callable[..., None], *args: Any) -> bool:
     try:
         verify(*args)
-    except (BaccaratError, InvalidAmountError):
+    except BaccaratError:
         return False
     return True
 
