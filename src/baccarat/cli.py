@@ -28,7 +28,7 @@ from baccarat.money import format_amount, parse_amount
 from baccarat.presets import get_game
 from baccarat.render import decision_panel, round_panel
 from baccarat.script import parse_line, strip_comment
-from baccarat.session import SEAT, Session
+from baccarat.session import SEAT, Decider, Session
 from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 
 app = typer.Typer(
@@ -92,7 +92,7 @@ def play(
         lines = _script_lines(script) if script is not None else _stdin_lines()
         if as_json:
             for text in lines:
-                _play_line(session, text, lambda hand: "stand")
+                _play_line(session, text, None)  # a line without a decision stands
             sys.stdout.write(json.dumps(session.transcript(), indent=2) + "\n")
             return
         _play_on_screen(session, chosen, lines, interactive=script is None and sys.stdin.isatty())
@@ -118,12 +118,12 @@ def _stdin_lines(stream: TextIO | None = None, prompt: str = "") -> Iterator[str
             yield line.rstrip("\n")
 
 
-def _play_line(session: Session, text: str, decide: object) -> dict[str, object]:
+def _play_line(session: Session, text: str, decide: Decider | None) -> dict[str, object]:
     try:
         order = parse_line(text)
     except BaccaratError as error:
         return session.reject(str(error), line=text.strip())
-    record = session.play(order, decide=decide)  # type: ignore[arg-type]
+    record = session.play(order, decide=decide)
     if "rejected" in record:
         record["line"] = text.strip()
     return record
@@ -165,8 +165,8 @@ def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, inter
             console.print(f"[red]Refused:[/] {record['rejected']} (nothing changed)")
             continue
         console.print(round_panel(game, record, session.table.shoe, session.table.shoe_no))
-    console.print(f"Final balance {format_amount(session.balance)} after "
-                  f"{sum(1 for r in session.rounds if 'rejected' not in r)} hands.")
+    hands = sum(1 for r in session.rounds if "rejected" not in r)
+    console.print(f"Final balance {format_amount(session.balance)} after {hands} hand{'' if hands == 1 else 's'}.")
 
 
 def _help_table(game: Game) -> RichTable:
