@@ -31,14 +31,19 @@ def stacked_table(game: Game, cards: str, *, balance: int = 1_000_000, seats: tu
     return table
 
 
-def play_coup(game: Game, cards: str, bets: Mapping[str, int]) -> Table:
-    """Deal one punto banco coup from ``cards`` with ``bets`` at seat 1; returns the table."""
-    table = stacked_table(game, cards)
+def deal_round(table: Table, bets: Mapping[int, Mapping[str, int]]) -> Table:
+    """Open betting, place each seat's bets, close betting and deal (Lucky Draw stops at the decisions)."""
     table.open_betting()
-    table.place_bets(1, bets)
+    for seat, stakes in bets.items():
+        table.place_bets(seat, stakes)
     table.close_betting()
     table.deal()
     return table
+
+
+def play_coup(game: Game, cards: str, bets: Mapping[str, int]) -> Table:
+    """Deal one punto banco coup from ``cards`` with ``bets`` at seat 1; returns the table."""
+    return deal_round(stacked_table(game, cards), {1: bets})
 
 
 def nets(table: Table) -> dict[str, int]:

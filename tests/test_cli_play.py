@@ -84,6 +84,18 @@ def test_lucky_draw_draw_needs_balance_for_the_draw_wager(capsys: pytest.Capture
     assert "Draw wager" in doc["rounds"][0]["rejected"] and doc["final_balance"] == 1500
 
 
+def test_callouts_follow_the_settled_wagers(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc = run_json(capsys, tmp_path, "ez", "banker=1 dragon_7=1 panda_8=1\n" * 400, "--bankroll", "5000")
+    rounds = doc["rounds"]
+    for r in rounds:
+        assert ("Dragon 7" in r["callouts"]) == (r["events"]["dragon_7"] == "Dragon 7")
+        assert ("Panda 8" in r["callouts"]) == (r["events"]["panda_8"] == "Panda 8")
+        two_card_8_or_9 = any(len(r[k]) == 2 and r[t] >= 8 for k, t in
+                              (("player_cards", "player_total"), ("banker_cards", "banker_total")))
+        assert ("Natural" in r["callouts"]) == two_card_8_or_9
+    assert all(any(name in r["callouts"] for r in rounds) for name in ("Dragon 7", "Panda 8", "Natural"))
+
+
 def test_same_seed_and_script_same_transcript(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     script = "banker=5 dragon_7=1\nplayer=5 panda_8=1\ntie=2\n" * 20
     assert run_json(capsys, tmp_path, "ez", script) == run_json(capsys, tmp_path, "ez", script)

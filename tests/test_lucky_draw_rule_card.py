@@ -16,15 +16,11 @@ from baccarat.lucky import block_bonus_event
 from baccarat.presets import LUCKY_DRAW, LUCKY_DRAW_2, lucky_draw
 from baccarat.table import Phase, Table
 
-from .conftest import events, nets, stacked_table
+from .conftest import deal_round, events, nets, stacked_table
 
 
 def play(cards: str, bets: dict[str, int], action: str, *, game=LUCKY_DRAW, balance=1_000_000) -> Table:  # type: ignore[no-untyped-def]
-    table = stacked_table(game, cards, balance=balance)
-    table.open_betting()
-    table.place_bets(1, bets)
-    table.close_betting()
-    table.deal()
+    table = deal_round(stacked_table(game, cards, balance=balance), {1: bets})
     table.decide(1, action)
     return table
 
@@ -87,12 +83,9 @@ def test_stand_places_no_draw_wager() -> None:
 
 
 def test_deal_order_one_card_each_seat_dealer_up_then_second_card_each_seat() -> None:
-    table = stacked_table(LUCKY_DRAW, "As 2s 3s 4s 5s 6s 7s 8s 9s Ts", seats=(1, 3, 5))
-    table.open_betting()
-    table.place_bets(1, {"enter": 100})
-    table.place_bets(5, {"enter": 100})  # seat 3 makes no wager: no cards
-    table.close_betting()
-    table.deal()
+    # seat 3 makes no wager: no cards
+    table = deal_round(stacked_table(LUCKY_DRAW, "As 2s 3s 4s 5s 6s 7s 8s 9s Ts", seats=(1, 3, 5)),
+                       {1: {"enter": 100}, 5: {"enter": 100}})
     assert table.snapshot()["hands"] == {"seat:1": ["As", "4s"], "seat:5": ["2s", "5s"], "dealer": ["3s"]}
     assert table.seat_to_act == 1
     table.decide(1, "draw")
@@ -103,12 +96,8 @@ def test_deal_order_one_card_each_seat_dealer_up_then_second_card_each_seat() ->
 
 
 def test_seats_act_in_order() -> None:
-    table = stacked_table(LUCKY_DRAW, "As 2s 3s 4s 5s 6s 7s 8s 9s Ts", seats=(1, 2))
-    table.open_betting()
-    table.place_bets(1, {"enter": 100})
-    table.place_bets(2, {"enter": 100})
-    table.close_betting()
-    table.deal()
+    table = deal_round(stacked_table(LUCKY_DRAW, "As 2s 3s 4s 5s 6s 7s 8s 9s Ts", seats=(1, 2)),
+                       {1: {"enter": 100}, 2: {"enter": 100}})
     before = table.snapshot()
     with pytest.raises(IllegalActionError, match="seat 1's turn"):
         table.decide(2, "stand")
@@ -116,11 +105,7 @@ def test_seats_act_in_order() -> None:
 
 
 def test_draw_refused_when_balance_is_below_enter() -> None:
-    table = stacked_table(LUCKY_DRAW, "2h 5c 4d 3s Kc", balance=1500)
-    table.open_betting()
-    table.place_bets(1, {"enter": 1000})
-    table.close_betting()
-    table.deal()
+    table = deal_round(stacked_table(LUCKY_DRAW, "2h 5c 4d 3s Kc", balance=1500), {1: {"enter": 1000}})
     before = table.snapshot()
     assert not table.can_decide(1, "draw")
     with pytest.raises(InsufficientFundsError, match="must equal Enter"):
@@ -130,11 +115,7 @@ def test_draw_refused_when_balance_is_below_enter() -> None:
 
 
 def test_timeout_stands() -> None:
-    table = stacked_table(LUCKY_DRAW, "9h 5c Kd Kc")
-    table.open_betting()
-    table.place_bets(1, {"enter": 100})
-    table.close_betting()
-    table.deal()
+    table = deal_round(stacked_table(LUCKY_DRAW, "9h 5c Kd Kc"), {1: {"enter": 100}})
     table.timeout()
     assert table.decisions == {1: "stand"} and nets(table) == {"enter": 100}
 
@@ -151,11 +132,7 @@ def test_draw_is_not_placed_while_betting_and_block_bonus_needs_enter() -> None:
 
 
 def test_block_bonus_is_settled_after_the_first_deal() -> None:
-    table = stacked_table(LUCKY_DRAW, "Qh 5h 2s Kc")
-    table.open_betting()
-    table.place_bets(1, {"enter": 100, "block_bonus": 100})
-    table.close_betting()
-    table.deal()
+    table = deal_round(stacked_table(LUCKY_DRAW, "Qh 5h 2s Kc"), {1: {"enter": 100, "block_bonus": 100}})
     assert table.phase is Phase.DECISION
     assert [(s.wager, s.event, s.net) for s in table.settlements] == [("block_bonus", "Normal Block", 200)]
 

@@ -19,7 +19,7 @@ from baccarat.errors import (
 from baccarat.presets import EZ, LUCKY_DRAW, MINI
 from baccarat.table import Table
 
-from .conftest import stacked_table
+from .conftest import deal_round, stacked_table
 
 STACK = "4h 2c 5d 3c"
 
@@ -116,11 +116,7 @@ def test_stacking_chips_adds_to_the_bet_and_limits_apply_to_the_total() -> None:
 
 
 def test_lucky_draw_bad_decision_word_is_refused() -> None:
-    table = stacked_table(LUCKY_DRAW, "9h 5c Kd Kc")
-    table.open_betting()
-    table.place_bet(1, "enter", 100)
-    table.close_betting()
-    table.deal()
+    table = deal_round(stacked_table(LUCKY_DRAW, "9h 5c Kd Kc"), {1: {"enter": 100}})
     before = table.snapshot()
     with pytest.raises(IllegalActionError, match="'draw' or 'stand'"):
         table.decide(1, "hit")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, TextIO
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -38,7 +38,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_RUNTIME, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+EXIT_RUNTIME, EXIT_INTERRUPTED = 1, 130  # usage errors exit 2 through Typer
 QUIT_WORDS = {"q", "quit", "exit"}
 
 
@@ -106,12 +106,11 @@ def _script_lines(path: Path) -> Iterator[str]:
     yield from (line for line in text.splitlines() if strip_comment(line))
 
 
-def _stdin_lines(stream: TextIO | None = None, prompt: str = "") -> Iterator[str]:
-    source = stream or sys.stdin
+def _stdin_lines(prompt: str = "") -> Iterator[str]:
     while True:
-        if prompt and source.isatty():
+        if prompt and sys.stdin.isatty():
             print(prompt, end="", flush=True)
-        line = source.readline()
+        line = sys.stdin.readline()
         if not line:
             return
         if strip_comment(line):

@@ -37,24 +37,6 @@ def hand_text(cards: list[str], total: int) -> Text:
     return text
 
 
-def _callouts(game: Game, record: dict[str, Any]) -> list[str]:
-    notes = []
-    if game.kind == "punto_banco":
-        if (len(record["player_cards"]) == 2 and record["player_total"] >= 8) or (
-            len(record["banker_cards"]) == 2 and record["banker_total"] >= 8
-        ):
-            notes.append("Natural")
-        if game.code == "ez" and record["result"] == "banker" and len(record["banker_cards"]) == 3 \
-                and record["banker_total"] == 7:
-            notes.append("DRAGON 7")
-        if game.code == "ez" and record["result"] == "player" and len(record["player_cards"]) == 3 \
-                and record["player_total"] == 8:
-            notes.append("PANDA 8")
-    elif record["events"].get("block_bonus", "No Block") != "No Block":
-        notes.append(record["events"]["block_bonus"].upper())
-    return notes
-
-
 def banner(game: Game, record: dict[str, Any]) -> Text:
     """``BANKER WINS 7 : 5`` (Banker's total first when the Banker wins)."""
     if game.kind == "lucky_draw":
@@ -65,7 +47,7 @@ def banner(game: Game, record: dict[str, Any]) -> Text:
         p, b = record["player_total"], record["banker_total"]
         words = {"player": f"PLAYER WINS {p} : {b}", "banker": f"BANKER WINS {b} : {p}",
                  "tie": f"TIE {p} : {b}"}[record["result"]]
-    notes = _callouts(game, record)
+    notes = [note.upper() for note in record["callouts"]]
     return Text(words + ("   " + " · ".join(notes) if notes else ""), style="bold yellow")
 
 

@@ -13,7 +13,6 @@ RoundOrder(bets={'enter': 500}, decision='draw')
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -61,10 +60,3 @@ def parse_line(line: str) -> RoundOrder:
     if not bets:
         raise ScriptError("the line places no wager")
     return RoundOrder(bets, decision)
-
-
-def script_lines(text: str) -> Iterator[tuple[int, str]]:
-    """Numbered lines of a script that hold something besides a comment."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if strip_comment(line):
-            yield number, line.strip()

@@ -10,10 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 from baccarat.errors import BaccaratError, IllegalActionError, InsufficientFundsError
-from baccarat.events import BetSettled, CoupResolved
+from baccarat.events import BetSettled, CoupResolved, Event
 from baccarat.games import Game
 from baccarat.lucky import LuckyDrawHand
 from baccarat.money import format_amount
+from baccarat.presets import is_dragon_7, is_panda_8
 from baccarat.script import RoundOrder
 from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS, live_rng, seeded_rng
 from baccarat.table import Phase, Table
@@ -109,10 +110,21 @@ class Session:
             record["player_total"], record["banker_total"] = coup.player_total, coup.banker_total
             record["result"] = coup.winner
         settled = [e for e in events if isinstance(e, BetSettled) and e.seat == SEAT]
+        record["callouts"] = self._callouts(events, settled)
         record["events"] = {e.wager: e.event for e in settled}
         record["net"] = {e.wager: e.net for e in settled}
         record["balance"] = self.balance
         return record
+
+    def _callouts(self, events: list[Event], settled: list[BetSettled]) -> list[str]:
+        """What the dealer announces: Natural, Dragon 7, Panda 8 (EZ), the Block Bonus category."""
+        if self.game.kind == "lucky_draw":
+            return [s.event for s in settled if s.wager == "block_bonus" and s.net > 0]
+        coup = next(e.coup for e in events if isinstance(e, CoupResolved))
+        codes = {wager.code for wager in self.game.wagers}
+        announced = [("Natural", coup.natural), ("Dragon 7", "dragon_7" in codes and is_dragon_7(coup)),
+                     ("Panda 8", "panda_8" in codes and is_panda_8(coup))]
+        return [name for name, happened in announced if happened]
 
     def transcript(self) -> dict[str, Any]:
         """The JSON transcript of every round played so far."""
