@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from baccarat.cards import Card, hand_total
@@ -35,24 +35,19 @@ class Coup:
     banker_natural: bool
     player_reason: str  #: why the Player drew or stood ("Natural" when a hand had one)
     banker_reason: str
+    # Derived once here: the analyzer and the simulator classify coups millions of times.
+    player_cards: tuple[Card, ...] = field(init=False, compare=False)  #: the Player hand in deal order
+    banker_cards: tuple[Card, ...] = field(init=False, compare=False)  #: the Banker hand in deal order
+    player_total: int = field(init=False, compare=False)
+    banker_total: int = field(init=False, compare=False)
 
-    @property
-    def player_cards(self) -> tuple[Card, ...]:
-        """The Player hand in deal order."""
-        return tuple(card for side, card in self.deal_order if side == "player")
-
-    @property
-    def banker_cards(self) -> tuple[Card, ...]:
-        """The Banker hand in deal order."""
-        return tuple(card for side, card in self.deal_order if side == "banker")
-
-    @property
-    def player_total(self) -> int:
-        return hand_total(self.player_cards)
-
-    @property
-    def banker_total(self) -> int:
-        return hand_total(self.banker_cards)
+    def __post_init__(self) -> None:
+        player = tuple(card for side, card in self.deal_order if side == "player")
+        banker = tuple(card for side, card in self.deal_order if side == "banker")
+        object.__setattr__(self, "player_cards", player)
+        object.__setattr__(self, "banker_cards", banker)
+        object.__setattr__(self, "player_total", hand_total(player))
+        object.__setattr__(self, "banker_total", hand_total(banker))
 
     @property
     def natural(self) -> bool:

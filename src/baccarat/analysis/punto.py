@@ -1,0 +1,117 @@
+"""Exact combination counts for every wager of a punto banco game, for any shoe.
+
+The coup is dealt by the engine's own :func:`baccarat.coup.deal_coup` and
+every wager's event comes from the game's own classifier, so the drawing
+rules and the pay tables are read, never restated.  What this module adds is
+the counting:
+
+* A coup depends on the cards only through the two-card totals and the two
+  possible third cards, so the engine is asked once per distinct key
+  ``(player total, banker total, fifth card, sixth card)``.
+* The exact number of ordered six-card value sequences (six-card convention)
+  behind every key comes from one vectorised product of falling counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from baccarat.analysis.composition import Composition, IntArray, sequence_weights
+from baccarat.cards import Card
+from baccarat.coup import Coup, deal_coup
+from baccarat.errors import ConfigurationError
+from baccarat.games import Game
+
+#: One card of each point value (index = value; 0 stands for tens and pictures).
+VALUE_CARDS = (Card("T", "s"), *(Card(rank, "s") for rank in "A23456789"))
+
+
+def _deal(player_total: int, banker_total: int, fifth: int, sixth: int) -> Coup:
+    # Each hand is dealt as (a card of its total, a ten); the engine takes the
+    # fifth and sixth cards only if its tableau says so.
+    cards = iter([VALUE_CARDS[player_total], VALUE_CARDS[banker_total], VALUE_CARDS[0], VALUE_CARDS[0],
+                  VALUE_CARDS[fifth], VALUE_CARDS[sixth]])
+    return deal_coup(cards.__next__)
+
+
+@dataclass(frozen=True)
+class CoupTable:
+    """Every distinct coup, and which one each key ``[pt, bt, fifth, sixth]`` deals."""
+
+    coups: tuple[Coup, ...]
+    index: IntArray  #: shape (10, 10, 10, 10) -> position in :attr:`coups`
+
+
+@cache
+def coup_table() -> CoupTable:
+    """The engine's coup for every key, asking the engine once per distinct coup."""
+    coups: list[Coup] = []
+    index = np.empty((10, 10, 10, 10), dtype=np.int64)
+
+    def add(coup: Coup) -> int:
+        coups.append(coup)
+        return len(coups) - 1
+
+    for pt in range(10):
+        for bt in range(10):
+            four = _deal(pt, bt, 0, 0)
+            if len(four.deal_order) == 4:
+                index[pt, bt] = add(four)
+                continue
+            for fifth in range(10):
+                five = four if fifth == 0 else _deal(pt, bt, fifth, 0)
+                if len(five.deal_order) == 5:
+                    index[pt, bt, fifth] = add(five)
+                    continue
+                for sixth in range(10):
+                    index[pt, bt, fifth, sixth] = add(five if sixth == 0 else _deal(pt, bt, fifth, sixth))
+    return CoupTable(tuple(coups), index)
+
+
+def key_weights(composition: Composition) -> IntArray:
+    """Six-card-convention combinations behind each key ``[pt, bt, fifth, sixth]``.
+
+    Deal order is Player, Banker, Player, Banker, fifth, sixth.  The sum of
+    all entries is ``falling(size, 6)``.
+    """
+    weights = sequence_weights(composition.array(), 6)  # [p1, b1, p2, b2, fifth, sixth]
+    first = np.arange(10)[None, :]
+    second = (np.arange(10)[:, None] - first) % 10  # [total, first card] -> the second card
+    by_player = weights[first, :, second].sum(axis=1)  # [pt, b1, b2, fifth, sixth]
+    return by_player[:, first, second].sum(axis=2)  # type: ignore[no-any-return]
+
+
+def _check_punto_banco(game: Game) -> None:
+    if game.kind != "punto_banco":
+        raise ConfigurationError(f"{game.name} is not a punto banco game")
+
+
+def event_combinations(game: Game, composition: Composition) -> dict[str, dict[str, int]]:
+    """Exact six-card-convention combinations of every event of every wager.
+
+    Returns ``{wager code: {event: combinations}}`` with the events in pay-table
+    order (events that cannot happen are listed with 0).
+    """
+    _check_punto_banco(game)
+    table = coup_table()
+    weights = key_weights(composition).ravel()
+    flat_index = table.index.ravel()
+    per_coup = np.bincount(flat_index, minlength=len(table.coups))  # keys per coup, to group exactly
+    del per_coup
+    result: dict[str, dict[str, int]] = {}
+    for wager in game.wagers:
+        events = list(wager.paytable)
+        coup_event = np.array([events.index(wager.event(coup)) for coup in table.coups], dtype=np.int64)
+        key_event = coup_event[flat_index]
+        result[wager.code] = {event: int(weights[key_event == i].sum()) for i, event in enumerate(events)}
+    return result
+
+
+def iter_wagers(game: Game) -> Iterator[str]:
+    """Codes of the wagers analysed for a punto banco game (all of them)."""
+    _check_punto_banco(game)
+    return (wager.code for wager in game.wagers)
