@@ -1,69 +1,30 @@
-"""The ``baccarat`` command line (Typer + Rich).
-
-Exit codes: 0 success, 1 runtime error, 2 usage error, 3 verification
-mismatch (reserved for ``verify``), 130 interrupted.  Errors of the
-:class:`~baccarat.errors.BaccaratError` family are turned into messages here
-and nowhere else.
-"""
+"""``baccarat play``: a table in the terminal, or a script of rounds with a JSON transcript."""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table as RichTable
 
-from baccarat import __version__
-from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
-from baccarat.games import Game
-from baccarat.lucky import LuckyDrawHand
+from baccarat.cli import GameCode, UsageProblem, app, handle_errors
+from baccarat.errors import BaccaratError
 from baccarat.money import format_amount, parse_amount
 from baccarat.presets import get_game
-from baccarat.render import decision_panel, round_panel
 from baccarat.script import parse_line, strip_comment
-from baccarat.session import SEAT, Decider, Session
 from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 
-app = typer.Typer(
-    help="Casino-grade baccarat: mini-baccarat with Dragon Bonus, EZ Baccarat, Lucky Draw Baccarat.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+if TYPE_CHECKING:
+    from rich.table import Table as RichTable
 
-EXIT_RUNTIME, EXIT_INTERRUPTED = 1, 130  # usage errors exit 2 through Typer
+    from baccarat.games import Game
+    from baccarat.lucky import LuckyDrawHand
+    from baccarat.session import Decider, Session
+
 QUIT_WORDS = {"q", "quit", "exit"}
-
-
-class GameCode(StrEnum):
-    mini = "mini"
-    ez = "ez"
-    lucky_draw = "lucky-draw"
-
-
-class UsageProblem(typer.BadParameter):
-    """Bad option values found after parsing (exit code 2)."""
-
-
-def _version(value: bool) -> None:
-    if value:
-        print(f"baccarat {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
-) -> None:
-    """Casino-grade baccarat."""
 
 
 @app.command()
@@ -85,10 +46,12 @@ def play(
     Each line holds bets as WAGER=AMOUNT (amounts in currency units), plus
     'draw' or 'stand' in Lucky Draw.  Type 'help' for the wager codes, 'quit' to leave.
     """
-    with _errors():
+    from baccarat.session import Session  # here, not at the top: see baccarat.cli
+
+    with handle_errors():
         chosen = get_game(game.value, paytable=paytable)
         session = Session(chosen, bankroll=parse_amount(bankroll), seed=seed, decks=decks, cut_card=cut_card)
-    with _errors():
+    with handle_errors():
         lines = _script_lines(script) if script is not None else _stdin_lines()
         if as_json:
             for text in lines:
@@ -129,6 +92,11 @@ def _play_line(session: Session, text: str, decide: Decider | None) -> dict[str,
 
 
 def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, interactive: bool) -> None:
+    from rich.console import Console
+
+    from baccarat.render import decision_panel, round_panel
+    from baccarat.session import SEAT
+
     console = Console()
     console.print(f"[bold]{game.name}[/] · balance {format_amount(session.balance)} · "
                   f"{session.decks} deck{'s' if session.decks > 1 else ''} · type 'help' for wagers, 'quit' to leave")
@@ -169,6 +137,8 @@ def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, inter
 
 
 def _help_table(game: Game) -> RichTable:
+    from rich.table import Table as RichTable
+
     grid = RichTable(title=f"{game.name}: wagers")
     for column in ("Code", "Wager", "Pays", "Limits"):
         grid.add_column(column)
@@ -184,31 +154,3 @@ def _help_table(game: Game) -> RichTable:
                 limit += f"; needs {wager.requires}"
         grid.add_row(wager.code, wager.name, pays, limit)
     return grid
-
-
-@contextmanager
-def _errors() -> Iterator[None]:
-    """The one place where errors become messages and exit codes (usage errors are Typer's, exit 2)."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    except (ConfigurationError, InvalidAmountError) as error:
-        raise UsageProblem(str(error)) from error
-    except BaccaratError as error:
-        print(f"error: {error}", file=sys.stderr)
-        raise typer.Exit(EXIT_RUNTIME) from error
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``baccarat`` console script; returns the exit code."""
-    try:
-        app(args=argv, prog_name="baccarat")
-    except SystemExit as done:
-        return done.code if isinstance(done.code, int) else (0 if done.code is None else EXIT_RUNTIME)
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

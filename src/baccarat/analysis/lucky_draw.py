@@ -1,0 +1,202 @@
+"""Lucky Draw Baccarat, heads-up: exact Enter/Draw results and the optimal Draw decision.
+
+A round deals, in order, the seat's first card ``s1``, the dealer's up card
+``u``, the seat's second card ``s2``, the Draw card ``d`` (only when the seat
+draws), the dealer's second card and the dealer's possible third card.  A
+*cell* is ``(s1, u, s2)`` by point value: everything the seat knows when it
+decides.  For each cell this module counts, exactly and with card removal,
+how often each outcome happens if the seat stands and if it draws.  The
+optimal decision compares the two expected results per unit of Enter; the
+total-dependent strategy card makes one decision per (seat total, up card).
+
+Counting convention: every round counts as an ordered sequence of six cards
+(a standing seat's sixth card is an unused card), so the combinations of all
+events add up to ``falling(size, 6)``, as for punto banco.
+
+The outcomes come from the game's own wagers (``enter`` and ``draw``) and the
+dealer's rule from :func:`baccarat.tableau.dealer_draws`; nothing is restated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from baccarat.analysis.composition import Composition, IntArray, sequence_weights
+from baccarat.analysis.punto import VALUE_CARDS
+from baccarat.errors import ConfigurationError
+from baccarat.games import Game
+from baccarat.lucky import LuckyDrawHand
+from baccarat.tableau import dealer_draws
+
+BoolArray = npt.NDArray[np.bool_]
+StrategyKind = Literal["composition", "total"]
+STRATEGIES: tuple[StrategyKind, ...] = ("composition", "total")
+
+_TEN = VALUE_CARDS[0]
+
+
+def _hand(seat_total: int, dealer_total: int, *, drew: bool) -> LuckyDrawHand:
+    # Only totals and the number of seat cards matter to Enter and Draw; the
+    # dealer gets three cards so the hand is complete whatever the total.
+    seat = (VALUE_CARDS[seat_total], _TEN, _TEN) if drew else (VALUE_CARDS[seat_total], _TEN)
+    return LuckyDrawHand(seat, (VALUE_CARDS[dealer_total], _TEN, _TEN))
+
+
+def dealer_final_totals() -> IntArray:
+    """The dealer's final total for up card, second card and possible third card values."""
+    values = np.arange(10)
+    two = (values[:, None] + values[None, :]) % 10
+    draws = np.array([dealer_draws(total) for total in range(10)])[two]
+    three = (two[:, :, None] + values[None, None, :]) % 10
+    return np.where(draws[:, :, None], three, two[:, :, None])
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """One decision's outcomes: names, pays per unit of Enter, and the event of every (seat, dealer) total."""
+
+    events: tuple[str, ...]
+    pays: tuple[Fraction, ...]
+    table: IntArray  #: [seat total, dealer total] -> index in :attr:`events`
+
+
+def outcomes(game: Game, *, drew: bool) -> Outcomes:
+    """Outcomes of standing (Enter alone) or drawing (Enter plus an equal Draw), from the game's wagers."""
+    if game.kind != "lucky_draw":
+        raise ConfigurationError(f"{game.name} is not Lucky Draw Baccarat")
+    enter, draw = game.wager("enter"), game.wager("draw")
+    events: list[str] = []
+    pays: list[Fraction] = []
+    table = np.empty((10, 10), dtype=np.int64)
+    for seat in range(10):
+        for dealer in range(10):
+            hand = _hand(seat, dealer, drew=drew)
+            if drew:
+                name, pay = f"Draw, {draw.event(hand)}", enter.odds(hand) + draw.odds(hand)
+            else:
+                name, pay = f"Stand, {enter.event(hand)}", enter.odds(hand)
+            if name not in events:
+                events.append(name)
+                pays.append(pay)
+            table[seat, dealer] = events.index(name)
+    return Outcomes(tuple(events), tuple(pays), table)
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Exact outcome counts per cell ``[s1, u, s2]`` for standing and for drawing."""
+
+    composition: Composition
+    stand: Outcomes
+    draw: Outcomes
+    stand_counts: IntArray  #: [s1, u, s2, event]: ordered five-card sequences
+    draw_counts: IntArray  #: [s1, u, s2, event]: ordered six-card sequences
+
+    @property
+    def cell_weights(self) -> IntArray:
+        """Ordered ways to deal each cell's three cards."""
+        return sequence_weights(self.composition.array(), 3)
+
+    def values(self, *, drew: bool) -> list[list[list[Fraction]]]:
+        """Expected result per unit of Enter of every cell (0 for a cell that cannot be dealt)."""
+        outcome, counts = (self.draw, self.draw_counts) if drew else (self.stand, self.stand_counts)
+        weights = counts.sum(axis=3)
+        return [[[Fraction(sum(int(n) * p for n, p in zip(counts[a, u, b], outcome.pays, strict=True)),
+                           int(weights[a, u, b])) if weights[a, u, b] else Fraction(0)
+                  for b in range(10)] for u in range(10)] for a in range(10)]
+
+
+def cells(game: Game, composition: Composition) -> Cells:
+    """Count every cell's outcomes for standing and drawing in ``composition``."""
+    stand, draw = outcomes(game, drew=False), outcomes(game, drew=True)
+    counts = composition.array()
+    dealer = dealer_final_totals()  # [u, u2, u3]
+    values = np.arange(10)
+    seat_two = (values[:, None] + values[None, :]) % 10  # [s1, s2]
+
+    five = sequence_weights(counts, 5)  # [s1, u, s2, u2, u3]
+    stand_event = stand.table[seat_two[:, None, :, None, None], dealer[None, :, None, :, :]]
+    stand_counts = np.stack([(five * (stand_event == e)).sum(axis=(3, 4)) for e in range(len(stand.events))], axis=3)
+
+    six = sequence_weights(counts, 6)  # [s1, u, s2, d, u2, u3]
+    seat_three = (seat_two[:, :, None] + values[None, None, :]) % 10  # [s1, s2, d]
+    draw_event = draw.table[seat_three[:, None, :, :, None, None], dealer[None, :, None, None, :, :]]
+    draw_counts = np.stack(
+        [(six * (draw_event == e)).sum(axis=(3, 4, 5)) for e in range(len(draw.events))], axis=3
+    )
+    return Cells(composition, stand, draw, stand_counts, draw_counts)
+
+
+def _scaled_totals(counts: IntArray, pays: tuple[Fraction, ...], scale: int) -> IntArray:
+    """Sum over events of count x pay x scale (exact integers: ``scale`` clears the pays' denominators)."""
+    weights = np.array([int(p * scale) for p in pays], dtype=np.int64)
+    return counts @ weights
+
+
+def _scale(c: Cells) -> int:
+    return int(np.lcm.reduce([p.denominator for p in (*c.stand.pays, *c.draw.pays)]))
+
+
+def _compare(c: Cells, axes: tuple[int, ...] = ()) -> tuple[IntArray, IntArray]:
+    """Stand and draw results on a common denominator (six cards), summed over ``axes``."""
+    scale, spare = _scale(c), c.composition.size - 5
+    stand = _scaled_totals(c.stand_counts, c.stand.pays, scale) * spare
+    draw = _scaled_totals(c.draw_counts, c.draw.pays, scale)
+    return (stand.sum(axis=axes), draw.sum(axis=axes)) if axes else (stand, draw)
+
+
+def optimal_draws(c: Cells) -> BoolArray:
+    """Composition-dependent optimum: draw in cell ``[s1, u, s2]`` when it is worth more than standing.
+
+    A cell where the two are worth exactly the same stands (less money at risk).
+    """
+    stand, draw = _compare(c)
+    return draw > stand
+
+
+def total_strategy_card(c: Cells) -> BoolArray:
+    """The total-dependent strategy card: ``[seat total, up card]`` -> draw."""
+    stand, draw = _compare(c)
+    values = np.arange(10)
+    seat_two = (values[:, None] + values[None, :]) % 10
+    card = np.zeros((10, 10), dtype=bool)
+    for total in range(10):
+        mask = seat_two == total  # [s1, s2]
+        card[total] = draw.transpose(0, 2, 1)[mask].sum(axis=0) > stand.transpose(0, 2, 1)[mask].sum(axis=0)
+    return card
+
+
+def draws_from_card(card: BoolArray) -> BoolArray:
+    """Expand a strategy card ``[total, up]`` to the decision in every cell ``[s1, u, s2]``."""
+    values = np.arange(10)
+    seat_two = (values[:, None] + values[None, :]) % 10
+    return card[seat_two[:, None, :], values[None, :, None]]  # type: ignore[no-any-return]
+
+
+def strategy_draws(c: Cells, kind: StrategyKind) -> BoolArray:
+    """Decisions per cell for the named strategy."""
+    if kind not in STRATEGIES:
+        raise ConfigurationError(f"strategy must be one of {', '.join(STRATEGIES)}, got {kind!r}")
+    return optimal_draws(c) if kind == "composition" else draws_from_card(total_strategy_card(c))
+
+
+def enter_combinations(c: Cells, draws: BoolArray) -> dict[str, tuple[Fraction, int]]:
+    """Event -> (pays per unit Enter, six-card combinations) of the whole Enter-plus-Draw game."""
+    spare = c.composition.size - 5
+    result: dict[str, tuple[Fraction, int]] = {}
+    for i, (event, pay) in enumerate(zip(c.stand.events, c.stand.pays, strict=True)):
+        result[event] = (pay, int(c.stand_counts[..., i][~draws].sum()) * spare)
+    for i, (event, pay) in enumerate(zip(c.draw.events, c.draw.pays, strict=True)):
+        result[event] = (pay, int(c.draw_counts[..., i][draws].sum()))
+    return result
+
+
+def draw_probability(c: Cells, draws: BoolArray) -> Fraction:
+    """Probability that the seat draws under ``draws``."""
+    weights = c.cell_weights
+    return Fraction(int(weights[draws].sum()), int(weights.sum()))

@@ -1,0 +1,89 @@
+"""The ``baccarat`` command line (Typer + Rich).
+
+Exit codes: 0 success, 1 runtime error, 2 usage error, 3 verification
+mismatch (reserved for ``verify``), 130 interrupted.  Errors of the
+:class:`~baccarat.errors.BaccaratError` family are turned into messages here
+and nowhere else.
+
+Each command lives in its own module and imports what it needs when it runs,
+so that a quick command (``analyze``) does not pay for the others' imports.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from baccarat import __version__
+from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
+
+app = typer.Typer(
+    help="Casino-grade baccarat: mini-baccarat with Dragon Bonus, EZ Baccarat, Lucky Draw Baccarat.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_RUNTIME, EXIT_INTERRUPTED = 1, 130  # usage errors exit 2 through Typer
+
+
+class GameCode(StrEnum):
+    mini = "mini"
+    ez = "ez"
+    lucky_draw = "lucky-draw"
+
+
+class UsageProblem(typer.BadParameter):
+    """Bad option values found after parsing (exit code 2)."""
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"baccarat {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Casino-grade baccarat."""
+
+
+@contextmanager
+def handle_errors() -> Iterator[None]:
+    """The one place where errors become messages and exit codes (usage errors are Typer's, exit 2)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except (ConfigurationError, InvalidAmountError) as error:
+        raise UsageProblem(str(error)) from error
+    except BaccaratError as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise typer.Exit(EXIT_RUNTIME) from error
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``baccarat`` console script; returns the exit code."""
+    try:
+        app(args=argv, prog_name="baccarat")
+    except SystemExit as done:
+        return done.code if isinstance(done.code, int) else (0 if done.code is None else EXIT_RUNTIME)
+    return 0
+
+
+# Registered after ``app`` exists: each module adds its command to it.
+from baccarat.cli import analyze, play  # noqa: E402
+
+__all__ = ["analyze", "app", "main", "play"]
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
