@@ -73,7 +73,7 @@ def _coefficients(game: Game) -> FloatArray:
 BLOCK = 16
 
 
-@numba.njit(parallel=True, cache=True, fastmath=True)  # type: ignore[misc]
+@numba.njit(parallel=True, cache=True, fastmath=True)
 def _evaluate(counts: npt.NDArray[np.int64], parent: npt.NDArray[np.int64], last: npt.NDArray[np.int64],
               earlier: npt.NDArray[np.int64], coefficients: FloatArray) -> FloatArray:  # pragma: no cover - compiled
     shoes, nodes = counts.shape[0], parent.shape[0]
@@ -151,4 +151,4 @@ class BatchEvaluator:
         sizes = counts.sum(axis=1)
         if (counts < 0).any() or (sizes < MIN_CARDS).any() or (sizes > MAX_CARDS).any():
             raise ConfigurationError(f"every shoe needs non-negative counts and {MIN_CARDS} to {MAX_CARDS} cards")
-        return _evaluate(np.ascontiguousarray(counts), *self._tree, self._coefficients)  # type: ignore[no-any-return]
+        return _evaluate(np.ascontiguousarray(counts), *self._tree, self._coefficients)
