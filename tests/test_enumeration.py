@@ -42,10 +42,15 @@ def _coup(player_two: int, banker_two: int, third: int, sixth: int) -> Coup:
     return deal_coup(lambda: next(order))
 
 
-@cache
 def coup_weights(decks: int) -> tuple[tuple[Coup, int], ...]:
-    """Every distinct coup outcome with its six-card-convention weight."""
-    counts = [16 * decks] + [4 * decks] * 9
+    """Every distinct coup outcome with its six-card-convention weight, for full decks."""
+    return shoe_coup_weights((16 * decks,) + (4 * decks,) * 9)
+
+
+@cache
+def shoe_coup_weights(shoe: tuple[int, ...]) -> tuple[tuple[Coup, int], ...]:
+    """Every distinct coup outcome with its six-card-convention weight; ``shoe[v]`` cards of value v."""
+    counts = list(shoe)
     total = sum(counts)
     weights: Counter[tuple[int, int, int, int, int]] = Counter()
     for p1 in range(10):
@@ -82,9 +87,10 @@ def coup_weights(decks: int) -> tuple[tuple[Coup, int], ...]:
     return tuple((_coup(pt, bt, x, y), w) for (pt, bt, x, y, _), w in weights.items() if w)
 
 
-def event_counts(game: Game, decks: int) -> dict[str, Counter[str]]:
+def event_counts(game: Game, decks: int | tuple[int, ...]) -> dict[str, Counter[str]]:
     tallies: dict[str, Counter[str]] = {w.code: Counter() for w in game.wagers}
-    for coup, weight in coup_weights(decks):
+    weights = coup_weights(decks) if isinstance(decks, int) else shoe_coup_weights(decks)
+    for coup, weight in weights:
         for wager in game.wagers:
             tallies[wager.code][wager.event(coup)] += weight
     return tallies
