@@ -128,7 +128,8 @@ def test_strategy_card_at_8_decks(paytable):
 def test_deviations_are_the_cells_where_the_optimum_leaves_the_card():
     strategy = analyze(LUCKY_DRAW, Composition.full(8)).strategy
     assert strategy is not None
-    card = {(t, up): row[i] for t, row in enumerate(strategy.card) for i, up in enumerate([1, 2, 3, 4, 5, 6, 7, 8, 9, 0])}
+    ups = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0]
+    card = {(t, up): row[i] for t, row in enumerate(strategy.card) for i, up in enumerate(ups)}
     decisions = {(a, b, up): d for a, b, up, d, _, _ in strategy.decisions}
     deviations = {(a, b, up): d for a, b, up, d in strategy.deviations}
     assert deviations == {key: d for key, d in decisions.items() if d != card[((key[0] + key[1]) % 10, key[2])]}

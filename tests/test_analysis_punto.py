@@ -89,7 +89,8 @@ def test_published_8_deck_figures_in_the_report():
 
 
 @pytest.mark.parametrize("game", [MINI, EZ], ids=["mini", "ez"])
-@pytest.mark.parametrize("composition", [Composition.full(8), Composition(PARTIAL_SHOES[1])], ids=["8 decks", "partial"])
+@pytest.mark.parametrize("composition", [Composition.full(8), Composition(PARTIAL_SHOES[1])],
+                         ids=["8 decks", "partial"])
 def test_effects_of_removal_sum_to_exactly_zero(game, composition):
     analysis = analyze(game, composition, eor=True)
     for wager in analysis.wagers:
