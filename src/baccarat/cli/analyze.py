@@ -47,7 +47,10 @@ def analyze(
         chosen = get_game(game.value, paytable=paytable)
         if strategy is not StrategyChoice.composition and chosen.kind != "lucky_draw":
             raise UsageProblem("--strategy applies to lucky-draw only")
-        composition = Composition.parse(shoe) if shoe is not None else Composition.full(DEFAULT_DECKS if decks is None else decks)
+        if shoe is not None:
+            composition = Composition.parse(shoe)
+        else:
+            composition = Composition.full(DEFAULT_DECKS if decks is None else decks)
         result = run_analysis(chosen, composition, strategy=strategy.value, eor=eor)
     if as_json:
         sys.stdout.write(json.dumps(analysis_json(result), indent=2) + "\n")
