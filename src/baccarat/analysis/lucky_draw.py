@@ -142,12 +142,12 @@ def _scale(c: Cells) -> int:
     return int(np.lcm.reduce([p.denominator for p in (*c.stand.pays, *c.draw.pays)]))
 
 
-def _compare(c: Cells, axes: tuple[int, ...] = ()) -> tuple[IntArray, IntArray]:
-    """Stand and draw results on a common denominator (six cards), summed over ``axes``."""
+def _compare(c: Cells) -> tuple[IntArray, IntArray]:
+    """Each cell's total result standing and drawing, on one denominator (ordered six-card sequences)."""
     scale, spare = _scale(c), c.composition.size - 5
     stand = _scaled_totals(c.stand_counts, c.stand.pays, scale) * spare
     draw = _scaled_totals(c.draw_counts, c.draw.pays, scale)
-    return (stand.sum(axis=axes), draw.sum(axis=axes)) if axes else (stand, draw)
+    return stand, draw
 
 
 def optimal_draws(c: Cells) -> BoolArray:

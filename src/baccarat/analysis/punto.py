@@ -14,7 +14,6 @@ the counting:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -100,8 +99,6 @@ def event_combinations(game: Game, composition: Composition) -> dict[str, dict[s
     table = coup_table()
     weights = key_weights(composition).ravel()
     flat_index = table.index.ravel()
-    per_coup = np.bincount(flat_index, minlength=len(table.coups))  # keys per coup, to group exactly
-    del per_coup
     result: dict[str, dict[str, int]] = {}
     for wager in game.wagers:
         events = list(wager.paytable)
@@ -110,8 +107,3 @@ def event_combinations(game: Game, composition: Composition) -> dict[str, dict[s
         result[wager.code] = {event: int(weights[key_event == i].sum()) for i, event in enumerate(events)}
     return result
 
-
-def iter_wagers(game: Game) -> Iterator[str]:
-    """Codes of the wagers analysed for a punto banco game (all of them)."""
-    _check_punto_banco(game)
-    return (wager.code for wager in game.wagers)
