@@ -29,7 +29,7 @@ PARTIAL_SHOES = [
 ]
 
 
-@pytest.mark.parametrize("decks", [1, 6, 8])
+@pytest.mark.parametrize("decks", [1, 6, 8, 16])  # 16 decks: the largest counts, near the int64 limit
 @pytest.mark.parametrize("game", [MINI, EZ], ids=["mini", "ez"])
 def test_analyzer_agrees_with_the_independent_enumeration(game, decks):
     ours = event_combinations(game, Composition.full(decks))
