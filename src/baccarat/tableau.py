@@ -16,6 +16,7 @@ neither hand draws; :func:`banker_draws` is only asked when there is none.
 
 from __future__ import annotations
 
+from functools import cache
 from types import MappingProxyType
 
 #: Player two-card total -> draws a third card (8 and 9 are naturals: no draw).
@@ -73,6 +74,7 @@ def _ranges(values: list[int]) -> str:
     return ", ".join(str(v) for v in values) if values else "none"
 
 
+@cache  # pure; every coup asks, and the analyzer and the simulator deal very many coups
 def player_reason(player_total: int) -> str:
     """Why the Player drew or stood, in the rule card's words."""
     if player_draws(player_total):
@@ -80,6 +82,7 @@ def player_reason(player_total: int) -> str:
     return f"Player stands on {player_total} (6-7 stands)"
 
 
+@cache
 def banker_reason(banker_total: int, player_third: int | None) -> str:
     """Why the Banker drew or stood, citing the chart cell."""
     verb = "draws" if banker_draws(banker_total, player_third) else "stands"

@@ -105,10 +105,12 @@ class Cells:
     def values(self, *, drew: bool) -> list[list[list[Fraction]]]:
         """Expected result per unit of Enter of every cell (0 for a cell that cannot be dealt)."""
         outcome, counts = (self.draw, self.draw_counts) if drew else (self.stand, self.stand_counts)
-        weights = counts.sum(axis=3)
-        return [[[Fraction(sum(int(n) * p for n, p in zip(counts[a, u, b], outcome.pays, strict=True)),
-                           int(weights[a, u, b])) if weights[a, u, b] else Fraction(0)
-                  for b in range(10)] for u in range(10)] for a in range(10)]
+        scale = _scale(self)
+        numerators = _scaled_totals(counts, outcome.pays, scale).tolist()
+        weights = (counts.sum(axis=3) * scale).tolist()
+        return [[[Fraction(n, w) if w else Fraction(0) for n, w in zip(row_n, row_w, strict=True)]
+                 for row_n, row_w in zip(plane_n, plane_w, strict=True)]
+                for plane_n, plane_w in zip(numerators, weights, strict=True)]
 
 
 def cells(game: Game, composition: Composition) -> Cells:
