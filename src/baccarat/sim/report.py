@@ -1,0 +1,157 @@
+"""Turning a simulation's summed chunks into per-wager results, text and JSON."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from baccarat.analysis import lucky_draw as ld
+from baccarat.analysis.analyze import analyze
+from baccarat.analysis.composition import Composition
+from baccarat.analysis.punto import coup_table
+from baccarat.games import Game
+from baccarat.lucky import BLOCK_EVENTS
+from baccarat.sim.run import ChunkResult, Plan
+from baccarat.sim.tables import lucky_draw_tables
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class WagerResult:
+    """One wager over the whole run, per unit of the initial wager per hand."""
+
+    code: str
+    name: str
+    events: dict[str, int]  #: event -> hands
+    mean: float
+    std_error: float
+    exact: float  #: the exact full-shoe expected value (analysis), for comparison
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """95% confidence interval of the mean."""
+        return self.mean - Z95 * self.std_error, self.mean + Z95 * self.std_error
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    game: str
+    name: str
+    plan: Plan
+    shoes: int
+    hands: int
+    wagers: tuple[WagerResult, ...]
+    draw_fraction: float | None = None  #: Lucky Draw: share of hands where the seat drew
+
+
+def ratio_stats(sums: np.ndarray, row: int) -> tuple[float, float]:
+    """Mean per hand and its standard error, treating each shoe as one observation.
+
+    Hands in a shoe are not independent (they share the shoe), so the standard
+    error is the ratio estimator's over shoes: mean = sum(net) / sum(hands).
+    """
+    net, net2, net_hands = sums[row]
+    hands, hands2, shoes = sums[-1]
+    mean = net / hands
+    if shoes < 2:
+        return mean, float("nan")
+    variance = (net2 - 2 * mean * net_hands + mean * mean * hands2) / (shoes - 1)
+    return mean, math.sqrt(max(variance, 0.0) / shoes) / (hands / shoes)
+
+
+def _punto_banco_events(game: Game, histogram: np.ndarray) -> dict[str, dict[str, int]]:
+    table = coup_table()
+    per_coup = np.bincount(table.index.ravel(), weights=histogram, minlength=len(table.coups))
+    result: dict[str, dict[str, int]] = {}
+    for wager in game.wagers:
+        counts: Counter[str] = Counter({event: 0 for event in wager.paytable})
+        for coup, n in zip(table.coups, per_coup, strict=True):
+            if n:
+                counts[wager.event(coup)] += int(n)
+        result[wager.code] = dict(counts)
+    return result
+
+
+def summarize(game: Game, plan: Plan, totals: ChunkResult) -> SimulationResult:
+    """Per-wager counts, means, standard errors and the exact values beside them."""
+    histogram, sums = totals
+    hands, shoes = int(sums[-1, 0]), int(sums[-1, 2])
+    exact_shoe = Composition.full(plan.decks)
+    wagers = []
+    draw_fraction = None
+    if game.kind == "lucky_draw":
+        tables = lucky_draw_tables(game.paytable or 1)
+        enter: Counter[str] = Counter({e: 0 for e in (*tables.stand.events, *tables.draw.events)})
+        for seat in range(10):
+            for dealer in range(10):
+                enter[tables.stand.events[tables.stand.table[seat, dealer]]] += int(histogram[seat * 10 + dealer])
+                enter[tables.draw.events[tables.draw.table[seat, dealer]]] += int(histogram[100 + seat * 10 + dealer])
+        block = {event: int(histogram[200 + i]) for i, event in enumerate(BLOCK_EVENTS)}
+        draws = np.frombuffer(plan.draws or b"", dtype=bool).reshape(10, 10, 10)
+        cells = ld.cells(game, exact_shoe)
+        lines = ld.enter_combinations(cells, draws)
+        total = sum(n for _, n in lines.values())
+        exact_enter = float(sum(p * n for p, n in lines.values()) / total)
+        block_wager = analyze(game, exact_shoe).wagers[1]
+        draw_fraction = float(histogram[100:200].sum() / hands) if hands else 0.0
+        for code, name, events, exact, row in (
+            ("enter", "Enter, with the Draw wager", dict(enter), exact_enter, 0),
+            ("block_bonus", "Block Bonus", block, float(block_wager.expected_value), 1),
+        ):
+            mean, error = ratio_stats(sums, row)
+            wagers.append(WagerResult(code, name, events, mean, error, exact))
+    else:
+        events_by_wager = _punto_banco_events(game, histogram)
+        exact = {w.code: float(w.expected_value) for w in analyze(game, exact_shoe).wagers}
+        for row, wager in enumerate(game.wagers):
+            mean, error = ratio_stats(sums, row)
+            wagers.append(WagerResult(wager.code, wager.name, events_by_wager[wager.code], mean, error,
+                                      exact[wager.code]))
+    return SimulationResult(game.code, game.name, plan, shoes, hands, tuple(wagers), draw_fraction)
+
+
+def format_result(result: SimulationResult) -> str:
+    """A table per wager (event, count, share) and the mean with its 95% interval beside the exact value."""
+    plan = result.plan
+    title = (f"{result.name}: {result.shoes:,} shoes, {result.hands:,} hands, {plan.decks} decks, "
+             f"cut card {plan.cut_card}, seed {plan.seed}")
+    rows = [title, "=" * len(title)]
+    for wager in result.wagers:
+        width = max(len("Event"), *(len(e) for e in wager.events))
+        rows.append("")
+        rows.append(f"{wager.name}")
+        rows.append(f"{'Event':<{width}}  {'Count':>15}  Share")
+        for event, count in wager.events.items():
+            share = count / result.hands if result.hands else 0.0
+            rows.append(f"{event:<{width}}  {count:>15,}  {share:.6f}")
+        low, high = wager.interval
+        rows.append(f"Mean net per unit {wager.mean:+.6f} ± {wager.std_error:.6f} (95%: {low:+.6f} to {high:+.6f}); "
+                    f"exact full-shoe value {wager.exact:+.6f}")
+    if result.draw_fraction is not None:
+        rows.append("")
+        rows.append(f"The seat drew in {result.draw_fraction:.4%} of hands.")
+    return "\n".join(rows) + "\n"
+
+
+def result_json(result: SimulationResult) -> dict[str, Any]:
+    """The ``--json`` document."""
+    plan = result.plan
+    data: dict[str, Any] = {
+        "game": result.game, "shoes": result.shoes, "hands": result.hands, "seed": plan.seed,
+        "decks": plan.decks, "cut_card": plan.cut_card,
+    }
+    if plan.paytable is not None:
+        data["paytable"] = plan.paytable
+    if result.draw_fraction is not None:
+        data["draw_fraction"] = result.draw_fraction
+    data["wagers"] = {
+        w.code: {"name": w.name, "mean": w.mean, "std_error": w.std_error, "ci95": list(w.interval),
+                 "exact": w.exact, "events": w.events}
+        for w in result.wagers
+    }
+    return data

@@ -1,0 +1,142 @@
+"""Running a simulation: fixed chunks, one seed stream per chunk, any number of workers.
+
+A run of ``shoes`` shoes is cut into chunks of :data:`CHUNK_SHOES` shoes;
+chunk ``i`` draws its random numbers from ``SeedSequence(seed, spawn_key=(i,))``.
+The chunks' results are added up in chunk order, so the result depends on the
+seed and the shoes only, never on how many workers ran the chunks or where:
+in this process, in local worker processes (``workers``), or on a Dask cluster
+(``scheduler``).  Each chunk returns a fixed-size summary, so memory stays flat.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from baccarat.errors import ConfigurationError
+from baccarat.shoe import check_cut_card, check_decks
+from baccarat.sim import kernels
+from baccarat.sim.tables import lucky_draw_tables, punto_banco_tables, shoe_tables
+
+#: Shoes per chunk: small enough for a smooth progress bar, big enough to keep overheads small.
+CHUNK_SHOES = 2000
+#: The most shoes one run may deal (a guard against typos; about 10^11 hands).
+MAX_SHOES = 10**9
+
+ChunkResult = tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to simulate; small and picklable, so worker processes and Dask workers can take it."""
+
+    game: str
+    shoes: int
+    seed: int
+    decks: int = 8
+    cut_card: int = 14
+    paytable: int | None = None
+    draws: bytes | None = field(default=None, repr=False)  #: Lucky Draw strategy, 1,000 booleans [s1, up, s2]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.shoes, int) or isinstance(self.shoes, bool) or not 1 <= self.shoes <= MAX_SHOES:
+            raise ConfigurationError(f"shoes must be a whole number from 1 to {MAX_SHOES:,}, got {self.shoes!r}")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
+            raise ConfigurationError(f"seed must be a non-negative integer, got {self.seed!r}")
+        check_decks(self.decks)
+        check_cut_card(self.cut_card, 52 * self.decks)
+        if self.game == "lucky-draw" and (self.draws is None or len(self.draws) != 1000):
+            raise ConfigurationError("a Lucky Draw plan needs the seat's strategy (1,000 cells)")
+
+    @property
+    def chunks(self) -> int:
+        return math.ceil(self.shoes / CHUNK_SHOES)
+
+    def chunk_shoes(self, index: int) -> int:
+        return min(CHUNK_SHOES, self.shoes - index * CHUNK_SHOES)
+
+
+def chunk_state(seed: int, index: int) -> npt.NDArray[np.uint64]:
+    """The xoshiro256** state of chunk ``index``: from the chunk's own ``SeedSequence`` child."""
+    state = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(4, np.uint64)
+    if not state.any():  # pragma: no cover - probability 2**-256
+        state[0] = 1
+    return state
+
+
+def run_chunk(plan: Plan, index: int) -> ChunkResult:
+    """Deal chunk ``index`` of ``plan`` (a top-level function, so processes and Dask can call it)."""
+    state = chunk_state(plan.seed, index)
+    shoe = shoe_tables(plan.decks)
+    shoes = plan.chunk_shoes(index)
+    if plan.game == "lucky-draw":
+        t = lucky_draw_tables(plan.paytable or 1)
+        draws = np.frombuffer(plan.draws or b"", dtype=bool).reshape(10, 10, 10)
+        result: ChunkResult = kernels.lucky_draw_chunk(
+            shoes, state, shoe.deck, shoe.value_of, shoe.burn, plan.cut_card, t.dealer_draws, draws,
+            t.stand_pay, t.draw_pay, t.block_event, t.block_pay)
+        return result
+    p = punto_banco_tables(plan.game)
+    result = kernels.punto_banco_chunk(shoes, state, shoe.deck, shoe.value_of, shoe.burn, plan.cut_card,
+                                       p.player_draws, p.banker_draws, p.natural, p.pays)
+    return result
+
+
+def _ordered(results: Iterator[tuple[int, ChunkResult]], chunks: int,
+             progress: Callable[[int], None] | None) -> list[ChunkResult]:
+    slots: list[ChunkResult | None] = [None] * chunks
+    for index, result in results:
+        slots[index] = result
+        if progress is not None:
+            progress(1)
+    return [slot for slot in slots if slot is not None]
+
+
+def _local(plan: Plan, workers: int) -> Iterator[tuple[int, ChunkResult]]:
+    if workers == 1:
+        for index in range(plan.chunks):
+            yield index, run_chunk(plan, index)
+        return
+    # fork: workers start at once and inherit the compiled kernels (the kernels use no threads).
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {pool.submit(run_chunk, plan, index): index for index in range(plan.chunks)}
+        from concurrent.futures import as_completed
+
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+
+def _dask(plan: Plan, scheduler: str) -> Iterator[tuple[int, ChunkResult]]:
+    from dask.distributed import Client, as_completed
+
+    with Client(scheduler, timeout="30s") as client:
+        futures = client.map(run_chunk, [plan] * plan.chunks, range(plan.chunks), pure=False)
+        index_of = {future.key: index for index, future in enumerate(futures)}
+        for future in as_completed(futures):
+            yield index_of[future.key], future.result()
+
+
+def run(plan: Plan, *, workers: int = 1, scheduler: str | None = None,
+        progress: Callable[[int], None] | None = None) -> ChunkResult:
+    """Run every chunk of ``plan`` and add the results up in chunk order.
+
+    ``progress(n)`` is called as chunks finish.  ``scheduler`` is the address of
+    an existing Dask scheduler (``tcp://host:8786``); otherwise ``workers``
+    local processes (1: this process).
+    """
+    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 256:
+        raise ConfigurationError(f"workers must be a whole number from 1 to 256, got {workers!r}")
+    source = _dask(plan, scheduler) if scheduler else _local(plan, workers)
+    results = _ordered(source, plan.chunks, progress)
+    histogram = np.sum([h for h, _ in results], axis=0)
+    sums = np.zeros_like(results[0][1])
+    for _, s in results:  # in chunk order: the float sums do not depend on the workers
+        sums += s
+    return histogram, sums

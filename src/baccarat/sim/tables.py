@@ -1,0 +1,123 @@
+"""The rule data the kernels run on, built from the rules core and the exact analyzer.
+
+Cards are the 52 kinds of :data:`baccarat.analysis.block.CARD_KINDS` (rank and
+suit, so Block Bonus can be settled); their point values, the burn counts, the
+tableau's charts and the dealer's rule come from the core, and the pay of each
+coup comes from the game's own wager classifiers through the analyzer's coup
+table.  A pay-table change reaches the simulator with no edit here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from baccarat.analysis import lucky_draw as ld
+from baccarat.analysis.block import CARD_KINDS, event_table
+from baccarat.analysis.composition import Composition
+from baccarat.analysis.punto import VALUE_CARDS, coup_table
+from baccarat.errors import ConfigurationError
+from baccarat.games import Game
+from baccarat.lucky import BLOCK_EVENTS
+from baccarat.presets import get_game
+from baccarat.shoe import burn_count
+from baccarat.tableau import BANKER_CHART, DEALER_CHART, PLAYER_CHART, is_natural
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class ShoeTables:
+    """The cards of a shoe and the procedure's numbers."""
+
+    deck: IntArray  #: card kinds, ``decks`` of each
+    value_of: IntArray  #: point value of each kind
+    burn: IntArray  #: cards burned after turning a card of each value
+
+
+def shoe_tables(decks: int) -> ShoeTables:
+    """Cards and burn counts for a shoe of ``decks`` decks."""
+    value_of = np.array([card.value for card in CARD_KINDS], dtype=np.int64)
+    burn = np.array([burn_count(VALUE_CARDS[v]) for v in range(10)], dtype=np.int64)
+    return ShoeTables(np.tile(np.arange(52, dtype=np.int64), decks), value_of, burn)
+
+
+@dataclass(frozen=True)
+class PuntoBancoTables:
+    """The tableau as arrays, and every wager's pay for every coup key."""
+
+    player_draws: BoolArray  #: [player total]
+    banker_draws: BoolArray  #: [banker total, player's third card or 10 = stood]; rows 8-9 unused
+    natural: BoolArray  #: [two-card total]
+    pays: FloatArray  #: [wager, key]
+
+
+@cache
+def punto_banco_tables(code: str) -> PuntoBancoTables:
+    """Kernel tables for a punto banco game (by code, so worker processes can rebuild them)."""
+    game = get_game(code)
+    banker = np.zeros((10, 11), dtype=bool)
+    for total, row in BANKER_CHART.items():
+        banker[total] = row
+    table = coup_table()
+    keys = table.index.ravel()
+    pays = np.array([[float(w.odds(coup)) for coup in table.coups] for w in game.wagers])[:, keys]
+    natural = np.array([is_natural(total) for total in range(10)])
+    return PuntoBancoTables(np.array(PLAYER_CHART), banker, natural, pays)
+
+
+@dataclass(frozen=True)
+class LuckyDrawTables:
+    """The dealer's rule, the pays of standing and drawing, and Block Bonus by card kinds."""
+
+    dealer_draws: BoolArray  #: [two-card total]
+    stand: ld.Outcomes
+    draw: ld.Outcomes
+    stand_pay: FloatArray  #: [seat total, dealer total], per unit of Enter
+    draw_pay: FloatArray  #: the same with the Draw wager added
+    block_event: IntArray  #: [first, second, up] card kinds -> index in BLOCK_EVENTS
+    block_pay: FloatArray  #: [event]
+
+
+@cache
+def lucky_draw_tables(paytable: int) -> LuckyDrawTables:
+    """Kernel tables for Lucky Draw with DrawWin pay table ``paytable``."""
+    game = get_game("lucky-draw", paytable=paytable)
+    stand, draw = ld.outcomes(game, drew=False), ld.outcomes(game, drew=True)
+    stand_pay = np.array([float(p) for p in stand.pays])[stand.table]
+    draw_pay = np.array([float(p) for p in draw.pays])[draw.table]
+    block = game.wager("block_bonus")
+    block_pay = np.array([float(block.paytable[event]) for event in BLOCK_EVENTS])
+    return LuckyDrawTables(np.array(DEALER_CHART), stand, draw, stand_pay, draw_pay, event_table(), block_pay)
+
+
+def strategy_draws(game: Game, decks: int, strategy: str) -> BoolArray:
+    """The seat's decision per cell ``[s1, up, s2]``.
+
+    ``composition`` / ``total``: the analysis's optimal strategies for a full
+    shoe of ``decks`` decks; otherwise a list of seat totals to draw on, such as
+    ``"0,1,2,3,4,5"`` (any up card), or ``"never"``.
+    """
+    if strategy in ld.STRATEGIES:
+        return ld.strategy_draws(ld.cells(game, Composition.full(decks)), strategy)  # type: ignore[arg-type]
+    return ld.draws_from_card(np.repeat(totals_card(strategy)[:, None], 10, axis=1))
+
+
+def totals_card(text: str) -> BoolArray:
+    """Parse ``"0,1,2"`` (or ``"never"``) into a draw flag per seat total."""
+    card = np.zeros(10, dtype=bool)
+    if text.strip().lower() == "never":
+        return card
+    for part in text.split(","):
+        part = part.strip()
+        if not (part.isascii() and part.isdigit() and int(part) <= 9):
+            raise ConfigurationError(
+                f"--strategy is composition, total, never, or seat totals to draw on such as 0,1,2,3,4,5; got {text!r}"
+            )
+        card[int(part)] = True
+    return card
