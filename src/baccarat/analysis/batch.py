@@ -130,8 +130,10 @@ class BatchEvaluator:
         self.game = game
         #: Wager codes, in the order of the result's columns.
         self.codes = tuple(wager.code for wager in game.wagers)
-        self._tree = _factor_tree()
-        self._coefficients = _coefficients(game)
+        #: (parent, last value, earlier equal values) of every multiset node; see :func:`_factor_tree`.
+        self.tree = _factor_tree()
+        #: ``[wager, multiset]`` coefficients of each wager's polynomial.
+        self.coefficients = _coefficients(game)
 
     def expected_values(self, shoes: npt.ArrayLike, *, order: str = "A-T") -> FloatArray:
         """EV per unit wagered, shape ``(shoes, wagers)``, for an array of shape ``(shoes, 10)``.
@@ -151,4 +153,4 @@ class BatchEvaluator:
         sizes = counts.sum(axis=1)
         if (counts < 0).any() or (sizes < MIN_CARDS).any() or (sizes > MAX_CARDS).any():
             raise ConfigurationError(f"every shoe needs non-negative counts and {MIN_CARDS} to {MAX_CARDS} cards")
-        return _evaluate(np.ascontiguousarray(counts), *self._tree, self._coefficients)
+        return _evaluate(np.ascontiguousarray(counts), *self.tree, self.coefficients)

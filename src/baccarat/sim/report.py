@@ -107,11 +107,11 @@ def summarize(game: Game, plan: Plan, totals: ChunkResult) -> SimulationResult:
             wagers.append(WagerResult(code, name, events, mean, error, exact))
     else:
         events_by_wager = _punto_banco_events(game, histogram)
-        exact = {w.code: float(w.expected_value) for w in analyze(game, exact_shoe).wagers}
+        exact_values = {w.code: float(w.expected_value) for w in analyze(game, exact_shoe).wagers}
         for row, wager in enumerate(game.wagers):
             mean, error = ratio_stats(sums, row)
             wagers.append(WagerResult(wager.code, wager.name, events_by_wager[wager.code], mean, error,
-                                      exact[wager.code]))
+                                      exact_values[wager.code]))
     return SimulationResult(game.code, game.name, plan, shoes, hands, tuple(wagers), draw_fraction)
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 import multiprocessing
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +31,17 @@ CHUNK_SHOES = 2000
 MAX_SHOES = 10**9
 
 ChunkResult = tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]
+
+
+class Chunked(Protocol):
+    """A picklable plan cut into chunks."""
+
+    @property
+    def chunks(self) -> int: ...
+
+
+P = TypeVar("P", bound=Chunked)
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -64,7 +76,7 @@ class Plan:
 
 def chunk_state(seed: int, index: int) -> npt.NDArray[np.uint64]:
     """The xoshiro256** state of chunk ``index``: from the chunk's own ``SeedSequence`` child."""
-    state = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(4, np.uint64)
+    state = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(4, np.uint64).astype(np.uint64)
     if not state.any():  # pragma: no cover - probability 2**-256
         state[0] = 1
     return state
@@ -88,44 +100,33 @@ def run_chunk(plan: Plan, index: int) -> ChunkResult:
     return result
 
 
-def _ordered(results: Iterator[tuple[int, ChunkResult]], chunks: int,
-             progress: Callable[[int], None] | None) -> list[ChunkResult]:
-    slots: list[ChunkResult | None] = [None] * chunks
-    for index, result in results:
-        slots[index] = result
-        if progress is not None:
-            progress(1)
-    return [slot for slot in slots if slot is not None]
-
-
-def _local(plan: Plan, workers: int) -> Iterator[tuple[int, ChunkResult]]:
+def _local(plan: P, workers: int, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:
     if workers == 1:
         for index in range(plan.chunks):
-            yield index, run_chunk(plan, index)
+            yield index, chunk(plan, index)
         return
     # fork: workers start at once and inherit the compiled kernels (the kernels use no threads).
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(run_chunk, plan, index): index for index in range(plan.chunks)}
-        from concurrent.futures import as_completed
-
+        futures = {pool.submit(chunk, plan, index): index for index in range(plan.chunks)}
         for future in as_completed(futures):
             yield futures[future], future.result()
 
 
-def _dask(plan: Plan, scheduler: str) -> Iterator[tuple[int, ChunkResult]]:
-    from dask.distributed import Client, as_completed
+def _dask(plan: P, scheduler: str, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:
+    from dask.distributed import Client
+    from dask.distributed import as_completed as dask_completed
 
-    with Client(scheduler, timeout="30s") as client:
-        futures = client.map(run_chunk, [plan] * plan.chunks, range(plan.chunks), pure=False)
+    with Client(scheduler, timeout="30s") as client:  # type: ignore[no-untyped-call]
+        futures = client.map(chunk, [plan] * plan.chunks, range(plan.chunks), pure=False)
         index_of = {future.key: index for index, future in enumerate(futures)}
-        for future in as_completed(futures):
+        for future in dask_completed(futures):  # type: ignore[no-untyped-call]
             yield index_of[future.key], future.result()
 
 
-def run(plan: Plan, *, workers: int = 1, scheduler: str | None = None,
-        progress: Callable[[int], None] | None = None) -> ChunkResult:
-    """Run every chunk of ``plan`` and add the results up in chunk order.
+def execute(plan: P, chunk: Callable[[P, int], R], *, workers: int = 1, scheduler: str | None = None,
+            progress: Callable[[int], None] | None = None) -> list[R]:
+    """Run ``chunk(plan, i)`` for every chunk; the results in chunk order.
 
     ``progress(n)`` is called as chunks finish.  ``scheduler`` is the address of
     an existing Dask scheduler (``tcp://host:8786``); otherwise ``workers``
@@ -133,10 +134,25 @@ def run(plan: Plan, *, workers: int = 1, scheduler: str | None = None,
     """
     if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 256:
         raise ConfigurationError(f"workers must be a whole number from 1 to 256, got {workers!r}")
-    source = _dask(plan, scheduler) if scheduler else _local(plan, workers)
-    results = _ordered(source, plan.chunks, progress)
+    source = _dask(plan, scheduler, chunk) if scheduler else _local(plan, workers, chunk)
+    slots: list[R | None] = [None] * plan.chunks
+    for index, result in source:
+        slots[index] = result
+        if progress is not None:
+            progress(1)
+    return [slot for slot in slots if slot is not None]
+
+
+def add_up(results: list[ChunkResult]) -> ChunkResult:
+    """Histograms and sums of chunk results, added in chunk order (so floats do not depend on workers)."""
     histogram = np.sum([h for h, _ in results], axis=0)
     sums = np.zeros_like(results[0][1])
-    for _, s in results:  # in chunk order: the float sums do not depend on the workers
+    for _, s in results:
         sums += s
     return histogram, sums
+
+
+def run(plan: Plan, *, workers: int = 1, scheduler: str | None = None,
+        progress: Callable[[int], None] | None = None) -> ChunkResult:
+    """Deal every shoe of ``plan``; the chunks' histograms and sums added up."""
+    return add_up(execute(plan, run_chunk, workers=workers, scheduler=scheduler, progress=progress))

@@ -104,7 +104,7 @@ def strategy_draws(game: Game, decks: int, strategy: str) -> BoolArray:
     ``"0,1,2,3,4,5"`` (any up card), or ``"never"``.
     """
     if strategy in ld.STRATEGIES:
-        return ld.strategy_draws(ld.cells(game, Composition.full(decks)), strategy)  # type: ignore[arg-type]
+        return ld.strategy_draws(ld.cells(game, Composition.full(decks)), strategy)
     return ld.draws_from_card(np.repeat(totals_card(strategy)[:, None], 10, axis=1))
 
 

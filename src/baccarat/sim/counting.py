@@ -1,0 +1,300 @@
+"""Card-counting studies for punto banco wagers, and the perfect-information bound.
+
+A counter keeps a running count: the tag of every card seen, starting from an
+initial count (the turned burn card is seen; the other burned cards are not).
+Before each coup the true count is the running count over the decks left in
+the shoe (or the running count itself with ``true_count=False``); the counter
+bets one unit on the wager when the count reaches the trigger.
+
+The perfect-information bound bets only when the exact expected value of the
+wager for the cards actually left is positive, using the batch analyzer's
+polynomial: no count can do better with one-unit bets.
+
+Published counts shipped as presets (tags for A,2,...,9,T), from Eliot
+Jacobson's EZ Baccarat studies (8 decks, cut card 14): Dragon 7
+``0,0,0,-1,-1,-1,-1,2,2,0`` (bet at a true count of +4) and Panda 8
+``1,1,-2,-2,-2,-1,-1,-2,4,1`` (bet at +11, our choice); our exact effects of
+removal have the same signs as the tags (a test checks it).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from baccarat.analysis.batch import BatchEvaluator
+from baccarat.analysis.composition import LABEL_VALUES, VALUE_LABELS
+from baccarat.errors import ConfigurationError
+from baccarat.presets import get_game
+from baccarat.shoe import check_cut_card, check_decks
+from baccarat.sim import kernels
+from baccarat.sim.run import CHUNK_SHOES, MAX_SHOES, chunk_state, execute
+from baccarat.sim.tables import punto_banco_tables, shoe_tables
+
+
+@dataclass(frozen=True)
+class CountPreset:
+    tags: tuple[int, ...]  #: A,2,...,9,T
+    wager: str
+    trigger: float
+    source: str
+
+
+PRESETS = {
+    "dragon-7": CountPreset((0, 0, 0, -1, -1, -1, -1, 2, 2, 0), "dragon_7", 4.0,
+                            "Eliot Jacobson's Dragon 7 count; bet at a true count of +4 or more"),
+    "panda-8": CountPreset((1, 1, -2, -2, -2, -1, -1, -2, 4, 1), "panda_8", 11.0,
+                           "Panda 8 count published by Eliot Jacobson; bet at +11 or more (the best trigger "
+                           "in our sweep of +8 to +14, README)"),
+}
+
+
+def parse_tags(text: str) -> tuple[int, ...]:
+    """Tags for A,2,...,9,T, e.g. ``"0,0,0,-1,-1,-1,-1,2,2,0"``."""
+    parts = [p.strip() for p in str(text).split(",")]
+    try:
+        tags = tuple(int(p) for p in parts)
+    except ValueError:
+        tags = ()
+    if len(tags) != 10 or any(abs(t) > 100 for t in tags):
+        raise ConfigurationError(
+            f"--count takes a preset ({', '.join(PRESETS)}) or ten whole tags for A,2,...,9,T; got {text!r}"
+        )
+    return tags
+
+
+@dataclass(frozen=True)
+class CountPlan:
+    """A counting study; picklable like :class:`baccarat.sim.run.Plan`."""
+
+    game: str
+    wager: str
+    tags: tuple[int, ...]  #: A,2,...,9,T
+    trigger: float
+    shoes: int
+    seed: int
+    decks: int = 8
+    cut_card: int = 14
+    true_count: bool = True
+    initial_count: int = 0
+    perfect: bool = False  #: bet on the exact EV instead of the count (the bound)
+
+    def __post_init__(self) -> None:
+        if self.game not in ("mini", "ez"):
+            raise ConfigurationError("counting studies are for punto banco games (mini, ez)")
+        codes = [w.code for w in get_game(self.game).wagers]
+        if self.wager not in codes:
+            raise ConfigurationError(f"unknown wager {self.wager!r} in {self.game}; wagers are: {', '.join(codes)}")
+        if not 1 <= self.shoes <= MAX_SHOES:
+            raise ConfigurationError(f"shoes must be from 1 to {MAX_SHOES:,}")
+        if not math.isfinite(self.trigger):
+            raise ConfigurationError("the trigger must be a finite number")
+        check_decks(self.decks)
+        check_cut_card(self.cut_card, 52 * self.decks)
+
+    @property
+    def chunks(self) -> int:
+        return math.ceil(self.shoes / CHUNK_SHOES)
+
+    def chunk_shoes(self, index: int) -> int:
+        return min(CHUNK_SHOES, self.shoes - index * CHUNK_SHOES)
+
+    @property
+    def tags_by_value(self) -> npt.NDArray[np.int64]:
+        by_value = np.zeros(10, dtype=np.int64)
+        for label_value, tag in zip(LABEL_VALUES, self.tags, strict=True):
+            by_value[label_value] = tag
+        return by_value
+
+
+@numba.njit(cache=True)
+def _exact_ev(counts: np.ndarray, parent: np.ndarray, last: np.ndarray, earlier: np.ndarray,
+              coefficients: np.ndarray, monomial: np.ndarray) -> float:  # pragma: no cover - compiled
+    """The batch analyzer's polynomial for one wager and one composition."""
+    nodes, terms = parent.shape[0], coefficients.shape[0]
+    first = nodes - terms
+    size = counts.sum()
+    monomial[0] = 1.0
+    total = 0.0
+    for t in range(1, nodes):
+        value = monomial[parent[t]] * max(counts[last[t]] - earlier[t], 0)
+        if t < first:
+            monomial[t] = value
+        else:
+            total += coefficients[t - first] * value
+    return float(total / (size * (size - 1.0) * (size - 2.0) * (size - 3.0) * (size - 4.0) * (size - 5.0)))
+
+
+@numba.njit(cache=True)
+def count_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: np.ndarray, burn: np.ndarray,
+                cut_card: int, player_draws: np.ndarray, banker_draws: np.ndarray, natural: np.ndarray,
+                pay: np.ndarray, tags: np.ndarray, trigger: float, true_count: bool, initial: int,
+                perfect: bool, parent: np.ndarray, last: np.ndarray, earlier: np.ndarray,
+                coefficients: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """Per chunk: sums of hands, bets, win, win squared, win x hands... (see :func:`summarize_count`)."""
+    sums = np.zeros(8)
+    cards = deck.copy()
+    size = cards.shape[0]
+    values = np.empty(size, dtype=np.int64)
+    cut_index = size - cut_card
+    left = np.zeros(10, dtype=np.int64)
+    monomial = np.empty(parent.shape[0] - coefficients.shape[0])
+    for _ in range(shoes):
+        kernels.shuffle_in_place(cards, state)
+        left[:] = 0
+        for i in range(size):
+            values[i] = value_of[cards[i]]
+            left[values[i]] += 1
+        pos = 1 + burn[values[0]]
+        for i in range(pos):
+            left[values[i]] -= 1
+        running = initial + tags[values[0]]  # only the turned card is seen
+        last_coup = False
+        hands = 0
+        bets = 0
+        win = 0.0
+        while size - pos >= 6:
+            if perfect:
+                bet = _exact_ev(left, parent, last, earlier, coefficients, monomial) > 0.0
+            elif true_count:
+                bet = running / ((size - pos) / 52.0) >= trigger
+            else:
+                bet = running >= trigger
+            start = pos
+            key, pos = kernels.punto_banco_coup(values, pos, player_draws, banker_draws, natural)
+            for i in range(start, pos):
+                running += tags[values[i]]
+                left[values[i]] -= 1
+            hands += 1
+            if bet:
+                bets += 1
+                win += pay[key]
+            if last_coup:
+                break
+            if pos > cut_index:
+                last_coup = True
+        sums[0] += hands
+        sums[1] += hands * hands
+        sums[2] += bets
+        sums[3] += win
+        sums[4] += win * win
+        sums[5] += 1
+        sums[6] += win * bets
+        sums[7] += bets * bets
+    return sums
+
+
+def run_count_chunk(plan: CountPlan, index: int) -> npt.NDArray[np.float64]:
+    """One chunk of a counting study (top level, for processes and Dask)."""
+    shoe = shoe_tables(plan.decks)
+    tables = punto_banco_tables(plan.game)
+    row = [w.code for w in get_game(plan.game).wagers].index(plan.wager)
+    parent, last, earlier, coefficients = _polynomial(plan.game, row) if plan.perfect else _NO_POLYNOMIAL
+    result: npt.NDArray[np.float64] = count_chunk(
+        plan.chunk_shoes(index), chunk_state(plan.seed, index), shoe.deck, shoe.value_of, shoe.burn, plan.cut_card,
+        tables.player_draws, tables.banker_draws, tables.natural, tables.pays[row], plan.tags_by_value,
+        plan.trigger, plan.true_count, plan.initial_count, plan.perfect, parent, last, earlier, coefficients)
+    return result
+
+
+_EMPTY = np.zeros(1, dtype=np.int64)
+_NO_POLYNOMIAL = (np.zeros(2, dtype=np.int64), _EMPTY, _EMPTY, np.zeros(1))
+_POLYNOMIALS: dict[tuple[str, int], tuple[Any, ...]] = {}
+
+
+def _polynomial(game: str, row: int) -> tuple[Any, ...]:
+    if (game, row) not in _POLYNOMIALS:
+        evaluator = BatchEvaluator(get_game(game))
+        _POLYNOMIALS[(game, row)] = (*evaluator.tree, np.ascontiguousarray(evaluator.coefficients[row]))
+    return _POLYNOMIALS[(game, row)]
+
+
+@dataclass(frozen=True)
+class CountResult:
+    plan: CountPlan
+    shoes: int
+    hands: int
+    bets: int
+    win: float
+    win_per_shoe: float
+    win_per_shoe_error: float
+
+    @property
+    def hands_per_shoe(self) -> float:
+        return self.hands / self.shoes
+
+    @property
+    def bets_per_shoe(self) -> float:
+        return self.bets / self.shoes
+
+    @property
+    def bet_fraction(self) -> float:
+        return self.bets / self.hands if self.hands else 0.0
+
+    @property
+    def edge_when_betting(self) -> float:
+        """Mean result per unit bet."""
+        return self.win / self.bets if self.bets else float("nan")
+
+    @property
+    def win_per_100_hands(self) -> float:
+        return 100 * self.win / self.hands if self.hands else 0.0
+
+
+def summarize_count(plan: CountPlan, results: list[npt.NDArray[np.float64]]) -> CountResult:
+    """Add the chunks up (in order) and compute the per-shoe figures."""
+    sums = np.zeros(8)
+    for chunk in results:
+        sums += chunk
+    hands, _, bets, win, win2, shoes = sums[:6]
+    mean = win / shoes
+    error = math.sqrt(max(win2 / shoes - mean * mean, 0.0) / (shoes - 1)) if shoes > 1 else float("nan")
+    return CountResult(plan, int(shoes), int(hands), int(bets), win, mean, error)
+
+
+def run_count(plan: CountPlan, **kwargs: Any) -> CountResult:
+    """Run a counting study (``workers``, ``scheduler``, ``progress`` as for :func:`baccarat.sim.run.run`)."""
+    return summarize_count(plan, execute(plan, run_count_chunk, **kwargs))
+
+
+def format_count(result: CountResult, bound: CountResult | None = None) -> str:
+    """The card-counting summary of ``specs/analysis.md``."""
+    plan = result.plan
+    tags = ", ".join(f"{label}:{tag:+d}" for label, tag in zip(VALUE_LABELS, plan.tags, strict=True))
+    rule = "true count (running count per deck left)" if plan.true_count else "running count"
+    rows = [
+        f"Counting {plan.wager} in {plan.game}: {result.shoes:,} shoes, {plan.decks} decks, cut card {plan.cut_card}, "
+        f"seed {plan.seed}",
+        f"Tags {tags}; initial count {plan.initial_count}; bet 1 unit when the {rule} >= {plan.trigger:g}",
+    ]
+    for label, r in (("Count", result), ("Perfect information (bet when exact EV > 0)", bound)):
+        if r is None:
+            continue
+        rows.append(
+            f"{label}: {r.hands_per_shoe:.2f} hands and {r.bets_per_shoe:.3f} bets per shoe "
+            f"({r.bet_fraction:.3%} of hands); edge when betting {r.edge_when_betting:+.4%}; "
+            f"win per shoe {r.win_per_shoe:+.4f} ± {r.win_per_shoe_error:.4f} units; "
+            f"per 100 hands {r.win_per_100_hands:+.4f} units" + (f" ({r.shoes:,} shoes)" if r is bound else "")
+        )
+    return "\n".join(rows) + "\n"
+
+
+def count_json(result: CountResult, bound: CountResult | None = None) -> dict[str, Any]:
+    def one(r: CountResult) -> dict[str, Any]:
+        return {"shoes": r.shoes, "hands": r.hands, "bets": r.bets, "hands_per_shoe": r.hands_per_shoe,
+                "bets_per_shoe": r.bets_per_shoe, "bet_fraction": r.bet_fraction,
+                "edge_when_betting": r.edge_when_betting, "win_per_shoe": r.win_per_shoe,
+                "win_per_shoe_std_error": r.win_per_shoe_error, "win_per_100_hands": r.win_per_100_hands}
+
+    plan = result.plan
+    data: dict[str, Any] = {"wager": plan.wager, "tags": dict(zip(VALUE_LABELS, plan.tags, strict=True)),
+                            "trigger": plan.trigger, "true_count": plan.true_count,
+                            "initial_count": plan.initial_count, **one(result)}
+    if bound is not None:
+        data["perfect_information"] = one(bound)
+    return data
