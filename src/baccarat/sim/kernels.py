@@ -92,6 +92,29 @@ def punto_banco_coup(values: np.ndarray, pos: int, player_draws: np.ndarray, ban
 
 
 @numba.njit(cache=True)
+def punto_banco_shoe(values: np.ndarray, burn: np.ndarray, cut_card: int, player_draws: np.ndarray,
+                     banker_draws: np.ndarray, natural: np.ndarray, keys: np.ndarray) -> int:  # pragma: no cover
+    """Deal one shoe whose card values are ``values`` (already shuffled): burn, coups, cut card, last coup.
+
+    Writes each coup's key to ``keys`` and returns the number of coups.
+    """
+    size = values.shape[0]
+    cut_index = size - cut_card
+    pos = 1 + burn[values[0]]
+    last = False
+    coups = 0
+    while size - pos >= 6:  # a coup may need six cards and is never split
+        key, pos = punto_banco_coup(values, pos, player_draws, banker_draws, natural)
+        keys[coups] = key
+        coups += 1
+        if last:
+            break
+        if pos > cut_index:  # the cut card is out: one more coup
+            last = True
+    return coups
+
+
+@numba.njit(cache=True)
 def punto_banco_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: np.ndarray, burn: np.ndarray,
                       cut_card: int, player_draws: np.ndarray, banker_draws: np.ndarray, natural: np.ndarray,
                       pays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
@@ -105,27 +128,19 @@ def punto_banco_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of:
     sums = np.zeros((wagers + 1, 3))
     cards = deck.copy()
     values = np.empty(cards.shape[0], dtype=np.int64)
-    size = cards.shape[0]
-    cut_index = size - cut_card
+    keys = np.empty(cards.shape[0] // 4 + 1, dtype=np.int64)
     net = np.zeros(wagers)
     for _ in range(shoes):
         shuffle_in_place(cards, state)
-        for i in range(size):
+        for i in range(cards.shape[0]):
             values[i] = value_of[cards[i]]
-        pos = 1 + burn[values[0]]
-        last = False
-        hands = 0
+        hands = punto_banco_shoe(values, burn, cut_card, player_draws, banker_draws, natural, keys)
         net[:] = 0.0
-        while size - pos >= 6:
-            key, pos = punto_banco_coup(values, pos, player_draws, banker_draws, natural)
+        for h in range(hands):
+            key = keys[h]
             histogram[key] += 1
-            hands += 1
             for w in range(wagers):
                 net[w] += pays[w, key]
-            if last:
-                break
-            if pos > cut_index:
-                last = True
         for w in range(wagers):
             sums[w, 0] += net[w]
             sums[w, 1] += net[w] * net[w]
