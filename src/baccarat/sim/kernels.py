@@ -20,6 +20,8 @@ import numpy as np
 
 _U64 = np.uint64
 _MASK32 = _U64(0xFFFFFFFF)
+#: The right-hand digit of a sum of two point values: a table look-up instead of a division.
+_DIGIT = np.arange(20, dtype=np.int64) % 10
 
 
 @numba.njit(cache=True, inline="always")
@@ -71,23 +73,20 @@ def punto_banco_coup(values: np.ndarray, pos: int, player_draws: np.ndarray, ban
     The key is ``((pt * 10 + bt) * 10 + fifth) * 10 + sixth`` with unused cards 0,
     as in :func:`baccarat.analysis.punto.coup_table`.
     """
-    pt = (values[pos] + values[pos + 2]) % 10
-    bt = (values[pos + 1] + values[pos + 3]) % 10
+    pt = _DIGIT[values[pos] + values[pos + 2]]
+    bt = _DIGIT[values[pos + 1] + values[pos + 3]]
     pos += 4
-    fifth = 0
-    sixth = 0
-    if not (natural[pt] or natural[bt]):
-        column = 10  # the Player stood
-        if player_draws[pt]:
-            fifth = values[pos]
-            column = fifth
-            pos += 1
-        if banker_draws[bt, column]:
-            if column == 10:
-                fifth = values[pos]
-            else:
-                sixth = values[pos]
-            pos += 1
+    # Written without branches (0/1 arithmetic): which way a coup goes is random, and
+    # mispredicted branches would cost more than the few extra operations.
+    play = 1 - (natural[pt] | natural[bt])  # 1 when neither hand has a natural
+    player_draw = play * player_draws[pt]
+    next_card = values[pos]
+    column = 10 + player_draw * (next_card - 10)  # the Player's third card, or 10 if the Player stood
+    banker_draw = play * banker_draws[bt, column]
+    banker_card = values[pos + player_draw]
+    fifth = player_draw * next_card + (1 - player_draw) * banker_draw * banker_card
+    sixth = player_draw * banker_draw * banker_card
+    pos += player_draw + banker_draw
     return ((pt * 10 + bt) * 10 + fifth) * 10 + sixth, pos
 
 
@@ -115,32 +114,31 @@ def punto_banco_shoe(values: np.ndarray, burn: np.ndarray, cut_card: int, player
 
 
 @numba.njit(cache=True)
-def punto_banco_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: np.ndarray, burn: np.ndarray,
-                      cut_card: int, player_draws: np.ndarray, banker_draws: np.ndarray, natural: np.ndarray,
+def punto_banco_chunk(shoes: int, state: np.ndarray, deck_values: np.ndarray, burn: np.ndarray, cut_card: int,
+                      player_draws: np.ndarray, banker_draws: np.ndarray, natural: np.ndarray,
                       pays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """Deal ``shoes`` full shoes; one unit on every wager of every coup.
 
+    Punto banco needs only point values, so the shoe's values are shuffled
+    directly.  ``pays[key, wager]`` keeps one coup's pays in one cache line.
     Returns the coup-key histogram and, per wager, the sums over shoes of
     (net, net squared, net x hands); row ``wagers`` holds (hands, hands squared, shoes).
     """
-    wagers = pays.shape[0]
+    wagers = pays.shape[1]
     histogram = np.zeros(10_000, dtype=np.int64)
     sums = np.zeros((wagers + 1, 3))
-    cards = deck.copy()
-    values = np.empty(cards.shape[0], dtype=np.int64)
-    keys = np.empty(cards.shape[0] // 4 + 1, dtype=np.int64)
+    values = deck_values.copy()
+    keys = np.empty(values.shape[0] // 4 + 1, dtype=np.int64)
     net = np.zeros(wagers)
     for _ in range(shoes):
-        shuffle_in_place(cards, state)
-        for i in range(cards.shape[0]):
-            values[i] = value_of[cards[i]]
+        shuffle_in_place(values, state)
         hands = punto_banco_shoe(values, burn, cut_card, player_draws, banker_draws, natural, keys)
         net[:] = 0.0
         for h in range(hands):
             key = keys[h]
             histogram[key] += 1
             for w in range(wagers):
-                net[w] += pays[w, key]
+                net[w] += pays[key, w]
         for w in range(wagers):
             sums[w, 0] += net[w]
             sums[w, 1] += net[w] * net[w]

@@ -95,8 +95,8 @@ def run_chunk(plan: Plan, index: int) -> ChunkResult:
             t.stand_pay, t.draw_pay, t.block_event, t.block_pay)
         return result
     p = punto_banco_tables(plan.game)
-    result = kernels.punto_banco_chunk(shoes, state, shoe.deck, shoe.value_of, shoe.burn, plan.cut_card,
-                                       p.player_draws, p.banker_draws, p.natural, p.pays)
+    result = kernels.punto_banco_chunk(shoes, state, shoe.value_of[shoe.deck], shoe.burn, plan.cut_card,
+                                       p.player_draws, p.banker_draws, p.natural, p.pays_by_key)
     return result
 
 

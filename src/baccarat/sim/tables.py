@@ -51,10 +51,11 @@ def shoe_tables(decks: int) -> ShoeTables:
 class PuntoBancoTables:
     """The tableau as arrays, and every wager's pay for every coup key."""
 
-    player_draws: BoolArray  #: [player total]
-    banker_draws: BoolArray  #: [banker total, player's third card or 10 = stood]; rows 8-9 unused
-    natural: BoolArray  #: [two-card total]
+    player_draws: IntArray  #: [player total] -> 1 draws, 0 stands
+    banker_draws: IntArray  #: [banker total, player's third card or 10 = stood]; rows 8-9 unused
+    natural: IntArray  #: [two-card total] -> 1 for a natural
     pays: FloatArray  #: [wager, key]
+    pays_by_key: FloatArray  #: [key, wager], contiguous per key, for the kernels
 
 
 @cache
@@ -67,8 +68,10 @@ def punto_banco_tables(code: str) -> PuntoBancoTables:
     table = coup_table()
     keys = table.index.ravel()
     pays = np.array([[float(w.odds(coup)) for coup in table.coups] for w in game.wagers])[:, keys]
-    natural = np.array([is_natural(total) for total in range(10)])
-    return PuntoBancoTables(np.array(PLAYER_CHART), banker, natural, pays)
+    natural = np.array([is_natural(total) for total in range(10)], dtype=np.int64)
+    # 0/1 integers rather than booleans: the kernels compute with them (see kernels.punto_banco_coup).
+    return PuntoBancoTables(np.array(PLAYER_CHART, dtype=np.int64), banker.astype(np.int64), natural, pays,
+                            np.ascontiguousarray(pays.T))
 
 
 @dataclass(frozen=True)
