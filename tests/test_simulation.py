@@ -93,10 +93,10 @@ def test_event_counts_follow_the_engines_classifiers():
 
 
 def test_same_seed_same_result_for_one_and_two_workers():
-    _, plan = _plan("lucky-draw", 5000, 21, paytable=1)  # three chunks
+    _, plan = _plan("lucky-draw", 5000, 21, paytable=1, chunk_size=2000)  # three chunks
     one, two = run(plan, workers=1), run(plan, workers=2)
     assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
-    _, other = _plan("lucky-draw", 5000, 22, paytable=1)
+    _, other = _plan("lucky-draw", 5000, 22, paytable=1, chunk_size=2000)
     assert not np.array_equal(run(other)[0], one[0])
 
 
@@ -144,10 +144,10 @@ def dask_cluster(tmp_path_factory):
 
 
 def test_a_dask_cluster_gives_the_single_process_result(dask_cluster):
-    _, plan = _plan("ez", 6500, 31)  # four chunks
+    _, plan = _plan("ez", 6500, 31, chunk_size=2000)  # four chunks
     local, remote = run(plan), run(plan, scheduler=dask_cluster)
     assert np.array_equal(local[0], remote[0]) and np.array_equal(local[1], remote[1])
-    count = CountPlan("ez", "dragon_7", PRESETS["dragon-7"].tags, 4, 4500, 7)
+    count = CountPlan("ez", "dragon_7", PRESETS["dragon-7"].tags, 4, 4500, 7, chunk_size=1000)
     assert run_count(count) == run_count(count, scheduler=dask_cluster)
 
 
@@ -177,7 +177,7 @@ def test_perfect_information_kernel_matches_the_batch_analyzer():
 
 
 def test_counting_is_reproducible_and_the_dragon_count_has_an_edge():
-    plan = CountPlan("ez", "dragon_7", PRESETS["dragon-7"].tags, 4, 8000, 3)
+    plan = CountPlan("ez", "dragon_7", PRESETS["dragon-7"].tags, 4, 8000, 3, chunk_size=2000)
     one, two = run_count(plan), run_count(plan, workers=2)
     assert one == two
     assert one.edge_when_betting > 0 > analyze(EZ, Composition.full(8)).wagers[3].expected_value

@@ -83,6 +83,7 @@ class CountPlan:
     true_count: bool = True
     initial_count: int = 0
     perfect: bool = False  #: bet on the exact EV instead of the count (the bound)
+    chunk_size: int = CHUNK_SHOES  #: shoes per chunk; part of what the seed reproduces
 
     def __post_init__(self) -> None:
         if self.game not in ("mini", "ez"):
@@ -92,6 +93,8 @@ class CountPlan:
             raise ConfigurationError(f"unknown wager {self.wager!r} in {self.game}; wagers are: {', '.join(codes)}")
         if not 1 <= self.shoes <= MAX_SHOES:
             raise ConfigurationError(f"shoes must be from 1 to {MAX_SHOES:,}")
+        if self.chunk_size < 1:
+            raise ConfigurationError("chunk size must be positive")
         if not math.isfinite(self.trigger):
             raise ConfigurationError("the trigger must be a finite number")
         check_decks(self.decks)
@@ -99,10 +102,10 @@ class CountPlan:
 
     @property
     def chunks(self) -> int:
-        return math.ceil(self.shoes / CHUNK_SHOES)
+        return math.ceil(self.shoes / self.chunk_size)
 
     def chunk_shoes(self, index: int) -> int:
-        return min(CHUNK_SHOES, self.shoes - index * CHUNK_SHOES)
+        return min(self.chunk_size, self.shoes - index * self.chunk_size)
 
     @property
     def tags_by_value(self) -> npt.NDArray[np.int64]:

@@ -14,7 +14,7 @@ import math
 import multiprocessing
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar
 
 import numpy as np
@@ -25,8 +25,9 @@ from baccarat.shoe import check_cut_card, check_decks
 from baccarat.sim import kernels
 from baccarat.sim.tables import lucky_draw_tables, punto_banco_tables, shoe_tables
 
-#: Shoes per chunk: small enough for a smooth progress bar, big enough to keep overheads small.
-CHUNK_SHOES = 2000
+#: Shoes per chunk by default: a chunk is a fraction of a second of work, so the per-task
+#: overhead of a process pool or a Dask cluster stays small and the progress bar still moves.
+CHUNK_SHOES = 10_000
 #: The most shoes one run may deal (a guard against typos; about 10^11 hands).
 MAX_SHOES = 10**9
 
@@ -55,6 +56,7 @@ class Plan:
     cut_card: int = 14
     paytable: int | None = None
     draws: bytes | None = field(default=None, repr=False)  #: Lucky Draw strategy, 1,000 booleans [s1, up, s2]
+    chunk_size: int = CHUNK_SHOES  #: shoes per chunk; part of what the seed reproduces
 
     def __post_init__(self) -> None:
         if not isinstance(self.shoes, int) or isinstance(self.shoes, bool) or not 1 <= self.shoes <= MAX_SHOES:
@@ -63,15 +65,17 @@ class Plan:
             raise ConfigurationError(f"seed must be a non-negative integer, got {self.seed!r}")
         check_decks(self.decks)
         check_cut_card(self.cut_card, 52 * self.decks)
+        if not isinstance(self.chunk_size, int) or self.chunk_size < 1:
+            raise ConfigurationError(f"chunk size must be a positive whole number, got {self.chunk_size!r}")
         if self.game == "lucky-draw" and (self.draws is None or len(self.draws) != 1000):
             raise ConfigurationError("a Lucky Draw plan needs the seat's strategy (1,000 cells)")
 
     @property
     def chunks(self) -> int:
-        return math.ceil(self.shoes / CHUNK_SHOES)
+        return math.ceil(self.shoes / self.chunk_size)
 
     def chunk_shoes(self, index: int) -> int:
-        return min(CHUNK_SHOES, self.shoes - index * CHUNK_SHOES)
+        return min(self.chunk_size, self.shoes - index * self.chunk_size)
 
 
 def chunk_state(seed: int, index: int) -> npt.NDArray[np.uint64]:
@@ -105,7 +109,9 @@ def _local(plan: P, workers: int, chunk: Callable[[P, int], R]) -> Iterator[tupl
         for index in range(plan.chunks):
             yield index, chunk(plan, index)
         return
-    # fork: workers start at once and inherit the compiled kernels (the kernels use no threads).
+    # Load the compiled kernel and build the rule tables here first (one one-shoe chunk, result
+    # dropped); forked workers then inherit them and start at once (the kernels use no threads).
+    chunk(replace(plan, shoes=1), 0)  # type: ignore[type-var]
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures = {pool.submit(chunk, plan, index): index for index in range(plan.chunks)}
