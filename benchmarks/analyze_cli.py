@@ -43,10 +43,11 @@ def time_cli(repeats: int) -> dict[str, list[float]]:
 
 def time_in_process(repeats: int) -> tuple[list[float], list[float]]:
     """Every 8-deck mini-baccarat wager: (analyzer times, plain enumeration times), no start-up counted."""
+    from tests import test_enumeration
+
     from baccarat.analysis.composition import Composition
     from baccarat.analysis.punto import coup_table, event_combinations
     from baccarat.presets import MINI
-    from tests import test_enumeration
 
     ours, baseline = [], []
     for _ in range(repeats):
