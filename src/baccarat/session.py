@@ -6,17 +6,19 @@ so a script and a keyboard produce the same rounds.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from baccarat.errors import BaccaratError, IllegalActionError, InsufficientFundsError
-from baccarat.events import BetSettled, CoupResolved, Event
+from baccarat.errors import BaccaratError, ConfigurationError, IllegalActionError, InsufficientFundsError
+from baccarat.events import BetSettled, CardDealt, CoupResolved, Event
+from baccarat.fair import ALGORITHM, commitment, fair_shoe, new_server_seed
 from baccarat.games import Game
 from baccarat.lucky import LuckyDrawHand
 from baccarat.money import format_amount
 from baccarat.presets import is_dragon_7, is_panda_8
 from baccarat.script import RoundOrder
-from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS, live_rng, seeded_rng
+from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS, Shoe, check_cut_card, check_decks
 from baccarat.table import Phase, Table
 
 SEAT = 1
@@ -24,7 +26,13 @@ Decider = Callable[[LuckyDrawHand], str]
 
 
 class Session:
-    """One player, seat 1, at a fresh table of ``game``."""
+    """One player, seat 1, at a fresh table of ``game``.
+
+    Every shoe is provably fair (:mod:`baccarat.fair`): its server seed comes
+    from the operating system, or, with ``seed``, from the session seed and the
+    shoe number (reproducible).  The transcript publishes each shoe's record,
+    seed included, for ``baccarat verify``.
+    """
 
     def __init__(
         self,
@@ -36,9 +44,23 @@ class Session:
         cut_card: int = DEFAULT_CUT_CARD,
         player: str = "player",
     ):
-        rng = seeded_rng(seed) if seed is not None else live_rng()
-        self.game, self.seed, self.decks = game, seed, decks
-        self.table = Table(game, rng=rng, decks=decks, cut_card=cut_card)
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+            raise ConfigurationError(f"seed must be a non-negative integer, got {seed!r}")
+        self.game, self.seed, self.decks = game, seed, check_decks(decks)
+        check_cut_card(cut_card, 52 * decks)  # refuse bad settings now, not at the first deal
+        #: One record per shoe: commitment, seed, burned cards and each round's cards in deal order.
+        self.shoes: list[dict[str, Any]] = []
+
+        def new_shoe() -> Shoe:
+            number = len(self.shoes) + 1
+            server_seed = new_server_seed() if seed is None else _derived_seed(seed, number)
+            shoe = fair_shoe(server_seed, decks=decks, cut_card=cut_card)
+            self.shoes.append({"shoe": number, "algorithm": ALGORITHM, "decks": decks, "cut_card": cut_card,
+                               "commitment": commitment(server_seed), "server_seed": server_seed.hex(),
+                               "burned": [str(c) for c in shoe.burned], "rounds": []})
+            return shoe
+
+        self.table = Table(game, shoe_factory=new_shoe, decks=decks, cut_card=cut_card)
         self.table.sit(SEAT, player, bankroll)
         self.rounds: list[dict[str, Any]] = []
 
@@ -109,6 +131,8 @@ class Session:
             record["banker_cards"] = [str(c) for c in coup.banker_cards]
             record["player_total"], record["banker_total"] = coup.player_total, coup.banker_total
             record["result"] = coup.winner
+        record["deal_order"] = [str(e.card) for e in events if isinstance(e, CardDealt)]
+        self.shoes[-1]["rounds"].append({"round": table.round_no, "cards": record["deal_order"]})
         settled = [e for e in events if isinstance(e, BetSettled) and e.seat == SEAT]
         record["callouts"] = self._callouts(events, settled)
         record["events"] = {e.wager: e.event for e in settled}
@@ -133,4 +157,10 @@ class Session:
             doc["paytable"] = self.game.paytable
         doc["rounds"] = self.rounds
         doc["final_balance"] = self.balance
+        doc["shoes"] = self.shoes  # the session is over for this transcript: every seed is revealed
         return doc
+
+
+def _derived_seed(seed: int, shoe: int) -> bytes:
+    """A reproducible server seed for shoe ``shoe`` of a seeded session."""
+    return hashlib.sha256(f"baccarat session {seed} shoe {shoe}".encode()).digest()
