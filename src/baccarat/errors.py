@@ -61,3 +61,16 @@ class ConfigurationError(BaccaratError, ValueError):
 
 class ReplayError(BaccaratError, ValueError):
     """An event log does not replay: it contradicts the state it is applied to."""
+
+
+class AuthenticationError(BaccaratError, PermissionError):
+    """Wrong username or password, or a missing, unknown or expired session token."""
+
+
+class AuthorizationError(BaccaratError, PermissionError):
+    """The caller may not do this (another player's resource, or an operator-only action)."""
+
+
+class ConflictError(BaccaratError, ValueError):
+    """The request conflicts with stored state (a taken username; an idempotency key reused
+    with a different request)."""

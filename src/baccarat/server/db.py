@@ -1,0 +1,87 @@
+"""Engines and transactions for SQLite (default) and PostgreSQL.
+
+SQLite runs in WAL mode with ``synchronous=FULL`` (a committed transaction
+survives a crash or power loss) and every transaction starts with ``BEGIN
+IMMEDIATE``, so writers queue for the lock instead of failing when a read
+upgrades to a write.  PostgreSQL runs ``SERIALIZABLE``; :func:`transaction`
+retries a transaction that lost a serialization race.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+T = TypeVar("T")
+
+RETRIES = 20
+
+
+def sqlite_url(data_dir: Path) -> str:
+    """The default database: ``baccarat.sqlite3`` in the data directory."""
+    return f"sqlite:///{(data_dir / 'baccarat.sqlite3').resolve()}"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine with the durability settings above."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(connection: Any, _record: Any) -> None:
+            connection.isolation_level = None  # let SQLAlchemy's BEGIN below be the only BEGIN
+            cursor = connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=FULL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin_immediate(connection: Any) -> None:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, isolation_level="SERIALIZABLE", pool_pre_ping=True)
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def _retryable(error: DBAPIError) -> bool:
+    code = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
+    if code in ("40001", "40P01"):  # serialization failure, deadlock
+        return True
+    return isinstance(error, OperationalError) and "database is locked" in str(error.orig)
+
+
+def transaction(sessions: sessionmaker[Session], work: Callable[[Session], T]) -> T:
+    """Run ``work`` in one transaction, committed durably before returning; retried on a lost race."""
+    for attempt in range(RETRIES):
+        with sessions() as session:
+            try:
+                with session.begin():
+                    return work(session)
+            except DBAPIError as error:
+                if not _retryable(error) or attempt == RETRIES - 1:
+                    raise
+        time.sleep(min(0.001 * 2**attempt, 0.2))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@contextmanager
+def connect(url: str) -> Iterator[sessionmaker[Session]]:
+    """Sessions on ``url``, the engine disposed of afterwards."""
+    engine = make_engine(url)
+    try:
+        yield session_factory(engine)
+    finally:
+        engine.dispose()
