@@ -133,7 +133,7 @@ def test_same_wallet_race_has_exactly_one_winner(sessions):
         outcomes: list[str] = []
         barrier = threading.Barrier(64)
 
-        def bet(i, rep=repetition):
+        def bet(i, rep=repetition, barrier=barrier, outcomes=outcomes):
             def work(s):
                 amount = wallet.balance(s, account_id)
                 wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -5_000,
