@@ -1,0 +1,169 @@
+"""The HTTP API (FastAPI).  Work in progress: accounts and wallets; tables and rounds come next.
+
+Errors of the :class:`~baccarat.errors.BaccaratError` family become HTTP
+answers here and nowhere else; anything unexpected is a bare 500 with no
+detail (the traceback goes to the server log, never to the client).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, FastAPI, Header, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.orm import Session, sessionmaker
+
+from baccarat.errors import (
+    AuthenticationError,
+    AuthorizationError,
+    BaccaratError,
+    ConfigurationError,
+    ConflictError,
+    InsufficientFundsError,
+    InvalidAmountError,
+)
+from baccarat.money import MAX_AMOUNT
+from baccarat.server import accounts, wallet
+from baccarat.server.db import make_engine, session_factory, transaction
+from baccarat.server.migrate import upgrade
+from baccarat.server.models import Account
+from baccarat.server.settings import Settings
+
+log = logging.getLogger("baccarat.server")
+T = TypeVar("T")
+
+STATUS = {
+    AuthenticationError: 401,
+    AuthorizationError: 403,
+    ConflictError: 409,
+    InsufficientFundsError: 409,
+    ConfigurationError: 422,
+    InvalidAmountError: 422,
+}
+
+
+class Strict(BaseModel):
+    """Request bodies refuse unknown fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Credentials(Strict):
+    username: str = Field(min_length=3, max_length=32)
+    password: str = Field(min_length=8, max_length=128)
+
+
+class Movement(Strict):
+    amount: int = Field(gt=0, le=MAX_AMOUNT, description="minor units")
+    memo: str = Field(default="", max_length=200)
+
+
+def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
+    """The session token from ``Authorization: Bearer <token>`` (tokens never travel in URLs)."""
+    if authorization and authorization.startswith("Bearer "):
+        return authorization.removeprefix("Bearer ").strip()
+    return None
+
+
+# Module level: FastAPI resolves annotations by name, so the alias must be importable.
+Token = Annotated[str | None, Depends(bearer)]
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The application; the database is migrated to the newest schema when it starts."""
+    settings = settings or Settings()
+    url = settings.url
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        upgrade(url)
+        engine = make_engine(url)
+        app.state.sessions = session_factory(engine)
+        yield
+        engine.dispose()
+
+    app = FastAPI(title="baccarat table server", version="0.1.0", lifespan=lifespan)
+
+    @app.exception_handler(BaccaratError)
+    async def _known(_: Request, error: BaccaratError) -> JSONResponse:
+        status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
+        return JSONResponse({"error": type(error).__name__, "detail": str(error)}, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, error: RequestValidationError) -> JSONResponse:
+        problems = [{"field": ".".join(str(p) for p in e.get("loc", ())), "problem": e.get("msg", "")}
+                    for e in error.errors()]
+        return JSONResponse({"error": "InvalidRequest", "detail": problems}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected error", exc_info=error)
+        return JSONResponse({"error": "InternalError", "detail": "internal error"}, status_code=500)
+
+    def run(request: Request, work: Callable[[Session], T]) -> T:
+        sessions: sessionmaker[Session] = request.app.state.sessions
+        return transaction(sessions, work)
+
+    def me(request: Request, token: str | None) -> Account:
+        return run(request, lambda s: accounts.authenticate(s, token))
+
+    @app.get("/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.post("/api/accounts", status_code=201)
+    def register(request: Request, body: Credentials) -> dict[str, Any]:
+        def work(s: Session) -> dict[str, Any]:
+            account = accounts.register(s, body.username, body.password, grant=settings.grant)
+            return {"id": account.id, "username": account.username, "balance": wallet.balance(s, account.id)}
+        return run(request, work)
+
+    @app.post("/api/sessions", status_code=201)
+    def log_in(request: Request, body: Credentials) -> dict[str, str]:
+        return {"token": run(request, lambda s: accounts.log_in(s, body.username, body.password))}
+
+    @app.delete("/api/sessions", status_code=204)
+    def log_out(request: Request, token: Token) -> None:
+        me(request, token)
+        run(request, lambda s: accounts.log_out(s, token or ""))
+
+    @app.get("/api/me")
+    def who_am_i(request: Request, token: Token) -> dict[str, Any]:
+        account = me(request, token)
+        balance = run(request, lambda s: wallet.balance(s, account.id))
+        return {"id": account.id, "username": account.username, "role": account.role, "balance": balance}
+
+    def operator_move(request: Request, token: str | None, account_id: int, body: Movement, key: str | None,
+                      sign: int) -> dict[str, Any]:
+        operator = me(request, token)
+        if operator.role != "operator":
+            raise AuthorizationError("only an operator may credit or debit wallets")
+        if key is None:
+            raise ConfigurationError("money-moving requests need an Idempotency-Key header")
+
+        def work(s: Session) -> dict[str, Any]:
+            def move() -> dict[str, Any]:
+                amount = sign * body.amount
+                wallet.transfer(s, "credit" if sign > 0 else "debit",
+                                {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=body.memo)
+                return {"account_id": account_id, "balance": wallet.balance(s, account_id)}
+            request_body = {"account_id": account_id, "sign": sign, **body.model_dump()}
+            return wallet.idempotent(s, operator.id, key, request_body, move)
+        return run(request, work)
+
+    @app.post("/api/operator/wallets/{account_id}/credit")
+    def credit(request: Request, account_id: int, body: Movement, token: Token,
+               idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+        return operator_move(request, token, account_id, body, idempotency_key, +1)
+
+    @app.post("/api/operator/wallets/{account_id}/debit")
+    def debit(request: Request, account_id: int, body: Movement, token: Token,
+              idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+        return operator_move(request, token, account_id, body, idempotency_key, -1)
+
+    return app

@@ -1,0 +1,34 @@
+"""Server settings: from the command line, else the environment, else the defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from baccarat.server.db import sqlite_url
+
+#: Play money granted to a new account (minor units): 1,000.00.
+DEFAULT_GRANT = 100_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = field(default_factory=lambda: Path(os.environ.get("BACCARAT_DATA_DIR", "baccarat-data")))
+    database_url: str | None = field(default_factory=lambda: os.environ.get("BACCARAT_DATABASE_URL"))
+    grant: int = DEFAULT_GRANT
+    allowed_origins: tuple[str, ...] = ("http://127.0.0.1:8000", "http://localhost:8000")
+
+    @classmethod
+    def from_options(cls, *, data_dir: Path | None = None, database: str | None = None) -> Settings:
+        """Command-line options where given, the environment and the defaults elsewhere."""
+        defaults = cls()
+        return cls(data_dir=data_dir or defaults.data_dir, database_url=database or defaults.database_url)
+
+    @property
+    def url(self) -> str:
+        """The database URL: ``--database`` / ``BACCARAT_DATABASE_URL``, else SQLite in the data directory."""
+        if self.database_url:
+            return self.database_url
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        return sqlite_url(self.data_dir)

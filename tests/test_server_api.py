@@ -1,0 +1,121 @@
+"""The HTTP API on a real SQLite file (FastAPI's test client): accounts, wallets, operator
+movements, authorization, idempotency, strict bodies, and no tracebacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from baccarat.server import accounts, wallet
+from baccarat.server.app import create_app
+from baccarat.server.db import connect, transaction
+from baccarat.server.settings import Settings
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    settings = Settings(data_dir=tmp_path, grant=50_000)
+    with TestClient(create_app(settings)) as test_client:
+        test_client.settings = settings  # type: ignore[attr-defined]
+        yield test_client
+    with connect(settings.url) as sessions, sessions() as s:
+        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+
+
+def _player(client: TestClient, name: str) -> tuple[int, dict[str, str]]:
+    created = client.post("/api/accounts", json={"username": name, "password": "correct horse"})
+    assert created.status_code == 201, created.text
+    token = client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
+    return created.json()["id"], {"Authorization": f"Bearer {token}"}
+
+
+def _operator(client: TestClient) -> dict[str, str]:
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        transaction(sessions, lambda s: accounts.register(s, "pit_boss", "correct horse", grant=0, role="operator"))
+    token = client.post("/api/sessions", json={"username": "pit_boss", "password": "correct horse"}).json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_health_register_log_in_and_me(client):
+    assert client.get("/health").json() == {"status": "ok"}
+    account_id, auth = _player(client, "alice")
+    me = client.get("/api/me", headers=auth).json()
+    assert me == {"id": account_id, "username": "alice", "role": "player", "balance": 50_000}
+    assert client.get("/api/me").status_code == 401
+    assert client.delete("/api/sessions", headers=auth).status_code == 204
+    assert client.get("/api/me", headers=auth).status_code == 401
+
+
+def test_wrong_password_taken_name_and_unknown_fields(client):
+    _player(client, "bob")
+    assert client.post("/api/sessions", json={"username": "bob", "password": "wrong horse"}).status_code == 401
+    assert client.post("/api/accounts", json={"username": "bob", "password": "correct horse"}).status_code == 409
+    answer = client.post("/api/accounts", json={"username": "eve", "password": "correct horse", "balance": 10**9})
+    assert answer.status_code == 422 and "balance" in answer.text
+    assert client.post("/api/accounts", content=b"{not json", headers={"Content-Type": "application/json"}
+                       ).status_code == 422
+
+
+def test_operator_credit_and_debit_are_idempotent_and_operator_only(client):
+    player_id, player = _player(client, "carol")
+    operator = _operator(client)
+    url = f"/api/operator/wallets/{player_id}/credit"
+    headers = {**operator, "Idempotency-Key": "credit-0001"}
+    first = client.post(url, json={"amount": 2_500, "memo": "promotion"}, headers=headers)
+    again = client.post(url, json={"amount": 2_500, "memo": "promotion"}, headers=headers)
+    assert first.status_code == again.status_code == 200 and first.json() == again.json()
+    assert first.json()["balance"] == 52_500
+    assert client.post(url, json={"amount": 9, "memo": "promotion"}, headers=headers).status_code == 409
+    assert client.post(url, json={"amount": 1}, headers=operator).status_code == 422  # no key
+    debit = client.post(f"/api/operator/wallets/{player_id}/debit", json={"amount": 10**8},
+                        headers={**operator, "Idempotency-Key": "debit-0001"})
+    assert debit.status_code == 409 and "more than the balance" in debit.json()["detail"]
+    # a player cannot move money, not even into their own wallet
+    forbidden = client.post(url, json={"amount": 1}, headers={**player, "Idempotency-Key": "credit-0002"})
+    assert forbidden.status_code == 403
+    assert client.get("/api/me", headers=player).json()["balance"] == 52_500
+
+
+@pytest.mark.parametrize("amount", [0, -5, 10**15, "12.50", 1.5, None])
+def test_bad_amounts_are_refused(client, amount):
+    player_id, _ = _player(client, "dave")
+    operator = _operator(client)
+    answer = client.post(f"/api/operator/wallets/{player_id}/credit", json={"amount": amount},
+                         headers={**operator, "Idempotency-Key": "credit-bad-1"})
+    assert answer.status_code == 422
+    assert "Traceback" not in answer.text
+
+
+def test_serve_prints_its_address_and_answers(tmp_path: Path):
+    """The real command: a uvicorn process on a free port with SQLite in the data directory."""
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    import httpx
+
+    exe = shutil.which("baccarat", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    operator = subprocess.run([exe, "operator", "boss", "--data-dir", str(tmp_path)], input="correct horse\n",
+                              capture_output=True, text=True, timeout=60)
+    assert operator.returncode == 0 and "operator boss created" in operator.stdout
+    server = subprocess.Popen([exe, "serve", "--port", "0", "--data-dir", str(tmp_path)], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        match = re.search(r"ready at (http://[0-9.]+:\d+)", line)
+        assert match, line
+        base = match.group(1)
+        assert httpx.get(f"{base}/health", timeout=10).json() == {"status": "ok"}
+        login = httpx.post(f"{base}/api/sessions", json={"username": "boss", "password": "correct horse"}, timeout=10)
+        token = login.json()["token"]
+        me = httpx.get(f"{base}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
+        assert me["role"] == "operator" and me["balance"] == 0
+        assert (tmp_path / "baccarat.sqlite3").exists()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
