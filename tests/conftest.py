@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 from baccarat.cards import parse_cards
@@ -54,3 +55,37 @@ def nets(table: Table) -> dict[str, int]:
 def events(table: Table) -> dict[str, str]:
     """Pay-table event per wager code of the round just played (seat 1)."""
     return {s.wager: s.event for s in table.settlements if s.seat == 1}
+
+
+# --- databases for the server tests ------------------------------------------------------
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path):  # type: ignore[no-untyped-def]
+    """A fresh, empty database: an SQLite file, or a new database on the PostgreSQL server that
+    ``.ci/postgres.sh`` started (``BACCARAT_TEST_POSTGRES_URL``; CI sets ``BACCARAT_REQUIRE_POSTGRES``)."""
+    import os
+    import uuid
+
+    if request.param == "sqlite":
+        from baccarat.server.db import sqlite_url
+
+        yield sqlite_url(tmp_path)
+        return
+    server = os.environ.get("BACCARAT_TEST_POSTGRES_URL")
+    if not server:
+        if os.environ.get("BACCARAT_REQUIRE_POSTGRES"):
+            pytest.fail("BACCARAT_REQUIRE_POSTGRES is set but BACCARAT_TEST_POSTGRES_URL is not")
+        pytest.skip("no PostgreSQL server: run `eval \"$(bash .ci/postgres.sh)\"` to test on one")
+    from sqlalchemy import create_engine
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield server.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()

@@ -15,8 +15,8 @@ from baccarat.server.settings import Settings
 
 
 @pytest.fixture
-def client(tmp_path: Path):
-    settings = Settings(data_dir=tmp_path, grant=50_000)
+def client(tmp_path: Path, database_url: str):
+    settings = Settings(data_dir=tmp_path, database_url=database_url, grant=50_000)
     with TestClient(create_app(settings)) as test_client:
         test_client.settings = settings  # type: ignore[attr-defined]
         yield test_client

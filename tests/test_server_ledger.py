@@ -4,8 +4,6 @@ ledger, idempotent requests and the same-wallet race."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
-
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -13,14 +11,14 @@ from sqlalchemy import select
 
 from baccarat.errors import AuthenticationError, ConfigurationError, ConflictError, InsufficientFundsError
 from baccarat.server import accounts, wallet
-from baccarat.server.db import make_engine, session_factory, sqlite_url, transaction
+from baccarat.server.db import make_engine, session_factory, transaction
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Base, Token
 
 
 @pytest.fixture
-def sessions(tmp_path: Path):
-    url = sqlite_url(tmp_path)
+def sessions(database_url: str):
+    url = database_url
     upgrade(url)
     engine = make_engine(url)
     yield session_factory(engine)
@@ -29,15 +27,18 @@ def sessions(tmp_path: Path):
     engine.dispose()
 
 
-def test_migrations_build_exactly_the_models_schema(tmp_path: Path):
-    url = sqlite_url(tmp_path)
-    upgrade(url)
-    upgrade(url)  # a second run is a no-op
-    engine = make_engine(url)
+def test_migrations_build_exactly_the_models_schema(database_url: str):
+    upgrade(database_url)
+    upgrade(database_url)  # a second run is a no-op
+    engine = make_engine(database_url)
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
-        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-        assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+        if database_url.startswith("sqlite"):
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+        else:
+            assert connection.exec_driver_sql("SHOW transaction_isolation").scalar() == "serializable"
+            assert connection.exec_driver_sql("SHOW synchronous_commit").scalar() == "on"
     engine.dispose()
 
 
