@@ -4,6 +4,7 @@ ledger, idempotent requests and the same-wallet race."""
 from __future__ import annotations
 
 import threading
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
