@@ -128,3 +128,23 @@ def test_shoe_refuses_to_deal_outside_a_coup_and_past_its_end() -> None:
         shoe.draw()
     with pytest.raises(ShoeError):
         Shoe([])
+
+
+def test_a_stored_shoe_resumes_at_its_cursor() -> None:
+    from baccarat.errors import ShoeError
+    from baccarat.shoe import Shoe, seeded_rng
+
+    original = Shoe.shuffled(decks=1, rng=seeded_rng(3), cut_card=14)
+    copy = Shoe(original.cards, cut_card=14, burn=True)
+    original.start_coup(6)
+    dealt = [original.draw() for _ in range(5)]
+    original.end_coup()
+    copy.resume(original.position, last_coup=original.last_coup)
+    assert copy.position == original.position and copy.peek() == original.peek()
+    assert dealt[0] == copy.cards[len(copy.burned)]
+    for bad in (0, len(copy.cards) + 1, "7"):
+        try:
+            copy.resume(bad)  # type: ignore[arg-type]
+        except ShoeError:
+            continue
+        raise AssertionError(f"resume({bad!r}) was accepted")

@@ -182,6 +182,18 @@ class Shoe:
             raise ShoeError("the shoe is empty")
         return self.cards[index]
 
+    def resume(self, position: int, *, last_coup: bool = False) -> None:
+        """Continue a stored shoe: ``position`` cards already taken (burn included).
+
+        For a server that keeps only a shoe's seed and cursor in its database and
+        rebuilds the shoe for each round.
+        """
+        if self._coup_start is not None:
+            raise ShoeError("cannot move the cursor during a coup")
+        if not isinstance(position, int) or not len(self.burned) <= position <= len(self.cards):
+            raise ShoeError(f"a stored position must be from {len(self.burned)} to {len(self.cards)}, got {position!r}")
+        self.position, self.last_coup = position, last_coup
+
     def end_coup(self) -> None:
         """Close the current coup; the shoe ends after the coup that follows the cut card."""
         if self._coup_start is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import BigInteger, CheckConstraint, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, CheckConstraint, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -82,3 +82,89 @@ class IdempotentRequest(Base):
     request_hash: Mapped[str] = mapped_column(String(64))
     response: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class GameTable(Base):
+    """A table of one game.  Limits changed by an operator wait in ``pending_limits`` for the next round."""
+
+    __tablename__ = "game_tables"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32), unique=True)
+    game: Mapped[str] = mapped_column(String(16))
+    paytable: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    decks: Mapped[int] = mapped_column(Integer, default=8)
+    cut_card: Mapped[int] = mapped_column(Integer, default=14)
+    betting_seconds: Mapped[float] = mapped_column(Float, default=15.0)
+    status: Mapped[str] = mapped_column(String(8), default="open")  #: "open" or "closed"
+    limits: Mapped[str | None] = mapped_column(Text, nullable=True)  #: JSON {"minimum", "maximums"}; None: game's
+    pending_limits: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("table_id", "number", name="one_player_per_seat"),
+                      UniqueConstraint("table_id", "account_id", name="one_seat_per_player"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+
+
+class ShoeRow(Base):
+    """A provably fair shoe: the seed stays secret (never sent) until ``revealed_at``."""
+
+    __tablename__ = "shoes"
+    __table_args__ = (UniqueConstraint("table_id", "number", name="one_shoe_number_per_table"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    server_seed: Mapped[str] = mapped_column(String(64))
+    commitment: Mapped[str] = mapped_column(String(64))
+    algorithm: Mapped[str] = mapped_column(String(64))
+    decks: Mapped[int] = mapped_column(Integer)
+    cut_card: Mapped[int] = mapped_column(Integer)
+    position: Mapped[int] = mapped_column(Integer)  #: cards taken so far, the burn included
+    last_coup: Mapped[bool] = mapped_column(default=False)
+    finished: Mapped[bool] = mapped_column(default=False)
+    revealed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class Round(Base):
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("table_id", "number", name="one_round_number_per_table"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    shoe_id: Mapped[int] = mapped_column(ForeignKey("shoes.id"))
+    status: Mapped[str] = mapped_column(String(12), index=True)  #: betting, settled, no_action, refunded
+    closes_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    first_card: Mapped[int | None] = mapped_column(Integer, nullable=True)  #: shoe position of its first card
+    result: Mapped[str | None] = mapped_column(Text, nullable=True)  #: JSON: cards in deal order, totals, winner
+
+
+class Bet(Base):
+    __tablename__ = "bets"
+    __table_args__ = (UniqueConstraint("round_id", "account_id", "wager", name="one_bet_per_wager"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    wager: Mapped[str] = mapped_column(String(32))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    balance_before: Mapped[int] = mapped_column(BigInteger)  #: wallet before this round's first bet
+
+
+class Settlement(Base):
+    """How a bet was settled; the primary key makes settling a bet twice impossible."""
+
+    __tablename__ = "settlements"
+
+    bet_id: Mapped[int] = mapped_column(ForeignKey("bets.id"), primary_key=True)
+    event: Mapped[str] = mapped_column(String(64))
+    net: Mapped[int] = mapped_column(BigInteger)
+    transaction_id: Mapped[int] = mapped_column(ForeignKey("ledger_transactions.id"))

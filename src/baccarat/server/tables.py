@@ -1,0 +1,355 @@
+"""Tables and rounds in the database, driven by the core :class:`~baccarat.table.Table`.
+
+Work in progress (issue 5): punto banco tables (mini, ez).  Lucky Draw's
+decision phase is not served yet.
+
+A round is dealt and settled in **one** database transaction, from the table's
+stored provably fair shoe: the seed and the stored position give the same
+cards every time.  If the server dies before that transaction commits, the
+round is still open with its bets in escrow, and the next deal (after a
+restart) deals the very same cards; if it dies after, the round is settled
+and the position has moved on.  A bet is confirmed only after the
+transaction holding its stake has committed.
+
+Shoes follow the house procedure: a new shoe (and its commitment) is made
+before a round opens whenever the current one is finished or cannot cover a
+coup, so every bet is placed on a shoe whose commitment is already published.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from baccarat.cards import standard_deck
+from baccarat.coup import MAX_COUP_CARDS
+from baccarat.errors import ConfigurationError, ConflictError, IllegalActionError, ShoeError, UnknownSeatError
+from baccarat.events import BetSettled, CardDealt, CoupResolved
+from baccarat.fair import ALGORITHM, commitment, fair_cards, new_server_seed
+from baccarat.games import Game, TableLimits
+from baccarat.money import MAX_AMOUNT
+from baccarat.presets import get_game
+from baccarat.server import wallet
+from baccarat.server.db import transaction
+from baccarat.server.models import Account, Bet, GameTable, Round, Seat, Settlement, ShoeRow
+from baccarat.shoe import Shoe, check_cut_card, check_decks
+from baccarat.table import Table
+
+#: Tables made on a fresh database.  Lucky Draw will join when its decision phase is served.
+DEFAULT_TABLES = (("mini-1", "mini"), ("ez-1", "ez"))
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)  # SQLite returns naive datetimes
+
+
+def game_of(table: GameTable) -> Game:
+    return get_game(table.game, paytable=table.paytable)
+
+
+def limits_of(table: GameTable) -> TableLimits:
+    if table.limits is None:
+        return game_of(table).limits
+    data = json.loads(table.limits)
+    return TableLimits(data["minimum"], data["maximums"])
+
+
+def create_table(s: Session, name: str, game: str, *, decks: int = 8, cut_card: int = 14,
+                 betting_seconds: float = 15.0, now: datetime | None = None) -> GameTable:
+    """A new open table with its first shoe committed and its first round open."""
+    chosen = get_game(game)
+    if chosen.kind != "punto_banco":
+        raise ConfigurationError("Lucky Draw tables are not served yet")
+    check_cut_card(cut_card, 52 * check_decks(decks))
+    if not 0.1 <= betting_seconds <= 600:
+        raise ConfigurationError("the betting window is 0.1 to 600 seconds")
+    if s.scalar(select(GameTable.id).where(GameTable.name == name)) is not None:
+        raise ConflictError(f"there is already a table called {name!r}")
+    table = GameTable(name=name, game=chosen.code, decks=decks, cut_card=cut_card, betting_seconds=betting_seconds,
+                      status="open")
+    s.add(table)
+    s.flush()
+    _open_round(s, table, 1, now or _now())
+    return table
+
+
+def ensure_default_tables(s: Session) -> None:
+    """One table per served game on a database that has none."""
+    if s.scalar(select(func.count(GameTable.id))) == 0:
+        for name, game in DEFAULT_TABLES:
+            create_table(s, name, game)
+
+
+def _current_shoe(s: Session, table: GameTable) -> ShoeRow | None:
+    return s.scalar(select(ShoeRow).where(ShoeRow.table_id == table.id).order_by(ShoeRow.number.desc()).limit(1))
+
+
+def _new_shoe(s: Session, table: GameTable, number: int) -> ShoeRow:
+    seed = new_server_seed()
+    burned = Shoe(fair_cards(seed, table.decks), cut_card=table.cut_card, burn=True).position
+    row = ShoeRow(table_id=table.id, number=number, server_seed=seed.hex(), commitment=commitment(seed),
+                  algorithm=ALGORITHM, decks=table.decks, cut_card=table.cut_card, position=burned,
+                  last_coup=False, finished=False)
+    s.add(row)
+    s.flush()
+    return row
+
+
+def _open_round(s: Session, table: GameTable, number: int, now: datetime) -> Round:
+    shoe = _current_shoe(s, table)
+    if shoe is None or shoe.finished or 52 * shoe.decks - shoe.position < MAX_COUP_CARDS:
+        if shoe is not None and shoe.revealed_at is None:
+            shoe.revealed_at = now  # the shoe is over: its seed is published
+        shoe = _new_shoe(s, table, 1 if shoe is None else shoe.number + 1)
+    if table.pending_limits is not None:  # limits changed by an operator take effect now
+        table.limits, table.pending_limits = table.pending_limits, None
+    row = Round(table_id=table.id, number=number, shoe_id=shoe.id, status="betting",
+                closes_at=now + timedelta(seconds=table.betting_seconds))
+    s.add(row)
+    s.flush()
+    return row
+
+
+def open_round(s: Session, table_id: int) -> Round | None:
+    return s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "betting"))
+
+
+def _table(s: Session, table_id: int) -> GameTable:
+    table = s.get(GameTable, table_id)
+    if table is None:
+        raise UnknownSeatError(f"no table {table_id}")
+    return table
+
+
+def sit(s: Session, table_id: int, account_id: int, seat: int | None = None) -> int:
+    """Take ``seat`` (or the first free one) at the table; returns the seat number."""
+    table = _table(s, table_id)
+    if table.status != "open":
+        raise IllegalActionError("the table is closed")
+    taken = {row.number: row.account_id for row in s.scalars(select(Seat).where(Seat.table_id == table_id))}
+    if account_id in taken.values():
+        return next(number for number, owner in taken.items() if owner == account_id)
+    seats = game_of(table).max_seats
+    free = [n for n in range(1, seats + 1) if n not in taken]
+    if seat is None:
+        if not free:
+            raise IllegalActionError("the table is full")
+        seat = free[0]
+    if not isinstance(seat, int) or not 1 <= seat <= seats:
+        raise UnknownSeatError(f"seat must be a number from 1 to {seats}")
+    if seat in taken:
+        raise ConflictError(f"seat {seat} is taken")
+    s.add(Seat(table_id=table_id, number=seat, account_id=account_id))
+    s.flush()
+    return seat
+
+
+def leave(s: Session, table_id: int, account_id: int) -> None:
+    """Give up the seat; refused while the player has bets in the open round."""
+    current = open_round(s, table_id)
+    if current is not None and s.scalar(select(Bet.id).where(Bet.round_id == current.id,
+                                                             Bet.account_id == account_id)):
+        raise IllegalActionError("your bets are on the layout: wait for the round to be settled")
+    seat = s.scalar(select(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id))
+    if seat is not None:
+        s.delete(seat)
+
+
+def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int], now: datetime | None = None
+               ) -> dict[str, Any]:
+    """Put ``bets`` on the open round; the stakes go from the wallet to the round's escrow."""
+    now = now or _now()
+    table = _table(s, table_id)
+    current = open_round(s, table_id)
+    if current is None or _aware(current.closes_at) <= now:
+        raise IllegalActionError("no more bets: the betting window has closed")
+    seat = s.scalar(select(Seat.number).where(Seat.table_id == table_id, Seat.account_id == account_id))
+    if seat is None:
+        raise IllegalActionError("take a seat at the table first")
+    placed = {b.wager: b.amount for b in s.scalars(select(Bet).where(Bet.round_id == current.id,
+                                                                     Bet.account_id == account_id))}
+    if not bets or not isinstance(bets, dict):
+        raise ConfigurationError("bets are wager code -> amount in minor units")
+    if set(bets) & set(placed):
+        raise ConflictError(f"already on the layout this round: {', '.join(sorted(set(bets) & set(placed)))}")
+    # The core checks wager codes, amounts, limits and prerequisites, exactly as at a live table.
+    check = Table(game_of(table), limits=limits_of(table), shoe_factory=_checking_shoe)
+    check.sit(seat, "check", MAX_AMOUNT)
+    check.open_betting()
+    check.place_bets(seat, {**placed, **bets})
+    balance_before = wallet.balance(s, account_id) + sum(placed.values())
+    total = sum(bets.values())
+    wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(current.id): total},
+                    memo=f"table {table.name} round {current.number}")
+    for code, amount in bets.items():
+        s.add(Bet(round_id=current.id, account_id=account_id, seat=seat, wager=code, amount=amount,
+                  balance_before=balance_before))
+    s.flush()
+    return {"table": table_id, "round": current.number, "bets": {**placed, **bets},
+            "balance": wallet.balance(s, account_id)}
+
+
+def _checking_shoe() -> Shoe:
+    return Shoe(standard_deck(), cut_card=0)  # the checking table opens betting but never deals
+
+
+def due_rounds(s: Session, now: datetime) -> list[int]:
+    return list(s.scalars(select(Round.id).where(Round.status == "betting", Round.closes_at <= now)
+                          .order_by(Round.closes_at)))
+
+
+def deal_due(sessions: sessionmaker[Session], now: datetime | None = None) -> int:
+    """Deal and settle every round whose betting window has closed; returns how many."""
+    now = now or _now()
+    with sessions() as s:
+        due = due_rounds(s, now)
+    for round_id in due:
+        def work(s: Session, rid: int = round_id) -> None:
+            deal_round(s, rid, now)
+        transaction(sessions, work)
+    return len(due)
+
+
+def deal_round(s: Session, round_id: int, now: datetime) -> None:
+    """Deal, settle and close one round, then open the next (one transaction; idempotent)."""
+    current = s.get(Round, round_id, with_for_update=True)
+    if current is None or current.status != "betting" or _aware(current.closes_at) > now:
+        return  # already dealt (or not due): never twice
+    table = _table(s, current.table_id)
+    bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
+    if not bets:
+        current.status = "no_action"
+        _open_round(s, table, current.number + 1, now)
+        return
+    shoe_row = s.get(ShoeRow, current.shoe_id)
+    assert shoe_row is not None
+    stored = Shoe(fair_cards(bytes.fromhex(shoe_row.server_seed), shoe_row.decks), cut_card=shoe_row.cut_card,
+                  burn=True)
+    given = [stored]
+
+    def factory() -> Shoe:
+        if not given:
+            raise ShoeError("a round never needs a second shoe: it is changed before betting opens")
+        return given.pop()
+
+    core = Table(game_of(table), limits=limits_of(table), shoe_factory=factory)
+    by_seat: dict[int, dict[str, int]] = {}
+    account_of: dict[int, int] = {}
+    for bet in bets:
+        by_seat.setdefault(bet.seat, {})[bet.wager] = bet.amount
+        account_of[bet.seat] = bet.account_id
+    for seat, stakes in by_seat.items():
+        core.sit(seat, f"account {account_of[seat]}", sum(stakes.values()))
+    core.open_betting()
+    shoe = core.shoe
+    assert shoe is not None
+    shoe.resume(shoe_row.position, last_coup=shoe_row.last_coup)  # the table's shoe, at the stored cursor
+    for seat, stakes in by_seat.items():
+        core.place_bets(seat, stakes)
+    core.close_betting()
+    first_card = shoe.position
+    events = core.deal()
+    coup = next(e.coup for e in events if isinstance(e, CoupResolved))
+    bet_of = {(b.seat, b.wager): b for b in bets}
+    escrow = wallet.escrow_account(round_id)
+    for event in events:
+        if isinstance(event, BetSettled):
+            bet = bet_of[(event.seat, event.wager)]
+            entry = wallet.transfer(s, "settle", {escrow: -bet.amount,
+                                                  wallet.wallet_account(bet.account_id): bet.amount + event.net,
+                                                  wallet.HOUSE: -event.net},
+                                    memo=f"table {table.name} round {current.number} {event.wager}")
+            s.add(Settlement(bet_id=bet.id, event=event.event, net=event.net, transaction_id=entry))
+    s.flush()
+    shoe_row.position, shoe_row.last_coup, shoe_row.finished = shoe.position, shoe.last_coup, shoe.finished
+    current.first_card = first_card
+    current.result = json.dumps({
+        "cards": [str(e.card) for e in events if isinstance(e, CardDealt)],
+        "player_cards": [str(c) for c in coup.player_cards], "banker_cards": [str(c) for c in coup.banker_cards],
+        "player_total": coup.player_total, "banker_total": coup.banker_total, "winner": coup.winner,
+        "balances": {str(a): wallet.balance(s, a) for a in sorted(set(account_of.values()))},
+    })
+    current.status = "settled"
+    _open_round(s, table, current.number + 1, now)
+
+
+def refund_round(s: Session, round_id: int) -> None:
+    """Return every stake of an open round (when it cannot be dealt)."""
+    current = s.get(Round, round_id, with_for_update=True)
+    if current is None or current.status != "betting":
+        return
+    for bet in s.scalars(select(Bet).where(Bet.round_id == round_id)):
+        entry = wallet.transfer(s, "refund", {wallet.escrow_account(round_id): -bet.amount,
+                                              wallet.wallet_account(bet.account_id): bet.amount})
+        s.add(Settlement(bet_id=bet.id, event="Refunded", net=0, transaction_id=entry))
+    current.status = "refunded"
+
+
+def table_view(s: Session, table_id: int) -> dict[str, Any]:
+    """What anyone may see of a table: never a seed before its shoe is over, never an undealt card."""
+    table = _table(s, table_id)
+    current = open_round(s, table_id)
+    shoe = _current_shoe(s, table)
+    seats = {row.number: name for row, name in s.execute(
+        select(Seat, Account.username).join(Account, Account.id == Seat.account_id).where(Seat.table_id == table_id))}
+    last = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "settled")
+                    .order_by(Round.number.desc()).limit(1))
+    view: dict[str, Any] = {
+        "id": table.id, "name": table.name, "game": table.game, "status": table.status,
+        "seats": {str(n): name for n, name in sorted(seats.items())},
+        "round": None if current is None else {"number": current.number,
+                                               "closes_at": _aware(current.closes_at).isoformat()},
+        "shoe": None if shoe is None else {"number": shoe.number, "algorithm": shoe.algorithm,
+                                           "commitment": shoe.commitment, "cards_dealt": shoe.position},
+        "last_result": None,
+    }
+    if last is not None and last.result:
+        result = json.loads(last.result)
+        result.pop("balances", None)
+        view["last_result"] = {"round": last.number, **result}
+    return view
+
+
+def shoe_record(s: Session, table_id: int, number: int) -> dict[str, Any]:
+    """A revealed shoe's record for ``baccarat verify`` (refused while the shoe is in play)."""
+    row = s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id, ShoeRow.number == number))
+    if row is None:
+        raise UnknownSeatError(f"no shoe {number} at table {table_id}")
+    if row.revealed_at is None:
+        raise IllegalActionError("the shoe is still in play: its seed is revealed when it ends")
+    rounds = s.scalars(select(Round).where(Round.shoe_id == row.id, Round.status == "settled")
+                       .order_by(Round.number))
+    seed = bytes.fromhex(row.server_seed)
+    burned = Shoe(fair_cards(seed, row.decks), cut_card=row.cut_card, burn=True).burned
+    return {"shoe": row.number, "algorithm": row.algorithm, "decks": row.decks, "cut_card": row.cut_card,
+            "commitment": row.commitment, "server_seed": row.server_seed, "burned": [str(c) for c in burned],
+            "rounds": [{"round": r.number, "cards": json.loads(r.result or "{}").get("cards", [])} for r in rounds]}
+
+
+def recall(s: Session, account_id: int, limit: int = 20) -> list[dict[str, Any]]:
+    """The player's last rounds: cards in deal order, bets, results, balance before and after."""
+    rows = s.execute(select(Round, GameTable.name).join(Bet, Bet.round_id == Round.id)
+                     .join(GameTable, GameTable.id == Round.table_id)
+                     .where(Bet.account_id == account_id, Round.status.in_(("settled", "refunded")))
+                     .group_by(Round.id, GameTable.name).order_by(Round.id.desc()).limit(limit)).all()
+    history = []
+    for current, name in rows:
+        bets = s.execute(select(Bet, Settlement).join(Settlement, Settlement.bet_id == Bet.id)
+                         .where(Bet.round_id == current.id, Bet.account_id == account_id)).all()
+        result = json.loads(current.result or "{}")
+        history.append({
+            "table": name, "round": current.number, "status": current.status,
+            "cards": result.get("cards", []), "winner": result.get("winner"),
+            "bets": {b.wager: {"amount": b.amount, "event": st.event, "net": st.net} for b, st in bets},
+            "balance_before": bets[0][0].balance_before if bets else None,
+            "balance_after": result.get("balances", {}).get(str(account_id)),
+        })
+    return history

@@ -1,0 +1,148 @@
+"""Tables and rounds in the database: seats, bets through escrow, dealing from the committed shoe,
+settlement once, recall, revealed shoes that verify, and a crash between bet and deal."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+
+from baccarat import verify as verifier
+from baccarat.errors import BetLimitError, ConflictError, IllegalActionError, InsufficientFundsError, UnknownWagerError
+from baccarat.server import accounts, tables, wallet
+from baccarat.server.db import make_engine, session_factory, transaction
+from baccarat.server.migrate import upgrade
+from baccarat.server.models import Round, Settlement
+
+T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def sessions(database_url: str):
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    yield session_factory(engine)
+    with session_factory(engine)() as s:
+        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+    engine.dispose()
+
+
+def _setup(sessions, game="ez", players=("ann", "ben")):
+    def work(s):
+        table = tables.create_table(s, f"{game}-t", game, betting_seconds=10, now=T0)
+        ids = [accounts.register(s, name, "correct horse", grant=100_000).id for name in players]
+        for account_id in ids:
+            tables.sit(s, table.id, account_id)
+        return table.id, ids
+    return transaction(sessions, work)
+
+
+def _bet(sessions, table_id, account_id, bets, at=T0):
+    return transaction(sessions, lambda s: tables.place_bets(s, table_id, account_id, bets, now=at))
+
+
+def test_a_round_is_dealt_and_settled_once_through_the_ledger(sessions):
+    table_id, (ann, ben) = _setup(sessions)
+    assert _bet(sessions, table_id, ann, {"banker": 1_000, "dragon_7": 500})["balance"] == 98_500
+    _bet(sessions, table_id, ben, {"player": 2_000})
+    assert tables.deal_due(sessions, now=T0 + timedelta(seconds=5)) == 0  # the window is still open
+    assert tables.deal_due(sessions, now=T0 + timedelta(seconds=11)) == 1
+    assert tables.deal_due(sessions, now=T0 + timedelta(seconds=11)) == 0  # the next round has no bets yet
+    with sessions() as s:
+        settled = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
+        assert settled.status == "settled"
+        assert len(s.scalars(select(Settlement)).all()) == 3
+        history = tables.recall(s, ann)
+        assert history[0]["round"] == 1 and set(history[0]["bets"]) == {"banker", "dragon_7"}
+        assert history[0]["balance_before"] == 100_000
+        net = sum(b["net"] for b in history[0]["bets"].values())
+        assert history[0]["balance_after"] == 100_000 + net == wallet.balance(s, ann)
+        assert 4 <= len(history[0]["cards"]) <= 6
+        view = tables.table_view(s, table_id)
+        assert view["round"]["number"] == 2 and view["last_result"]["round"] == 1
+        assert "server_seed" not in str(view)
+    # dealing the same round again does nothing
+    transaction(sessions, lambda s: tables.deal_round(s, settled.id, T0 + timedelta(seconds=20)))
+    with sessions() as s:
+        assert len(s.scalars(select(Settlement)).all()) == 3
+
+
+def test_bets_are_checked_by_the_core_and_the_wallet(sessions):
+    table_id, (ann, _) = _setup(sessions)
+    with pytest.raises(UnknownWagerError):
+        _bet(sessions, table_id, ann, {"dragon_bonus_player": 100})
+    with pytest.raises(BetLimitError):
+        _bet(sessions, table_id, ann, {"banker": 10**6})  # EZ maximum 25.00
+    with pytest.raises(InsufficientFundsError):
+        transaction(sessions, lambda s: wallet.transfer(s, "debit", {wallet.wallet_account(ann): -99_000,
+                                                                     wallet.CASHIER: 99_000}))
+        _bet(sessions, table_id, ann, {"banker": 2_000})
+    _bet(sessions, table_id, ann, {"banker": 1_000})
+    with pytest.raises(ConflictError):
+        _bet(sessions, table_id, ann, {"banker": 100})
+    with pytest.raises(IllegalActionError, match="no more bets"):
+        _bet(sessions, table_id, ann, {"tie": 100}, at=T0 + timedelta(seconds=10))
+    with pytest.raises(IllegalActionError, match="bets are on the layout"):
+        transaction(sessions, lambda s: tables.leave(s, table_id, ann))
+    tables.deal_due(sessions, now=T0 + timedelta(seconds=10))
+
+
+def test_a_player_must_sit_and_seats_are_unique(sessions):
+    table_id, _ = _setup(sessions, players=())
+    carl = transaction(sessions, lambda s: accounts.register(s, "carl", "correct horse", grant=1_000).id)
+    with pytest.raises(IllegalActionError, match="take a seat"):
+        _bet(sessions, table_id, carl, {"banker": 100})
+    assert transaction(sessions, lambda s: tables.sit(s, table_id, carl, 3)) == 3
+    assert transaction(sessions, lambda s: tables.sit(s, table_id, carl, 5)) == 3  # already seated
+    dora = transaction(sessions, lambda s: accounts.register(s, "dora", "correct horse", grant=1_000).id)
+    with pytest.raises(ConflictError, match="seat 3 is taken"):
+        transaction(sessions, lambda s: tables.sit(s, table_id, dora, 3))
+
+
+def test_a_whole_shoe_verifies_once_revealed(sessions):
+    table_id, (ann, _) = _setup(sessions, game="mini")
+    moment = T0
+    for _ in range(120):  # more than a shoe's worth of rounds
+        with sessions() as s:
+            current = tables.open_round(s, table_id)
+            closes = current.closes_at.replace(tzinfo=UTC) if current.closes_at.tzinfo is None else current.closes_at
+        _bet(sessions, table_id, ann, {"banker": 100}, at=closes - timedelta(seconds=1))
+        moment = closes
+        tables.deal_due(sessions, now=moment)
+    with sessions() as s:
+        record = tables.shoe_record(s, table_id, 1)
+        verdict = verifier.verify_shoe(record)
+        assert verdict.ok, verdict.problems
+        assert verdict.rounds > 50
+        with pytest.raises(IllegalActionError, match="still in play"):
+            tables.shoe_record(s, table_id, 2)
+
+
+def test_a_crash_before_the_deal_commits_deals_the_same_cards_after_restart(sessions):
+    table_id, (ann, _) = _setup(sessions)
+    _bet(sessions, table_id, ann, {"banker": 1_000})
+    due = T0 + timedelta(seconds=11)
+
+    class Crash(Exception):
+        pass
+
+    def crash_after_dealing(s):
+        tables.deal_round(s, round_id, due)
+        raise Crash  # the process dies before the commit
+
+    with sessions() as s:
+        round_id = tables.open_round(s, table_id).id
+    with pytest.raises(Crash):
+        transaction(sessions, crash_after_dealing)
+    with sessions() as s:
+        assert s.get(Round, round_id).status == "betting"  # nothing of the deal was kept
+        assert wallet.balance(s, ann) == 99_000  # the stake stays in escrow
+    # what the aborted deal would have dealt, computed on a copy that is rolled back
+    with sessions() as s:
+        tables.deal_round(s, round_id, due)
+        aborted = s.get(Round, round_id).result
+        s.rollback()
+    tables.deal_due(sessions, now=due)
+    with sessions() as s:
+        assert s.get(Round, round_id).result == aborted
