@@ -119,3 +119,41 @@ def test_serve_prints_its_address_and_answers(tmp_path: Path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
+    import time
+
+    from baccarat.server import tables as server_tables
+
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        table_id = transaction(sessions, lambda s: server_tables.create_table(s, "quick-ez", "ez",
+                                                                            betting_seconds=0.5).id)
+    listed = client.get("/api/tables").json()
+    assert {t["name"] for t in listed} == {"mini-1", "ez-1", "quick-ez"}
+    assert all(len(t["shoe"]["commitment"]) == 64 and "server_seed" not in t["shoe"] for t in listed)
+    _, auth = _player(client, "gina")
+    assert client.post(f"/api/tables/{table_id}/bets", json={"bets": {"banker": 100}},
+                       headers={**auth, "Idempotency-Key": "bet-00000001"}).status_code == 409  # not seated
+    assert client.post(f"/api/tables/{table_id}/seats", json={}, headers=auth).json() == {"seat": 1}
+    headers = {**auth, "Idempotency-Key": "bet-00000002"}
+    placed = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"banker": 1_000, "panda_8": 100}},
+                         headers=headers)
+    assert placed.status_code == 201, placed.text
+    assert placed.json()["balance"] == 48_900
+    retry = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"banker": 1_000, "panda_8": 100}},
+                        headers=headers)
+    assert retry.json() == placed.json()  # answered from the stored result, no second stake
+    assert client.post(f"/api/tables/{table_id}/bets", json={"bets": {"dragon_bonus_player": 100}},
+                       headers={**auth, "Idempotency-Key": "bet-00000003"}).status_code == 422
+    assert client.get("/api/tables/999", headers=auth).status_code == 404
+    deadline = time.monotonic() + 10
+    history: list = []
+    while time.monotonic() < deadline and not history:
+        time.sleep(0.1)
+        history = client.get("/api/history", headers=auth).json()
+    assert history and history[0]["table"] == "quick-ez" and history[0]["status"] == "settled"
+    balance = client.get("/api/me", headers=auth).json()["balance"]
+    assert balance == history[0]["balance_after"] == 50_000 + sum(b["net"] for b in history[0]["bets"].values())
+    shoe = client.get(f"/api/tables/{table_id}/shoes/1")
+    assert shoe.status_code == 409  # the shoe is still in play: no seed yet

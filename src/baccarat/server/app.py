@@ -1,4 +1,5 @@
-"""The HTTP API (FastAPI).  Work in progress: accounts and wallets; tables and rounds come next.
+"""The HTTP API (FastAPI).  Work in progress: accounts, wallets, punto banco tables over REST;
+the WebSocket and Lucky Draw tables come next.
 
 Errors of the :class:`~baccarat.errors.BaccaratError` family become HTTP
 answers here and nowhere else; anything unexpected is a bare 500 with no
@@ -7,31 +8,38 @@ detail (the traceback goes to the server log, never to the client).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.errors import (
     AuthenticationError,
     AuthorizationError,
     BaccaratError,
+    BetLimitError,
     ConfigurationError,
     ConflictError,
+    IllegalActionError,
     InsufficientFundsError,
     InvalidAmountError,
+    UnknownSeatError,
+    UnknownWagerError,
+    WagerPrerequisiteError,
 )
 from baccarat.money import MAX_AMOUNT
-from baccarat.server import accounts, wallet
+from baccarat.server import accounts, tables, wallet
 from baccarat.server.db import make_engine, session_factory, transaction
 from baccarat.server.migrate import upgrade
-from baccarat.server.models import Account
+from baccarat.server.models import Account, GameTable
 from baccarat.server.settings import Settings
 
 log = logging.getLogger("baccarat.server")
@@ -44,6 +52,11 @@ STATUS = {
     InsufficientFundsError: 409,
     ConfigurationError: 422,
     InvalidAmountError: 422,
+    UnknownWagerError: 422,
+    BetLimitError: 422,
+    WagerPrerequisiteError: 422,
+    UnknownSeatError: 404,
+    IllegalActionError: 409,  #: the table is not in a state that allows it (no more bets, not seated...)
 }
 
 
@@ -61,6 +74,28 @@ class Credentials(Strict):
 class Movement(Strict):
     amount: int = Field(gt=0, le=MAX_AMOUNT, description="minor units")
     memo: str = Field(default="", max_length=200)
+
+
+#: How often the dealer looks for rounds whose betting window has closed.
+DEAL_INTERVAL = 0.1
+
+
+async def _deal_forever(sessions: sessionmaker[Session]) -> None:
+    """Deal every due round, forever; a round that fails is logged and tried again next time."""
+    while True:
+        try:
+            await asyncio.to_thread(tables.deal_due, sessions)
+        except Exception:  # keep dealing the other tables; the failing round stays open, its bets in escrow
+            log.exception("dealing failed")
+        await asyncio.sleep(DEAL_INTERVAL)
+
+
+class BetsBody(Strict):
+    bets: dict[str, int] = Field(description="wager code -> amount in minor units")
+
+
+class SeatBody(Strict):
+    seat: int | None = Field(default=None, ge=1, le=7)
 
 
 def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
@@ -83,8 +118,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         upgrade(url)
         engine = make_engine(url)
-        app.state.sessions = session_factory(engine)
+        sessions = session_factory(engine)
+        app.state.sessions = sessions
+        transaction(sessions, tables.ensure_default_tables)
+        dealer = asyncio.create_task(_deal_forever(sessions))
         yield
+        dealer.cancel()
+        with suppress(asyncio.CancelledError):
+            await dealer
         engine.dispose()
 
     app = FastAPI(title="baccarat table server", version="0.1.0", lifespan=lifespan)
@@ -165,5 +206,47 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def debit(request: Request, account_id: int, body: Movement, token: Token,
               idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
         return operator_move(request, token, account_id, body, idempotency_key, -1)
+
+    @app.get("/api/tables")
+    def list_tables(request: Request) -> list[dict[str, Any]]:
+        def work(s: Session) -> list[dict[str, Any]]:
+            ids = s.scalars(select(GameTable.id).order_by(GameTable.id))
+            return [tables.table_view(s, table_id) for table_id in ids]
+        return run(request, work)
+
+    @app.get("/api/tables/{table_id}")
+    def show_table(request: Request, table_id: int) -> dict[str, Any]:
+        return run(request, lambda s: tables.table_view(s, table_id))
+
+    @app.post("/api/tables/{table_id}/seats", status_code=201)
+    def take_seat(request: Request, table_id: int, body: SeatBody, token: Token) -> dict[str, int]:
+        account = me(request, token)
+        return {"seat": run(request, lambda s: tables.sit(s, table_id, account.id, body.seat))}
+
+    @app.delete("/api/tables/{table_id}/seats", status_code=204)
+    def leave_seat(request: Request, table_id: int, token: Token) -> None:
+        account = me(request, token)
+        run(request, lambda s: tables.leave(s, table_id, account.id))
+
+    @app.post("/api/tables/{table_id}/bets", status_code=201)
+    def bet(request: Request, table_id: int, body: BetsBody, token: Token,
+            idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+        account = me(request, token)
+        if idempotency_key is None:
+            raise ConfigurationError("money-moving requests need an Idempotency-Key header")
+
+        def work(s: Session) -> dict[str, Any]:
+            return wallet.idempotent(s, account.id, idempotency_key, {"table": table_id, "bets": body.bets},
+                                     lambda: tables.place_bets(s, table_id, account.id, body.bets))
+        return run(request, work)
+
+    @app.get("/api/tables/{table_id}/shoes/{number}")
+    def shoe(request: Request, table_id: int, number: int) -> dict[str, Any]:
+        return run(request, lambda s: tables.shoe_record(s, table_id, number))
+
+    @app.get("/api/history")
+    def history(request: Request, token: Token) -> list[dict[str, Any]]:
+        account = me(request, token)
+        return run(request, lambda s: tables.recall(s, account.id))
 
     return app
