@@ -21,6 +21,8 @@ def serve(
     = None,
     data_dir: Annotated[Path | None, typer.Option(help="Data directory (default: $BACCARAT_DATA_DIR or "
                                                        "./baccarat-data).")] = None,
+    betting_seconds: Annotated[float | None, typer.Option(
+        min=0.1, max=600, help="Betting window of the tables made on a fresh database (default 15).")] = None,
 ) -> None:
     """Run the table server; prints its address when it is ready (GET /health answers 200)."""
     import uvicorn
@@ -29,7 +31,7 @@ def serve(
     from baccarat.server.settings import Settings
 
     with handle_errors():
-        settings = Settings.from_options(data_dir=data_dir, database=database)
+        settings = Settings.from_options(data_dir=data_dir, database=database, betting_seconds=betting_seconds)
         config = uvicorn.Config(create_app(settings), host=host, port=port, log_level="warning")
         server = uvicorn.Server(config)
         original = server.startup

@@ -120,7 +120,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = make_engine(url)
         sessions = session_factory(engine)
         app.state.sessions = sessions
-        transaction(sessions, tables.ensure_default_tables)
+        transaction(sessions, lambda s: tables.ensure_default_tables(s, betting_seconds=settings.betting_seconds))
         dealer = asyncio.create_task(_deal_forever(sessions))
         yield
         dealer.cancel()

@@ -17,13 +17,16 @@ class Settings:
     data_dir: Path = field(default_factory=lambda: Path(os.environ.get("BACCARAT_DATA_DIR", "baccarat-data")))
     database_url: str | None = field(default_factory=lambda: os.environ.get("BACCARAT_DATABASE_URL"))
     grant: int = DEFAULT_GRANT
+    betting_seconds: float = 15.0  #: betting window of the tables made on a fresh database
     allowed_origins: tuple[str, ...] = ("http://127.0.0.1:8000", "http://localhost:8000")
 
     @classmethod
-    def from_options(cls, *, data_dir: Path | None = None, database: str | None = None) -> Settings:
+    def from_options(cls, *, data_dir: Path | None = None, database: str | None = None,
+                     betting_seconds: float | None = None) -> Settings:
         """Command-line options where given, the environment and the defaults elsewhere."""
         defaults = cls()
-        return cls(data_dir=data_dir or defaults.data_dir, database_url=database or defaults.database_url)
+        return cls(data_dir=data_dir or defaults.data_dir, database_url=database or defaults.database_url,
+                   betting_seconds=betting_seconds or defaults.betting_seconds)
 
     @property
     def url(self) -> str:

@@ -81,11 +81,11 @@ def create_table(s: Session, name: str, game: str, *, decks: int = 8, cut_card: 
     return table
 
 
-def ensure_default_tables(s: Session) -> None:
+def ensure_default_tables(s: Session, *, betting_seconds: float = 15.0) -> None:
     """One table per served game on a database that has none."""
     if s.scalar(select(func.count(GameTable.id))) == 0:
         for name, game in DEFAULT_TABLES:
-            create_table(s, name, game)
+            create_table(s, name, game, betting_seconds=betting_seconds)
 
 
 def _current_shoe(s: Session, table: GameTable) -> ShoeRow | None:
