@@ -157,3 +157,39 @@ def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
     assert balance == history[0]["balance_after"] == 50_000 + sum(b["net"] for b in history[0]["bets"].values())
     shoe = client.get(f"/api/tables/{table_id}/shoes/1")
     assert shoe.status_code == 409  # the shoe is still in play: no seed yet
+
+
+def test_authorization_matrix(client):
+    """Every route that acts for a player needs that player's token; no route reaches another
+    player's wallet, seat, bets or history."""
+    alice_id, alice = _player(client, "alice")
+    bob_id, bob = _player(client, "bobby")
+    public = {("GET", "/health"), ("POST", "/api/accounts"), ("POST", "/api/sessions"), ("GET", "/api/tables"),
+              ("GET", "/api/tables/{table_id}"), ("GET", "/api/tables/{table_id}/shoes/{number}"),
+              ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/redoc"), ("GET", "/docs/oauth2-redirect")}
+    samples = {"table_id": "1", "account_id": str(alice_id), "number": "1"}
+    checked = 0
+    for route in client.app.routes:
+        for method in getattr(route, "methods", set()) - {"HEAD", "OPTIONS"}:
+            if (method, route.path) in public:
+                continue
+            path = route.path.format(**samples)
+            for headers in ({}, {"Authorization": "Bearer not-a-token"}):
+                answer = client.request(method, path, json={"bets": {"banker": 100}, "amount": 1},
+                                        headers={**headers, "Idempotency-Key": f"authz-{checked:04d}"})
+                assert answer.status_code in (401, 403, 422), (method, path, answer.status_code)
+                checked += 1
+    assert checked >= 16  # 8 player or operator routes, without a token and with a forged one
+    # another player's ids: Bob can neither move Alice's money nor see her rounds
+    for action in ("credit", "debit"):
+        answer = client.post(f"/api/operator/wallets/{alice_id}/{action}", json={"amount": 100},
+                             headers={**bob, "Idempotency-Key": f"bob-{action}-01"})
+        assert answer.status_code == 403
+    client.post("/api/tables/2/seats", json={}, headers=alice)
+    assert client.post("/api/tables/2/seats", json={"seat": 1}, headers=bob).status_code == 409  # Alice's seat
+    client.post("/api/tables/2/bets", json={"bets": {"banker": 100}}, headers={**alice, "Idempotency-Key": "al-001"})
+    assert client.delete("/api/tables/2/seats", headers=bob).status_code == 204  # Bob had no seat: nothing happens
+    seats = client.get("/api/tables/2").json()["seats"]
+    assert seats == {"1": "alice"}
+    assert client.get("/api/history", headers=bob).json() == []
+    assert client.get("/api/me", headers=bob).json()["id"] == bob_id
