@@ -130,7 +130,7 @@ def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
         table_id = transaction(sessions, lambda s: server_tables.create_table(s, "quick-ez", "ez",
                                                                             betting_seconds=0.5).id)
     listed = client.get("/api/tables").json()
-    assert {t["name"] for t in listed} == {"mini-1", "ez-1", "quick-ez"}
+    assert {t["name"] for t in listed} == {"mini-1", "ez-1", "lucky-draw-1", "quick-ez"}
     assert all(len(t["shoe"]["commitment"]) == 64 and "server_seed" not in t["shoe"] for t in listed)
     _, auth = _player(client, "gina")
     assert client.post(f"/api/tables/{table_id}/bets", json={"bets": {"banker": 100}},
@@ -193,3 +193,36 @@ def test_authorization_matrix(client):
     assert seats == {"1": "alice"}
     assert client.get("/api/history", headers=bob).json() == []
     assert client.get("/api/me", headers=bob).json()["id"] == bob_id
+
+
+def test_a_lucky_draw_round_through_the_api(client):
+    import time
+
+    from baccarat.server import tables as server_tables
+
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        table_id = transaction(sessions, lambda s: server_tables.create_table(
+            s, "quick-ld", "lucky-draw", paytable=2, betting_seconds=0.5, decision_seconds=5).id)
+    _, auth = _player(client, "hank")
+    client.post(f"/api/tables/{table_id}/seats", json={}, headers=auth)
+    placed = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"enter": 1_000}},
+                         headers={**auth, "Idempotency-Key": "ld-bet-0001"})
+    assert placed.status_code == 201, placed.text
+    deadline = time.monotonic() + 10
+    view = {}
+    while time.monotonic() < deadline and not view.get("decision"):
+        time.sleep(0.1)
+        view = client.get(f"/api/tables/{table_id}").json()
+    first_deal = view["decision"]["first_deal"]
+    assert len(first_deal["seat:1"]) == 2 and len(first_deal["dealer"]) == 1  # only face-up cards
+    decided = client.post(f"/api/tables/{table_id}/decision", json={"action": "draw"},
+                          headers={**auth, "Idempotency-Key": "ld-draw-0001"})
+    assert decided.status_code == 201 and decided.json()["balance"] == 48_000
+    assert client.post(f"/api/tables/{table_id}/decision", json={"action": "fold"},
+                       headers={**auth, "Idempotency-Key": "ld-draw-0002"}).status_code == 422
+    history: list = []
+    while time.monotonic() < deadline and not history:
+        time.sleep(0.1)
+        history = client.get("/api/history", headers=auth).json()
+    assert history and set(history[0]["bets"]) == {"enter", "draw"}
+    assert history[0]["balance_after"] == client.get("/api/me", headers=auth).json()["balance"]

@@ -3,6 +3,7 @@ settlement once, recall, revealed shoes that verify, and a crash between bet and
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,7 +14,7 @@ from baccarat.errors import BetLimitError, ConflictError, IllegalActionError, In
 from baccarat.server import accounts, tables, wallet
 from baccarat.server.db import make_engine, session_factory, transaction
 from baccarat.server.migrate import upgrade
-from baccarat.server.models import Round, Settlement
+from baccarat.server.models import Bet, Round, Settlement
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -146,3 +147,47 @@ def test_a_crash_before_the_deal_commits_deals_the_same_cards_after_restart(sess
     tables.deal_due(sessions, now=due)
     with sessions() as s:
         assert s.get(Round, round_id).result == aborted
+
+
+def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
+    def work(s):
+        table = tables.create_table(s, "ld", "lucky-draw", paytable=1, betting_seconds=10, decision_seconds=5,
+                                    now=T0)
+        ids = [accounts.register(s, name, "correct horse", grant=100_000).id for name in ("ann", "ben", "cid")]
+        for account_id in ids:
+            tables.sit(s, table.id, account_id)
+        return table.id, ids
+    table_id, (ann, ben, cid) = transaction(sessions, work)
+    _bet(sessions, table_id, ann, {"enter": 1_000, "block_bonus": 500})
+    _bet(sessions, table_id, ben, {"enter": 2_000})
+    _bet(sessions, table_id, cid, {"enter": 500})
+    with pytest.raises(IllegalActionError, match="no decision"):
+        transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=T0))
+    first = T0 + timedelta(seconds=10)
+    assert tables.deal_due(sessions, now=first) == 1
+    with sessions() as s:
+        current = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
+        assert current.status == "decision"
+        shown = json.loads(current.result)["first_deal"]
+        assert len(shown["dealer"]) == 1 and all(len(shown[f"seat:{n}"]) == 2 for n in (1, 2, 3))
+        block = s.scalar(select(Settlement))  # Block Bonus is paid at the first deal
+        assert block is not None
+    assert transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=first))["balance"] \
+        == 100_000 - 1_000 - 500 - 1_000 + (500 + block.net)  # stakes out, the Block Bonus return in
+    transaction(sessions, lambda s: tables.decide(s, table_id, ben, "stand", now=first))
+    with pytest.raises(ConflictError):
+        transaction(sessions, lambda s: tables.decide(s, table_id, ben, "draw", now=first))
+    assert tables.deal_due(sessions, now=first + timedelta(seconds=1)) == 0  # cid has not decided yet
+    assert tables.deal_due(sessions, now=first + timedelta(seconds=5)) == 1  # cid timed out: stands
+    with sessions() as s:
+        current = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
+        assert current.status == "settled"
+        hands = json.loads(current.result)["hands"]
+        assert len(hands["seat:1"]) == 3 and len(hands["seat:2"]) == 2 and len(hands["seat:3"]) == 2
+        assert 2 <= len(hands["dealer"]) <= 3
+        bets = {(b.account_id, b.wager) for b in s.scalars(select(Bet))}
+        assert (ann, "draw") in bets and (ben, "draw") not in bets
+        assert len(s.scalars(select(Settlement)).all()) == 5  # block, 3 enter, 1 draw
+        history = tables.recall(s, ann)
+        assert set(history[0]["bets"]) == {"enter", "block_bonus", "draw"}
+        assert history[0]["balance_after"] == wallet.balance(s, ann)

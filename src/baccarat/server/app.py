@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import Depends, FastAPI, Header, Path, Request
 from fastapi.exceptions import RequestValidationError
@@ -92,6 +92,10 @@ async def _deal_forever(sessions: sessionmaker[Session]) -> None:
 
 class BetsBody(Strict):
     bets: dict[str, int] = Field(description="wager code -> amount in minor units")
+
+
+class DecisionBody(Strict):
+    action: Literal["draw", "stand"]
 
 
 class SeatBody(Strict):
@@ -240,6 +244,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         def work(s: Session) -> dict[str, Any]:
             return wallet.idempotent(s, account.id, idempotency_key, {"table": table_id, "bets": body.bets},
                                      lambda: tables.place_bets(s, table_id, account.id, body.bets))
+        return run(request, work)
+
+    @app.post("/api/tables/{table_id}/decision", status_code=201)
+    def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
+                 idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+        """Lucky Draw: draw (staking the Draw wager, equal to Enter) or stand."""
+        account = me(request, token)
+        if idempotency_key is None:
+            raise ConfigurationError("money-moving requests need an Idempotency-Key header")
+
+        def work(s: Session) -> dict[str, Any]:
+            return wallet.idempotent(s, account.id, idempotency_key, {"table": table_id, "action": body.action},
+                                     lambda: tables.decide(s, table_id, account.id, body.action))
         return run(request, work)
 
     @app.get("/api/tables/{table_id}/shoes/{number}")

@@ -96,6 +96,7 @@ class GameTable(Base):
     decks: Mapped[int] = mapped_column(Integer, default=8)
     cut_card: Mapped[int] = mapped_column(Integer, default=14)
     betting_seconds: Mapped[float] = mapped_column(Float, default=15.0)
+    decision_seconds: Mapped[float] = mapped_column(Float, default=10.0)  #: Lucky Draw's decision window
     status: Mapped[str] = mapped_column(String(8), default="open")  #: "open" or "closed"
     limits: Mapped[str | None] = mapped_column(Text, nullable=True)  #: JSON {"minimum", "maximums"}; None: game's
     pending_limits: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -140,8 +141,9 @@ class Round(Base):
     table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
     shoe_id: Mapped[int] = mapped_column(ForeignKey("shoes.id"))
-    status: Mapped[str] = mapped_column(String(12), index=True)  #: betting, settled, no_action, refunded
+    status: Mapped[str] = mapped_column(String(12), index=True)  #: betting, decision, settled, no_action, refunded
     closes_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    decides_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     first_card: Mapped[int | None] = mapped_column(Integer, nullable=True)  #: shoe position of its first card
     result: Mapped[str | None] = mapped_column(Text, nullable=True)  #: JSON: cards in deal order, totals, winner
 
@@ -168,3 +170,15 @@ class Settlement(Base):
     event: Mapped[str] = mapped_column(String(64))
     net: Mapped[int] = mapped_column(BigInteger)
     transaction_id: Mapped[int] = mapped_column(ForeignKey("ledger_transactions.id"))
+
+
+class Decision(Base):
+    """A Lucky Draw seat's decision; one per seat and round (a missing one stands at the deadline)."""
+
+    __tablename__ = "decisions"
+    __table_args__ = (UniqueConstraint("round_id", "seat", name="one_decision_per_seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(8))  #: "draw" or "stand"

@@ -1,7 +1,10 @@
 """Tables and rounds in the database, driven by the core :class:`~baccarat.table.Table`.
 
-Work in progress (issue 5): punto banco tables (mini, ez).  Lucky Draw's
-decision phase is not served yet.
+Lucky Draw rounds have two stages: the first deal (Block Bonus is settled
+then) opens a decision window in which every seat with an Enter wager draws
+(staking the Draw wager) or stands; when all have decided or the window ends
+(a missing decision stands), the round is finished by dealing it again from
+the same cursor in the core and applying the decisions in seat order.
 
 A round is dealt and settled in **one** database transaction, from the table's
 stored provably fair shoe: the seed and the stored position give the same
@@ -35,12 +38,12 @@ from baccarat.money import MAX_AMOUNT
 from baccarat.presets import get_game
 from baccarat.server import wallet
 from baccarat.server.db import transaction
-from baccarat.server.models import Account, Bet, GameTable, Round, Seat, Settlement, ShoeRow
+from baccarat.server.models import Account, Bet, Decision, GameTable, Round, Seat, Settlement, ShoeRow
 from baccarat.shoe import Shoe, check_cut_card, check_decks
 from baccarat.table import Table
 
-#: Tables made on a fresh database.  Lucky Draw will join when its decision phase is served.
-DEFAULT_TABLES = (("mini-1", "mini"), ("ez-1", "ez"))
+#: Tables made on a fresh database.
+DEFAULT_TABLES = (("mini-1", "mini"), ("ez-1", "ez"), ("lucky-draw-1", "lucky-draw"))
 
 
 def _now() -> datetime:
@@ -62,19 +65,19 @@ def limits_of(table: GameTable) -> TableLimits:
     return TableLimits(data["minimum"], data["maximums"])
 
 
-def create_table(s: Session, name: str, game: str, *, decks: int = 8, cut_card: int = 14,
-                 betting_seconds: float = 15.0, now: datetime | None = None) -> GameTable:
+def create_table(s: Session, name: str, game: str, *, paytable: int | None = None, decks: int = 8,
+                 cut_card: int = 14, betting_seconds: float = 15.0, decision_seconds: float = 10.0,
+                 now: datetime | None = None) -> GameTable:
     """A new open table with its first shoe committed and its first round open."""
-    chosen = get_game(game)
-    if chosen.kind != "punto_banco":
-        raise ConfigurationError("Lucky Draw tables are not served yet")
+    chosen = get_game(game, paytable=paytable)
     check_cut_card(cut_card, 52 * check_decks(decks))
-    if not 0.1 <= betting_seconds <= 600:
-        raise ConfigurationError("the betting window is 0.1 to 600 seconds")
+    for label, seconds in (("betting", betting_seconds), ("decision", decision_seconds)):
+        if not 0.1 <= seconds <= 600:
+            raise ConfigurationError(f"the {label} window is 0.1 to 600 seconds")
     if s.scalar(select(GameTable.id).where(GameTable.name == name)) is not None:
         raise ConflictError(f"there is already a table called {name!r}")
-    table = GameTable(name=name, game=chosen.code, decks=decks, cut_card=cut_card, betting_seconds=betting_seconds,
-                      status="open")
+    table = GameTable(name=name, game=chosen.code, paytable=chosen.paytable, decks=decks, cut_card=cut_card,
+                      betting_seconds=betting_seconds, decision_seconds=decision_seconds, status="open")
     s.add(table)
     s.flush()
     _open_round(s, table, 1, now or _now())
@@ -85,7 +88,7 @@ def ensure_default_tables(s: Session, *, betting_seconds: float = 15.0) -> None:
     """One table per served game on a database that has none."""
     if s.scalar(select(func.count(GameTable.id))) == 0:
         for name, game in DEFAULT_TABLES:
-            create_table(s, name, game, betting_seconds=betting_seconds)
+            create_table(s, name, game, betting_seconds=betting_seconds, decision_seconds=betting_seconds)
 
 
 def _current_shoe(s: Session, table: GameTable) -> ShoeRow | None:
@@ -105,7 +108,10 @@ def _new_shoe(s: Session, table: GameTable, number: int) -> ShoeRow:
 
 def _open_round(s: Session, table: GameTable, number: int, now: datetime) -> Round:
     shoe = _current_shoe(s, table)
-    if shoe is None or shoe.finished or 52 * shoe.decks - shoe.position < MAX_COUP_CARDS:
+    game = game_of(table)
+    # A round is never split across shoes: the most cards it can need (Lucky Draw: three per seat plus three).
+    needed = MAX_COUP_CARDS if game.kind == "punto_banco" else 3 * game.max_seats + 3
+    if shoe is None or shoe.finished or 52 * shoe.decks - shoe.position < needed:
         if shoe is not None and shoe.revealed_at is None:
             shoe.revealed_at = now  # the shoe is over: its seed is published
         shoe = _new_shoe(s, table, 1 if shoe is None else shoe.number + 1)
@@ -202,12 +208,22 @@ def _checking_shoe() -> Shoe:
 
 
 def due_rounds(s: Session, now: datetime) -> list[int]:
-    return list(s.scalars(select(Round.id).where(Round.status == "betting", Round.closes_at <= now)
-                          .order_by(Round.closes_at)))
+    """Rounds to move on: betting windows that closed, and Lucky Draw decisions that are all in or timed out."""
+    closed = s.scalars(select(Round.id).where(Round.status == "betting", Round.closes_at <= now))
+    deciding = s.scalars(select(Round).where(Round.status == "decision"))
+    ready = [r.id for r in deciding if r.decides_at is not None and (_aware(r.decides_at) <= now
+                                                                     or _all_decided(s, r.id))]
+    return sorted([*closed, *ready])
+
+
+def _all_decided(s: Session, round_id: int) -> bool:
+    seats = set(s.scalars(select(Bet.seat).where(Bet.round_id == round_id, Bet.wager == "enter")))
+    decided = set(s.scalars(select(Decision.seat).where(Decision.round_id == round_id)))
+    return seats <= decided
 
 
 def deal_due(sessions: sessionmaker[Session], now: datetime | None = None) -> int:
-    """Deal and settle every round whose betting window has closed; returns how many."""
+    """Deal (or finish) every round that is due; returns how many."""
     now = now or _now()
     with sessions() as s:
         due = due_rounds(s, now)
@@ -218,17 +234,12 @@ def deal_due(sessions: sessionmaker[Session], now: datetime | None = None) -> in
     return len(due)
 
 
-def deal_round(s: Session, round_id: int, now: datetime) -> None:
-    """Deal, settle and close one round, then open the next (one transaction; idempotent)."""
-    current = s.get(Round, round_id, with_for_update=True)
-    if current is None or current.status != "betting" or _aware(current.closes_at) > now:
-        return  # already dealt (or not due): never twice
-    table = _table(s, current.table_id)
-    bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
-    if not bets:
-        current.status = "no_action"
-        _open_round(s, table, current.number + 1, now)
-        return
+def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]) -> tuple[Table, Shoe, list[Any]]:
+    """The round rebuilt in the core from the stored shoe and bets, dealt up to the decisions.
+
+    Deterministic: the same seed, cursor and bets always give the same cards, so a round can be
+    dealt again after a crash, or finished after its decision window.
+    """
     shoe_row = s.get(ShoeRow, current.shoe_id)
     assert shoe_row is not None
     stored = Shoe(fair_cards(bytes.fromhex(shoe_row.server_seed), shoe_row.decks), cut_card=shoe_row.cut_card,
@@ -242,43 +253,124 @@ def deal_round(s: Session, round_id: int, now: datetime) -> None:
 
     core = Table(game_of(table), limits=limits_of(table), shoe_factory=factory)
     by_seat: dict[int, dict[str, int]] = {}
-    account_of: dict[int, int] = {}
     for bet in bets:
         by_seat.setdefault(bet.seat, {})[bet.wager] = bet.amount
-        account_of[bet.seat] = bet.account_id
-    for seat, stakes in by_seat.items():
-        core.sit(seat, f"account {account_of[seat]}", sum(stakes.values()))
+    for seat, stakes in sorted(by_seat.items()):
+        core.sit(seat, f"seat {seat}", sum(stakes.values()))  # Draw stakes are in the sum: they are escrowed
     core.open_betting()
     shoe = core.shoe
     assert shoe is not None
-    shoe.resume(shoe_row.position, last_coup=shoe_row.last_coup)  # the table's shoe, at the stored cursor
-    for seat, stakes in by_seat.items():
-        core.place_bets(seat, stakes)
+    start = current.first_card if current.first_card is not None else shoe_row.position
+    shoe.resume(start, last_coup=shoe_row.last_coup)  # the table's shoe, at the stored cursor
+    for seat, stakes in sorted(by_seat.items()):
+        core.place_bets(seat, {code: amount for code, amount in stakes.items() if code != "draw"})
     core.close_betting()
-    first_card = shoe.position
-    events = core.deal()
-    coup = next(e.coup for e in events if isinstance(e, CoupResolved))
+    current.first_card = start
+    return core, shoe, core.deal()
+
+
+def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], events: list[Any]) -> None:
+    """Pay out every settled bet not yet paid (Block Bonus is paid at the first deal)."""
     bet_of = {(b.seat, b.wager): b for b in bets}
-    escrow = wallet.escrow_account(round_id)
+    paid = set(s.scalars(select(Settlement.bet_id).where(Settlement.bet_id.in_([b.id for b in bets]))))
+    escrow = wallet.escrow_account(current.id)
     for event in events:
         if isinstance(event, BetSettled):
             bet = bet_of[(event.seat, event.wager)]
+            if bet.id in paid:
+                continue
             entry = wallet.transfer(s, "settle", {escrow: -bet.amount,
                                                   wallet.wallet_account(bet.account_id): bet.amount + event.net,
                                                   wallet.HOUSE: -event.net},
                                     memo=f"table {table.name} round {current.number} {event.wager}")
             s.add(Settlement(bet_id=bet.id, event=event.event, net=event.net, transaction_id=entry))
     s.flush()
+
+
+def deal_round(s: Session, round_id: int, now: datetime) -> None:
+    """Move one round on, in one transaction (idempotent): deal and settle it, or for Lucky Draw
+    deal the first cards and open the decisions, then finish it once they are in."""
+    current = s.get(Round, round_id, with_for_update=True)
+    if current is None:
+        return
+    table = _table(s, current.table_id)
+    if current.status == "betting" and _aware(current.closes_at) <= now:
+        bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
+        if not bets:
+            current.status = "no_action"
+            _open_round(s, table, current.number + 1, now)
+            return
+        core, shoe, events = _replay(s, table, current, bets)
+        _settle(s, table, current, bets, events)  # punto banco: everything; Lucky Draw: Block Bonus
+        if core.seat_to_act is not None:
+            current.status = "decision"
+            current.decides_at = now + timedelta(seconds=table.decision_seconds)
+            current.result = json.dumps({"cards": [str(e.card) for e in events if isinstance(e, CardDealt)],
+                                         "first_deal": _first_deal(events)})
+            return
+        _close(s, table, current, bets, shoe, events, now)
+    elif current.status == "decision" and (_aware(current.decides_at or now) <= now or _all_decided(s, round_id)):
+        bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
+        core, shoe, events = _replay(s, table, current, bets)
+        actions = {d.seat: d.action for d in s.scalars(select(Decision).where(Decision.round_id == round_id))}
+        while core.seat_to_act is not None:
+            seat = core.seat_to_act
+            events += core.decide(seat, actions.get(seat, "stand"), timed_out=seat not in actions)
+        _settle(s, table, current, bets, events)
+        _close(s, table, current, bets, shoe, events, now)
+
+
+def _first_deal(events: list[Any]) -> dict[str, list[str]]:
+    """The face-up cards of Lucky Draw's first deal: each seat's two cards and the dealer's up card."""
+    shown: dict[str, list[str]] = {}
+    for event in events:
+        if isinstance(event, CardDealt):
+            shown.setdefault(event.to, []).append(str(event.card))
+    return shown
+
+
+def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: Shoe, events: list[Any],
+           now: datetime) -> None:
+    shoe_row = s.get(ShoeRow, current.shoe_id)
+    assert shoe_row is not None
     shoe_row.position, shoe_row.last_coup, shoe_row.finished = shoe.position, shoe.last_coup, shoe.finished
-    current.first_card = first_card
-    current.result = json.dumps({
-        "cards": [str(e.card) for e in events if isinstance(e, CardDealt)],
-        "player_cards": [str(c) for c in coup.player_cards], "banker_cards": [str(c) for c in coup.banker_cards],
-        "player_total": coup.player_total, "banker_total": coup.banker_total, "winner": coup.winner,
-        "balances": {str(a): wallet.balance(s, a) for a in sorted(set(account_of.values()))},
-    })
+    result: dict[str, Any] = {"cards": [str(e.card) for e in events if isinstance(e, CardDealt)]}
+    coup = next((e.coup for e in events if isinstance(e, CoupResolved)), None)
+    if coup is not None:
+        result.update(player_cards=[str(c) for c in coup.player_cards],
+                      banker_cards=[str(c) for c in coup.banker_cards],
+                      player_total=coup.player_total, banker_total=coup.banker_total, winner=coup.winner)
+    else:
+        result["hands"] = _first_deal(events)
+    result["balances"] = {str(a): wallet.balance(s, a) for a in sorted({b.account_id for b in bets})}
+    current.result = json.dumps(result)
     current.status = "settled"
     _open_round(s, table, current.number + 1, now)
+
+
+def decide(s: Session, table_id: int, account_id: int, action: str, now: datetime | None = None) -> dict[str, Any]:
+    """Lucky Draw: stand, or draw one card with a Draw wager equal to Enter (staked now)."""
+    now = now or _now()
+    if action not in ("draw", "stand"):
+        raise ConfigurationError("a decision is 'draw' or 'stand'")
+    current = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "decision"))
+    if current is None or _aware(current.decides_at or now) <= now:
+        raise IllegalActionError("no decision is awaited at this table now")
+    enter = s.scalar(select(Bet).where(Bet.round_id == current.id, Bet.account_id == account_id,
+                                       Bet.wager == "enter"))
+    if enter is None:
+        raise IllegalActionError("you have no Enter wager in this round")
+    if s.scalar(select(Decision.id).where(Decision.round_id == current.id, Decision.seat == enter.seat)):
+        raise ConflictError("you have already decided this round")
+    if action == "draw":
+        wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -enter.amount,
+                                     wallet.escrow_account(current.id): enter.amount},
+                        memo=f"round {current.number} Draw wager")
+        s.add(Bet(round_id=current.id, account_id=account_id, seat=enter.seat, wager="draw", amount=enter.amount,
+                  balance_before=enter.balance_before))
+    s.add(Decision(round_id=current.id, seat=enter.seat, action=action))
+    s.flush()
+    return {"table": table_id, "round": current.number, "action": action, "balance": wallet.balance(s, account_id)}
 
 
 def refund_round(s: Session, round_id: int) -> None:
@@ -310,7 +402,12 @@ def table_view(s: Session, table_id: int) -> dict[str, Any]:
         "shoe": None if shoe is None else {"number": shoe.number, "algorithm": shoe.algorithm,
                                            "commitment": shoe.commitment, "cards_dealt": shoe.position},
         "last_result": None,
+        "decision": None,
     }
+    deciding = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "decision"))
+    if deciding is not None and deciding.result and deciding.decides_at is not None:
+        view["decision"] = {"round": deciding.number, "decides_at": _aware(deciding.decides_at).isoformat(),
+                            "first_deal": json.loads(deciding.result)["first_deal"]}
     if last is not None and last.result:
         result = json.loads(last.result)
         result.pop("balances", None)
