@@ -36,7 +36,7 @@ from baccarat.errors import (
     WagerPrerequisiteError,
 )
 from baccarat.money import MAX_AMOUNT
-from baccarat.server import accounts, tables, wallet
+from baccarat.server import accounts, live, tables, wallet
 from baccarat.server.db import make_engine, session_factory, transaction
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Account, GameTable
@@ -268,4 +268,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         account = me(request, token)
         return run(request, lambda s: tables.recall(s, account.id))
 
+    live.install(app, settings.allowed_origins)
     return app
