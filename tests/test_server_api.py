@@ -226,3 +226,17 @@ def test_a_lucky_draw_round_through_the_api(client):
         history = client.get("/api/history", headers=auth).json()
     assert history and set(history[0]["bets"]) == {"enter", "draw"}
     assert history[0]["balance_after"] == client.get("/api/me", headers=auth).json()["balance"]
+
+
+def test_login_attempts_are_limited_and_big_bodies_refused(client):
+    _player(client, "mallory")
+    for _ in range(10):
+        assert client.post("/api/sessions", json={"username": "mallory", "password": "guess guess"}
+                           ).status_code == 401
+    blocked = client.post("/api/sessions", json={"username": "mallory", "password": "correct horse"})
+    assert blocked.status_code == 429  # even the right password waits out the window
+    other = client.post("/api/sessions", json={"username": "nobody1", "password": "guess guess"})
+    assert other.status_code == 401  # the limit is per username
+    huge = client.post("/api/accounts", content=b"{" + b" " * 20_000 + b"}",
+                       headers={"Content-Type": "application/json"})
+    assert huge.status_code == 413

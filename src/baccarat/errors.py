@@ -74,3 +74,7 @@ class AuthorizationError(BaccaratError, PermissionError):
 class ConflictError(BaccaratError, ValueError):
     """The request conflicts with stored state (a taken username; an idempotency key reused
     with a different request)."""
+
+
+class RateLimitedError(BaccaratError, RuntimeError):
+    """Too many attempts in a short time (logins); try again later."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Annotated, Any, Literal, TypeVar
@@ -31,6 +32,7 @@ from baccarat.errors import (
     IllegalActionError,
     InsufficientFundsError,
     InvalidAmountError,
+    RateLimitedError,
     UnknownSeatError,
     UnknownWagerError,
     WagerPrerequisiteError,
@@ -57,7 +59,30 @@ STATUS = {
     WagerPrerequisiteError: 422,
     UnknownSeatError: 404,
     IllegalActionError: 409,  #: the table is not in a state that allows it (no more bets, not seated...)
+    RateLimitedError: 429,
 }
+
+#: The largest request body accepted (bytes); bigger ones get 413 before they are read.
+MAX_BODY = 16_384
+#: Failed logins allowed per username in :data:`LOGIN_WINDOW` seconds before 429.
+LOGIN_FAILURES, LOGIN_WINDOW = 10, 60.0
+
+
+class LoginLimiter:
+    """Counts failed logins per username (in memory: one server process)."""
+
+    def __init__(self) -> None:
+        self._failures: dict[str, list[float]] = {}
+
+    def check(self, username: str) -> None:
+        now = time.monotonic()
+        recent = [t for t in self._failures.get(username, []) if now - t < LOGIN_WINDOW]
+        self._failures[username] = recent
+        if len(recent) >= LOGIN_FAILURES:
+            raise RateLimitedError(f"too many failed logins; try again in {LOGIN_WINDOW:.0f} seconds")
+
+    def failed(self, username: str) -> None:
+        self._failures.setdefault(username, []).append(time.monotonic())
 
 
 class Strict(BaseModel):
@@ -136,6 +161,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="baccarat table server", version="0.1.0", lifespan=lifespan)
 
+    limiter = LoginLimiter()
+
+    @app.middleware("http")
+    async def _limit_body(request: Request, call_next: Callable[[Request], Any]) -> Any:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return JSONResponse({"error": "TooLarge", "detail": f"request bodies are at most {MAX_BODY} bytes"},
+                                status_code=413)
+        return await call_next(request)
+
     @app.exception_handler(BaccaratError)
     async def _known(_: Request, error: BaccaratError) -> JSONResponse:
         status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
@@ -172,7 +207,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/sessions", status_code=201)
     def log_in(request: Request, body: Credentials) -> dict[str, str]:
-        return {"token": run(request, lambda s: accounts.log_in(s, body.username, body.password))}
+        limiter.check(body.username)
+        try:
+            return {"token": run(request, lambda s: accounts.log_in(s, body.username, body.password))}
+        except AuthenticationError:
+            limiter.failed(body.username)
+            raise
 
     @app.delete("/api/sessions", status_code=204)
     def log_out(request: Request, token: Token) -> None:
