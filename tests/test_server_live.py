@@ -34,6 +34,14 @@ def _token(client: TestClient, name: str) -> str:
     return token
 
 
+def _answer(socket):
+    """The next answer to a command (state pushes may come in between)."""
+    message = socket.receive_json()
+    while message["type"] == "state":
+        message = socket.receive_json()
+    return message
+
+
 def test_state_bets_and_replayed_commands(client):
     token = _token(client, "ivy")
     with client.websocket_connect("/ws/tables/2") as socket:
@@ -44,13 +52,13 @@ def test_state_bets_and_replayed_commands(client):
         assert "server_seed" not in json.dumps(state)
         command = {"type": "bet", "key": "ws-bet-0001", "bets": {"banker": 500}}
         socket.send_json(command)
-        ok = socket.receive_json()
+        ok = _answer(socket)
         assert ok["type"] == "ok" and ok["result"]["balance"] == 99_500
         assert socket.receive_json()["you"]["bets"] == {"banker": 500}
         socket.send_json(command)  # a replay: the stored answer, no second stake
-        assert socket.receive_json() == ok
+        assert _answer(socket) == ok
         socket.send_json({"type": "bet", "key": "ws-bet-0002", "bets": {"banker": 10**9}})
-        assert socket.receive_json()["type"] == "error"
+        assert _answer(socket)["type"] == "error"
     assert client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()["balance"] == 99_500
 
 

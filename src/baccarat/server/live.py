@@ -36,6 +36,44 @@ MAX_RATE = 50  #: commands per second per connection
 POLL = 0.2  #: how often a connection looks for changes to push
 
 
+class TableFeed:
+    """One poller per watched table: the public view is read once per :data:`POLL` for all its
+    sockets (not once per socket), and a change bumps :attr:`version` and wakes the sockets."""
+
+    def __init__(self, sessions: sessionmaker[Session], table_id: int):
+        self.sessions, self.table_id = sessions, table_id
+        self.view: dict[str, Any] | None = None
+        self.version = 0
+        self.changed = asyncio.Condition()
+        self.watchers = 0
+        self.task: asyncio.Task[None] | None = None
+
+    def _read(self) -> dict[str, Any]:
+        with self.sessions() as s:
+            return tables.table_view(s, self.table_id)
+
+    async def run(self) -> None:
+        while self.watchers:
+            view = await asyncio.to_thread(self._read)
+            if view != self.view:
+                async with self.changed:
+                    self.view, self.version = view, self.version + 1
+                    self.changed.notify_all()
+            await asyncio.sleep(POLL)
+
+    async def wait_newer(self, version: int) -> None:
+        async with self.changed:
+            await self.changed.wait_for(lambda: self.version > version)
+
+
+def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> TableFeed:
+    feeds: dict[int, TableFeed] = app.state.__dict__.setdefault("feeds", {})
+    feed = feeds.get(table_id)
+    if feed is None or feed.task is None or feed.task.done():
+        feed = feeds[table_id] = TableFeed(sessions, table_id)
+    return feed
+
+
 def _you(s: Session, table_id: int, account_id: int) -> dict[str, Any]:
     seat = s.scalar(select(Seat.number).where(Seat.table_id == table_id, Seat.account_id == account_id))
     current = tables.open_round(s, table_id)
@@ -90,31 +128,39 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         except WebSocketDisconnect:
             return
 
-        def snapshot() -> dict[str, Any]:
-            with sessions() as s:
-                return {"type": "state", "table": tables.table_view(s, table_id),
-                        "you": _you(s, table_id, account_id)}
-
-        last: dict[str, Any] | None = None
+        feed = _feed(socket.app, sessions, table_id)
+        feed.watchers += 1
+        if feed.task is None or feed.task.done():
+            feed.task = asyncio.create_task(feed.run())
         stamps: list[float] = []
+        seen = -1
+
+        def you() -> dict[str, Any]:
+            with sessions() as s:
+                return _you(s, table_id, account_id)
 
         async def push() -> None:
-            nonlocal last
-            state = await asyncio.to_thread(snapshot)
-            if state != last:
-                last = state
-                await socket.send_json(state)
+            nonlocal seen
+            if feed.view is None:
+                await feed.wait_newer(0)
+            seen = feed.version
+            await socket.send_json({"type": "state", "table": feed.view, "you": await asyncio.to_thread(you)})
 
         try:
             await push()
+            waiter = asyncio.create_task(feed.wait_newer(seen))
+            receiver = asyncio.create_task(socket.receive())
             while True:
-                try:
-                    message = await asyncio.wait_for(socket.receive(), timeout=POLL)
-                except TimeoutError:
+                done, _ = await asyncio.wait({waiter, receiver}, return_when=asyncio.FIRST_COMPLETED)
+                if waiter in done:
                     await push()
+                    waiter = asyncio.create_task(feed.wait_newer(seen))
+                if receiver not in done:
                     continue
+                message = receiver.result()
                 if message["type"] == "websocket.disconnect":
                     return
+                receiver = asyncio.create_task(socket.receive())
                 raw = message.get("text") if message.get("text") is not None else message.get("bytes")
                 if raw is None or len(raw) > MAX_FRAME:
                     await socket.close(code=1009, reason="frame too large")
@@ -131,9 +177,14 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     result = await asyncio.to_thread(
                         transaction, sessions, lambda s, f=frame: _command(s, table_id, account_id, f))
                     await socket.send_json({"type": "ok", "key": frame.get("key"), "result": result})
-                    await push()
+                    await push()  # the player's own seat, balance and bets have changed
                 except (BaccaratError, ValueError, UnicodeDecodeError) as error:
                     detail = str(error) if isinstance(error, BaccaratError) else "malformed frame: not JSON"
                     await socket.send_json({"type": "error", "detail": detail})
         except WebSocketDisconnect:
             return
+        finally:
+            feed.watchers -= 1
+            for task in (locals().get("waiter"), locals().get("receiver")):
+                if task is not None:
+                    task.cancel()
