@@ -225,23 +225,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         balance = run(request, lambda s: wallet.balance(s, account.id))
         return {"id": account.id, "username": account.username, "role": account.role, "balance": balance}
 
+    def once(request: Request, account: Account, key: str | None, body: dict[str, Any],
+             act: Callable[[Session], dict[str, Any]]) -> dict[str, Any]:
+        """A money-moving request: done once per idempotency key, a retry answered from the stored result."""
+        if key is None:
+            raise ConfigurationError("money-moving requests need an Idempotency-Key header")
+        return run(request, lambda s: wallet.idempotent(s, account.id, key, body, lambda: act(s)))
+
     def operator_move(request: Request, token: str | None, account_id: Id, body: Movement, key: str | None,
                       sign: int) -> dict[str, Any]:
         operator = me(request, token)
         if operator.role != "operator":
             raise AuthorizationError("only an operator may credit or debit wallets")
-        if key is None:
-            raise ConfigurationError("money-moving requests need an Idempotency-Key header")
 
-        def work(s: Session) -> dict[str, Any]:
-            def move() -> dict[str, Any]:
-                amount = sign * body.amount
-                wallet.transfer(s, "credit" if sign > 0 else "debit",
-                                {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=body.memo)
-                return {"account_id": account_id, "balance": wallet.balance(s, account_id)}
-            request_body = {"account_id": account_id, "sign": sign, **body.model_dump()}
-            return wallet.idempotent(s, operator.id, key, request_body, move)
-        return run(request, work)
+        def move(s: Session) -> dict[str, Any]:
+            amount = sign * body.amount
+            wallet.transfer(s, "credit" if sign > 0 else "debit",
+                            {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=body.memo)
+            return {"account_id": account_id, "balance": wallet.balance(s, account_id)}
+        return once(request, operator, key, {"account_id": account_id, "sign": sign, **body.model_dump()}, move)
 
     @app.post("/api/operator/wallets/{account_id}/credit")
     def credit(request: Request, account_id: Id, body: Movement, token: Token,
@@ -278,26 +280,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
             idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
         account = me(request, token)
-        if idempotency_key is None:
-            raise ConfigurationError("money-moving requests need an Idempotency-Key header")
-
-        def work(s: Session) -> dict[str, Any]:
-            return wallet.idempotent(s, account.id, idempotency_key, {"table": table_id, "bets": body.bets},
-                                     lambda: tables.place_bets(s, table_id, account.id, body.bets))
-        return run(request, work)
+        return once(request, account, idempotency_key, {"table": table_id, "bets": body.bets},
+                    lambda s: tables.place_bets(s, table_id, account.id, body.bets))
 
     @app.post("/api/tables/{table_id}/decision", status_code=201)
     def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
                  idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
         """Lucky Draw: draw (staking the Draw wager, equal to Enter) or stand."""
         account = me(request, token)
-        if idempotency_key is None:
-            raise ConfigurationError("money-moving requests need an Idempotency-Key header")
-
-        def work(s: Session) -> dict[str, Any]:
-            return wallet.idempotent(s, account.id, idempotency_key, {"table": table_id, "action": body.action},
-                                     lambda: tables.decide(s, table_id, account.id, body.action))
-        return run(request, work)
+        return once(request, account, idempotency_key, {"table": table_id, "action": body.action},
+                    lambda s: tables.decide(s, table_id, account.id, body.action))
 
     @app.get("/api/tables/{table_id}/shoes/{number}")
     def shoe(request: Request, table_id: Id, number: Id) -> dict[str, Any]:
