@@ -31,9 +31,8 @@ from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.composition import LABEL_VALUES, VALUE_LABELS
 from baccarat.errors import ConfigurationError
 from baccarat.presets import get_game
-from baccarat.shoe import check_cut_card, check_decks
 from baccarat.sim import kernels
-from baccarat.sim.run import CHUNK_SHOES, MAX_SHOES, chunk_state, execute
+from baccarat.sim.run import CHUNK_SHOES, ChunkedRun, chunk_state, execute
 from baccarat.sim.tables import punto_banco_tables, shoe_tables
 
 
@@ -69,7 +68,7 @@ def parse_tags(text: str) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class CountPlan:
+class CountPlan(ChunkedRun):
     """A counting study; picklable like :class:`baccarat.sim.run.Plan`."""
 
     game: str
@@ -91,21 +90,9 @@ class CountPlan:
         codes = [w.code for w in get_game(self.game).wagers]
         if self.wager not in codes:
             raise ConfigurationError(f"unknown wager {self.wager!r} in {self.game}; wagers are: {', '.join(codes)}")
-        if not 1 <= self.shoes <= MAX_SHOES:
-            raise ConfigurationError(f"shoes must be from 1 to {MAX_SHOES:,}")
-        if self.chunk_size < 1:
-            raise ConfigurationError("chunk size must be positive")
         if not math.isfinite(self.trigger):
             raise ConfigurationError("the trigger must be a finite number")
-        check_decks(self.decks)
-        check_cut_card(self.cut_card, 52 * self.decks)
-
-    @property
-    def chunks(self) -> int:
-        return math.ceil(self.shoes / self.chunk_size)
-
-    def chunk_shoes(self, index: int) -> int:
-        return min(self.chunk_size, self.shoes - index * self.chunk_size)
+        self.check_run()
 
     @property
     def tags_by_value(self) -> npt.NDArray[np.int64]:

@@ -42,11 +42,42 @@ class Chunked(Protocol):
 
 
 P = TypeVar("P", bound=Chunked)
+
+
+class ChunkedRun:
+    """What simulations and counting studies share: the shoes, the seed, the shoe and the chunks.
+
+    Mixed into frozen dataclasses with the fields ``shoes``, ``seed``, ``decks``, ``cut_card`` and
+    ``chunk_size``; :meth:`check_run` is called from their ``__post_init__``.
+    """
+
+    shoes: int
+    seed: int
+    decks: int
+    cut_card: int
+    chunk_size: int
+
+    def check_run(self) -> None:
+        if not isinstance(self.shoes, int) or isinstance(self.shoes, bool) or not 1 <= self.shoes <= MAX_SHOES:
+            raise ConfigurationError(f"shoes must be a whole number from 1 to {MAX_SHOES:,}, got {self.shoes!r}")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
+            raise ConfigurationError(f"seed must be a non-negative integer, got {self.seed!r}")
+        check_decks(self.decks)
+        check_cut_card(self.cut_card, 52 * self.decks)
+        if not isinstance(self.chunk_size, int) or isinstance(self.chunk_size, bool) or self.chunk_size < 1:
+            raise ConfigurationError(f"chunk size must be a positive whole number, got {self.chunk_size!r}")
+
+    @property
+    def chunks(self) -> int:
+        return math.ceil(self.shoes / self.chunk_size)
+
+    def chunk_shoes(self, index: int) -> int:
+        return min(self.chunk_size, self.shoes - index * self.chunk_size)
 R = TypeVar("R")
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(ChunkedRun):
     """What to simulate; small and picklable, so worker processes and Dask workers can take it."""
 
     game: str
@@ -59,23 +90,9 @@ class Plan:
     chunk_size: int = CHUNK_SHOES  #: shoes per chunk; part of what the seed reproduces
 
     def __post_init__(self) -> None:
-        if not isinstance(self.shoes, int) or isinstance(self.shoes, bool) or not 1 <= self.shoes <= MAX_SHOES:
-            raise ConfigurationError(f"shoes must be a whole number from 1 to {MAX_SHOES:,}, got {self.shoes!r}")
-        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
-            raise ConfigurationError(f"seed must be a non-negative integer, got {self.seed!r}")
-        check_decks(self.decks)
-        check_cut_card(self.cut_card, 52 * self.decks)
-        if not isinstance(self.chunk_size, int) or self.chunk_size < 1:
-            raise ConfigurationError(f"chunk size must be a positive whole number, got {self.chunk_size!r}")
+        self.check_run()
         if self.game == "lucky-draw" and (self.draws is None or len(self.draws) != 1000):
             raise ConfigurationError("a Lucky Draw plan needs the seat's strategy (1,000 cells)")
-
-    @property
-    def chunks(self) -> int:
-        return math.ceil(self.shoes / self.chunk_size)
-
-    def chunk_shoes(self, index: int) -> int:
-        return min(self.chunk_size, self.shoes - index * self.chunk_size)
 
 
 def chunk_state(seed: int, index: int) -> npt.NDArray[np.uint64]:
