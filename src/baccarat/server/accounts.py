@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from baccarat.errors import AuthenticationError, ConfigurationError, ConflictError
 from baccarat.server import wallet
-from baccarat.server.models import Account, Token, Wallet
+from baccarat.server.models import Account, Token, Wallet, aware
 
 #: scrypt cost: 2**14 x 8 x 1 is about 16 MiB and a few tens of milliseconds per hash.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
@@ -86,7 +86,7 @@ def authenticate(session: Session, token: str | None) -> Account:
     if not token:
         raise AuthenticationError("log in first: send 'Authorization: Bearer <token>'")
     row = session.get(Token, _digest(token))
-    if row is None or _aware(row.expires_at) <= datetime.now(UTC):
+    if row is None or aware(row.expires_at) <= datetime.now(UTC):
         raise AuthenticationError("the session token is unknown or expired; log in again")
     account = session.get(Account, row.account_id)
     if account is None:  # pragma: no cover - tokens are deleted with their account
@@ -103,6 +103,3 @@ def log_out(session: Session, token: str) -> None:
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)  # SQLite returns naive datetimes

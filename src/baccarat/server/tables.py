@@ -22,7 +22,7 @@ coup, so every bet is placed on a shoe whose commitment is already published.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
@@ -38,20 +38,23 @@ from baccarat.money import MAX_AMOUNT
 from baccarat.presets import get_game
 from baccarat.server import wallet
 from baccarat.server.db import transaction
-from baccarat.server.models import Account, Bet, Decision, GameTable, Round, Seat, Settlement, ShoeRow
+from baccarat.server.models import (
+    Account,
+    Bet,
+    Decision,
+    GameTable,
+    Round,
+    Seat,
+    Settlement,
+    ShoeRow,
+    aware,
+)
+from baccarat.server.models import now as _now
 from baccarat.shoe import Shoe, check_cut_card, check_decks
 from baccarat.table import Table
 
 #: Tables made on a fresh database.
 DEFAULT_TABLES = (("mini-1", "mini"), ("ez-1", "ez"), ("lucky-draw-1", "lucky-draw"))
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)  # SQLite returns naive datetimes
 
 
 def game_of(table: GameTable) -> Game:
@@ -175,7 +178,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     now = now or _now()
     table = _table(s, table_id)
     current = open_round(s, table_id)
-    if current is None or _aware(current.closes_at) <= now:
+    if current is None or aware(current.closes_at) <= now:
         raise IllegalActionError("no more bets: the betting window has closed")
     seat = s.scalar(select(Seat.number).where(Seat.table_id == table_id, Seat.account_id == account_id))
     if seat is None:
@@ -211,7 +214,7 @@ def due_rounds(s: Session, now: datetime) -> list[int]:
     """Rounds to move on: betting windows that closed, and Lucky Draw decisions that are all in or timed out."""
     closed = s.scalars(select(Round.id).where(Round.status == "betting", Round.closes_at <= now))
     deciding = s.scalars(select(Round).where(Round.status == "decision"))
-    ready = [r.id for r in deciding if r.decides_at is not None and (_aware(r.decides_at) <= now
+    ready = [r.id for r in deciding if r.decides_at is not None and (aware(r.decides_at) <= now
                                                                      or _all_decided(s, r.id))]
     return sorted([*closed, *ready])
 
@@ -294,7 +297,7 @@ def deal_round(s: Session, round_id: int, now: datetime) -> None:
     if current is None:
         return
     table = _table(s, current.table_id)
-    if current.status == "betting" and _aware(current.closes_at) <= now:
+    if current.status == "betting" and aware(current.closes_at) <= now:
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
         if not bets:
             current.status = "no_action"
@@ -309,7 +312,7 @@ def deal_round(s: Session, round_id: int, now: datetime) -> None:
                                          "first_deal": _first_deal(events)})
             return
         _close(s, table, current, bets, shoe, events, now)
-    elif current.status == "decision" and (_aware(current.decides_at or now) <= now or _all_decided(s, round_id)):
+    elif current.status == "decision" and (aware(current.decides_at or now) <= now or _all_decided(s, round_id)):
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
         core, shoe, events = _replay(s, table, current, bets)
         actions = {d.seat: d.action for d in s.scalars(select(Decision).where(Decision.round_id == round_id))}
@@ -354,7 +357,7 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
     if action not in ("draw", "stand"):
         raise ConfigurationError("a decision is 'draw' or 'stand'")
     current = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "decision"))
-    if current is None or _aware(current.decides_at or now) <= now:
+    if current is None or aware(current.decides_at or now) <= now:
         raise IllegalActionError("no decision is awaited at this table now")
     enter = s.scalar(select(Bet).where(Bet.round_id == current.id, Bet.account_id == account_id,
                                        Bet.wager == "enter"))
@@ -398,7 +401,7 @@ def table_view(s: Session, table_id: int) -> dict[str, Any]:
         "id": table.id, "name": table.name, "game": table.game, "status": table.status,
         "seats": {str(n): name for n, name in sorted(seats.items())},
         "round": None if current is None else {"number": current.number,
-                                               "closes_at": _aware(current.closes_at).isoformat()},
+                                               "closes_at": aware(current.closes_at).isoformat()},
         "shoe": None if shoe is None else {"number": shoe.number, "algorithm": shoe.algorithm,
                                            "commitment": shoe.commitment, "cards_dealt": shoe.position},
         "last_result": None,
@@ -406,7 +409,7 @@ def table_view(s: Session, table_id: int) -> dict[str, Any]:
     }
     deciding = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "decision"))
     if deciding is not None and deciding.result and deciding.decides_at is not None:
-        view["decision"] = {"round": deciding.number, "decides_at": _aware(deciding.decides_at).isoformat(),
+        view["decision"] = {"round": deciding.number, "decides_at": aware(deciding.decides_at).isoformat(),
                             "first_deal": json.loads(deciding.result)["first_deal"]}
     if last is not None and last.result:
         result = json.loads(last.result)
