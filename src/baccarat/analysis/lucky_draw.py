@@ -38,6 +38,9 @@ StrategyKind = Literal["composition", "total"]
 STRATEGIES: tuple[StrategyKind, ...] = ("composition", "total")
 
 _TEN = VALUE_CARDS[0]
+_VALUES = np.arange(10)
+#: The two-card total of every pair of card values (seat ``[s1, s2]``, dealer ``[up, second]``).
+TWO_CARD_TOTAL: IntArray = (_VALUES[:, None] + _VALUES[None, :]) % 10
 
 
 def _hand(seat_total: int, dealer_total: int, *, drew: bool) -> LuckyDrawHand:
@@ -49,10 +52,9 @@ def _hand(seat_total: int, dealer_total: int, *, drew: bool) -> LuckyDrawHand:
 
 def dealer_final_totals() -> IntArray:
     """The dealer's final total for up card, second card and possible third card values."""
-    values = np.arange(10)
-    two = (values[:, None] + values[None, :]) % 10
+    two = TWO_CARD_TOTAL
     draws = np.array([dealer_draws(total) for total in range(10)])[two]
-    three = (two[:, :, None] + values[None, None, :]) % 10
+    three = (two[:, :, None] + _VALUES[None, None, :]) % 10
     return np.where(draws[:, :, None], three, two[:, :, None])
 
 
@@ -118,15 +120,14 @@ def cells(game: Game, composition: Composition) -> Cells:
     stand, draw = outcomes(game, drew=False), outcomes(game, drew=True)
     counts = composition.array()
     dealer = dealer_final_totals()  # [u, u2, u3]
-    values = np.arange(10)
-    seat_two = (values[:, None] + values[None, :]) % 10  # [s1, s2]
+    seat_two = TWO_CARD_TOTAL
 
     five = sequence_weights(counts, 5)  # [s1, u, s2, u2, u3]
     stand_event = stand.table[seat_two[:, None, :, None, None], dealer[None, :, None, :, :]]
     stand_counts = np.stack([(five * (stand_event == e)).sum(axis=(3, 4)) for e in range(len(stand.events))], axis=3)
 
     six = sequence_weights(counts, 6)  # [s1, u, s2, d, u2, u3]
-    seat_three = (seat_two[:, :, None] + values[None, None, :]) % 10  # [s1, s2, d]
+    seat_three = (seat_two[:, :, None] + _VALUES[None, None, :]) % 10  # [s1, s2, d]
     draw_event = draw.table[seat_three[:, None, :, :, None, None], dealer[None, :, None, None, :, :]]
     draw_counts = np.stack(
         [(six * (draw_event == e)).sum(axis=(3, 4, 5)) for e in range(len(draw.events))], axis=3
@@ -164,20 +165,16 @@ def optimal_draws(c: Cells) -> BoolArray:
 def total_strategy_card(c: Cells) -> BoolArray:
     """The total-dependent strategy card: ``[seat total, up card]`` -> draw."""
     stand, draw = _compare(c)
-    values = np.arange(10)
-    seat_two = (values[:, None] + values[None, :]) % 10
     card = np.zeros((10, 10), dtype=bool)
     for total in range(10):
-        mask = seat_two == total  # [s1, s2]
+        mask = total == TWO_CARD_TOTAL  # [s1, s2]
         card[total] = draw.transpose(0, 2, 1)[mask].sum(axis=0) > stand.transpose(0, 2, 1)[mask].sum(axis=0)
     return card
 
 
 def draws_from_card(card: BoolArray) -> BoolArray:
     """Expand a strategy card ``[total, up]`` to the decision in every cell ``[s1, u, s2]``."""
-    values = np.arange(10)
-    seat_two = (values[:, None] + values[None, :]) % 10
-    return card[seat_two[:, None, :], values[None, :, None]]  # type: ignore[no-any-return]
+    return card[TWO_CARD_TOTAL[:, None, :], _VALUES[None, :, None]]
 
 
 def strategy_draws(c: Cells, kind: StrategyKind) -> BoolArray:
