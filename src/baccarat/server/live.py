@@ -134,6 +134,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             feed.task = asyncio.create_task(feed.run())
         stamps: list[float] = []
         seen = -1
+        waiter: asyncio.Task[None] | None = None
+        receiver: asyncio.Task[Any] | None = None
 
         def you() -> dict[str, Any]:
             with sessions() as s:
@@ -185,6 +187,6 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             return
         finally:
             feed.watchers -= 1
-            for task in (locals().get("waiter"), locals().get("receiver")):
+            for task in (waiter, receiver):
                 if task is not None:
                     task.cancel()
