@@ -65,7 +65,8 @@ def _punto_banco(game: Game, composition: Composition, *, eor: bool) -> GameAnal
     return GameAnalysis(game.code, game.name, composition, tuple(wagers))
 
 
-def _enter_lines(cells: ld.Cells, draws: ld.BoolArray) -> tuple[EventLine, ...]:
+def enter_lines(cells: ld.Cells, draws: ld.BoolArray) -> tuple[EventLine, ...]:
+    """The return-table lines of Lucky Draw's Enter-plus-Draw game under the decisions ``draws``."""
     return tuple(EventLine(event, pays, n) for event, (pays, n) in ld.enter_combinations(cells, draws).items())
 
 
@@ -88,7 +89,7 @@ def _strategy_report(cells: ld.Cells, used: ld.StrategyKind) -> tuple[StrategyRe
                     deviations.append((a, b, up, decision))
     results = {}
     for kind, draws in (("composition", optimal), ("total", by_card)):
-        edge = -_ev(_enter_lines(cells, draws))
+        edge = -_ev(enter_lines(cells, draws))
         probability = ld.draw_probability(cells, draws)
         results[kind] = (edge, edge / (1 + probability), probability)
     rows = tuple("".join("D" if card[total, up] else "S" for up in order) for total in range(10))
@@ -101,7 +102,8 @@ def _block_ev(wager: Wager[object], counts: np.ndarray) -> tuple[tuple[EventLine
     return lines, _ev(lines)
 
 
-def _block_bonus(wager: Wager[object], decks: int, *, eor: bool) -> WagerAnalysis:
+def block_bonus(wager: Wager[object], decks: int, *, eor: bool = False) -> WagerAnalysis:
+    """Block Bonus in ``decks`` full decks (with its effects of removal when ``eor``)."""
     counts = kind_counts(decks)
     lines, full = _block_ev(wager, counts)
     effects = None
@@ -126,10 +128,10 @@ def _lucky_draw(game: Game, composition: Composition, strategy: ld.StrategyKind,
         raise ConfigurationError(f"strategy must be one of {', '.join(ld.STRATEGIES)}, got {strategy!r}")
     cells = ld.cells(game, composition)
     report, draws = _strategy_report(cells, strategy)
-    lines = _enter_lines(cells, draws)
+    lines = enter_lines(cells, draws)
     effects = None
     if eor:  # the strategy is held fixed, so the effects sum to exactly zero
-        effects = _eor(composition, lambda c: _ev(_enter_lines(ld.cells(game, c), draws)), _ev(lines))
+        effects = _eor(composition, lambda c: _ev(enter_lines(ld.cells(game, c), draws)), _ev(lines))
     enter = WagerAnalysis(
         "enter",
         f"Enter, with the Draw wager by the {strategy}-dependent strategy",
@@ -140,7 +142,7 @@ def _lucky_draw(game: Game, composition: Composition, strategy: ld.StrategyKind,
     wagers = [enter]
     skipped = {}
     if composition.decks is not None:
-        wagers.append(_block_bonus(game.wager("block_bonus"), composition.decks, eor=eor))
+        wagers.append(block_bonus(game.wager("block_bonus"), composition.decks, eor=eor))
     else:
         skipped["block_bonus"] = "it depends on ranks and suits, so it needs full decks (--decks), not --shoe"
     return GameAnalysis(game.code, game.name, composition, tuple(wagers), paytable=game.paytable,

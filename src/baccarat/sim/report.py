@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 
 from baccarat.analysis import lucky_draw as ld
-from baccarat.analysis.analyze import analyze
+from baccarat.analysis.analyze import analyze, block_bonus, enter_lines
 from baccarat.analysis.composition import Composition
 from baccarat.analysis.punto import coup_table
+from baccarat.analysis.report import WagerAnalysis
 from baccarat.games import Game
 from baccarat.lucky import BLOCK_EVENTS
 from baccarat.sim.run import ChunkResult, Plan
@@ -93,11 +94,8 @@ def summarize(game: Game, plan: Plan, totals: ChunkResult) -> SimulationResult:
                 enter[tables.draw.events[tables.draw.table[seat, dealer]]] += int(histogram[100 + seat * 10 + dealer])
         block = {event: int(histogram[200 + i]) for i, event in enumerate(BLOCK_EVENTS)}
         draws = np.frombuffer(plan.draws or b"", dtype=bool).reshape(10, 10, 10)
-        cells = ld.cells(game, exact_shoe)
-        lines = ld.enter_combinations(cells, draws)
-        total = sum(n for _, n in lines.values())
-        exact_enter = float(sum(p * n for p, n in lines.values()) / total)
-        block_wager = analyze(game, exact_shoe).wagers[1]
+        exact_enter = float(WagerAnalysis("enter", "", enter_lines(ld.cells(game, exact_shoe), draws)).expected_value)
+        block_wager = block_bonus(game.wager("block_bonus"), plan.decks)
         draw_fraction = float(histogram[100:200].sum() / hands) if hands else 0.0
         for code, name, events, exact, row in (
             ("enter", "Enter, with the Draw wager", dict(enter), exact_enter, 0),
