@@ -240,3 +240,87 @@ def test_login_attempts_are_limited_and_big_bodies_refused(client):
     huge = client.post("/api/accounts", content=b"{" + b" " * 20_000 + b"}",
                        headers={"Content-Type": "application/json"})
     assert huge.status_code == 413
+
+
+def _wait_for(client: TestClient, table_id: int, done, seconds: float = 10.0) -> dict:
+    import time
+
+    deadline = time.monotonic() + seconds
+    view = client.get(f"/api/tables/{table_id}").json()
+    while not done(view) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        view = client.get(f"/api/tables/{table_id}").json()
+    assert done(view), view
+    return view
+
+
+def test_operator_opens_tables_changes_limits_from_the_next_round_and_closes_them(client):
+    operator = _operator(client)
+    _, alice = _player(client, "alice")
+    body = {"name": "ez-fast", "game": "ez", "betting_seconds": 0.5}
+    assert client.post("/api/operator/tables", json=body, headers=alice).status_code == 403
+    created = client.post("/api/operator/tables", json=body, headers=operator)
+    assert created.status_code == 201, created.text
+    view = created.json()
+    table_id = view["id"]
+    assert view["status"] == "open" and view["round"]["number"] == 1 and view["shoe"]["number"] == 1
+    assert client.post("/api/operator/tables", json=body, headers=operator).status_code == 409  # same name
+    for bad in ({**body, "name": "x", "game": "craps"}, {**body, "name": "y", "decks": 0},
+                {**body, "name": "z", "cut_card": 900}, {**body, "name": "w", "stakes": 1}):
+        assert client.post("/api/operator/tables", json=bad, headers=operator).status_code == 422, bad
+
+    # limits: refused for players and for nonsense, pending until the next round opens
+    limits = f"/api/operator/tables/{table_id}/limits"
+    new = {"minimum": 2_000, "maximums": {"dragon_7": 3_000}}
+    assert client.put(limits, json=new, headers=alice).status_code == 403
+    for bad in ({"minimum": 0}, {"minimum": 2_000, "maximums": {"craps": 5_000}},
+                {"minimum": 2_000, "maximums": {"banker": 1_000}}, {"minimum": 2_000, "extra": 1}):
+        assert client.put(limits, json=bad, headers=operator).status_code == 422, bad
+    assert client.get(f"/api/tables/{table_id}").json()["pending_limits"] is None  # nothing half-applied
+    changed = client.put(limits, json=new, headers=operator).json()
+    assert changed["pending_limits"] == new and changed["limits"]["minimum"] == 100
+    client.post(f"/api/tables/{table_id}/seats", json={}, headers=alice)
+    first = _wait_for(client, table_id, lambda v: v["round"] is not None)["round"]["number"]
+    placed = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"banker": 1_000}},
+                         headers={**alice, "Idempotency-Key": "limits-old-1"})
+    if placed.status_code == 409:  # the window closed under us: the next round already has the new limits
+        first += 1
+    view = _wait_for(client, table_id, lambda v: v["round"] is not None and v["round"]["number"] > first)
+    assert view["limits"] == new and view["pending_limits"] is None
+    refused = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"banker": 1_000}},
+                          headers={**alice, "Idempotency-Key": "limits-new-1"})
+    assert refused.status_code == 422 and "minimum" in refused.json()["detail"]
+
+    # close with a bet on the layout: the round is dealt and settled, then the table closes
+    placed = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"player": 2_000}},
+                         headers={**alice, "Idempotency-Key": "limits-new-2"})
+    close = f"/api/operator/tables/{table_id}/close"
+    assert client.post(close, headers=alice).status_code == 403
+    closing = client.post(close, headers=operator).json()
+    assert closing["status"] == ("closing" if placed.status_code == 201 else "closed")
+    closed = _wait_for(client, table_id, lambda v: v["status"] == "closed")
+    assert closed["round"] is None
+    history = client.get("/api/history", headers=alice).json()
+    assert all(round_["status"] == "settled" for round_ in history)  # no bet was dropped
+    shoe = client.get(f"/api/tables/{table_id}/shoes/1")
+    assert shoe.status_code == 200 and shoe.json()["server_seed"]  # the dropped shoe's seed is revealed
+    assert client.post(f"/api/tables/{table_id}/seats", json={}, headers=alice).status_code in (201, 409)
+    assert client.post(f"/api/tables/{table_id}/bets", json={"bets": {"banker": 2_000}},
+                       headers={**alice, "Idempotency-Key": "closed-bet-1"}).status_code == 409
+
+    # open again: a new shoe with a new commitment
+    assert client.post(f"/api/operator/tables/{table_id}/open", headers=alice).status_code == 403
+    reopened = client.post(f"/api/operator/tables/{table_id}/open", headers=operator).json()
+    assert reopened["status"] == "open" and reopened["shoe"]["number"] == 2 and reopened["round"] is not None
+    assert reopened["shoe"]["commitment"] != shoe.json()["commitment"]
+
+
+def test_closing_an_idle_table_is_immediate_and_idempotent(client):
+    operator = _operator(client)
+    for _ in range(2):
+        view = client.post("/api/operator/tables/1/close", headers=operator).json()
+        assert view["status"] == "closed" and view["round"] is None
+    assert client.post("/api/operator/tables/99/close", headers=operator).status_code == 404
+    for _ in range(2):
+        view = client.post("/api/operator/tables/1/open", headers=operator).json()
+        assert view["status"] == "open" and view["round"]["number"] == 2

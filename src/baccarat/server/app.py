@@ -1,5 +1,5 @@
-"""The HTTP API (FastAPI).  Work in progress: accounts, wallets, punto banco tables over REST;
-the WebSocket and Lucky Draw tables come next.
+"""The HTTP API (FastAPI): accounts, wallets, tables, bets, decisions, history and operator
+routes over REST; the table WebSocket is in :mod:`baccarat.server.live`.
 
 Errors of the :class:`~baccarat.errors.BaccaratError` family become HTTP
 answers here and nowhere else; anything unexpected is a bare 500 with no
@@ -119,6 +119,22 @@ class BetsBody(Strict):
     bets: dict[str, int] = Field(description="wager code -> amount in minor units")
 
 
+class TableBody(Strict):
+    name: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")
+    game: Literal["mini", "ez", "lucky-draw"]
+    paytable: Literal[1, 2] | None = Field(default=None, description="Lucky Draw's DrawWin pay table")
+    decks: int = Field(default=8, ge=1, le=16)
+    cut_card: int = Field(default=14, ge=0, le=832, description="cards behind the cut card")
+    betting_seconds: float = Field(default=15.0, ge=0.1, le=600)
+    decision_seconds: float = Field(default=10.0, ge=0.1, le=600)
+
+
+class LimitsBody(Strict):
+    minimum: int = Field(gt=0, le=MAX_AMOUNT, description="minor units; every wager must meet it")
+    maximums: dict[str, Annotated[int, Field(gt=0, le=MAX_AMOUNT)]] = Field(
+        default_factory=dict, description="wager code -> maximum in minor units")
+
+
 class DecisionBody(Strict):
     action: Literal["draw", "stand"]
 
@@ -234,16 +250,48 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     def operator_move(request: Request, token: str | None, account_id: Id, body: Movement, key: str | None,
                       sign: int) -> dict[str, Any]:
-        operator = me(request, token)
-        if operator.role != "operator":
-            raise AuthorizationError("only an operator may credit or debit wallets")
+        manager = operator(request, token, "credit or debit wallets")
 
         def move(s: Session) -> dict[str, Any]:
             amount = sign * body.amount
             wallet.transfer(s, "credit" if sign > 0 else "debit",
                             {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=body.memo)
             return {"account_id": account_id, "balance": wallet.balance(s, account_id)}
-        return once(request, operator, key, {"account_id": account_id, "sign": sign, **body.model_dump()}, move)
+        return once(request, manager, key, {"account_id": account_id, "sign": sign, **body.model_dump()}, move)
+
+    def operator(request: Request, token: str | None, what: str) -> Account:
+        account = me(request, token)
+        if account.role != "operator":
+            raise AuthorizationError(f"only an operator may {what}")
+        return account
+
+    @app.post("/api/operator/tables", status_code=201)
+    def open_new_table(request: Request, body: TableBody, token: Token) -> dict[str, Any]:
+        operator(request, token, "open tables")
+
+        def work(s: Session) -> dict[str, Any]:
+            table = tables.create_table(s, body.name, body.game, paytable=body.paytable, decks=body.decks,
+                                        cut_card=body.cut_card, betting_seconds=body.betting_seconds,
+                                        decision_seconds=body.decision_seconds)
+            return tables.table_view(s, table.id)
+        return run(request, work)
+
+    @app.post("/api/operator/tables/{table_id}/close")
+    def close_table(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
+        """Close now if no bets are on the layout, else after the round in play is settled."""
+        operator(request, token, "close tables")
+        return run(request, lambda s: tables.close_table(s, table_id))
+
+    @app.post("/api/operator/tables/{table_id}/open")
+    def reopen_table(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
+        operator(request, token, "open tables")
+        return run(request, lambda s: tables.reopen_table(s, table_id))
+
+    @app.put("/api/operator/tables/{table_id}/limits")
+    def change_limits(request: Request, table_id: Id, body: LimitsBody, token: Token) -> dict[str, Any]:
+        """New limits, effective from the next round."""
+        operator(request, token, "change table limits")
+        return run(request, lambda s: tables.set_limits(s, table_id, body.minimum, body.maximums))
 
     @app.post("/api/operator/wallets/{account_id}/credit")
     def credit(request: Request, account_id: Id, body: Movement, token: Token,

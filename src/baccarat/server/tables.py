@@ -30,7 +30,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.cards import standard_deck
 from baccarat.coup import MAX_COUP_CARDS
-from baccarat.errors import ConfigurationError, ConflictError, IllegalActionError, ShoeError, UnknownSeatError
+from baccarat.errors import (
+    ConfigurationError,
+    ConflictError,
+    IllegalActionError,
+    ShoeError,
+    UnknownSeatError,
+    UnknownWagerError,
+)
 from baccarat.events import BetSettled, CardDealt, CoupResolved
 from baccarat.fair import ALGORITHM, commitment, fair_cards, new_server_seed
 from baccarat.games import Game, TableLimits
@@ -114,7 +121,7 @@ def _open_round(s: Session, table: GameTable, number: int, now: datetime) -> Rou
     game = game_of(table)
     # A round is never split across shoes: the most cards it can need (Lucky Draw: three per seat plus three).
     needed = MAX_COUP_CARDS if game.kind == "punto_banco" else 3 * game.max_seats + 3
-    if shoe is None or shoe.finished or 52 * shoe.decks - shoe.position < needed:
+    if shoe is None or shoe.finished or shoe.revealed_at is not None or 52 * shoe.decks - shoe.position < needed:
         if shoe is not None and shoe.revealed_at is None:
             shoe.revealed_at = now  # the shoe is over: its seed is published
         shoe = _new_shoe(s, table, 1 if shoe is None else shoe.number + 1)
@@ -125,6 +132,68 @@ def _open_round(s: Session, table: GameTable, number: int, now: datetime) -> Rou
     s.add(row)
     s.flush()
     return row
+
+
+def _next_round(s: Session, table: GameTable, number: int, now: datetime) -> None:
+    """Open the next round, or finish closing a table an operator closed during a round."""
+    if table.status == "closing":
+        _shut(s, table, now)
+    else:
+        _open_round(s, table, number, now)
+
+
+def _shut(s: Session, table: GameTable, now: datetime) -> None:
+    """The table is closed: its shoe is dropped, so its seed is revealed (a shoe never leaves unrevealed)."""
+    table.status = "closed"
+    shoe = _current_shoe(s, table)
+    if shoe is not None:
+        shoe.finished = True
+        if shoe.revealed_at is None:
+            shoe.revealed_at = now
+
+
+def close_table(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """Operator: close the table.  A round without bets ends now; a round with bets is dealt and
+    settled as usual and the table closes after it (no bet is ever dropped)."""
+    now = now or _now()
+    table = _table(s, table_id)
+    if table.status == "open":
+        current = open_round(s, table_id)
+        if current is not None and s.scalar(select(Bet.id).where(Bet.round_id == current.id).limit(1)) is None:
+            current.status = "no_action"
+            _shut(s, table, now)
+        else:
+            table.status = "closing"
+    s.flush()
+    return table_view(s, table_id)
+
+
+def reopen_table(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """Operator: open a closed table again (with a new shoe), or cancel a pending close."""
+    now = now or _now()
+    table = _table(s, table_id)
+    if table.status == "closing":
+        table.status = "open"
+    elif table.status == "closed":
+        table.status = "open"
+        last = s.scalar(select(func.max(Round.number)).where(Round.table_id == table_id)) or 0
+        _open_round(s, table, last + 1, now)
+    s.flush()
+    return table_view(s, table_id)
+
+
+def set_limits(s: Session, table_id: int, minimum: int, maximums: dict[str, int]) -> dict[str, Any]:
+    """Operator: new table limits, effective from the next round (the open round keeps its limits)."""
+    table = _table(s, table_id)
+    game = game_of(table)
+    for code in maximums:
+        if code not in game.betting_codes:
+            game.wager(code)  # names the valid wagers
+            raise UnknownWagerError(f"{code!r} is not placed at the betting stage in {game.name}")
+    limits = TableLimits(minimum, maximums)  # checks minimum > 0 and every maximum >= minimum
+    table.pending_limits = json.dumps(_limits_json(limits))
+    s.flush()
+    return table_view(s, table_id)
 
 
 def open_round(s: Session, table_id: int) -> Round | None:
@@ -301,7 +370,7 @@ def deal_round(s: Session, round_id: int, now: datetime) -> None:
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
         if not bets:
             current.status = "no_action"
-            _open_round(s, table, current.number + 1, now)
+            _next_round(s, table, current.number + 1, now)
             return
         core, shoe, events = _replay(s, table, current, bets)
         _settle(s, table, current, bets, events)  # punto banco: everything; Lucky Draw: Block Bonus
@@ -348,7 +417,7 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
     result["balances"] = {str(a): wallet.balance(s, a) for a in sorted({b.account_id for b in bets})}
     current.result = json.dumps(result)
     current.status = "settled"
-    _open_round(s, table, current.number + 1, now)
+    _next_round(s, table, current.number + 1, now)
 
 
 def decide(s: Session, table_id: int, account_id: int, action: str, now: datetime | None = None) -> dict[str, Any]:
@@ -388,6 +457,10 @@ def refund_round(s: Session, round_id: int) -> None:
     current.status = "refunded"
 
 
+def _limits_json(limits: TableLimits) -> dict[str, Any]:
+    return {"minimum": limits.minimum, "maximums": dict(limits.maximums)}
+
+
 def table_view(s: Session, table_id: int) -> dict[str, Any]:
     """What anyone may see of a table: never a seed before its shoe is over, never an undealt card."""
     table = _table(s, table_id)
@@ -399,6 +472,9 @@ def table_view(s: Session, table_id: int) -> dict[str, Any]:
                     .order_by(Round.number.desc()).limit(1))
     view: dict[str, Any] = {
         "id": table.id, "name": table.name, "game": table.game, "status": table.status,
+        "paytable": table.paytable, "betting_seconds": table.betting_seconds,
+        "limits": _limits_json(limits_of(table)),
+        "pending_limits": None if table.pending_limits is None else json.loads(table.pending_limits),
         "seats": {str(n): name for n, name in sorted(seats.items())},
         "round": None if current is None else {"number": current.number,
                                                "closes_at": aware(current.closes_at).isoformat()},
