@@ -141,12 +141,13 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             with sessions() as s:
                 return _you(s, table_id, account_id)
 
-        async def push() -> None:
+        async def push(mine: dict[str, Any] | None = None) -> None:
             nonlocal seen
             if feed.view is None:
                 await feed.wait_newer(0)
             seen = feed.version
-            await socket.send_json({"type": "state", "table": feed.view, "you": await asyncio.to_thread(you)})
+            await socket.send_json({"type": "state", "table": feed.view,
+                                    "you": mine or await asyncio.to_thread(you)})
 
         try:
             await push()
@@ -179,7 +180,10 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     result = await asyncio.to_thread(
                         transaction, sessions, lambda s, f=frame: _command(s, table_id, account_id, f))
                     await socket.send_json({"type": "ok", "key": frame.get("key"), "result": result})
-                    await push()  # the player's own seat, balance and bets have changed
+                    # the player's own seat, balance and bets have changed: a bet's answer holds them all
+                    mine = ({key: result[key] for key in ("seat", "balance", "bets")}
+                            if frame.get("type") == "bet" and "seat" in result else None)
+                    await push(mine)
                 except (BaccaratError, ValueError, UnicodeDecodeError) as error:
                     detail = str(error) if isinstance(error, BaccaratError) else "malformed frame: not JSON"
                     await socket.send_json({"type": "error", "detail": detail})

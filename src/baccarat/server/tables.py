@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import Any
+from functools import lru_cache
+from typing import Any, cast
 
-from sqlalchemy import func, select
+from sqlalchemy import Table as SqlTable
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.cards import standard_deck
@@ -69,10 +71,7 @@ def game_of(table: GameTable) -> Game:
 
 
 def limits_of(table: GameTable) -> TableLimits:
-    if table.limits is None:
-        return game_of(table).limits
-    data = json.loads(table.limits)
-    return TableLimits(data["minimum"], data["maximums"])
+    return _stored_limits(table.game, table.paytable, table.limits)
 
 
 def create_table(s: Session, name: str, game: str, *, paytable: int | None = None, decks: int = 8,
@@ -241,38 +240,67 @@ def leave(s: Session, table_id: int, account_id: int) -> None:
         s.delete(seat)
 
 
+_ROUNDS = cast(SqlTable, Round.__table__)
+_SEATS = cast(SqlTable, Seat.__table__)
+_BETS = cast(SqlTable, Bet.__table__)
+_TABLES = cast(SqlTable, GameTable.__table__)
+_SETTLEMENTS = cast(SqlTable, Settlement.__table__)
+# A bet is the hottest request: its reads are Core statements built once (the ORM's per-statement
+# work was most of its cost), one for the table, round and seat together.
+_BETTING = (select(_TABLES.c.name, _TABLES.c.game, _TABLES.c.paytable, _TABLES.c.limits,
+                   _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.closes_at, _SEATS.c.number.label("seat"))
+            .select_from(_TABLES)
+            .outerjoin(_ROUNDS, (_ROUNDS.c.table_id == _TABLES.c.id) & (_ROUNDS.c.status == "betting"))
+            .outerjoin(_SEATS, (_SEATS.c.table_id == _TABLES.c.id) & (_SEATS.c.account_id == bindparam("account")))
+            .where(_TABLES.c.id == bindparam("table")))
+_PLACED = select(_BETS.c.wager, _BETS.c.amount).where(_BETS.c.round_id == bindparam("round"),
+                                                      _BETS.c.account_id == bindparam("account"))
+_NEW_BET = insert(_BETS)
+_NEW_SETTLEMENT = insert(_SETTLEMENTS)
+
+
+@lru_cache(maxsize=256)
+def _stored_limits(game: str, paytable: int | None, stored: str | None) -> TableLimits:
+    if stored is None:
+        return get_game(game, paytable=paytable).limits
+    data = json.loads(stored)
+    return TableLimits(data["minimum"], data["maximums"])
+
+
 def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int], now: datetime | None = None
                ) -> dict[str, Any]:
     """Put ``bets`` on the open round; the stakes go from the wallet to the round's escrow."""
     now = now or _now()
-    table = _table(s, table_id)
-    current = open_round(s, table_id)
-    if current is None or aware(current.closes_at) <= now:
-        raise IllegalActionError("no more bets: the betting window has closed")
-    seat = s.scalar(select(Seat.number).where(Seat.table_id == table_id, Seat.account_id == account_id))
-    if seat is None:
-        raise IllegalActionError("take a seat at the table first")
-    placed = {b.wager: b.amount for b in s.scalars(select(Bet).where(Bet.round_id == current.id,
-                                                                     Bet.account_id == account_id))}
     if not bets or not isinstance(bets, dict):
         raise ConfigurationError("bets are wager code -> amount in minor units")
+    connection = s.connection()
+    row = connection.execute(_BETTING, {"table": table_id, "account": account_id}).first()
+    if row is None:
+        raise UnknownSeatError(f"no table {table_id}")
+    if row.id is None or aware(row.closes_at) <= now:
+        raise IllegalActionError("no more bets: the betting window has closed")
+    if row.seat is None:
+        raise IllegalActionError("take a seat at the table first")
+    placed: dict[str, int] = {wager: amount for wager, amount in connection.execute(
+        _PLACED, {"round": row.id, "account": account_id})}
     if set(bets) & set(placed):
         raise ConflictError(f"already on the layout this round: {', '.join(sorted(set(bets) & set(placed)))}")
     # The core checks wager codes, amounts, limits and prerequisites, exactly as at a live table.
-    check = Table(game_of(table), limits=limits_of(table), shoe_factory=_checking_shoe)
-    check.sit(seat, "check", MAX_AMOUNT)
+    check = Table(get_game(row.game, paytable=row.paytable), limits=_stored_limits(row.game, row.paytable, row.limits),
+                  shoe_factory=_checking_shoe)
+    check.sit(row.seat, "check", MAX_AMOUNT)
     check.open_betting()
-    check.place_bets(seat, {**placed, **bets})
-    balance_before = wallet.balance(s, account_id) + sum(placed.values())
+    check.place_bets(row.seat, {**placed, **bets})
     total = sum(bets.values())
-    wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(current.id): total},
-                    memo=f"table {table.name} round {current.number}")
-    for code, amount in bets.items():
-        s.add(Bet(round_id=current.id, account_id=account_id, seat=seat, wager=code, amount=amount,
-                  balance_before=balance_before))
-    s.flush()
-    return {"table": table_id, "round": current.number, "bets": {**placed, **bets},
-            "balance": wallet.balance(s, account_id)}
+    wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(row.id): total},
+                    memo=f"table {row.name} round {row.number}")
+    balance = wallet.balance(s, account_id)
+    balance_before = balance + total + sum(placed.values())
+    connection.execute(_NEW_BET, [{"round_id": row.id, "account_id": account_id, "seat": row.seat, "wager": code,
+                                   "amount": amount, "balance_before": balance_before}
+                                  for code, amount in bets.items()])
+    return {"table": table_id, "round": row.number, "seat": row.seat, "bets": {**placed, **bets},
+            "balance": balance}
 
 
 def _checking_shoe() -> Shoe:
@@ -342,21 +370,26 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]) -> tu
 
 
 def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], events: list[Any]) -> None:
-    """Pay out every settled bet not yet paid (Block Bonus is paid at the first deal)."""
+    """Pay out every settled bet not yet paid (Block Bonus is paid at the first deal), as one
+    ledger movement: the stakes leave escrow, each player's returns go to their wallet, the
+    difference to or from the house; each bet's settlement row points at that movement."""
     bet_of = {(b.seat, b.wager): b for b in bets}
     paid = set(s.scalars(select(Settlement.bet_id).where(Settlement.bet_id.in_([b.id for b in bets]))))
+    settled = [(bet_of[(e.seat, e.wager)], e) for e in events
+               if isinstance(e, BetSettled) and bet_of[(e.seat, e.wager)].id not in paid]
+    if not settled:
+        return
     escrow = wallet.escrow_account(current.id)
-    for event in events:
-        if isinstance(event, BetSettled):
-            bet = bet_of[(event.seat, event.wager)]
-            if bet.id in paid:
-                continue
-            entry = wallet.transfer(s, "settle", {escrow: -bet.amount,
-                                                  wallet.wallet_account(bet.account_id): bet.amount + event.net,
-                                                  wallet.HOUSE: -event.net},
-                                    memo=f"table {table.name} round {current.number} {event.wager}")
-            s.add(Settlement(bet_id=bet.id, event=event.event, net=event.net, transaction_id=entry))
-    s.flush()
+    postings: dict[str, int] = {escrow: 0, wallet.HOUSE: 0}
+    for bet, event in settled:
+        postings[escrow] -= bet.amount
+        postings[wallet.HOUSE] -= event.net
+        owner = wallet.wallet_account(bet.account_id)
+        postings[owner] = postings.get(owner, 0) + bet.amount + event.net
+    entry = wallet.transfer(s, "settle", {account: amount for account, amount in postings.items() if amount},
+                            memo=f"table {table.name} round {current.number}")
+    s.connection().execute(_NEW_SETTLEMENT, [{"bet_id": bet.id, "event": event.event, "net": event.net,
+                                              "transaction_id": entry} for bet, event in settled])
 
 
 def deal_round(s: Session, round_id: int, now: datetime) -> None:

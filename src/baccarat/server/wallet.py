@@ -13,14 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from baccarat.errors import ConfigurationError, ConflictError, InsufficientFundsError
 from baccarat.money import format_amount
-from baccarat.server.models import IdempotentRequest, LedgerTransaction, Posting, Wallet
+from baccarat.server.models import IdempotentRequest, LedgerTransaction, Posting, Wallet, now
 
 CASHIER = "cashier"
 HOUSE = "house"
@@ -34,41 +34,58 @@ def escrow_account(round_id: int) -> str:
     return f"escrow:{round_id}"
 
 
+_ENTRIES = cast(Table, LedgerTransaction.__table__)
+_POSTINGS = cast(Table, Posting.__table__)
+_WALLETS = cast(Table, Wallet.__table__)
+_REQUESTS = cast(Table, IdempotentRequest.__table__)
+# Core statements built once: a bet moves money many times a second, and the ORM's per-statement
+# work was most of a bet's cost (see benchmarks/server_load.py).
+_NEW_ENTRY = insert(_ENTRIES).returning(_ENTRIES.c.id)
+_NEW_POSTING = insert(_POSTINGS)
+_APPLY = (update(_WALLETS)
+          .where(_WALLETS.c.account_id == bindparam("wallet"), _WALLETS.c.balance + bindparam("delta") >= 0)
+          .values(balance=_WALLETS.c.balance + bindparam("delta"))
+          .returning(_WALLETS.c.balance))
+_BALANCE = select(_WALLETS.c.balance).where(_WALLETS.c.account_id == bindparam("wallet"))
+_STORED = select(_REQUESTS.c.request_hash, _REQUESTS.c.response).where(
+    _REQUESTS.c.account_id == bindparam("account"), _REQUESTS.c.key == bindparam("key"))
+_NEW_REQUEST = insert(_REQUESTS)
+
+
 def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: str = "") -> int:
-    """Record one balanced movement and apply it to the wallets it touches; returns its id."""
-    if sum(postings.values()) != 0 or not postings:
+    """Record one balanced movement and apply it to the wallets it touches; returns its id.
+
+    Raises :class:`InsufficientFundsError` when a wallet would go negative (the caller's
+    transaction is then rolled back, so nothing of the movement remains).
+    """
+    if not postings or sum(postings.values()) != 0:
         raise ConfigurationError(f"postings must sum to zero, got {dict(postings)}")
-    entry = LedgerTransaction(kind=kind, memo=memo)
-    session.add(entry)
-    session.flush()
+    if not all(isinstance(amount, int) and not isinstance(amount, bool) for amount in postings.values()):
+        raise ConfigurationError("amounts are whole minor units")
+    session.flush()  # rows this movement refers to (a new wallet) are written first
+    connection = session.connection()
+    entry: int = connection.execute(_NEW_ENTRY, {"kind": kind, "memo": memo, "created_at": now()}).scalar_one()
+    connection.execute(_NEW_POSTING, [{"transaction_id": entry, "account": account, "amount": amount}
+                                      for account, amount in postings.items()])
     for account, amount in postings.items():
-        if not isinstance(amount, int) or isinstance(amount, bool):
-            raise ConfigurationError("amounts are whole minor units")
-        session.add(Posting(transaction_id=entry.id, account=account, amount=amount))
         if account.startswith("wallet:"):
             _apply(session, int(account.split(":", 1)[1]), amount)
-    session.flush()
-    return entry.id
+    return entry
 
 
-def _apply(session: Session, account_id: int, amount: int) -> None:
-    result = session.execute(
-        update(Wallet)
-        .where(Wallet.account_id == account_id, Wallet.balance + amount >= 0)
-        .values(balance=Wallet.balance + amount)
-    )
-    if result.rowcount != 1:  # type: ignore[attr-defined]
-        balance = session.scalar(select(Wallet.balance).where(Wallet.account_id == account_id))
-        if balance is None:
-            raise ConfigurationError(f"no wallet for account {account_id}")
-        raise InsufficientFundsError(f"{format_amount(-amount)} is more than the balance of {format_amount(balance)}")
+def _apply(session: Session, account_id: int, amount: int) -> int:
+    changed = session.connection().execute(_APPLY, {"wallet": account_id, "delta": amount}).scalar_one_or_none()
+    if changed is None:
+        have = balance(session, account_id)  # raises when there is no wallet at all
+        raise InsufficientFundsError(f"{format_amount(-amount)} is more than the balance of {format_amount(have)}")
+    return int(changed)
 
 
 def balance(session: Session, account_id: int) -> int:
-    value = session.scalar(select(Wallet.balance).where(Wallet.account_id == account_id))
+    value = session.connection().execute(_BALANCE, {"wallet": account_id}).scalar_one_or_none()
     if value is None:
         raise ConfigurationError(f"no wallet for account {account_id}")
-    return value
+    return int(value)
 
 
 def request_hash(body: Any) -> str:
@@ -82,16 +99,16 @@ def idempotent(session: Session, account_id: int, key: str, body: Any,
     if not isinstance(key, str) or not 8 <= len(key) <= 128:
         raise ConfigurationError("an idempotency key is 8 to 128 characters")
     digest = request_hash(body)
-    stored = session.scalar(select(IdempotentRequest).where(IdempotentRequest.account_id == account_id,
-                                                            IdempotentRequest.key == key))
+    connection = session.connection()
+    stored = connection.execute(_STORED, {"account": account_id, "key": key}).first()
     if stored is not None:
         if stored.request_hash != digest:
             raise ConflictError("this idempotency key was used for a different request")
         answer: dict[str, Any] = json.loads(stored.response)
         return answer
     answer = work()
-    session.add(IdempotentRequest(account_id=account_id, key=key, request_hash=digest, response=json.dumps(answer)))
-    session.flush()
+    connection.execute(_NEW_REQUEST, {"account_id": account_id, "key": key, "request_hash": digest,
+                                      "response": json.dumps(answer), "created_at": now()})
     return answer
 
 
