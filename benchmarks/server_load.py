@@ -1,11 +1,16 @@
 """Load on the table server: WebSocket players betting on many tables at once.
 
 The server (``baccarat serve``) runs pinned to one core and this load generator to the other.
-20 EZ tables with a 1-second betting window; 7 seated players per table bet on each of the five
-wagers every round (one command per wager, each timed until its answer), 3 more per table watch.
-Goal (SQLite): at least 200 bet confirmations per second with p99 latency at most 150 ms.
+20 EZ tables with a 1-second betting window; 7 seated players per table bet, 3 more per table
+watch.  Two phases on the same server, each bet timed from sending to its confirmation:
 
-    python benchmarks/server_load.py [--seconds 30] [--tables 20] [--database URL] [--json out.json]
+* paced: each seated player puts ``--per-round`` one-unit bets on every round, at random moments
+  of the betting window, as players do; the goal is at least 200 bet confirmations per second
+  with p99 latency at most 150 ms (on SQLite);
+* saturated: every seated player bets all five wagers as fast as the answers come, which finds
+  the most the server confirms per second (latency there is mostly waiting in line).
+
+    python benchmarks/server_load.py [--seconds 30] [--tables 20] [--per-round 3] [--database URL] [--json out.json]
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import re
 import shutil
 import statistics
@@ -21,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 import websockets
@@ -52,7 +59,9 @@ def prepare(url: str, table_count: int) -> list[tuple[int, str, bool]]:
 
 
 async def player(base: str, table_id: int, token: str, bets: bool, until: float, latencies: list[float],
-                 counts: dict[str, int]) -> None:
+                 counts: dict[str, int], per_round: int, rng: random.Random) -> None:
+    """Watch the table; if seated, put ``per_round`` one-unit bets on each round (all five wagers
+    as fast as possible when ``per_round`` is 0), each timed from sending to its confirmation."""
     async with websockets.connect(f"{base}/ws/tables/{table_id}", max_size=2**20) as socket:
         await socket.send(json.dumps({"type": "auth", "token": token}))
         placed_round = None
@@ -65,10 +74,18 @@ async def player(base: str, table_id: int, token: str, bets: bool, until: float,
             if current is None or current["number"] == placed_round:
                 continue
             placed_round = current["number"]
-            for wager in WAGERS:
+            if per_round:  # paced: bets at random moments in the first 70% of the window left
+                window = datetime.fromisoformat(current["closes_at"]).timestamp() - time.time()
+                wagers = rng.sample(WAGERS, per_round)
+                moments = sorted(rng.uniform(0, 0.7 * max(window, 0.0)) for _ in wagers)
+            else:  # saturation: every wager at once, one after the other
+                wagers, moments = list(WAGERS), [0.0] * len(WAGERS)
+            started = time.monotonic()
+            for wager, moment in zip(wagers, moments, strict=True):
+                await asyncio.sleep(max(0.0, started + moment - time.monotonic()))
                 key += 1
                 sent = time.perf_counter()
-                await socket.send(json.dumps({"type": "bet", "key": f"{token[:8]}-{key:08d}", "bets": {wager: 100}}))
+                await socket.send(json.dumps({"type": "bet", "key": f"{token[:8]}-{per_round}-{key:08d}", "bets": {wager: 100}}))
                 answer = json.loads(await socket.recv())
                 while answer.get("type") == "state":
                     answer = json.loads(await socket.recv())
@@ -77,14 +94,19 @@ async def player(base: str, table_id: int, token: str, bets: bool, until: float,
                     counts["ok"] += 1
                 else:
                     counts["refused"] += 1  # the window closed in the meantime
+                    reason = str(answer.get("detail"))[:40]
+                    counts.setdefault(reason, 0)
+                    counts[reason] += 1
                     break
 
 
-async def load(base: str, players: list[tuple[int, str, bool]], seconds: float) -> tuple[list[float], dict[str, int]]:
+async def load(base: str, players: list[tuple[int, str, bool]], seconds: float, per_round: int
+               ) -> tuple[list[float], dict[str, int]]:
     latencies: list[float] = []
     counts = {"ok": 0, "refused": 0}
     until = time.monotonic() + seconds
-    tasks = [asyncio.create_task(player(base, t, token, bets, until, latencies, counts))
+    rng = random.Random(2026)
+    tasks = [asyncio.create_task(player(base, t, token, bets, until, latencies, counts, per_round, rng))
              for t, token, bets in players]
     await asyncio.wait(tasks, timeout=seconds + 10)
     for task in tasks:
@@ -92,10 +114,19 @@ async def load(base: str, players: list[tuple[int, str, bool]], seconds: float) 
     return latencies, counts
 
 
+def summary(latencies: list[float], counts: dict[str, int], seconds: float) -> dict[str, float]:
+    p50 = statistics.median(latencies) * 1000 if latencies else float("nan")
+    p99 = statistics.quantiles(latencies, n=100)[98] * 1000 if len(latencies) >= 100 else float("nan")
+    return {"confirmations_per_s": counts["ok"] / seconds, "p50_ms": p50, "p99_ms": p99,
+            "refused": counts["refused"]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--seconds", type=float, default=30, help="length of each phase")
     parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--per-round", type=int, default=3, choices=range(1, 6),
+                        help="bets per seated player per round in the paced phase")
     parser.add_argument("--database", help="SQLAlchemy URL (default: SQLite in a temporary directory)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -111,25 +142,31 @@ def main() -> None:
         command = ["taskset", "-c", str(cores[0]), *command]
         os.sched_setaffinity(0, {cores[1]})
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    database = url.split("://")[0]
+    results: dict[str, dict[str, float]] = {}
     try:
         assert server.stdout is not None
         match = re.search(r"ready at http://([0-9.:]+)", server.stdout.readline())
         assert match, "the server did not start"
-        latencies, counts = asyncio.run(load(f"ws://{match.group(1)}", players, args.seconds))
+        for phase, per_round in (("paced", args.per_round), ("saturated", 0)):
+            latencies, counts = asyncio.run(load(f"ws://{match.group(1)}", players, args.seconds, per_round))
+            results[phase] = figures = summary(latencies, counts, args.seconds)
+            what = (f"{args.per_round} bets per seated player per round" if per_round
+                    else "every player betting all five wagers as fast as answers come")
+            print(f"{database} {phase} ({what}): {figures['confirmations_per_s']:.0f} bet confirmations/s, "
+                  f"latency p50 {figures['p50_ms']:.1f} ms, p99 {figures['p99_ms']:.1f} ms; "
+                  f"{figures['refused']} refused as the window closed")
+            print({k: v for k, v in counts.items() if k not in ("ok", "refused")})
     finally:
         server.terminate()
         server.wait(timeout=30)
-    rate = counts["ok"] / args.seconds
-    p50 = statistics.median(latencies) * 1000 if latencies else float("nan")
-    p99 = statistics.quantiles(latencies, n=100)[98] * 1000 if len(latencies) >= 100 else float("nan")
-    database = url.split("://")[0]
-    print(f"{database}: {len(players)} WebSocket players on {args.tables} tables for {args.seconds:.0f} s: "
-          f"{rate:.0f} bet confirmations/s (goal 200), latency p50 {p50:.1f} ms, p99 {p99:.1f} ms (goal 150); "
-          f"{counts['refused']} bets refused as the window closed")
+    paced = results["paced"]
+    met = paced["confirmations_per_s"] >= 200 and paced["p99_ms"] <= 150
+    print(f"goal (paced: >= 200 confirmations/s with p99 <= 150 ms): {'met' if met else 'NOT met'}")
     if args.json:
         args.json.write_text(json.dumps({"database": database, "players": len(players), "tables": args.tables,
-                                         "seconds": args.seconds, "confirmations_per_s": rate, "p50_ms": p50,
-                                         "p99_ms": p99, "refused": counts["refused"]}, indent=2) + "\n")
+                                         "seconds": args.seconds, "per_round": args.per_round, **results,
+                                         "goal_met": met}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

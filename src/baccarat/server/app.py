@@ -39,7 +39,7 @@ from baccarat.errors import (
 )
 from baccarat.money import MAX_AMOUNT
 from baccarat.server import accounts, live, tables, wallet
-from baccarat.server.db import make_engine, session_factory, transaction
+from baccarat.server.db import make_engine, read, session_factory, transaction
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Account, GameTable
 from baccarat.server.settings import Settings
@@ -207,8 +207,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sessions: sessionmaker[Session] = request.app.state.sessions
         return transaction(sessions, work)
 
+    def look(request: Request, work: Callable[[Session], T]) -> T:
+        """Read-only work: a snapshot that never queues behind the writers."""
+        sessions: sessionmaker[Session] = request.app.state.sessions
+        return read(sessions, work)
+
     def me(request: Request, token: str | None) -> Account:
-        return run(request, lambda s: accounts.authenticate(s, token))
+        return look(request, lambda s: accounts.authenticate(s, token))
 
     @app.get("/health")
     def health() -> dict[str, str]:
@@ -238,7 +243,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/me")
     def who_am_i(request: Request, token: Token) -> dict[str, Any]:
         account = me(request, token)
-        balance = run(request, lambda s: wallet.balance(s, account.id))
+        balance = look(request, lambda s: wallet.balance(s, account.id))
         return {"id": account.id, "username": account.username, "role": account.role, "balance": balance}
 
     def once(request: Request, account: Account, key: str | None, body: dict[str, Any],
@@ -308,11 +313,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         def work(s: Session) -> list[dict[str, Any]]:
             ids = s.scalars(select(GameTable.id).order_by(GameTable.id))
             return [tables.table_view(s, table_id) for table_id in ids]
-        return run(request, work)
+        return look(request, work)
 
     @app.get("/api/tables/{table_id}")
     def show_table(request: Request, table_id: Id) -> dict[str, Any]:
-        return run(request, lambda s: tables.table_view(s, table_id))
+        return look(request, lambda s: tables.table_view(s, table_id))
 
     @app.post("/api/tables/{table_id}/seats", status_code=201)
     def take_seat(request: Request, table_id: Id, body: SeatBody, token: Token) -> dict[str, int]:
@@ -341,12 +346,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/tables/{table_id}/shoes/{number}")
     def shoe(request: Request, table_id: Id, number: Id) -> dict[str, Any]:
-        return run(request, lambda s: tables.shoe_record(s, table_id, number))
+        return look(request, lambda s: tables.shoe_record(s, table_id, number))
 
     @app.get("/api/history")
     def history(request: Request, token: Token) -> list[dict[str, Any]]:
         account = me(request, token)
-        return run(request, lambda s: tables.recall(s, account.id))
+        return look(request, lambda s: tables.recall(s, account.id))
 
     live.install(app, settings.allowed_origins)
     return app

@@ -46,8 +46,10 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         @event.listens_for(engine, "begin")
-        def _begin_immediate(connection: Any) -> None:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        def _begin(connection: Any) -> None:
+            # Readers (see read()) take a snapshot and, in WAL mode, never wait for the writer.
+            reading = connection.get_execution_options().get("reading")
+            connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
         return engine
     return create_engine(url, isolation_level="SERIALIZABLE", pool_pre_ping=True)
@@ -64,10 +66,59 @@ def _retryable(error: DBAPIError) -> bool:
     return isinstance(error, OperationalError) and "database is locked" in str(error.orig)
 
 
+class FairLock:
+    """A re-entrant lock granted in the order it was asked for.
+
+    ``threading.RLock`` lets the thread that releases it take it straight back, so the dealer
+    settling twenty rounds in a row would keep every bet waiting for all twenty; here a bet that
+    arrived during one round's settlement goes before the next round.
+    """
+
+    def __init__(self) -> None:
+        self._state = threading.Condition(threading.Lock())
+        self._next_ticket = 0
+        self._serving = 0
+        self._abandoned: set[int] = set()
+        self._owner: int | None = None
+        self._depth = 0
+
+    def __enter__(self) -> FairLock:
+        me = threading.get_ident()
+        with self._state:
+            if self._owner == me:
+                self._depth += 1
+                return self
+            ticket = self._next_ticket
+            self._next_ticket += 1
+            try:
+                while self._serving != ticket:
+                    self._state.wait()
+            except BaseException:  # interrupted while waiting: give the turn up
+                self._abandoned.add(ticket)
+                self._advance()
+                raise
+            self._owner, self._depth = me, 1
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        with self._state:
+            self._depth -= 1
+            if self._depth == 0:
+                self._owner = None
+                self._serving += 1
+                self._advance()
+
+    def _advance(self) -> None:
+        while self._serving in self._abandoned:
+            self._abandoned.discard(self._serving)
+            self._serving += 1
+        self._state.notify_all()
+
+
 #: One writer at a time per SQLite database in this process.  SQLite allows one writer anyway; a
 #: writer that finds the database locked sleeps in SQLite's busy handler for up to 100 ms at a
 #: time, whereas one waiting on this lock starts the moment the previous commit ends.
-_SQLITE_WRITERS: dict[str, threading.RLock] = {}
+_SQLITE_WRITERS: dict[str, FairLock] = {}
 _REGISTRY = threading.Lock()
 
 
@@ -76,13 +127,28 @@ def _writer_lock(sessions: sessionmaker[Session]) -> AbstractContextManager[Any]
     if not isinstance(bind, Engine) or bind.dialect.name != "sqlite":
         return nullcontext()
     with _REGISTRY:
-        return _SQLITE_WRITERS.setdefault(str(bind.url), threading.RLock())
+        return _SQLITE_WRITERS.setdefault(str(bind.url), FairLock())
 
 
 def transaction(sessions: sessionmaker[Session], work: Callable[[Session], T]) -> T:
     """Run ``work`` in one transaction, committed durably before returning; retried on a lost race."""
+    return _run(sessions, work, reading=False)
+
+
+def read(sessions: sessionmaker[Session], work: Callable[[Session], T]) -> T:
+    """Run read-only ``work`` on one consistent snapshot; on SQLite it never waits for a writer."""
+    return _run(sessions, work, reading=True)
+
+
+def _run(sessions: sessionmaker[Session], work: Callable[[Session], T], *, reading: bool) -> T:
     for attempt in range(RETRIES):
-        with _writer_lock(sessions), sessions() as session:
+        if reading:
+            bind = sessions.kw["bind"]
+            opened = Session(bind.execution_options(reading=True), expire_on_commit=False)
+            lock: AbstractContextManager[Any] = nullcontext()
+        else:
+            opened, lock = sessions(), _writer_lock(sessions)
+        with lock, opened as session:
             try:
                 with session.begin():
                     return work(session)

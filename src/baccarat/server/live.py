@@ -20,15 +20,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
+from collections import Counter
+from typing import Any, cast
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
-from sqlalchemy import select
+from sqlalchemy import Table, bindparam, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.errors import AuthenticationError, BaccaratError, ConfigurationError
 from baccarat.server import accounts, tables, wallet
-from baccarat.server.db import transaction
+from baccarat.server.db import read, transaction
 from baccarat.server.models import Bet, Seat
 
 MAX_FRAME = 4096
@@ -38,26 +39,31 @@ POLL = 0.2  #: how often a connection looks for changes to push
 
 class TableFeed:
     """One poller per watched table: the public view is read once per :data:`POLL` for all its
-    sockets (not once per socket), and a change bumps :attr:`version` and wakes the sockets."""
+    sockets (not once per socket); when it changes, every watcher's own state is read in the same
+    snapshot (three queries for the table, not three per socket), :attr:`version` goes up and the
+    sockets wake."""
 
     def __init__(self, sessions: sessionmaker[Session], table_id: int):
         self.sessions, self.table_id = sessions, table_id
         self.view: dict[str, Any] | None = None
+        self.yours: dict[int, dict[str, Any]] = {}
         self.version = 0
         self.changed = asyncio.Condition()
-        self.watchers = 0
+        self.watchers: Counter[int] = Counter()  #: account id -> open sockets
         self.task: asyncio.Task[None] | None = None
 
-    def _read(self) -> dict[str, Any]:
-        with self.sessions() as s:
-            return tables.table_view(s, self.table_id)
+    def _read(self) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None]:
+        def work(s: Session) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None]:
+            view = tables.table_view(s, self.table_id)
+            return view, (None if view == self.view else _yours(s, self.table_id, list(self.watchers)))
+        return read(self.sessions, work)
 
     async def run(self) -> None:
         while self.watchers:
-            view = await asyncio.to_thread(self._read)
-            if view != self.view:
+            view, yours = await asyncio.to_thread(self._read)
+            if yours is not None:
                 async with self.changed:
-                    self.view, self.version = view, self.version + 1
+                    self.view, self.yours, self.version = view, yours, self.version + 1
                     self.changed.notify_all()
             await asyncio.sleep(POLL)
 
@@ -74,13 +80,26 @@ def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> Table
     return feed
 
 
-def _you(s: Session, table_id: int, account_id: int) -> dict[str, Any]:
-    seat = s.scalar(select(Seat.number).where(Seat.table_id == table_id, Seat.account_id == account_id))
+_SEATS = cast(Table, Seat.__table__)
+_BETS = cast(Table, Bet.__table__)
+_YOUR_SEATS = select(_SEATS.c.account_id, _SEATS.c.number).where(
+    _SEATS.c.table_id == bindparam("table"), _SEATS.c.account_id.in_(bindparam("accounts", expanding=True)))
+_YOUR_BETS = select(_BETS.c.account_id, _BETS.c.wager, _BETS.c.amount).where(
+    _BETS.c.round_id == bindparam("round"), _BETS.c.account_id.in_(bindparam("accounts", expanding=True)))
+
+
+def _yours(s: Session, table_id: int, account_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """Each account's seat, balance and bets on the open round of the table."""
+    connection = s.connection()
+    params: dict[str, Any] = {"table": table_id, "accounts": account_ids}
+    seats = {account_id: number for account_id, number in connection.execute(_YOUR_SEATS, params)}
+    balances = dict(wallet.balances(s, account_ids))
+    bets: dict[int, dict[str, int]] = {}
     current = tables.open_round(s, table_id)
-    bets = {} if current is None else {
-        b.wager: b.amount for b in s.scalars(select(Bet).where(Bet.round_id == current.id,
-                                                              Bet.account_id == account_id))}
-    return {"seat": seat, "balance": wallet.balance(s, account_id), "bets": bets}
+    if current is not None:
+        for account_id, wager, amount in connection.execute(_YOUR_BETS, {**params, "round": current.id}):
+            bets.setdefault(account_id, {})[wager] = amount
+    return {a: {"seat": seats.get(a), "balance": balances.get(a), "bets": bets.get(a, {})} for a in account_ids}
 
 
 def _command(s: Session, table_id: int, account_id: int, frame: dict[str, Any]) -> dict[str, Any]:
@@ -121,7 +140,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                 tables.table_view(s, table_id)  # an unknown table is refused here
                 return accounts.authenticate(s, token).id
 
-            account_id = await asyncio.to_thread(transaction, sessions, auth)
+            account_id = await asyncio.to_thread(read, sessions, auth)
         except (AuthenticationError, BaccaratError, ValueError, TimeoutError, AttributeError) as error:
             await socket.close(code=1008, reason=str(error)[:100] or "authenticate first")
             return
@@ -129,7 +148,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             return
 
         feed = _feed(socket.app, sessions, table_id)
-        feed.watchers += 1
+        feed.watchers[account_id] += 1
         if feed.task is None or feed.task.done():
             feed.task = asyncio.create_task(feed.run())
         stamps: list[float] = []
@@ -138,16 +157,17 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         receiver: asyncio.Task[Any] | None = None
 
         def you() -> dict[str, Any]:
-            with sessions() as s:
-                return _you(s, table_id, account_id)
+            return read(sessions, lambda s: _yours(s, table_id, [account_id])[account_id])
 
         async def push(mine: dict[str, Any] | None = None) -> None:
             nonlocal seen
             if feed.view is None:
                 await feed.wait_newer(0)
+            # the player's own state: from their command's answer, or read with the view, or (on
+            # joining, or joined after that read) on its own
+            mine = mine or (feed.yours.get(account_id) if seen >= 0 else None) or await asyncio.to_thread(you)
             seen = feed.version
-            await socket.send_json({"type": "state", "table": feed.view,
-                                    "you": mine or await asyncio.to_thread(you)})
+            await socket.send_json({"type": "state", "table": feed.view, "you": mine})
 
         try:
             await push()
@@ -190,7 +210,9 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         except WebSocketDisconnect:
             return
         finally:
-            feed.watchers -= 1
+            feed.watchers[account_id] -= 1
+            if feed.watchers[account_id] <= 0:
+                del feed.watchers[account_id]
             for task in (waiter, receiver):
                 if task is not None:
                     task.cancel()

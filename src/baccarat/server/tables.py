@@ -30,7 +30,7 @@ from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from baccarat.cards import standard_deck
+from baccarat.cards import Card, standard_deck
 from baccarat.coup import MAX_COUP_CARDS
 from baccarat.errors import (
     ConfigurationError,
@@ -46,7 +46,7 @@ from baccarat.games import Game, TableLimits
 from baccarat.money import MAX_AMOUNT
 from baccarat.presets import get_game
 from baccarat.server import wallet
-from baccarat.server.db import transaction
+from baccarat.server.db import read, transaction
 from baccarat.server.models import (
     Account,
     Bet,
@@ -115,8 +115,15 @@ def _new_shoe(s: Session, table: GameTable, number: int) -> ShoeRow:
     return row
 
 
-def _open_round(s: Session, table: GameTable, number: int, now: datetime) -> Round:
-    shoe = _current_shoe(s, table)
+@lru_cache(maxsize=64)
+def _shoe_cards(server_seed: str, decks: int) -> tuple[Card, ...]:
+    """A stored shoe's cards (kept for the shoes in play: each round is dealt from its shoe again)."""
+    return tuple(fair_cards(bytes.fromhex(server_seed), decks))
+
+
+def _open_round(s: Session, table: GameTable, number: int, now: datetime, shoe: ShoeRow | None = None) -> Round:
+    """The next round, on ``shoe`` (the table's current one; looked up when not given)."""
+    shoe = shoe or _current_shoe(s, table)
     game = game_of(table)
     # A round is never split across shoes: the most cards it can need (Lucky Draw: three per seat plus three).
     needed = MAX_COUP_CARDS if game.kind == "punto_banco" else 3 * game.max_seats + 3
@@ -133,12 +140,12 @@ def _open_round(s: Session, table: GameTable, number: int, now: datetime) -> Rou
     return row
 
 
-def _next_round(s: Session, table: GameTable, number: int, now: datetime) -> None:
+def _next_round(s: Session, table: GameTable, number: int, now: datetime, shoe: ShoeRow) -> None:
     """Open the next round, or finish closing a table an operator closed during a round."""
     if table.status == "closing":
         _shut(s, table, now)
     else:
-        _open_round(s, table, number, now)
+        _open_round(s, table, number, now, shoe)
 
 
 def _shut(s: Session, table: GameTable, now: datetime) -> None:
@@ -325,8 +332,7 @@ def _all_decided(s: Session, round_id: int) -> bool:
 def deal_due(sessions: sessionmaker[Session], now: datetime | None = None) -> int:
     """Deal (or finish) every round that is due; returns how many."""
     now = now or _now()
-    with sessions() as s:
-        due = due_rounds(s, now)
+    due = read(sessions, lambda s: due_rounds(s, now))
     for round_id in due:
         def work(s: Session, rid: int = round_id) -> None:
             deal_round(s, rid, now)
@@ -340,10 +346,8 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]) -> tu
     Deterministic: the same seed, cursor and bets always give the same cards, so a round can be
     dealt again after a crash, or finished after its decision window.
     """
-    shoe_row = s.get(ShoeRow, current.shoe_id)
-    assert shoe_row is not None
-    stored = Shoe(fair_cards(bytes.fromhex(shoe_row.server_seed), shoe_row.decks), cut_card=shoe_row.cut_card,
-                  burn=True)
+    shoe_row = _round_shoe(s, current)
+    stored = Shoe(list(_shoe_cards(shoe_row.server_seed, shoe_row.decks)), cut_card=shoe_row.cut_card, burn=True)
     given = [stored]
 
     def factory() -> Shoe:
@@ -403,7 +407,7 @@ def deal_round(s: Session, round_id: int, now: datetime) -> None:
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
         if not bets:
             current.status = "no_action"
-            _next_round(s, table, current.number + 1, now)
+            _next_round(s, table, current.number + 1, now, _round_shoe(s, current))
             return
         core, shoe, events = _replay(s, table, current, bets)
         _settle(s, table, current, bets, events)  # punto banco: everything; Lucky Draw: Block Bonus
@@ -434,10 +438,15 @@ def _first_deal(events: list[Any]) -> dict[str, list[str]]:
     return shown
 
 
+def _round_shoe(s: Session, current: Round) -> ShoeRow:
+    shoe = s.get(ShoeRow, current.shoe_id)
+    assert shoe is not None  # a foreign key
+    return shoe
+
+
 def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: Shoe, events: list[Any],
            now: datetime) -> None:
-    shoe_row = s.get(ShoeRow, current.shoe_id)
-    assert shoe_row is not None
+    shoe_row = _round_shoe(s, current)
     shoe_row.position, shoe_row.last_coup, shoe_row.finished = shoe.position, shoe.last_coup, shoe.finished
     result: dict[str, Any] = {"cards": [str(e.card) for e in events if isinstance(e, CardDealt)]}
     coup = next((e.coup for e in events if isinstance(e, CoupResolved)), None)
@@ -447,10 +456,10 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
                       player_total=coup.player_total, banker_total=coup.banker_total, winner=coup.winner)
     else:
         result["hands"] = _first_deal(events)
-    result["balances"] = {str(a): wallet.balance(s, a) for a in sorted({b.account_id for b in bets})}
+    result["balances"] = {str(a): balance for a, balance in sorted(wallet.balances(s, {b.account_id for b in bets}))}
     current.result = json.dumps(result)
     current.status = "settled"
-    _next_round(s, table, current.number + 1, now)
+    _next_round(s, table, current.number + 1, now, shoe_row)
 
 
 def decide(s: Session, table_id: int, account_id: int, action: str, now: datetime | None = None) -> dict[str, Any]:
@@ -490,25 +499,44 @@ def refund_round(s: Session, round_id: int) -> None:
     current.status = "refunded"
 
 
+_SHOES = cast(SqlTable, ShoeRow.__table__)
+_ACCOUNTS = cast(SqlTable, Account.__table__)
+# The table view is read for every watched table several times a second: Core statements, each
+# on an index (rounds by table, status and number).
+_VIEW_TABLE = select(_TABLES).where(_TABLES.c.id == bindparam("table"))
+_VIEW_ROUNDS = select(_ROUNDS).where(_ROUNDS.c.table_id == bindparam("table"),
+                                     _ROUNDS.c.status.in_(("betting", "decision")))
+_VIEW_LAST = (select(_ROUNDS.c.number, _ROUNDS.c.result)
+              .where(_ROUNDS.c.table_id == bindparam("table"), _ROUNDS.c.status == "settled")
+              .order_by(_ROUNDS.c.number.desc()).limit(1))
+_VIEW_SHOE = (select(_SHOES.c.number, _SHOES.c.algorithm, _SHOES.c.commitment, _SHOES.c.position)
+              .where(_SHOES.c.table_id == bindparam("table")).order_by(_SHOES.c.number.desc()).limit(1))
+_VIEW_SEATS = (select(_SEATS.c.number, _ACCOUNTS.c.username)
+               .join(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id)
+               .where(_SEATS.c.table_id == bindparam("table")).order_by(_SEATS.c.number))
+
+
 def _limits_json(limits: TableLimits) -> dict[str, Any]:
     return {"minimum": limits.minimum, "maximums": dict(limits.maximums)}
 
 
 def table_view(s: Session, table_id: int) -> dict[str, Any]:
     """What anyone may see of a table: never a seed before its shoe is over, never an undealt card."""
-    table = _table(s, table_id)
-    current = open_round(s, table_id)
-    shoe = _current_shoe(s, table)
-    seats = {row.number: name for row, name in s.execute(
-        select(Seat, Account.username).join(Account, Account.id == Seat.account_id).where(Seat.table_id == table_id))}
-    last = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "settled")
-                    .order_by(Round.number.desc()).limit(1))
+    connection = s.connection()
+    params = {"table": table_id}
+    table = connection.execute(_VIEW_TABLE, params).first()
+    if table is None:
+        raise UnknownSeatError(f"no table {table_id}")
+    rounds = {row.status: row for row in connection.execute(_VIEW_ROUNDS, params)}
+    current, deciding = rounds.get("betting"), rounds.get("decision")
+    shoe = connection.execute(_VIEW_SHOE, params).first()
+    last = connection.execute(_VIEW_LAST, params).first()
     view: dict[str, Any] = {
         "id": table.id, "name": table.name, "game": table.game, "status": table.status,
         "paytable": table.paytable, "betting_seconds": table.betting_seconds,
-        "limits": _limits_json(limits_of(table)),
+        "limits": _limits_json(_stored_limits(table.game, table.paytable, table.limits)),
         "pending_limits": None if table.pending_limits is None else json.loads(table.pending_limits),
-        "seats": {str(n): name for n, name in sorted(seats.items())},
+        "seats": {str(number): name for number, name in connection.execute(_VIEW_SEATS, params)},
         "round": None if current is None else {"number": current.number,
                                                "closes_at": aware(current.closes_at).isoformat()},
         "shoe": None if shoe is None else {"number": shoe.number, "algorithm": shoe.algorithm,
@@ -516,7 +544,6 @@ def table_view(s: Session, table_id: int) -> dict[str, Any]:
         "last_result": None,
         "decision": None,
     }
-    deciding = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "decision"))
     if deciding is not None and deciding.result and deciding.decides_at is not None:
         view["decision"] = {"round": deciding.number, "decides_at": aware(deciding.decides_at).isoformat(),
                             "first_deal": json.loads(deciding.result)["first_deal"]}

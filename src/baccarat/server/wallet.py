@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, func, insert, select, update
@@ -46,6 +46,8 @@ _APPLY = (update(_WALLETS)
           .where(_WALLETS.c.account_id == bindparam("wallet"), _WALLETS.c.balance + bindparam("delta") >= 0)
           .values(balance=_WALLETS.c.balance + bindparam("delta"))
           .returning(_WALLETS.c.balance))
+_BALANCES = select(_WALLETS.c.account_id, _WALLETS.c.balance).where(
+    _WALLETS.c.account_id.in_(bindparam("wallets", expanding=True)))
 _BALANCE = select(_WALLETS.c.balance).where(_WALLETS.c.account_id == bindparam("wallet"))
 _STORED = select(_REQUESTS.c.request_hash, _REQUESTS.c.response).where(
     _REQUESTS.c.account_id == bindparam("account"), _REQUESTS.c.key == bindparam("key"))
@@ -79,6 +81,12 @@ def _apply(session: Session, account_id: int, amount: int) -> int:
         have = balance(session, account_id)  # raises when there is no wallet at all
         raise InsufficientFundsError(f"{format_amount(-amount)} is more than the balance of {format_amount(have)}")
     return int(changed)
+
+
+def balances(session: Session, account_ids: Collection[int]) -> list[tuple[int, int]]:
+    """(account id, balance) of each of these accounts that has a wallet."""
+    rows = session.connection().execute(_BALANCES, {"wallets": list(account_ids)})
+    return [(account_id, int(value)) for account_id, value in rows]
 
 
 def balance(session: Session, account_id: int) -> int:
