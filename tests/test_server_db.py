@@ -31,7 +31,8 @@ def test_the_lock_is_granted_in_arrival_order_even_to_a_thread_that_just_release
     for name in "bcd":
         thread = threading.Thread(target=writer, args=(name,))
         thread.start()
-        _wait_until(lambda n=len(threads) + 2: lock._next_ticket == n)  # queued before the next one starts
+        queued = len(threads) + 2
+        _wait_until(lambda n=queued: lock._next_ticket == n)  # queued before the next one starts
         threads.append(thread)
     lock.__exit__()
     with lock:  # the releasing thread asks again: it goes behind b, c and d
