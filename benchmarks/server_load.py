@@ -85,7 +85,8 @@ async def player(base: str, table_id: int, token: str, bets: bool, until: float,
                 await asyncio.sleep(max(0.0, started + moment - time.monotonic()))
                 key += 1
                 sent = time.perf_counter()
-                await socket.send(json.dumps({"type": "bet", "key": f"{token[:8]}-{per_round}-{key:08d}", "bets": {wager: 100}}))
+                command = {"type": "bet", "key": f"{token[:8]}-{per_round}-{key:08d}", "bets": {wager: 100}}
+                await socket.send(json.dumps(command))
                 answer = json.loads(await socket.recv())
                 while answer.get("type") == "state":
                     answer = json.loads(await socket.recv())
