@@ -245,7 +245,8 @@ class Roads:
 def roads(hands: Sequence[Hand]) -> Roads:
     """All the scoreboards, computed from the whole history at once."""
     columns = big_road_columns(hands)
-    return Roads(bead_plate(hands), big_road(hands), *(derived_road(columns, k) for _, k in DERIVED),
+    big_eye_boy, small_road, cockroach_pig = (derived_road(columns, k) for _, k in DERIVED)
+    return Roads(bead_plate(hands), big_road(hands), big_eye_boy, small_road, cockroach_pig,
                  ask=ask(hands), stats=statistics(hands))
 
 
@@ -321,9 +322,10 @@ class Scoreboard:
 
     def roads(self) -> Roads:
         """The scoreboards now (the ask cells are computed from the history)."""
+        marks = self._marks
         return Roads(bead_plate(self.hands), [cell for column in self._cells for cell in column],
-                     *(list(self._marks[name]) for name, _ in DERIVED), ask=ask(self.hands),
-                     stats=statistics(self.hands))
+                     list(marks["big_eye_boy"]), list(marks["small_road"]), list(marks["cockroach_pig"]),
+                     ask=ask(self.hands), stats=statistics(self.hands))
 
 
 def grid(cells: Iterable[tuple[int, int, str]], *, width: int = 1, columns: int | None = None) -> str:
