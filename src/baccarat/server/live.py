@@ -46,6 +46,7 @@ class TableFeed:
     def __init__(self, sessions: sessionmaker[Session], table_id: int):
         self.sessions, self.table_id = sessions, table_id
         self.view: dict[str, Any] | None = None
+        self.text = "null"  #: the view as JSON
         self.yours: dict[int, dict[str, Any]] = {}
         self.version = 0
         self.changed = asyncio.Condition()
@@ -64,6 +65,7 @@ class TableFeed:
             if yours is not None:
                 async with self.changed:
                     self.view, self.yours, self.version = view, yours, self.version + 1
+                    self.text = json.dumps(view)  # encoded once for all the table's sockets
                     self.changed.notify_all()
             await asyncio.sleep(POLL)
 
@@ -167,7 +169,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             # joining, or joined after that read) on its own
             mine = mine or (feed.yours.get(account_id) if seen >= 0 else None) or await asyncio.to_thread(you)
             seen = feed.version
-            await socket.send_json({"type": "state", "table": feed.view, "you": mine})
+            await socket.send_text(f'{{"type": "state", "table": {feed.text}, "you": {json.dumps(mine)}}}')
 
         try:
             await push()
