@@ -157,6 +157,14 @@ def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
     assert balance == history[0]["balance_after"] == 50_000 + sum(b["net"] for b in history[0]["bets"].values())
     shoe = client.get(f"/api/tables/{table_id}/shoes/1")
     assert shoe.status_code == 409  # the shoe is still in play: no seed yet
+    # the round is on the scoreboards, with the same winner and flags the core gives its coup
+    detail = history[0]["detail"]
+    roads = client.get(f"/api/tables/{table_id}/roads").json()
+    assert roads["shoe"] == 1 and roads["stats"]["hands"] == 1  # rounds without bets are not dealt
+    assert roads["bead_plate"][0]["outcome"] == {"banker": "B", "player": "P", "tie": "T"}[history[0]["winner"]]
+    assert detail["reasons"]["player"] and detail["reasons"]["banker"]  # why each hand drew or stood
+    assert detail["hand"]["player_pair"] == (detail["player_cards"][0][0] == detail["player_cards"][1][0])
+    assert client.get("/api/tables/3/roads").status_code == 409  # Lucky Draw has no Banker/Player roads
 
 
 def test_authorization_matrix(client):
@@ -166,6 +174,7 @@ def test_authorization_matrix(client):
     bob_id, bob = _player(client, "bobby")
     public = {("GET", "/health"), ("POST", "/api/accounts"), ("POST", "/api/sessions"), ("GET", "/api/tables"),
               ("GET", "/api/tables/{table_id}"), ("GET", "/api/tables/{table_id}/shoes/{number}"),
+              ("GET", "/api/tables/{table_id}/roads"), ("GET", "/"),
               ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/redoc"), ("GET", "/docs/oauth2-redirect")}
     samples = {"table_id": "1", "account_id": str(alice_id), "number": "1"}
     checked = 0
@@ -324,3 +333,29 @@ def test_closing_an_idle_table_is_immediate_and_idempotent(client):
     for _ in range(2):
         view = client.post("/api/operator/tables/1/open", headers=operator).json()
         assert view["status"] == "open" and view["round"]["number"] == 2
+
+
+def test_the_browser_table_is_served_with_a_strict_content_security_policy(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "/static/app.js" in page.text
+    policy = page.headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
+    script = client.get("/static/app.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+    assert client.get("/static/style.css").status_code == 200
+    assert client.get("/static/../server/app.py").status_code == 404
+
+
+def test_the_websocket_accepts_the_page_s_own_origin_and_refuses_others(client):
+    from starlette.websockets import WebSocketDisconnect
+
+    _, auth = _player(client, "olive")
+    token = auth["Authorization"].split()[1]
+    with client.websocket_connect("/ws/tables/1", headers={"origin": "http://testserver"}) as socket:
+        socket.send_json({"type": "auth", "token": token})
+        assert socket.receive_json()["type"] == "state"
+    with pytest.raises(WebSocketDisconnect), \
+            client.websocket_connect("/ws/tables/1", headers={"origin": "http://evil.example"}) as socket:
+        socket.send_json({"type": "auth", "token": token})
+        socket.receive_json()

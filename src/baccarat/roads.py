@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from baccarat.coup import Coup
 from baccarat.errors import ConfigurationError
 
 ROWS = 6
@@ -41,6 +42,25 @@ class Hand:
     def __post_init__(self) -> None:
         if self.outcome not in ("B", "P", "T"):
             raise ConfigurationError(f"a hand is B, P or T, got {self.outcome!r}")
+
+
+def hand_of(coup: Coup) -> Hand:
+    """The scoreboard entry of a dealt coup: winner, pairs (the first two cards of a hand share a
+    rank), natural, Dragon 7 and Panda 8."""
+    from baccarat.presets import is_dragon_7, is_panda_8  # presets imports the wagers; only needed here
+
+    outcome: Outcome = {"banker": "B", "player": "P", "tie": "T"}[coup.winner]  # type: ignore[assignment]
+    return Hand(outcome, banker_pair=coup.banker_cards[0].rank == coup.banker_cards[1].rank,
+                player_pair=coup.player_cards[0].rank == coup.player_cards[1].rank, natural=coup.natural,
+                dragon_7=is_dragon_7(coup), panda_8=is_panda_8(coup))
+
+
+def hand_json(hand: Hand) -> dict[str, Any]:
+    return {name: getattr(hand, name) for name in Hand.__slots__}
+
+
+def hand_from_json(data: dict[str, Any]) -> Hand:
+    return Hand(**{name: data[name] for name in Hand.__slots__ if name in data})
 
 
 #: Flag letters after the outcome: pairs (from the issue) and the statistics' extras.

@@ -38,7 +38,7 @@ from baccarat.errors import (
     WagerPrerequisiteError,
 )
 from baccarat.money import MAX_AMOUNT
-from baccarat.server import accounts, live, tables, wallet
+from baccarat.server import accounts, live, tables, wallet, web
 from baccarat.server.db import make_engine, read, session_factory, transaction
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Account, GameTable
@@ -344,6 +344,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return once(request, account, idempotency_key, {"table": table_id, "action": body.action},
                     lambda s: tables.decide(s, table_id, account.id, body.action))
 
+    @app.get("/api/tables/{table_id}/roads")
+    def roads(request: Request, table_id: Id) -> dict[str, Any]:
+        """The current shoe's scoreboards (Bead Plate, Big Road, derived roads, asks, statistics)."""
+        return look(request, lambda s: tables.table_roads(s, table_id))
+
     @app.get("/api/tables/{table_id}/shoes/{number}")
     def shoe(request: Request, table_id: Id, number: Id) -> dict[str, Any]:
         return look(request, lambda s: tables.shoe_record(s, table_id, number))
@@ -354,4 +359,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return look(request, lambda s: tables.recall(s, account.id))
 
     live.install(app, settings.allowed_origins)
+    web.install(app)
     return app

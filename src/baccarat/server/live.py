@@ -3,7 +3,7 @@
 Protocol (JSON text frames):
 
 * The client's first frame authenticates: ``{"type": "auth", "token": "..."}`` (tokens never
-  travel in URLs).  A browser's ``Origin`` must be one of the allowed origins.
+  travel in URLs).  A browser's ``Origin`` must be the server's own (the page it served) or an allowed one.
 * The server sends ``{"type": "state", "table": {...}, "you": {...}}`` at once and whenever the
   table changes: the public table view (never a seed before its shoe ends, never a card not dealt
   face up) and the player's own seat, balance and bets on the open round.
@@ -129,7 +129,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(socket: WebSocket, table_id: int) -> None:
         origin = socket.headers.get("origin")
-        if origin is not None and origin not in allowed_origins:
+        same_site = {f"{scheme}://{socket.headers.get('host')}" for scheme in ("http", "https")}
+        if origin is not None and origin not in allowed_origins and origin not in same_site:
             await socket.close(code=1008, reason="origin not allowed")
             return
         await socket.accept()

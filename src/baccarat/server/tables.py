@@ -45,6 +45,7 @@ from baccarat.fair import ALGORITHM, commitment, fair_cards, new_server_seed
 from baccarat.games import Game, TableLimits
 from baccarat.money import MAX_AMOUNT
 from baccarat.presets import get_game
+from baccarat.roads import hand_from_json, hand_json, hand_of, roads
 from baccarat.server import wallet
 from baccarat.server.db import read, transaction
 from baccarat.server.models import (
@@ -453,7 +454,9 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
     if coup is not None:
         result.update(player_cards=[str(c) for c in coup.player_cards],
                       banker_cards=[str(c) for c in coup.banker_cards],
-                      player_total=coup.player_total, banker_total=coup.banker_total, winner=coup.winner)
+                      player_total=coup.player_total, banker_total=coup.banker_total, winner=coup.winner,
+                      reasons={"player": coup.player_reason, "banker": coup.banker_reason},
+                      hand=hand_json(hand_of(coup)))
     else:
         result["hands"] = _first_deal(events)
     result["balances"] = {str(a): balance for a, balance in sorted(wallet.balances(s, {b.account_id for b in bets}))}
@@ -509,7 +512,8 @@ _VIEW_ROUNDS = select(_ROUNDS).where(_ROUNDS.c.table_id == bindparam("table"),
 _VIEW_LAST = (select(_ROUNDS.c.number, _ROUNDS.c.result)
               .where(_ROUNDS.c.table_id == bindparam("table"), _ROUNDS.c.status == "settled")
               .order_by(_ROUNDS.c.number.desc()).limit(1))
-_VIEW_SHOE = (select(_SHOES.c.number, _SHOES.c.algorithm, _SHOES.c.commitment, _SHOES.c.position)
+_VIEW_SHOE = (select(_SHOES.c.id, _SHOES.c.number, _SHOES.c.algorithm, _SHOES.c.commitment, _SHOES.c.position,
+                     _SHOES.c.decks, _SHOES.c.cut_card, _SHOES.c.last_coup)
               .where(_SHOES.c.table_id == bindparam("table")).order_by(_SHOES.c.number.desc()).limit(1))
 _VIEW_SEATS = (select(_SEATS.c.number, _ACCOUNTS.c.username)
                .join(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id)
@@ -540,7 +544,9 @@ def table_view(s: Session, table_id: int) -> dict[str, Any]:
         "round": None if current is None else {"number": current.number,
                                                "closes_at": aware(current.closes_at).isoformat()},
         "shoe": None if shoe is None else {"number": shoe.number, "algorithm": shoe.algorithm,
-                                           "commitment": shoe.commitment, "cards_dealt": shoe.position},
+                                           "commitment": shoe.commitment, "cards_dealt": shoe.position,
+                                           "cards": 52 * shoe.decks, "cut_card": shoe.cut_card,
+                                           "last_hand": shoe.last_coup},
         "last_result": None,
         "decision": None,
     }
@@ -552,6 +558,18 @@ def table_view(s: Session, table_id: int) -> dict[str, Any]:
         result.pop("balances", None)
         view["last_result"] = {"round": last.number, **result}
     return view
+
+
+def table_roads(s: Session, table_id: int) -> dict[str, Any]:
+    """The scoreboards of the table's current shoe (they start again with each shoe)."""
+    table = _table(s, table_id)
+    if game_of(table).kind != "punto_banco":
+        raise IllegalActionError(f"{game_of(table).name} has no Banker and Player scoreboards")
+    shoe = s.connection().execute(_VIEW_SHOE, {"table": table_id}).first()
+    results: list[str | None] = [] if shoe is None else list(s.scalars(select(Round.result).where(
+        Round.shoe_id == shoe.id, Round.status == "settled").order_by(Round.number)))
+    hands = [hand_from_json(data["hand"]) for data in (json.loads(r or "{}") for r in results) if "hand" in data]
+    return {"shoe": None if shoe is None else shoe.number, **roads(hands).to_json()}
 
 
 def shoe_record(s: Session, table_id: int, number: int) -> dict[str, Any]:
@@ -581,8 +599,10 @@ def recall(s: Session, account_id: int, limit: int = 20) -> list[dict[str, Any]]
         bets = s.execute(select(Bet, Settlement).join(Settlement, Settlement.bet_id == Bet.id)
                          .where(Bet.round_id == current.id, Bet.account_id == account_id)).all()
         result = json.loads(current.result or "{}")
+        detail = {key: value for key, value in result.items() if key not in ("balances", "cards", "winner")}
         history.append({
-            "table": name, "round": current.number, "status": current.status,
+            "table": name, "table_id": current.table_id, "round": current.number, "status": current.status,
+            "time": aware(current.closes_at).isoformat(), "detail": detail,
             "cards": result.get("cards", []), "winner": result.get("winner"),
             "bets": {b.wager: {"amount": b.amount, "event": st.event, "net": st.net} for b, st in bets},
             "balance_before": bets[0][0].balance_before if bets else None,
