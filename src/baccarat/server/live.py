@@ -91,13 +91,13 @@ _YOUR_BETS = select(_BETS.c.account_id, _BETS.c.wager, _BETS.c.amount).where(
 
 
 def _yours(s: Session, table_id: int, account_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """Each account's seat, balance and bets on the open round of the table."""
+    """Each account's seat, balance and bets on the table's round in play (betting or deciding)."""
     connection = s.connection()
     params: dict[str, Any] = {"table": table_id, "accounts": account_ids}
     seats = {account_id: number for account_id, number in connection.execute(_YOUR_SEATS, params)}
     balances = dict(wallet.balances(s, account_ids))
     bets: dict[int, dict[str, int]] = {}
-    current = tables.open_round(s, table_id)
+    current = tables.round_in_play(s, table_id)
     if current is not None:
         for account_id, wager, amount in connection.execute(_YOUR_BETS, {**params, "round": current.id}):
             bets.setdefault(account_id, {})[wager] = amount

@@ -204,7 +204,13 @@ def set_limits(s: Session, table_id: int, minimum: int, maximums: dict[str, int]
 
 
 def open_round(s: Session, table_id: int) -> Round | None:
+    """The round taking bets, if any."""
     return s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "betting"))
+
+
+def round_in_play(s: Session, table_id: int) -> Round | None:
+    """The round taking bets or (Lucky Draw) waiting for decisions, if any."""
+    return s.scalar(select(Round).where(Round.table_id == table_id, Round.status.in_(("betting", "decision"))))
 
 
 def _table(s: Session, table_id: int) -> GameTable:
