@@ -137,3 +137,33 @@ def test_console_script_reads_rounds_from_stdin() -> None:
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert [r["bets"] for r in doc["rounds"]] == [{"banker": 500}, {"player": 500}]
+
+
+def test_terminal_play_shows_the_roads_of_the_shoe(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    script = tmp_path / "rounds.txt"
+    script.write_text("banker=5\nplayer=5\nbanker=5 tie=1\n")
+    assert main(["play", "ez", "--seed", "3", "--script", str(script)]) == 0
+    screen = capsys.readouterr().out
+    for title in ("Big Road", "Big Eye Boy", "Small Road", "Cockroach Pig", "Banker ask", "Player ask"):
+        assert title in screen
+    assert "Hands 3 ·" in screen
+
+
+def test_the_session_scoreboard_follows_the_shoe_and_starts_again_with_the_next() -> None:
+    from baccarat.presets import get_game
+    from baccarat.roads import parse_hands, roads
+    from baccarat.script import parse_line
+    from baccarat.session import Session
+
+    session = Session(get_game("mini"), bankroll=10**9, seed=5, decks=1, cut_card=20)
+    shoes = set()
+    for _ in range(25):
+        record = session.play(parse_line("banker=1"))
+        shoes.add(record["shoe"])
+    assert len(shoes) >= 2  # one deck with a deep cut card: the shoe changed
+    current = [r for r in session.rounds if r.get("shoe") == session.table.shoe_no]
+    letters = " ".join({"banker": "B", "player": "P", "tie": "T"}[r["result"]] for r in current)
+    board = session.scoreboard.roads()
+    assert board.stats["hands"] == len(current)
+    assert [c.outcome for c in board.bead_plate] == [c.outcome for c in roads(parse_hands(letters)).bead_plate]
+    assert board.big_eye_boy == roads(parse_hands(letters)).big_eye_boy

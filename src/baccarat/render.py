@@ -12,6 +12,7 @@ from rich.text import Text
 from baccarat.cards import SUIT_SYMBOLS
 from baccarat.games import Game
 from baccarat.money import format_amount
+from baccarat.roads import ROWS, Roads
 from baccarat.shoe import Shoe
 
 RED_SUITS = {"h", "d"}
@@ -113,3 +114,50 @@ def decision_panel(
     lines.append(Text("Type 'draw' (Draw wager equal to Enter) or 'stand'." if can_draw
                       else "Your balance is below Enter: you can only 'stand'."))
     return Panel(Group(*lines), title="Your decision", expand=False)
+
+
+ROAD_STYLES = {"B": "bold white on red", "P": "bold white on blue", "red": "bold red", "blue": "bold blue"}
+MARK_GLYPHS = {"big_eye_boy": "o", "small_road": "●", "cockroach_pig": "/"}
+
+
+def _road_grid(cells: dict[tuple[int, int], Text], width: int = 2, last_columns: int = 16) -> Text:
+    """Six rows of a road, its newest ``last_columns`` columns (a terminal is narrower than a shoe)."""
+    count = max((col for col, _ in cells), default=-1) + 1
+    first = max(0, count - last_columns)
+    text = Text(no_wrap=True, overflow="crop")
+    for row in range(ROWS):
+        for col in range(first, count):
+            cell = cells.get((col, row), Text("·", style="dim"))
+            text.append_text(cell)
+            text.append(" " * max(1, width - len(cell.plain)))
+        if row < ROWS - 1:
+            text.append("\n")
+    return text
+
+
+def roads_panel(board: Roads) -> Panel:
+    """Big Road (side letters, tie counts) and the three derived roads side by side, with the asks
+    and statistics."""
+    big = {(c.col, c.row): Text((c.side or "-") + (str(c.ties) if c.ties else ""),
+                                style=ROAD_STYLES.get(c.side or "", "green"))
+           for c in board.big_road}
+    derived = RichTable.grid(padding=(0, 3))
+    titles = ("Big Eye Boy", "Small Road", "Cockroach Pig")
+    for title in titles:
+        derived.add_column(title, no_wrap=True)
+    derived.add_row(*(Text(title, style="bold") for title in titles))
+    derived.add_row(*(_road_grid({(m.col, m.row): Text(MARK_GLYPHS[name], style=ROAD_STYLES[m.colour])
+                                  for m in getattr(board, name)}, last_columns=10)
+                      for name in ("big_eye_boy", "small_road", "cockroach_pig")))
+    parts: list[RenderableType] = [Text("Big Road", style="bold"), _road_grid(big, width=3, last_columns=20),
+                                   derived]
+    for side in ("banker", "player"):
+        asked = Text(f"{side.title()} ask: ", style="bold")
+        for road, colour in board.ask[side].items():
+            asked.append(MARK_GLYPHS[road], style=ROAD_STYLES[colour] if colour else "dim")
+            asked.append(f" {colour or '-'}  ")
+        parts.append(asked)
+    s = board.stats
+    parts.append(Text(f"Hands {s['hands']} · Banker {s['banker']} · Player {s['player']} · Tie {s['tie']} · "
+                      f"pairs B {s['banker_pairs']} P {s['player_pairs']} · naturals {s['naturals']}", style="dim"))
+    return Panel(Group(*parts), title="Scoreboards (this shoe)", expand=False)

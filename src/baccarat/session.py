@@ -17,6 +17,7 @@ from baccarat.games import Game
 from baccarat.lucky import LuckyDrawHand
 from baccarat.money import format_amount
 from baccarat.presets import is_dragon_7, is_panda_8
+from baccarat.roads import Scoreboard, hand_of
 from baccarat.script import RoundOrder
 from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS, Shoe, check_cut_card, check_decks
 from baccarat.table import Phase, Table
@@ -63,6 +64,9 @@ class Session:
         self.table = Table(game, shoe_factory=new_shoe, decks=decks, cut_card=cut_card)
         self.table.sit(SEAT, player, bankroll)
         self.rounds: list[dict[str, Any]] = []
+        #: The scoreboards of the shoe in play (punto banco); they start again with each shoe.
+        self.scoreboard = Scoreboard()
+        self._scoreboard_shoe = 1
 
     @property
     def balance(self) -> int:
@@ -127,6 +131,9 @@ class Session:
             record["result"] = hand.winner
         else:
             coup = next(e.coup for e in events if isinstance(e, CoupResolved))
+            if table.shoe_no != self._scoreboard_shoe:
+                self.scoreboard, self._scoreboard_shoe = Scoreboard(), table.shoe_no
+            self.scoreboard.add(hand_of(coup))
             record["player_cards"] = [str(c) for c in coup.player_cards]
             record["banker_cards"] = [str(c) for c in coup.banker_cards]
             record["player_total"], record["banker_total"] = coup.player_total, coup.banker_total

@@ -94,7 +94,7 @@ def _play_line(session: Session, text: str, decide: Decider | None) -> dict[str,
 def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, interactive: bool) -> None:
     from rich.console import Console
 
-    from baccarat.render import decision_panel, round_panel
+    from baccarat.render import decision_panel, roads_panel, round_panel
     from baccarat.session import SEAT
 
     console = Console()
@@ -132,6 +132,8 @@ def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, inter
             console.print(f"[red]Refused:[/] {record['rejected']} (nothing changed)")
             continue
         console.print(round_panel(game, record, session.table.shoe, session.table.shoe_no))
+        if game.kind == "punto_banco":
+            console.print(roads_panel(session.scoreboard.roads()))
     hands = sum(1 for r in session.rounds if "rejected" not in r)
     console.print(f"Final balance {format_amount(session.balance)} after {hands} hand{'' if hands == 1 else 's'}.")
 
