@@ -39,7 +39,7 @@ def test_migrations_build_exactly_the_models_schema(database_url: str):
             assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
         else:
-            assert connection.exec_driver_sql("SHOW transaction_isolation").scalar() == "serializable"
+            assert connection.exec_driver_sql("SHOW transaction_isolation").scalar() == "read committed"
             assert connection.exec_driver_sql("SHOW synchronous_commit").scalar() == "on"
     engine.dispose()
 

@@ -191,3 +191,61 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
         history = tables.recall(s, ann)
         assert set(history[0]["bets"]) == {"enter", "block_bonus", "draw"}
         assert history[0]["balance_after"] == wallet.balance(s, ann)
+
+
+def test_bets_racing_the_dealer_land_in_the_round_it_settles_or_are_refused(sessions):
+    """Real clocks, real threads: players bet without pause while the dealer deals every round whose
+    short window has closed.  No bet may end in a round that was settled without it."""
+    import threading
+    import time as clock
+
+    from baccarat.errors import BaccaratError
+
+    def work(s):
+        table = tables.create_table(s, "racing", "ez", betting_seconds=0.2)
+        ids = [accounts.register(s, f"racer{n}", "correct horse", grant=10_000_000).id for n in range(4)]
+        for account_id in ids:
+            tables.sit(s, table.id, account_id)
+        return table.id, ids
+    table_id, ids = transaction(sessions, work)
+    stop = clock.monotonic() + 3.0
+    outcomes = {"placed": 0, "refused": 0}
+    unexpected: list[BaseException] = []
+
+    def bettor(account_id: int) -> None:
+        n = 0
+        while clock.monotonic() < stop:
+            n += 1
+            code = ("banker", "player", "tie", "dragon_7", "panda_8")[n % 5]
+            try:
+                # the bet's clock is read 100 ms before it reaches the database (a slow request), which
+                # widens the race with the dealer that the round's row lock must settle
+                late = datetime.now(UTC) - timedelta(milliseconds=100)
+                transaction(sessions, lambda s, key=f"race-{account_id}-{n:06d}", bets={code: 100}, at=late:
+                            wallet.idempotent(s, account_id, key, {"bets": bets},
+                                              lambda: tables.place_bets(s, table_id, account_id, bets, now=at)))
+                outcomes["placed"] += 1
+            except BaccaratError:
+                outcomes["refused"] += 1  # the window closed, or this wager is already on the round
+            except BaseException as error:  # reported below
+                unexpected.append(error)
+                return
+
+    def dealer() -> None:
+        while clock.monotonic() < stop + 0.5:
+            tables.deal_due(sessions)
+            clock.sleep(0.01)
+
+    threads = [threading.Thread(target=bettor, args=(a,)) for a in ids] + [threading.Thread(target=dealer)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert unexpected == []
+    assert outcomes["placed"] > 20
+    with sessions() as s:
+        rows = s.execute(select(Bet.id, Round.status).join(Round, Round.id == Bet.round_id)).all()
+        settled = set(s.scalars(select(Settlement.bet_id)))
+        stranded = [bet for bet, status in rows if status != "betting" and bet not in settled]
+        assert stranded == []  # every bet of a dealt round was settled with it
+        assert len(rows) == outcomes["placed"]

@@ -163,10 +163,13 @@ def close_table(s: Session, table_id: int, now: datetime | None = None) -> dict[
     """Operator: close the table.  A round without bets ends now; a round with bets is dealt and
     settled as usual and the table closes after it (no bet is ever dropped)."""
     now = now or _now()
-    table = _table(s, table_id)
+    table = _table(s, table_id, lock=True)
     if table.status == "open":
         current = open_round(s, table_id)
-        if current is not None and s.scalar(select(Bet.id).where(Bet.round_id == current.id).limit(1)) is None:
+        if current is not None:
+            s.refresh(current, with_for_update=True)  # no bet slips in while we look
+        if (current is not None and current.status == "betting"
+                and s.scalar(select(Bet.id).where(Bet.round_id == current.id).limit(1)) is None):
             current.status = "no_action"
             _shut(s, table, now)
         else:
@@ -178,7 +181,7 @@ def close_table(s: Session, table_id: int, now: datetime | None = None) -> dict[
 def reopen_table(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
     """Operator: open a closed table again (with a new shoe), or cancel a pending close."""
     now = now or _now()
-    table = _table(s, table_id)
+    table = _table(s, table_id, lock=True)
     if table.status == "closing":
         table.status = "open"
     elif table.status == "closed":
@@ -191,7 +194,7 @@ def reopen_table(s: Session, table_id: int, now: datetime | None = None) -> dict
 
 def set_limits(s: Session, table_id: int, minimum: int, maximums: dict[str, int]) -> dict[str, Any]:
     """Operator: new table limits, effective from the next round (the open round keeps its limits)."""
-    table = _table(s, table_id)
+    table = _table(s, table_id, lock=True)
     game = game_of(table)
     for code in maximums:
         if code not in game.betting_codes:
@@ -213,8 +216,9 @@ def round_in_play(s: Session, table_id: int) -> Round | None:
     return s.scalar(select(Round).where(Round.table_id == table_id, Round.status.in_(("betting", "decision"))))
 
 
-def _table(s: Session, table_id: int) -> GameTable:
-    table = s.get(GameTable, table_id)
+def _table(s: Session, table_id: int, *, lock: bool = False) -> GameTable:
+    """The table; ``lock`` holds its row (limits, status) until the transaction ends."""
+    table = s.get(GameTable, table_id, with_for_update=lock)
     if table is None:
         raise UnknownSeatError(f"no table {table_id}")
     return table
@@ -273,6 +277,16 @@ _NEW_BET = insert(_BETS)
 _NEW_SETTLEMENT = insert(_SETTLEMENTS)
 
 
+#: A bet or decision holds its round's row FOR SHARE; the dealer and operators take it FOR UPDATE
+#: (PostgreSQL; SQLite has one writer at a time and ignores the clause).
+_ROUND_STATUS = select(_ROUNDS.c.status).where(_ROUNDS.c.id == bindparam("round")).with_for_update(read=True)
+
+
+def _hold_round(s: Session, round_id: int, status: str) -> bool:
+    """Lock the round against the dealer until this transaction ends; False if it has moved on."""
+    return s.connection().execute(_ROUND_STATUS, {"round": round_id}).scalar_one_or_none() == status
+
+
 @lru_cache(maxsize=256)
 def _stored_limits(game: str, paytable: int | None, stored: str | None) -> TableLimits:
     if stored is None:
@@ -291,7 +305,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     row = connection.execute(_BETTING, {"table": table_id, "account": account_id}).first()
     if row is None:
         raise UnknownSeatError(f"no table {table_id}")
-    if row.id is None or aware(row.closes_at) <= now:
+    if row.id is None or aware(row.closes_at) <= now or not _hold_round(s, row.id, "betting"):
         raise IllegalActionError("no more bets: the betting window has closed")
     if row.seat is None:
         raise IllegalActionError("take a seat at the table first")
@@ -406,10 +420,11 @@ def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], event
 def deal_round(s: Session, round_id: int, now: datetime) -> None:
     """Move one round on, in one transaction (idempotent): deal and settle it, or for Lucky Draw
     deal the first cards and open the decisions, then finish it once they are in."""
-    current = s.get(Round, round_id, with_for_update=True)
+    current = s.get(Round, round_id)
     if current is None:
         return
-    table = _table(s, current.table_id)
+    table = _table(s, current.table_id, lock=True)  # locks in one order everywhere: the table, then the round
+    s.refresh(current, with_for_update=True)
     if current.status == "betting" and aware(current.closes_at) <= now:
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
         if not bets:
@@ -477,7 +492,7 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
     if action not in ("draw", "stand"):
         raise ConfigurationError("a decision is 'draw' or 'stand'")
     current = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "decision"))
-    if current is None or aware(current.decides_at or now) <= now:
+    if current is None or aware(current.decides_at or now) <= now or not _hold_round(s, current.id, "decision"):
         raise IllegalActionError("no decision is awaited at this table now")
     enter = s.scalar(select(Bet).where(Bet.round_id == current.id, Bet.account_id == account_id,
                                        Bet.wager == "enter"))
