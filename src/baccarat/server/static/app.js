@@ -461,7 +461,7 @@ function tableView(tableId) {
       const row = h("tr", { class: "row", "data-round": r.round, onclick: () => { detail.hidden = !detail.hidden; } },
         h("td", {}, new Date(r.time).toLocaleTimeString()), h("td", {}, r.round),
         h("td", {}, Object.entries(r.bets).map(([code, bet]) => `${code} ${money(bet.amount)}`).join(", ")),
-        h("td", {}, r.winner ? r.winner : r.status),
+        h("td", {}, r.status === "refunded" ? "refunded" : r.winner || (net > 0 ? "won" : net < 0 ? "lost" : "push")),
         h("td", { class: net >= 0 ? "plus" : "minus" }, money(net)),
         h("td", {}, r.balance_after == null ? "" : money(r.balance_after)));
       return [row, detail];
@@ -512,7 +512,11 @@ function tableView(tableId) {
       if (!message.table.decision) drawResult(result);
       loadRoads();
       loadHistory(result.round);
-    } else if (!before) { loadRoads(); loadHistory(null); }
+    } else if (!before) {
+      banner.textContent = "PLACE YOUR BETS";
+      loadRoads();
+      loadHistory(null);
+    }
     if (before && before.round && message.table.round && before.round.number !== message.table.round.number) state.settled = state.settled || null;
     draw();
   }
