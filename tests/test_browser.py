@@ -173,11 +173,16 @@ def test_lucky_draw_round_with_draw(page: Page):
     expect(page.locator("#dealer-hand .card:not(.back)")).to_have_count(1)
     page.screenshot(path=str(SHOTS / "07-lucky-draw-decision.png"), full_page=True)
     page.click("#draw")
-    expect(page.locator("#balance")).to_have_text(f"{before - 10:,.2f}")  # Draw staked, equal to Enter
     expect(page.locator("#banner")).to_have_text(re.compile(r"YOU \d : DEALER \d"),
                                                  timeout=3 * BETTING_SECONDS * 1000)
     expect(page.locator("[data-spot=draw] .net")).to_have_text(re.compile(r"(won \+|lost |push )"))
     page.wait_for_timeout(1000)
     page.screenshot(path=str(SHOTS / "08-lucky-draw-result.png"), full_page=True)
-    page.locator("#history tr.row").first.click()
+    # the Draw wager was staked equal to Enter and settled; the balance moved by the round's net
+    row = page.locator("#history tr.row").first
+    expect(row).to_contain_text("draw 5.00")
+    expect(row).to_contain_text("enter 5.00")
+    net = float(row.locator("td").nth(4).inner_text().replace(",", ""))
+    expect(page.locator("#balance")).to_have_text(f"{before + net:,.2f}")
+    row.click()
     expect(page.locator("#history tr.detail").first).to_contain_text("draw")
