@@ -171,6 +171,8 @@ def test_lucky_draw_round_with_draw(page: Page):
     expect(page.locator("#draw")).to_be_visible(timeout=3 * BETTING_SECONDS * 1000)
     expect(page.locator("#dealer-hand .card.back")).to_have_count(1)
     expect(page.locator("#dealer-hand .card:not(.back)")).to_have_count(1)
+    page.check("#show-hint")  # the optional hint: the exact strategy card's decision
+    expect(page.locator("#hint")).to_have_text(re.compile("Optimal: (DRAW|STAND)"))
     page.screenshot(path=str(SHOTS / "07-lucky-draw-decision.png"), full_page=True)
     page.click("#draw")
     expect(page.locator("#banner")).to_have_text(re.compile(r"YOU \d : DEALER \d"),

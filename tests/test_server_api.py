@@ -174,7 +174,8 @@ def test_authorization_matrix(client):
     bob_id, bob = _player(client, "bobby")
     public = {("GET", "/health"), ("POST", "/api/accounts"), ("POST", "/api/sessions"), ("GET", "/api/tables"),
               ("GET", "/api/tables/{table_id}"), ("GET", "/api/tables/{table_id}/shoes/{number}"),
-              ("GET", "/api/tables/{table_id}/roads"), ("GET", "/"),
+              ("GET", "/api/tables/{table_id}/roads"), ("GET", "/api/tables/{table_id}/strategy"),
+              ("GET", "/"),
               ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/redoc"), ("GET", "/docs/oauth2-redirect")}
     samples = {"table_id": "1", "account_id": str(alice_id), "number": "1"}
     checked = 0
@@ -359,3 +360,14 @@ def test_the_websocket_accepts_the_page_s_own_origin_and_refuses_others(client):
             client.websocket_connect("/ws/tables/1", headers={"origin": "http://evil.example"}) as socket:
         socket.send_json({"type": "auth", "token": token})
         socket.receive_json()
+
+
+def test_the_lucky_draw_hint_is_the_exact_strategy_card(client):
+    card = client.get("/api/tables/3/strategy").json()  # lucky-draw-1: 8 decks, DrawWin pay table 1
+    assert "pay table 1" in card["basis"]
+    draw = card["draw"]  # seat total -> up-card values (0 for a ten) on which drawing is optimal
+    assert all(draw[str(total)] == list(range(10)) for total in (0, 1, 2))
+    assert draw["3"] == draw["4"] == list(range(9))  # all but a 9
+    assert draw["5"] == list(range(8))  # all but an 8 or a 9
+    assert (draw["6"], draw["7"], draw["8"], draw["9"]) == ([0], [0, 1], [], [0, 1])
+    assert client.get("/api/tables/1/strategy").status_code == 409  # punto banco: no Draw decision

@@ -349,6 +349,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The current shoe's scoreboards (Bead Plate, Big Road, derived roads, asks, statistics)."""
         return look(request, lambda s: tables.table_roads(s, table_id))
 
+    @app.get("/api/tables/{table_id}/strategy")
+    def strategy(request: Request, table_id: Id) -> dict[str, Any]:
+        """Lucky Draw: the optimal Draw decisions by seat total and up card (the page's hint)."""
+        return look(request, lambda s: tables.table_strategy(s, table_id))
+
     @app.get("/api/tables/{table_id}/shoes/{number}")
     def shoe(request: Request, table_id: Id, number: Id) -> dict[str, Any]:
         return look(request, lambda s: tables.shoe_record(s, table_id, number))

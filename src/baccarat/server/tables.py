@@ -593,6 +593,25 @@ def table_roads(s: Session, table_id: int) -> dict[str, Any]:
     return {"shoe": None if shoe is None else shoe.number, **roads(hands).to_json()}
 
 
+@lru_cache(maxsize=8)
+def _strategy_card(paytable: int | None, decks: int) -> dict[str, list[int]]:
+    from baccarat.analysis.composition import Composition  # numpy: only when a hint is asked for
+    from baccarat.analysis.lucky_draw import cells, total_strategy_card
+
+    card = total_strategy_card(cells(get_game("lucky-draw", paytable=paytable), Composition.full(decks)))
+    return {str(total): [up for up in range(10) if card[total, up]] for total in range(10)}
+
+
+def table_strategy(s: Session, table_id: int) -> dict[str, Any]:
+    """Lucky Draw's hint: the exact total-dependent strategy card of the table's game for a full shoe
+    (seat total -> the up-card values, 0 for a ten or face card, on which drawing is optimal)."""
+    table = _table(s, table_id)
+    if game_of(table).kind != "lucky_draw":
+        raise IllegalActionError(f"{game_of(table).name} has no Draw decision")
+    return {"basis": f"total-dependent strategy card, full {table.decks}-deck shoe, DrawWin pay table "
+                     f"{table.paytable}", "draw": _strategy_card(table.paytable, table.decks)}
+
+
 def shoe_record(s: Session, table_id: int, number: int) -> dict[str, Any]:
     """A revealed shoe's record for ``baccarat verify`` (refused while the shoe is in play)."""
     row = s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id, ShoeRow.number == number))

@@ -383,23 +383,37 @@ function tableView(tableId) {
     const mySeat = you.seat ? `seat:${you.seat}` : null;
     const dealer = shown.dealer || [];
     const seats = Object.entries(shown).filter(([who]) => who !== "dealer");
-    hands.replaceChildren(
+    const dealt = JSON.stringify([table.decision.round, shown]);
+    if (state.decisionShown !== dealt) {  // deal the cards once, not at every redraw
+      state.decisionShown = dealt;
+      hands.replaceChildren(
       h("div", { class: "hand", id: "dealer-hand" }, h("h3", {}, "Dealer"), h("div", { class: "cards" }, dealer.map((c) => cardFace(c)), cardBack())),
       ...seats.map(([who, cards]) => h("div", { class: "hand", "data-seat": who },
         h("h3", {}, who === mySeat ? "You" : `Seat ${who.split(":")[1]} ${table.seats[who.split(":")[1]] || ""}`),
         h("div", { class: "cards" }, cards.map((c) => cardFace(c))), h("div", { class: "total" }, total(cards)))));
-    banner.className = "banner";
-    banner.textContent = "";
-    callouts.textContent = "";
+      banner.className = "banner";
+      banner.textContent = "";
+      callouts.textContent = "";
+    }
     if (mySeat && shown[mySeat] && (you.bets || {}).enter && !(you.bets || {}).draw && !state.decided) {
       const enter = you.bets.enter;
+      const up = dealer[0] ? total([dealer[0]]) : null;
+      const mine = total(shown[mySeat]);
+      const hintBox = h("label", { class: "hint" },
+        h("input", { type: "checkbox", id: "show-hint", checked: localStorage.getItem("hint") === "on",
+                     onchange: (e) => { localStorage.setItem("hint", e.target.checked ? "on" : "off"); drawDecision(); } }),
+        " hint");
+      const advice = state.strategy && localStorage.getItem("hint") === "on" && up !== null
+        ? h("span", { id: "hint", title: state.strategy.basis },
+            `Optimal: ${state.strategy.draw[String(mine)].includes(up) ? "DRAW" : "STAND"}`)
+        : null;
       decision.append(
         h("span", {}, `Your total ${total(shown[mySeat])}: `),
         h("button", { type: "button", id: "stand", onclick: () => { state.decided = "stand"; send({ type: "decision", action: "stand" }); } }, "STAND"),
         h("button", { type: "button", id: "draw", class: "primary", disabled: (you.balance || 0) < enter,
                       title: (you.balance || 0) < enter ? "your balance is below your Enter wager" : "",
                       onclick: () => { state.decided = "draw"; send({ type: "decision", action: "draw" }); } },
-          `DRAW (${money(enter)})`));
+          `DRAW (${money(enter)})`), hintBox, advice);
     } else if (state.decided) {
       decision.append(h("span", {}, `You chose to ${state.decided}; waiting for the other seats`));
     }
@@ -484,7 +498,11 @@ function tableView(tableId) {
   }
 
   async function loadRoads() {
-    if (game() === "lucky-draw") { roadsBox.replaceChildren(); return; }
+    if (game() === "lucky-draw") {
+      roadsBox.replaceChildren();
+      if (!state.strategy) api("GET", `/api/tables/${tableId}/strategy`).then((card) => { state.strategy = card; }).catch(() => {});
+      return;
+    }
     try {
       state.roads = await api("GET", `/api/tables/${tableId}/roads`);
       roadsBox.replaceChildren(roadsPanel(state.roads, game()));
