@@ -53,15 +53,16 @@ class TableFeed:
         self.watchers: Counter[int] = Counter()  #: account id -> open sockets
         self.task: asyncio.Task[None] | None = None
 
-    def _read(self) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None]:
+    def _read(self, accounts: list[int]) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None]:
         def work(s: Session) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None]:
             view = tables.table_view(s, self.table_id)
-            return view, (None if view == self.view else _yours(s, self.table_id, list(self.watchers)))
+            return view, (None if view == self.view else _yours(s, self.table_id, accounts))
         return read(self.sessions, work)
 
     async def run(self) -> None:
         while self.watchers:
-            view, yours = await asyncio.to_thread(self._read)
+            # the watcher list is copied here, on the event loop that changes it, not in the thread
+            view, yours = await asyncio.to_thread(self._read, list(self.watchers))
             if yours is not None:
                 async with self.changed:
                     self.view, self.yours, self.version = view, yours, self.version + 1
