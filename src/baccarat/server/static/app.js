@@ -462,7 +462,7 @@ function tableView(tableId) {
       const rounds = (await api("GET", "/api/history")).filter((r) => r.table_id === tableId);
       state.history = rounds;
       const settled = rounds.find((r) => r.round === round);
-      state.settled = settled ? Object.fromEntries(Object.entries(settled.bets).map(([code, bet]) => [code, bet])) : null;
+      state.settled = settled ? settled.bets : null;  // wager -> {amount, event, net}
       drawHistory();
       drawSpots();
     } catch (error) { /* shown on the next attempt */ }
@@ -535,7 +535,6 @@ function tableView(tableId) {
       loadRoads();
       loadHistory(null);
     }
-    if (before && before.round && message.table.round && before.round.number !== message.table.round.number) state.settled = state.settled || null;
     draw();
   }
 
