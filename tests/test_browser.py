@@ -152,7 +152,13 @@ def test_phone_sized_screen_shows_the_whole_layout(page: Page, server: str):
     register(page, "browser_phone")
     sit(page, 1)
     for spot in ("player", "banker", "tie", "dragon_bonus_player", "dragon_bonus_banker"):
-        box = page.locator(f"[data-spot={spot}]").bounding_box()
+        expect(page.locator(f"[data-spot={spot}]")).to_be_visible()
+        box = None
+        for _ in range(20):  # the spots are redrawn with each state push: measure one that is attached
+            box = page.locator(f"[data-spot={spot}]").bounding_box()
+            if box is not None:
+                break
+            page.wait_for_timeout(50)
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, spot
     expect(page.locator("[data-spot=banker] .pays").first).to_have_text("0.95:1")
     page.screenshot(path=str(SHOTS / "06-mini-phone.png"), full_page=True)
