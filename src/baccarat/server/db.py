@@ -15,7 +15,7 @@ is a constraint.  :func:`transaction` retries a transaction that lost a race to
 a deadlock or to a concurrent duplicate; on the retry it finds the other's row
 and answers as for any duplicate.  (SERIALIZABLE gave the same guarantees but,
 with its page-level predicate locks, failed most concurrent bets on one round:
-85 against 206 confirmations a second in ``benchmarks/server_load.py``.)
+85 against about 200 confirmations a second in ``benchmarks/server_load.py``.)
 """
 
 from __future__ import annotations
