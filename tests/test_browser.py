@@ -96,6 +96,8 @@ def wait_for_betting(page: Page, seconds_left: int = 3) -> None:
 
 
 def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
+    expect(page.locator("#login")).to_be_visible()  # what a new visitor sees first
+    page.screenshot(path=str(SHOTS / "00-login.png"), full_page=True)
     register(page, "browser_ez")
     page.screenshot(path=str(SHOTS / "01-lobby.png"), full_page=True)
     sit(page, 2)
