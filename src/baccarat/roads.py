@@ -231,13 +231,11 @@ def statistics(hands: Sequence[Hand]) -> dict[str, Any]:
 def ask(hands: Sequence[Hand]) -> dict[str, dict[str, Colour | None]]:
     """For a Banker and a Player hand appended: the mark each derived road would add (or None)."""
     answers: dict[str, dict[str, Colour | None]] = {}
-    base = big_road_columns(hands)
     for name, side in (("banker", "B"), ("player", "P")):
-        after = big_road_columns([*hands, Hand(side)])  # type: ignore[arg-type]
-        answers[name] = {}
-        for road, k in DERIVED:
-            before, now = derived_road(base, k), derived_road(after, k)
-            answers[name][road] = now[-1].colour if len(now) > len(before) else None
+        columns = big_road_columns([*hands, Hand(side)])  # type: ignore[arg-type]
+        lengths = [len(column) for column in columns]
+        col, row = len(columns) - 1, lengths[-1] - 1  # the appended hand is the Big Road's newest cell
+        answers[name] = {road: mark_colour(lengths, col, row, k) for road, k in DERIVED}
     return answers
 
 

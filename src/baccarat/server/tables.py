@@ -584,8 +584,9 @@ def table_view(s: Session, table_id: int) -> dict[str, Any]:
 def table_roads(s: Session, table_id: int) -> dict[str, Any]:
     """The scoreboards of the table's current shoe (they start again with each shoe)."""
     table = _table(s, table_id)
-    if game_of(table).kind != "punto_banco":
-        raise IllegalActionError(f"{game_of(table).name} has no Banker and Player scoreboards")
+    game = game_of(table)
+    if game.kind != "punto_banco":
+        raise IllegalActionError(f"{game.name} has no Banker and Player scoreboards")
     shoe = s.connection().execute(_VIEW_SHOE, {"table": table_id}).first()
     results: list[str | None] = [] if shoe is None else list(s.scalars(select(Round.result).where(
         Round.shoe_id == shoe.id, Round.status == "settled").order_by(Round.number)))
@@ -606,8 +607,9 @@ def table_strategy(s: Session, table_id: int) -> dict[str, Any]:
     """Lucky Draw's hint: the exact total-dependent strategy card of the table's game for a full shoe
     (seat total -> the up-card values, 0 for a ten or face card, on which drawing is optimal)."""
     table = _table(s, table_id)
-    if game_of(table).kind != "lucky_draw":
-        raise IllegalActionError(f"{game_of(table).name} has no Draw decision")
+    game = game_of(table)
+    if game.kind != "lucky_draw":
+        raise IllegalActionError(f"{game.name} has no Draw decision")
     return {"basis": f"total-dependent strategy card, full {table.decks}-deck shoe, DrawWin pay table "
                      f"{table.paytable}", "draw": _strategy_card(table.paytable, table.decks)}
 
