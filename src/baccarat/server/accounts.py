@@ -58,7 +58,7 @@ def register(session: Session, username: str, password: str, *, grant: int, role
         raise ConfigurationError(f"role must be one of {', '.join(ROLES)}")
     if session.scalar(select(Account.id).where(Account.username == username)) is not None:
         raise ConflictError(f"the username {username!r} is taken")
-    account = Account(username=username, password_hash=hash_password(password), role=role)
+    account = Account(username=username, login=username.lower(), password_hash=hash_password(password), role=role)
     session.add(account)
     session.flush()
     session.add(Wallet(account_id=account.id, balance=0))

@@ -41,9 +41,12 @@ class Base(DeclarativeBase):
 
 class Account(Base):
     __tablename__ = "accounts"
+    __table_args__ = (UniqueConstraint("login", name="one_account_per_login"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    username: Mapped[str] = mapped_column(String(32), unique=True)
+    username: Mapped[str] = mapped_column(String(32), unique=True)  #: as the player typed it (shown)
+    #: the username's canonical form (NFKC, case-folded): ``Alice`` and ``alice`` are one account
+    login: Mapped[str] = mapped_column(String(32))
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16), default="player")  #: "player" or "operator"
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
@@ -158,7 +161,7 @@ class Round(Base):
     table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
     shoe_id: Mapped[int] = mapped_column(ForeignKey("shoes.id"))
-    status: Mapped[str] = mapped_column(String(12), index=True)  #: betting, decision, settled, no_action, refunded
+    status: Mapped[str] = mapped_column(String(12), index=True)  #: betting, decision, settled, no_action, refunded, void
     closes_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     decides_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     first_card: Mapped[int | None] = mapped_column(Integer, nullable=True)  #: shoe position of its first card
@@ -190,12 +193,13 @@ class Settlement(Base):
 
 
 class Decision(Base):
-    """A Lucky Draw seat's decision; one per seat and round (a missing one stands at the deadline)."""
+    """A Lucky Draw player's decision; one per account and round (a missing one stands at the deadline)."""
 
     __tablename__ = "decisions"
-    __table_args__ = (UniqueConstraint("round_id", "seat", name="one_decision_per_seat"),)
+    __table_args__ = (UniqueConstraint("round_id", "account_id", name="one_decision_per_account"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
-    seat: Mapped[int] = mapped_column(Integer)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    seat: Mapped[int] = mapped_column(Integer)  #: the seat the player sat in (shown; bets are the account's)
     action: Mapped[str] = mapped_column(String(8))  #: "draw" or "stand"
