@@ -13,6 +13,7 @@ from baccarat import verify as verifier
 from baccarat.errors import BetLimitError, ConflictError, IllegalActionError, InsufficientFundsError, UnknownWagerError
 from baccarat.server import accounts, tables, wallet
 from baccarat.server.db import make_engine, session_factory, transaction
+from baccarat.server.dealer import deal_due
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Bet, Round, Settlement
 
@@ -47,9 +48,9 @@ def test_a_round_is_dealt_and_settled_once_through_the_ledger(sessions):
     table_id, (ann, ben) = _setup(sessions)
     assert _bet(sessions, table_id, ann, {"banker": 1_000, "dragon_7": 500})["balance"] == 98_500
     _bet(sessions, table_id, ben, {"player": 2_000})
-    assert tables.deal_due(sessions, now=T0 + timedelta(seconds=5)) == 0  # the window is still open
-    assert tables.deal_due(sessions, now=T0 + timedelta(seconds=11)) == 1
-    assert tables.deal_due(sessions, now=T0 + timedelta(seconds=11)) == 0  # the next round has no bets yet
+    assert deal_due(sessions, now=T0 + timedelta(seconds=5)) == 0  # the window is still open
+    assert deal_due(sessions, now=T0 + timedelta(seconds=11)) == 1
+    assert deal_due(sessions, now=T0 + timedelta(seconds=11)) == 0  # the next round has no bets yet
     with sessions() as s:
         settled = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
         assert settled.status == "settled"
@@ -86,7 +87,7 @@ def test_bets_are_checked_by_the_core_and_the_wallet(sessions):
         _bet(sessions, table_id, ann, {"tie": 100}, at=T0 + timedelta(seconds=10))
     with pytest.raises(IllegalActionError, match="bets are on the layout"):
         transaction(sessions, lambda s: tables.leave(s, table_id, ann))
-    tables.deal_due(sessions, now=T0 + timedelta(seconds=10))
+    deal_due(sessions, now=T0 + timedelta(seconds=10))
 
 
 def test_a_player_must_sit_and_seats_are_unique(sessions):
@@ -110,7 +111,7 @@ def test_a_whole_shoe_verifies_once_revealed(sessions):
             closes = current.closes_at.replace(tzinfo=UTC) if current.closes_at.tzinfo is None else current.closes_at
         _bet(sessions, table_id, ann, {"banker": 100}, at=closes - timedelta(seconds=1))
         moment = closes
-        tables.deal_due(sessions, now=moment)
+        deal_due(sessions, now=moment)
     with sessions() as s:
         record = tables.shoe_record(s, table_id, 1)
         verdict = verifier.verify_shoe(record)
@@ -144,7 +145,7 @@ def test_a_crash_before_the_deal_commits_deals_the_same_cards_after_restart(sess
         tables.deal_round(s, round_id, due)
         aborted = s.get(Round, round_id).result
         s.rollback()
-    tables.deal_due(sessions, now=due)
+    deal_due(sessions, now=due)
     with sessions() as s:
         assert s.get(Round, round_id).result == aborted
 
@@ -164,7 +165,7 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
     with pytest.raises(IllegalActionError, match="no decision"):
         transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=T0))
     first = T0 + timedelta(seconds=10)
-    assert tables.deal_due(sessions, now=first) == 1
+    assert deal_due(sessions, now=first) == 1
     with sessions() as s:
         current = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
         assert current.status == "decision"
@@ -177,8 +178,8 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
     transaction(sessions, lambda s: tables.decide(s, table_id, ben, "stand", now=first))
     with pytest.raises(ConflictError):
         transaction(sessions, lambda s: tables.decide(s, table_id, ben, "draw", now=first))
-    assert tables.deal_due(sessions, now=first + timedelta(seconds=1)) == 0  # cid has not decided yet
-    assert tables.deal_due(sessions, now=first + timedelta(seconds=5)) == 1  # cid timed out: stands
+    assert deal_due(sessions, now=first + timedelta(seconds=1)) == 0  # cid has not decided yet
+    assert deal_due(sessions, now=first + timedelta(seconds=5)) == 1  # cid timed out: stands
     with sessions() as s:
         current = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
         assert current.status == "settled"
@@ -233,7 +234,7 @@ def test_bets_racing_the_dealer_land_in_the_round_it_settles_or_are_refused(sess
 
     def dealer() -> None:
         while clock.monotonic() < stop + 0.5:
-            tables.deal_due(sessions)
+            deal_due(sessions)
             clock.sleep(0.01)
 
     threads = [threading.Thread(target=bettor, args=(a,)) for a in ids] + [threading.Thread(target=dealer)]

@@ -81,9 +81,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # Registered after ``app`` exists: each module adds its command to it.
-from baccarat.cli import analyze, play, roads, serve, simulate, verify  # noqa: E402
+from baccarat.cli import analyze, play, roads, rounds, serve, simulate, verify  # noqa: E402
 
-__all__ = ["analyze", "app", "main", "play", "roads", "serve", "simulate", "verify"]
+__all__ = ["analyze", "app", "main", "play", "roads", "rounds", "serve", "simulate", "verify"]
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -40,6 +40,7 @@ from baccarat.errors import (
 from baccarat.money import MAX_AMOUNT
 from baccarat.server import accounts, live, tables, wallet, web
 from baccarat.server.db import make_engine, read, session_factory, transaction
+from baccarat.server.dealer import Dealer
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Account, GameTable
 from baccarat.server.settings import Settings
@@ -105,18 +106,22 @@ class Movement(Strict):
 DEAL_INTERVAL = 0.1
 
 
-async def _deal_forever(sessions: sessionmaker[Session]) -> None:
-    """Deal every due round, forever; a round that fails is logged and tried again next time."""
+async def _deal_forever(dealer: Dealer) -> None:
+    """Deal every due round, forever.  A round that fails waits and is voided after repeated failures
+    (see :mod:`baccarat.server.dealer`); this loop survives even a failure to list the due rounds."""
     while True:
         try:
-            await asyncio.to_thread(tables.deal_due, sessions)
-        except Exception:  # keep dealing the other tables; the failing round stays open, its bets in escrow
-            log.exception("dealing failed")
+            await asyncio.to_thread(dealer.deal_due)
+        except Exception:  # the database itself is unreachable: try again shortly
+            log.exception("cannot look for rounds to deal")
+            await asyncio.sleep(1.0)
         await asyncio.sleep(DEAL_INTERVAL)
 
 
 class BetsBody(Strict):
     bets: dict[str, int] = Field(description="wager code -> amount in minor units")
+    round: int | None = Field(default=None, ge=1, le=2**31 - 1, description=(
+        "the round the bets are meant for: refused if its betting has closed (without it, the open round)"))
 
 
 class TableBody(Strict):
@@ -133,6 +138,15 @@ class LimitsBody(Strict):
     minimum: int = Field(gt=0, le=MAX_AMOUNT, description="minor units; every wager must meet it")
     maximums: dict[str, Annotated[int, Field(gt=0, le=MAX_AMOUNT)]] = Field(
         default_factory=dict, description="wager code -> maximum in minor units")
+
+
+def _bet_request(table_id: int, bets: dict[str, int], round_number: int | None) -> dict[str, Any]:
+    """What a bet's idempotency key stands for (the round only when named, as before it could be)."""
+    return {"table": table_id, "bets": bets, **({} if round_number is None else {"round": round_number})}
+
+
+class VoidBody(Strict):
+    reason: str = Field(min_length=1, max_length=200, description="why the round is voided (kept with the round)")
 
 
 class DecisionBody(Strict):
@@ -168,7 +182,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sessions = session_factory(engine)
         app.state.sessions = sessions
         transaction(sessions, lambda s: tables.ensure_default_tables(s, betting_seconds=settings.betting_seconds))
-        dealer = asyncio.create_task(_deal_forever(sessions))
+        repaired = transaction(sessions, tables.repair_deadlines)
+        if repaired:
+            log.warning("%d round deadlines lay beyond one window ahead (the clock stepped back?): pulled in", repaired)
+        app.state.dealer = Dealer(sessions)
+        dealer = asyncio.create_task(_deal_forever(app.state.dealer))
         yield
         dealer.cancel()
         with suppress(asyncio.CancelledError):
@@ -298,6 +316,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         operator(request, token, "change table limits")
         return run(request, lambda s: tables.set_limits(s, table_id, body.minimum, body.maximums))
 
+    @app.post("/api/operator/tables/{table_id}/rounds/{number}/void")
+    def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token: Token) -> dict[str, Any]:
+        """Void a round in play that cannot be dealt: every unsettled stake is refunded."""
+        operator(request, token, "void rounds")
+        result = run(request, lambda s: tables.void_round(s, table_id, number, reason=body.reason))
+        log.critical("operator voided table %s round %s: %s", table_id, number, body.reason)
+        return result
+
     @app.post("/api/operator/wallets/{account_id}/credit")
     def credit(request: Request, account_id: Id, body: Movement, token: Token,
                idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
@@ -333,8 +359,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
             idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
         account = me(request, token)
-        return once(request, account, idempotency_key, {"table": table_id, "bets": body.bets},
-                    lambda s: tables.place_bets(s, table_id, account.id, body.bets))
+        return once(request, account, idempotency_key, _bet_request(table_id, body.bets, body.round),
+                    lambda s: tables.place_bets(s, table_id, account.id, body.bets, round_number=body.round))
 
     @app.post("/api/tables/{table_id}/decision", status_code=201)
     def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,

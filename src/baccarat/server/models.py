@@ -25,9 +25,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from baccarat.server import clock
+
 
 def now() -> datetime:
-    return datetime.now(UTC)
+    """The server's current time (UTC, on the steady clock: a wall-clock step does not move it)."""
+    return clock.now()
 
 
 def aware(moment: datetime) -> datetime:
@@ -161,7 +164,8 @@ class Round(Base):
     table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
     shoe_id: Mapped[int] = mapped_column(ForeignKey("shoes.id"))
-    status: Mapped[str] = mapped_column(String(12), index=True)  #: betting, decision, settled, no_action, refunded, void
+    #: betting, decision, settled, no_action (no bets), refunded (old: before voiding existed), void
+    status: Mapped[str] = mapped_column(String(12), index=True)
     closes_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     decides_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     first_card: Mapped[int | None] = mapped_column(Integer, nullable=True)  #: shoe position of its first card

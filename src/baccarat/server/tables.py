@@ -28,7 +28,7 @@ from typing import Any, cast
 
 from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, func, insert, select
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from baccarat.cards import Card, standard_deck
 from baccarat.coup import MAX_COUP_CARDS
@@ -47,7 +47,6 @@ from baccarat.money import MAX_AMOUNT
 from baccarat.presets import get_game
 from baccarat.roads import hand_from_json, hand_json, hand_of, roads
 from baccarat.server import wallet
-from baccarat.server.db import read, transaction
 from baccarat.server.models import (
     Account,
     Bet,
@@ -247,12 +246,30 @@ def sit(s: Session, table_id: int, account_id: int, seat: int | None = None) -> 
     return seat
 
 
+def _lock_round_in_play(s: Session, table_id: int) -> Round | None:
+    """The round in play, held FOR UPDATE: bets and decisions on it (which hold it FOR SHARE) wait
+    until this transaction ends, and those committed before are seen.  If the dealer moved the
+    table on while we waited, the round that replaced it is locked instead."""
+    for _ in range(10):
+        current = round_in_play(s, table_id)
+        if current is None:
+            return None
+        s.refresh(current, with_for_update=True)
+        if current.status in ("betting", "decision"):
+            return current
+    raise ConflictError("the table is busy; try again")  # pragma: no cover - ten rounds dealt while waiting
+
+
 def leave(s: Session, table_id: int, account_id: int) -> None:
-    """Give up the seat; refused while the player has bets in the open round."""
-    current = open_round(s, table_id)
+    """Give up the seat; refused while the player has bets on the round in play.
+
+    Seat changes and bets on a round are serialised: leaving locks the round in play, and a bet
+    reads its seat only once it holds that round, so a bet and a departure cannot both succeed
+    (which once left a bet on a seat that someone else then took)."""
+    current = _lock_round_in_play(s, table_id)
     if current is not None and s.scalar(select(Bet.id).where(Bet.round_id == current.id,
-                                                             Bet.account_id == account_id)):
-        raise IllegalActionError("your bets are on the layout: wait for the round to be settled")
+                                                             Bet.account_id == account_id).limit(1)):
+        raise IllegalActionError("your bets are on the layout: you can leave once this round is settled")
     seat = s.scalar(select(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id))
     if seat is not None:
         s.delete(seat)
@@ -266,11 +283,13 @@ _SETTLEMENTS = cast(SqlTable, Settlement.__table__)
 # A bet is the hottest request: its reads are Core statements built once (the ORM's per-statement
 # work was most of its cost), one for the table, round and seat together.
 _BETTING = (select(_TABLES.c.name, _TABLES.c.game, _TABLES.c.paytable, _TABLES.c.limits,
-                   _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.closes_at, _SEATS.c.number.label("seat"))
+                   _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.closes_at)
             .select_from(_TABLES)
             .outerjoin(_ROUNDS, (_ROUNDS.c.table_id == _TABLES.c.id) & (_ROUNDS.c.status == "betting"))
-            .outerjoin(_SEATS, (_SEATS.c.table_id == _TABLES.c.id) & (_SEATS.c.account_id == bindparam("account")))
             .where(_TABLES.c.id == bindparam("table")))
+_LAST_ROUND = select(func.max(_ROUNDS.c.number)).where(_ROUNDS.c.table_id == bindparam("table"))
+_YOUR_SEAT = select(_SEATS.c.number).where(_SEATS.c.table_id == bindparam("table"),
+                                           _SEATS.c.account_id == bindparam("account"))
 _PLACED = select(_BETS.c.wager, _BETS.c.amount).where(_BETS.c.round_id == bindparam("round"),
                                                       _BETS.c.account_id == bindparam("account"))
 _NEW_BET = insert(_BETS)
@@ -295,19 +314,30 @@ def _stored_limits(game: str, paytable: int | None, stored: str | None) -> Table
     return TableLimits(data["minimum"], data["maximums"])
 
 
-def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int], now: datetime | None = None
-               ) -> dict[str, Any]:
-    """Put ``bets`` on the open round; the stakes go from the wallet to the round's escrow."""
+def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int], now: datetime | None = None,
+               *, round_number: int | None = None) -> dict[str, Any]:
+    """Put ``bets`` on the open round; the stakes go from the wallet to the round's escrow.
+
+    ``round_number`` names the round the bets are meant for: a bet that arrives after that round's
+    window closed is refused ("betting closed for round N") instead of landing in the next round.
+    Without it the bets go on whichever round is open, and the answer says which.
+    """
     now = now or _now()
     if not bets or not isinstance(bets, dict):
         raise ConfigurationError("bets are wager code -> amount in minor units")
     connection = s.connection()
-    row = connection.execute(_BETTING, {"table": table_id, "account": account_id}).first()
+    row = connection.execute(_BETTING, {"table": table_id}).first()
     if row is None:
         raise UnknownSeatError(f"no table {table_id}")
-    if row.id is None or aware(row.closes_at) <= now or not _hold_round(s, row.id, "betting"):
-        raise IllegalActionError("no more bets: the betting window has closed")
-    if row.seat is None:
+    if round_number is not None and round_number != row.number:
+        _refuse_round(connection, table_id, round_number, row.number)
+    if row.id is None:
+        raise IllegalActionError("no more bets: wait for the next round to open")
+    if aware(row.closes_at) <= now or not _hold_round(s, row.id, "betting"):
+        raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
+    # Read under the round's lock (see leave): the seat cannot be given up between here and the insert.
+    seat = connection.execute(_YOUR_SEAT, {"table": table_id, "account": account_id}).scalar_one_or_none()
+    if seat is None:
         raise IllegalActionError("take a seat at the table first")
     placed: dict[str, int] = {wager: amount for wager, amount in connection.execute(
         _PLACED, {"round": row.id, "account": account_id})}
@@ -316,19 +346,29 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     # The core checks wager codes, amounts, limits and prerequisites, exactly as at a live table.
     check = Table(get_game(row.game, paytable=row.paytable), limits=_stored_limits(row.game, row.paytable, row.limits),
                   shoe_factory=_checking_shoe)
-    check.sit(row.seat, "check", MAX_AMOUNT)
+    check.sit(seat, "check", MAX_AMOUNT)
     check.open_betting()
-    check.place_bets(row.seat, {**placed, **bets})
+    check.place_bets(seat, {**placed, **bets})
     total = sum(bets.values())
     wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(row.id): total},
                     memo=f"table {row.name} round {row.number}")
     balance = wallet.balance(s, account_id)
     balance_before = balance + total + sum(placed.values())
-    connection.execute(_NEW_BET, [{"round_id": row.id, "account_id": account_id, "seat": row.seat, "wager": code,
+    connection.execute(_NEW_BET, [{"round_id": row.id, "account_id": account_id, "seat": seat, "wager": code,
                                    "amount": amount, "balance_before": balance_before}
                                   for code, amount in bets.items()])
-    return {"table": table_id, "round": row.number, "seat": row.seat, "bets": {**placed, **bets},
+    return {"table": table_id, "round": row.number, "seat": seat, "bets": {**placed, **bets},
             "balance": balance}
+
+
+def _refuse_round(connection: Any, table_id: int, wanted: int, open_number: int | None) -> None:
+    """Bets named for a round that is not the one open: say which, and what to do."""
+    last = open_number if open_number is not None else connection.execute(_LAST_ROUND, {"table": table_id}).scalar()
+    if wanted > (last or 0):
+        raise IllegalActionError(f"round {wanted} is not open for bets yet"
+                                 + (f": round {open_number} is" if open_number is not None else ""))
+    raise IllegalActionError(f"no more bets: betting closed for round {wanted}"
+                             + (f"; round {open_number} is open" if open_number is not None else ""))
 
 
 def _checking_shoe() -> Shoe:
@@ -345,24 +385,30 @@ def due_rounds(s: Session, now: datetime) -> list[int]:
 
 
 def _all_decided(s: Session, round_id: int) -> bool:
-    seats = set(s.scalars(select(Bet.seat).where(Bet.round_id == round_id, Bet.wager == "enter")))
-    decided = set(s.scalars(select(Decision.seat).where(Decision.round_id == round_id)))
-    return seats <= decided
+    players = set(s.scalars(select(Bet.account_id).where(Bet.round_id == round_id, Bet.wager == "enter")))
+    decided = set(s.scalars(select(Decision.account_id).where(Decision.round_id == round_id)))
+    return players <= decided
 
 
-def deal_due(sessions: sessionmaker[Session], now: datetime | None = None) -> int:
-    """Deal (or finish) every round that is due; returns how many."""
-    now = now or _now()
-    due = read(sessions, lambda s: due_rounds(s, now))
-    for round_id in due:
-        def work(s: Session, rid: int = round_id) -> None:
-            deal_round(s, rid, now)
-        transaction(sessions, work)
-    return len(due)
+def _core_seats(bets: list[Bet], seats: int) -> dict[int, int]:
+    """Account -> the seat it plays in the core: the seat it bet from, unless another account's
+    bets came from that seat first (then the lowest free one).  Bets belong to accounts; the seat
+    number only orders Lucky Draw's deal, so two accounts can never be mixed up."""
+    chosen: dict[int, int] = {}
+    for bet in bets:  # in the order they were placed
+        if bet.account_id not in chosen:
+            taken = set(chosen.values())
+            free = [n for n in range(1, seats + 1) if n not in taken]
+            if not free:
+                raise IllegalActionError(f"more players have bets on this round than the table has seats ({seats})")
+            chosen[bet.account_id] = bet.seat if bet.seat not in taken and 1 <= bet.seat <= seats else free[0]
+    return chosen
 
 
-def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]) -> tuple[Table, Shoe, list[Any]]:
-    """The round rebuilt in the core from the stored shoe and bets, dealt up to the decisions.
+def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]
+            ) -> tuple[Table, Shoe, list[Any], dict[int, int]]:
+    """The round rebuilt in the core from the stored shoe and bets, dealt up to the decisions;
+    also the account playing each core seat.
 
     Deterministic: the same seed, cursor and bets always give the same cards, so a round can be
     dealt again after a crash, or finished after its decision window.
@@ -376,10 +422,12 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]) -> tu
             raise ShoeError("a round never needs a second shoe: it is changed before betting opens")
         return given.pop()
 
-    core = Table(game_of(table), limits=limits_of(table), shoe_factory=factory)
+    game = game_of(table)
+    core = Table(game, limits=limits_of(table), shoe_factory=factory)
+    seat_of = _core_seats(bets, game.max_seats)
     by_seat: dict[int, dict[str, int]] = {}
     for bet in bets:
-        by_seat.setdefault(bet.seat, {})[bet.wager] = bet.amount
+        by_seat.setdefault(seat_of[bet.account_id], {})[bet.wager] = bet.amount
     for seat, stakes in sorted(by_seat.items()):
         core.sit(seat, f"seat {seat}", sum(stakes.values()))  # Draw stakes are in the sum: they are escrowed
     core.open_betting()
@@ -391,17 +439,18 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]) -> tu
         core.place_bets(seat, {code: amount for code, amount in stakes.items() if code != "draw"})
     core.close_betting()
     current.first_card = start
-    return core, shoe, core.deal()
+    return core, shoe, core.deal(), {seat: account for account, seat in seat_of.items()}
 
 
-def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], events: list[Any]) -> None:
+def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], events: list[Any],
+            account_of: dict[int, int]) -> None:
     """Pay out every settled bet not yet paid (Block Bonus is paid at the first deal), as one
     ledger movement: the stakes leave escrow, each player's returns go to their wallet, the
     difference to or from the house; each bet's settlement row points at that movement."""
-    bet_of = {(b.seat, b.wager): b for b in bets}
+    bet_of = {(b.account_id, b.wager): b for b in bets}
     paid = set(s.scalars(select(Settlement.bet_id).where(Settlement.bet_id.in_([b.id for b in bets]))))
-    settled = [(bet_of[(e.seat, e.wager)], e) for e in events
-               if isinstance(e, BetSettled) and bet_of[(e.seat, e.wager)].id not in paid]
+    settled = [(bet_of[(account_of[e.seat], e.wager)], e) for e in events if isinstance(e, BetSettled)]
+    settled = [(bet, event) for bet, event in settled if bet.id not in paid]
     if not settled:
         return
     escrow = wallet.escrow_account(current.id)
@@ -431,8 +480,8 @@ def deal_round(s: Session, round_id: int, now: datetime) -> None:
             current.status = "no_action"
             _next_round(s, table, current.number + 1, now, _round_shoe(s, current))
             return
-        core, shoe, events = _replay(s, table, current, bets)
-        _settle(s, table, current, bets, events)  # punto banco: everything; Lucky Draw: Block Bonus
+        core, shoe, events, account_of = _replay(s, table, current, bets)
+        _settle(s, table, current, bets, events, account_of)  # punto banco: everything; Lucky Draw: Block Bonus
         if core.seat_to_act is not None:
             current.status = "decision"
             current.decides_at = now + timedelta(seconds=table.decision_seconds)
@@ -442,12 +491,13 @@ def deal_round(s: Session, round_id: int, now: datetime) -> None:
         _close(s, table, current, bets, shoe, events, now)
     elif current.status == "decision" and (aware(current.decides_at or now) <= now or _all_decided(s, round_id)):
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
-        core, shoe, events = _replay(s, table, current, bets)
-        actions = {d.seat: d.action for d in s.scalars(select(Decision).where(Decision.round_id == round_id))}
+        core, shoe, events, account_of = _replay(s, table, current, bets)
+        actions = {d.account_id: d.action for d in s.scalars(select(Decision).where(Decision.round_id == round_id))}
         while core.seat_to_act is not None:
             seat = core.seat_to_act
-            events += core.decide(seat, actions.get(seat, "stand"), timed_out=seat not in actions)
-        _settle(s, table, current, bets, events)
+            account = account_of[seat]
+            events += core.decide(seat, actions.get(account, "stand"), timed_out=account not in actions)
+        _settle(s, table, current, bets, events, account_of)
         _close(s, table, current, bets, shoe, events, now)
 
 
@@ -498,7 +548,7 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
                                        Bet.wager == "enter"))
     if enter is None:
         raise IllegalActionError("you have no Enter wager in this round")
-    if s.scalar(select(Decision.id).where(Decision.round_id == current.id, Decision.seat == enter.seat)):
+    if s.scalar(select(Decision.id).where(Decision.round_id == current.id, Decision.account_id == account_id)):
         raise ConflictError("you have already decided this round")
     if action == "draw":
         wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -enter.amount,
@@ -506,21 +556,77 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
                         memo=f"round {current.number} Draw wager")
         s.add(Bet(round_id=current.id, account_id=account_id, seat=enter.seat, wager="draw", amount=enter.amount,
                   balance_before=enter.balance_before))
-    s.add(Decision(round_id=current.id, seat=enter.seat, action=action))
+    s.add(Decision(round_id=current.id, account_id=account_id, seat=enter.seat, action=action))
     s.flush()
     return {"table": table_id, "round": current.number, "action": action, "balance": wallet.balance(s, account_id)}
 
 
-def refund_round(s: Session, round_id: int) -> None:
-    """Return every stake of an open round (when it cannot be dealt)."""
-    current = s.get(Round, round_id, with_for_update=True)
-    if current is None or current.status != "betting":
-        return
-    for bet in s.scalars(select(Bet).where(Bet.round_id == round_id)):
-        entry = wallet.transfer(s, "refund", {wallet.escrow_account(round_id): -bet.amount,
-                                              wallet.wallet_account(bet.account_id): bet.amount})
-        s.add(Settlement(bet_id=bet.id, event="Refunded", net=0, transaction_id=entry))
-    current.status = "refunded"
+def void_round(s: Session, table_id: int, number: int, *, reason: str, now: datetime | None = None
+               ) -> dict[str, Any]:
+    """Void a round that cannot be dealt: every stake not yet settled goes back to its player in one
+    ledger movement (a Lucky Draw Block Bonus settled at the first deal stands), the round is
+    marked ``void`` with the reason, and the table moves on to its next round.
+
+    Cards already shown (a Lucky Draw first deal) are taken out of the shoe, so the next round
+    never deals them again; a round voided before its deal leaves the shoe untouched.
+    """
+    now = now or _now()
+    if not isinstance(reason, str) or not reason.strip():
+        raise ConfigurationError("say why the round is voided")
+    table = _table(s, table_id, lock=True)  # the table, then the round: the dealer's lock order
+    current = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == number))
+    if current is None:
+        raise UnknownSeatError(f"no round {number} at table {table.name}")
+    s.refresh(current, with_for_update=True)
+    if current.status not in ("betting", "decision"):
+        raise IllegalActionError(f"round {number} is already {current.status.replace('_', ' ')}: only a round "
+                                 "in play can be voided")
+    bets = list(s.scalars(select(Bet).where(Bet.round_id == current.id).order_by(Bet.id)))
+    paid = set(s.scalars(select(Settlement.bet_id).where(Settlement.bet_id.in_([b.id for b in bets]))))
+    open_bets = [bet for bet in bets if bet.id not in paid]
+    refunds: dict[str, int] = {}
+    for bet in open_bets:
+        owner = wallet.wallet_account(bet.account_id)
+        refunds[owner] = refunds.get(owner, 0) + bet.amount
+    if refunds:
+        entry = wallet.transfer(s, "refund", {wallet.escrow_account(current.id): -sum(refunds.values()), **refunds},
+                                memo=f"table {table.name} round {number} void: {reason.strip()[:120]}")
+        s.connection().execute(_NEW_SETTLEMENT, [{"bet_id": bet.id, "event": "Void", "net": 0,
+                                                  "transaction_id": entry} for bet in open_bets])
+    shoe_row = _round_shoe(s, current)
+    shown = json.loads(current.result or "{}").get("cards", []) if current.status == "decision" else []
+    if shown and current.first_card is not None:
+        shoe = Shoe(list(_shoe_cards(shoe_row.server_seed, shoe_row.decks)), cut_card=shoe_row.cut_card, burn=True)
+        shoe.resume(current.first_card, last_coup=shoe_row.last_coup)
+        shoe.start_coup(len(shown))
+        for _ in shown:
+            shoe.draw()
+        shoe.end_coup()  # the voided coup counts as the shoe's coup after the cut card, as at a live table
+        shoe_row.position, shoe_row.last_coup, shoe_row.finished = shoe.position, shoe.last_coup, shoe.finished
+    current.result = json.dumps({"cards": shown, "void": reason.strip()[:200],
+                                 "balances": {str(a): b for a, b in
+                                              sorted(wallet.balances(s, {b.account_id for b in bets}))}})
+    current.status = "void"
+    _next_round(s, table, current.number + 1, now, shoe_row)
+    return {"table": table_id, "round": number, "status": "void", "refunded": sum(refunds.values()),
+            "bets_refunded": len(open_bets)}
+
+
+def repair_deadlines(s: Session, now: datetime | None = None) -> int:
+    """At start-up: pull back deadlines stored further ahead than one window from ``now`` (the wall
+    clock stepped back since they were written), so no table waits hours for its next deal.
+    Returns how many were changed."""
+    now = now or _now()
+    changed = 0
+    for current, table in s.execute(select(Round, GameTable).join(GameTable, GameTable.id == Round.table_id)
+                                    .where(Round.status.in_(("betting", "decision")))).all():
+        betting_end = now + timedelta(seconds=table.betting_seconds)
+        if current.status == "betting" and aware(current.closes_at) > betting_end:
+            current.closes_at, changed = betting_end, changed + 1
+        deciding_end = now + timedelta(seconds=table.decision_seconds)
+        if current.status == "decision" and current.decides_at is not None and aware(current.decides_at) > deciding_end:
+            current.decides_at, changed = deciding_end, changed + 1
+    return changed
 
 
 _SHOES = cast(SqlTable, ShoeRow.__table__)
@@ -634,7 +740,7 @@ def recall(s: Session, account_id: int, limit: int = 20) -> list[dict[str, Any]]
     """The player's last rounds: cards in deal order, bets, results, balance before and after."""
     rows = s.execute(select(Round, GameTable.name).join(Bet, Bet.round_id == Round.id)
                      .join(GameTable, GameTable.id == Round.table_id)
-                     .where(Bet.account_id == account_id, Round.status.in_(("settled", "refunded")))
+                     .where(Bet.account_id == account_id, Round.status.in_(("settled", "refunded", "void")))
                      .group_by(Round.id, GameTable.name).order_by(Round.id.desc()).limit(limit)).all()
     history = []
     for current, name in rows:

@@ -1,0 +1,38 @@
+"""``baccarat void-round``: void a round in play that cannot be dealt, refunding every stake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from baccarat.cli import app, handle_errors
+from baccarat.money import format_amount
+
+
+@app.command("void-round")
+def void_round(
+    table: Annotated[int, typer.Argument(min=1, max=2**31 - 1, help="The table's id (GET /api/tables).")],
+    round_number: Annotated[int, typer.Argument(metavar="ROUND", min=1, max=2**31 - 1,
+                                                help="The round's number at that table.")],
+    reason: Annotated[str, typer.Option(help="Why the round is voided; kept with the round and shown to "
+                                             "its players.")],
+    database: Annotated[str | None, typer.Option(help="SQLAlchemy URL (default: SQLite in the data directory).")]
+    = None,
+    data_dir: Annotated[Path | None, typer.Option(help="Data directory.")] = None,
+) -> None:
+    """Void a round in play: every stake not yet settled goes back to its player through the ledger,
+    and the table opens its next round.  A running server picks the change up on its next pass."""
+    from baccarat.server import tables
+    from baccarat.server.db import connect, transaction
+    from baccarat.server.migrate import upgrade
+    from baccarat.server.settings import Settings
+
+    with handle_errors():
+        settings = Settings.from_options(data_dir=data_dir, database=database)
+        upgrade(settings.url)
+        with connect(settings.url) as sessions:
+            result = transaction(sessions, lambda s: tables.void_round(s, table, round_number, reason=reason))
+    print(f"round {round_number} at table {table} voided: {result['bets_refunded']} bets, "
+          f"{format_amount(result['refunded'])} refunded")

@@ -1,0 +1,136 @@
+"""The dealer: moves every due round on, each round in its own transaction and its own attempt.
+
+A round that cannot be dealt (a bug, bad stored data, a full disk) must never stop a table, let
+alone every table: it once did, because the loop stopped at the first exception and the same
+round came first again 0.1 s later, forever.  Here each due round is tried on its own; a failure
+is logged loudly (the first with its traceback, later ones in one line), the round is tried again
+after a growing pause (0.5 s, 1 s, 2 s ... at most 30 s) while the other rounds go on, and after
+:data:`MAX_ATTEMPTS` failures it is voided: every stake goes back to its player through the ledger
+(:func:`baccarat.server.tables.void_round`), and the table opens its next round.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from baccarat.server import tables
+from baccarat.server.db import read, transaction
+from baccarat.server.models import GameTable, Round
+from baccarat.server.models import now as _now
+
+log = logging.getLogger("baccarat.dealer")
+
+#: Failed attempts at a round before it is voided and its stakes refunded.
+MAX_ATTEMPTS = 5
+#: The pause after a round's first failure, doubled after each further one, and its ceiling (seconds).
+FIRST_PAUSE, LONGEST_PAUSE = 0.5, 30.0
+
+
+@dataclass
+class Trouble:
+    """A round that failed: how often, when to try again (monotonic seconds), and the first error."""
+
+    attempts: int
+    retry_at: float
+    error: str
+
+
+class Dealer:
+    """Deals every due round; remembers the rounds that failed (in this process) and voids them
+    after :data:`MAX_ATTEMPTS` failures."""
+
+    def __init__(self, sessions: sessionmaker[Session], *, max_attempts: int = MAX_ATTEMPTS,
+                 first_pause: float = FIRST_PAUSE, longest_pause: float = LONGEST_PAUSE,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.sessions = sessions
+        self.max_attempts, self.first_pause, self.longest_pause = max_attempts, first_pause, longest_pause
+        self.monotonic = monotonic
+        self.troubles: dict[int, Trouble] = {}  #: round id -> its failures
+
+    def deal_due(self, now: datetime | None = None) -> int:
+        """Deal (or finish) every round that is due and not waiting out a pause; returns how many."""
+        now = now or _now()
+        due = read(self.sessions, lambda s: tables.due_rounds(s, now))
+        for gone in set(self.troubles) - set(due):  # dealt, or voided by an operator, meanwhile
+            del self.troubles[gone]
+        dealt = 0
+        for round_id in due:
+            trouble = self.troubles.get(round_id)
+            if trouble is not None and self.monotonic() < trouble.retry_at:
+                continue
+            try:
+                transaction(self.sessions, lambda s, rid=round_id: tables.deal_round(s, rid, now))  # type: ignore[misc]
+            except Exception as error:  # any failure: this round waits, the others go on
+                self._failed(round_id, error, now)
+            else:
+                dealt += 1
+                if self.troubles.pop(round_id, None) is not None:
+                    log.warning("round id %s dealt after earlier failures", round_id)
+        return dealt
+
+    def _failed(self, round_id: int, error: Exception, now: datetime) -> None:
+        trouble = self.troubles.get(round_id)
+        where = _describe(self.sessions, round_id)
+        if trouble is None:
+            trouble = self.troubles[round_id] = Trouble(0, 0.0, f"{type(error).__name__}: {error}")
+            log.error("cannot deal %s; retrying, and voiding it after %d failures", where, self.max_attempts,
+                      exc_info=error)
+        trouble.attempts += 1
+        if trouble.attempts < self.max_attempts:
+            pause = min(self.first_pause * 2 ** (trouble.attempts - 1), self.longest_pause)
+            trouble.retry_at = self.monotonic() + pause
+            if trouble.attempts > 1:
+                log.error("cannot deal %s (failure %d of %d): %s: %s; next try in %.1f s", where, trouble.attempts,
+                          self.max_attempts, type(error).__name__, error, pause)
+            return
+        try:
+            voided = transaction(self.sessions, lambda s: _void(s, round_id, trouble, now))
+        except Exception as void_error:  # could not even refund (the database is down?): keep trying, slowly
+            trouble.retry_at = self.monotonic() + self.longest_pause
+            log.critical("cannot void %s after %d failures: %s: %s", where, trouble.attempts,
+                         type(void_error).__name__, void_error, exc_info=void_error)
+            return
+        del self.troubles[round_id]
+        log.critical("VOIDED %s after %d failed deals (first error: %s); %s refunded on %d bets", where,
+                     trouble.attempts, trouble.error, voided.get("refunded", 0), voided.get("bets_refunded", 0))
+
+
+def _void(s: Session, round_id: int, trouble: Trouble, now: datetime) -> dict[str, object]:
+    current = s.get(Round, round_id)
+    if current is None or current.status not in ("betting", "decision"):
+        return {}
+    reason = f"the round could not be dealt ({trouble.attempts} attempts); every stake was refunded"
+    return tables.void_round(s, current.table_id, current.number, reason=reason, now=now)
+
+
+def _describe(sessions: sessionmaker[Session], round_id: int) -> str:
+    """``table NAME round N`` for the log (the round's id if even that cannot be read)."""
+    try:
+        found = read(sessions, lambda s: s.execute(select(GameTable.name, Round.number).join(
+            GameTable, GameTable.id == Round.table_id).where(Round.id == round_id)).first())
+    except Exception:  # the database itself may be the trouble
+        found = None
+    return f"table {found[0]} round {found[1]}" if found else f"round id {round_id}"
+
+
+def deal_due(sessions: sessionmaker[Session], now: datetime | None = None) -> int:
+    """Deal every round due at ``now`` once, each on its own; a failure is raised after the others
+    were dealt (for tests and tools; the server's loop keeps a :class:`Dealer`)."""
+    now = now or _now()
+    due = read(sessions, lambda s: tables.due_rounds(s, now))
+    errors: list[Exception] = []
+    for round_id in due:
+        try:
+            transaction(sessions, lambda s, rid=round_id: tables.deal_round(s, rid, now))  # type: ignore[misc]
+        except Exception as error:
+            errors.append(error)
+    if errors:
+        raise errors[0]
+    return len(due)
