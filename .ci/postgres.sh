@@ -1,18 +1,63 @@
 #!/usr/bin/env bash
-# Start a throw-away PostgreSQL server for the tests (Debian's postgresql package) and print its URL.
-# Usage: eval "$(bash .ci/postgres.sh)"   -> exports BACCARAT_TEST_POSTGRES_URL
+# A throw-away PostgreSQL server for the tests (Debian's postgresql package). The test command runs
+# this itself (tests/provision.py); by hand:
+#   eval "$(bash .ci/postgres.sh)"                          exports BACCARAT_TEST_POSTGRES_URL (and _DIR)
+#   bash .ci/postgres.sh stop "$BACCARAT_TEST_POSTGRES_DIR"  stops that server and removes its files
+# As root it installs Debian's postgresql with apt-get when initdb is missing and runs the server as
+# the postgres user; as anyone else it needs PostgreSQL installed and runs the server as that user.
+# It listens on 127.0.0.1 at $BACCARAT_PG_PORT, or at a free port.
 set -euo pipefail
-if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-  apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+
+pg_bin() {  # the directory of the newest PostgreSQL server programs, or nothing
+  local initdb
+  initdb=$( (ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null || true) | sort -V | tail -1)
+  [ -n "$initdb" ] || initdb=$(command -v initdb || true)
+  if [ -n "$initdb" ]; then dirname "$initdb"; fi
+}
+
+as_pg() {  # initdb and the server refuse to run as root
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+if [ "${1:-}" = stop ]; then
+  dir=${2:?usage: bash .ci/postgres.sh stop DIR}
+  case "$(basename "$dir")" in baccarat-pg.*) ;; *) echo "postgres.sh: $dir is not one of ours" >&2; exit 2 ;; esac
+  bin=$(pg_bin)
+  if [ -n "$bin" ] && [ -d "$dir/data" ]; then
+    as_pg "$bin/pg_ctl" -D "$dir/data" -m fast stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$dir"
+  exit 0
 fi
-bin=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
+
+bin=$(pg_bin)
+if [ -z "$bin" ]; then
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "postgres.sh: PostgreSQL is not installed (no initdb) and installing it needs root and apt-get" >&2
+    exit 1
+  fi
+  [ -n "${BACCARAT_APT_UPDATED:-}" ] || apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+  bin=$(pg_bin)
+fi
+port=${BACCARAT_PG_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 dir=$(mktemp -d /tmp/baccarat-pg.XXXXXX)
-chown postgres:postgres "$dir"
-port=${BACCARAT_PG_PORT:-55432}
-runuser -u postgres -- "$bin/initdb" -D "$dir/data" -A trust -U postgres >/dev/null
-runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
+started=
+cleanup() {  # a server that did not come up leaves nothing behind
+  if [ -n "$started" ]; then return; fi
+  local why=""
+  if [ -f "$dir/log" ]; then why=$(sed -nE 's/^.*(FATAL|PANIC): +//p' "$dir/log" | tail -1); fi
+  echo "postgres.sh: could not start PostgreSQL ($bin) on port $port${why:+: $why}" >&2
+  if [ -f "$dir/log" ]; then tail -5 "$dir/log" >&2; fi
+  as_pg "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$dir"; fi
+as_pg "$bin/initdb" -D "$dir/data" -A trust -U postgres >/dev/null
+as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
   -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c synchronous_commit=on" start >&2
-runuser -u postgres -- "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres baccarat_test
+as_pg "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres baccarat_test
+started=1
 echo "export BACCARAT_TEST_POSTGRES_URL='postgresql+psycopg://postgres@127.0.0.1:$port/baccarat_test'"
 echo "export BACCARAT_TEST_POSTGRES_DIR='$dir'"

@@ -12,6 +12,8 @@ from baccarat.games import Game
 from baccarat.shoe import Shoe
 from baccarat.table import Table
 
+from . import provision
+
 settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.load_profile("ci")
@@ -60,10 +62,15 @@ def events(table: Table) -> dict[str, str]:
 # --- databases for the server tests ------------------------------------------------------
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    provision.register(config)  # a PostgreSQL server and chromium for the tests that need them
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path):  # type: ignore[no-untyped-def]
-    """A fresh, empty database: an SQLite file, or a new database on the PostgreSQL server that
-    ``.ci/postgres.sh`` started (``BACCARAT_TEST_POSTGRES_URL``; CI sets ``BACCARAT_REQUIRE_POSTGRES``)."""
+    """A fresh, empty database: an SQLite file, or a new database on the PostgreSQL server at
+    ``BACCARAT_TEST_POSTGRES_URL`` (given, or a throw-away one that ``tests/provision.py`` started;
+    CI sets ``BACCARAT_REQUIRE_POSTGRES`` so that this half cannot be skipped)."""
     import os
     import uuid
 
@@ -75,8 +82,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path):  # type: ignore[no-u
     server = os.environ.get("BACCARAT_TEST_POSTGRES_URL")
     if not server:
         if os.environ.get("BACCARAT_REQUIRE_POSTGRES"):
-            pytest.fail("BACCARAT_REQUIRE_POSTGRES is set but BACCARAT_TEST_POSTGRES_URL is not")
-        pytest.skip("no PostgreSQL server: run `eval \"$(bash .ci/postgres.sh)\"` to test on one")
+            pytest.fail(f"BACCARAT_REQUIRE_POSTGRES is set but there is {provision.why_no_postgres(request.config)}")
+        pytest.skip(provision.why_no_postgres(request.config))
     from sqlalchemy import create_engine
 
     name = f"t_{uuid.uuid4().hex[:12]}"

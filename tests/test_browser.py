@@ -3,7 +3,7 @@ join an EZ table, bet, see the cards, the result, the balance change and the roa
 over-limit bet is refused and changes nothing; a Lucky Draw round with Draw.  Screenshots go to
 ``artifacts/screenshots`` (or ``$BACCARAT_SCREENSHOTS``).
 
-Chromium comes from Debian's ``chromium`` package (``.ci/run`` installs it); CI sets
+Chromium comes from Debian's ``chromium`` package (the test command installs it: ``tests/provision.py``); CI sets
 ``BACCARAT_REQUIRE_BROWSER=1`` so that a missing browser fails instead of skipping.
 """
 

@@ -307,7 +307,8 @@ function tableView(tableId) {
     refusal.textContent = "";
     if (!Object.keys(state.staged).length) { refusal.textContent = "put chips on a spot first"; return; }
     if (!betting()) { refusal.textContent = "no more bets: wait for the next round"; return; }
-    send({ type: "bet", bets: state.staged });
+    // the bets name their round: one that arrives after its window closed is refused, never moved on
+    send({ type: "bet", bets: state.staged, round: state.table.round.number });
   }
 
   function stake(code) {

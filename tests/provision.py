@@ -1,0 +1,204 @@
+"""What the test command provisions by itself, so that ``python -m pytest`` runs the whole suite.
+
+A pytest plugin (registered by ``tests/conftest.py``), for the two kinds of test that need more
+than the Python packages:
+
+- the PostgreSQL half of the server's database tests (the ``database_url`` fixture's
+  ``postgresql`` parameter): when some selected test needs it and ``BACCARAT_TEST_POSTGRES_URL`` is
+  not set, it starts a throw-away server with ``.ci/postgres.sh`` (which, as root, installs Debian's
+  ``postgresql`` with apt-get if need be) on a free port, exports its URL for the session, and
+  stops it and removes its files at the end;
+- the browser tests (``tests/test_browser.py``): when they are collected and there is no
+  ``chromium`` on the PATH, it installs Debian's ``chromium`` with apt-get (as root).
+
+It reports what it did in one line before the tests run. ``BACCARAT_NO_PROVISION=1`` turns it off.
+What it cannot provision (not root, no apt-get, an install that fails) is skipped with a reason
+that says how to provision it by hand, unless ``BACCARAT_REQUIRE_POSTGRES`` /
+``BACCARAT_REQUIRE_BROWSER`` is set (as ``.ci/run`` sets them): then those tests fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+POSTGRES_SH = ROOT / ".ci" / "postgres.sh"
+BROWSER_TESTS = "test_browser.py"
+NAME = "baccarat-provision"
+OFF = "BACCARAT_NO_PROVISION"
+URL = "BACCARAT_TEST_POSTGRES_URL"
+DIR = "BACCARAT_TEST_POSTGRES_DIR"
+
+HOW_POSTGRES = (
+    'start one with `eval "$(bash .ci/postgres.sh)"` (as root it installs Debian\'s postgresql; '
+    "otherwise install PostgreSQL first), or set BACCARAT_TEST_POSTGRES_URL to a server where you may "
+    "CREATE DATABASE (postgresql+psycopg://USER@HOST:PORT/DB)"
+)
+HOW_BROWSER = "apt-get install chromium (as root), or put a chromium on the PATH"
+
+
+def register(config: pytest.Config) -> None:
+    """Called from ``tests/conftest.py``'s ``pytest_configure``."""
+    if not config.pluginmanager.has_plugin(NAME):
+        config.pluginmanager.register(Provisioner(config), NAME)
+
+
+def why_no_postgres(config: pytest.Config) -> str:
+    """Why there is no ``BACCARAT_TEST_POSTGRES_URL``, and how to provide one by hand."""
+    plugin = config.pluginmanager.get_plugin(NAME)
+    why = getattr(plugin, "postgres_problem", None) or "no PostgreSQL server was provisioned"
+    return f"no PostgreSQL server ({why}): {HOW_POSTGRES}"
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _initdb() -> bool:
+    return any(Path("/usr/lib/postgresql").glob("*/bin/initdb")) or shutil.which("initdb") is not None
+
+
+def _tail(text: str, lines: int = 3) -> str:
+    return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:] if line.strip())
+
+
+class Provisioner:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.notes: dict[str, str] = {}  # "postgres", "browser": what was done
+        self.postgres_problem: str | None = None
+        self.postgres_dir: str | None = None
+        self.apt_updated = False
+        self.browser_checked = False
+
+    # --- hooks ---------------------------------------------------------------------------
+
+    @pytest.hookimpl
+    def pytest_collect_file(self, file_path: Path) -> None:
+        # before the browser tests' module is imported: it skips (or fails) at import without chromium
+        if file_path.name == BROWSER_TESTS and not self.browser_checked and not self.config.option.collectonly:
+            self.browser_checked = True
+            self.provision_browser()
+
+    @pytest.hookimpl
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not self.config.option.collectonly and any(_needs_postgres(item) for item in session.items):
+            self.provision_postgres()
+        notes = [self.notes[what] for what in ("postgres", "browser") if what in self.notes]
+        if notes:
+            self.write("provisioning for the tests: " + "; ".join(notes))
+
+    @pytest.hookimpl
+    def pytest_unconfigure(self) -> None:
+        if self.postgres_dir is None:
+            return
+        subprocess.run(["bash", str(POSTGRES_SH), "stop", self.postgres_dir], capture_output=True, check=False)
+        self.postgres_dir = None
+        os.environ.pop(URL, None)
+        os.environ.pop(DIR, None)
+
+    # --- what is provisioned -------------------------------------------------------------
+
+    def provision_postgres(self) -> None:
+        if os.environ.get(URL):
+            self.notes["postgres"] = "PostgreSQL: BACCARAT_TEST_POSTGRES_URL as given"
+            return
+        if os.environ.get(OFF):
+            self.postgres_problem = f"{OFF} is set"
+            return
+        install = not _initdb()
+        if install and self.cannot_install() is None:
+            self.write("installing Debian's postgresql with apt-get for the PostgreSQL tests ...")
+        env = dict(os.environ, **({"BACCARAT_APT_UPDATED": "1"} if self.apt_updated else {}))
+        start = time.monotonic()
+        done = subprocess.run(["bash", str(POSTGRES_SH)], capture_output=True, text=True, env=env, check=False)
+        seconds = time.monotonic() - start
+        exports = dict(_exports(done.stdout))
+        if done.returncode != 0 or URL not in exports or DIR not in exports:
+            ours = [line.strip() for line in done.stderr.splitlines() if line.startswith("postgres.sh:")]
+            self.postgres_problem = " | ".join(ours) or f"bash .ci/postgres.sh: {_tail(done.stderr) or done.returncode}"
+            then = "fail" if os.environ.get("BACCARAT_REQUIRE_POSTGRES") else "skip"
+            self.notes["postgres"] = f"PostgreSQL: none ({self.postgres_problem}), its tests {then}"
+            return
+        self.postgres_dir = exports[DIR]
+        os.environ.update(exports)
+        version = _read(Path(self.postgres_dir) / "data" / "PG_VERSION")
+        port = exports[URL].rsplit(":", 1)[1].split("/", 1)[0]
+        how = "installed with apt-get, " if install else ""
+        self.notes["postgres"] = f"PostgreSQL {version} throw-away server on 127.0.0.1:{port} ({how}{seconds:.1f} s)"
+
+    def provision_browser(self) -> None:
+        found = _chromium()
+        if found:
+            self.notes["browser"] = f"chromium already at {found}"
+            return
+        why = f"{OFF} is set" if os.environ.get(OFF) else self.cannot_install()
+        if why is None:
+            self.write("installing Debian's chromium with apt-get for the browser tests ...")
+            start = time.monotonic()
+            why = self.apt_install("chromium")
+            found = _chromium()
+            if why is None and found:
+                self.notes["browser"] = f"chromium installed with apt-get ({time.monotonic() - start:.0f} s)"
+                return
+        then = "fail" if os.environ.get("BACCARAT_REQUIRE_BROWSER") else "skip"
+        self.notes["browser"] = (f"chromium: none ({why or 'not on the PATH after the install'}), "
+                                 f"the browser tests {then}: {HOW_BROWSER}")
+
+    # --- helpers -------------------------------------------------------------------------
+
+    @staticmethod
+    def cannot_install() -> str | None:
+        """Why apt-get cannot install packages here; None when it can."""
+        if getattr(os, "geteuid", lambda: -1)() != 0:
+            return "not root, so no apt-get install"
+        if shutil.which("apt-get") is None:
+            return "no apt-get"
+        return None
+
+    def apt_install(self, package: str) -> str | None:
+        """Install a Debian package; None when done, else why not."""
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        steps = [] if self.apt_updated else [["apt-get", "update", "-qq"]]
+        for command in [*steps, ["apt-get", "install", "-y", "-qq", package]]:
+            done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+            if done.returncode != 0:
+                return f"`{' '.join(command)}` failed: {_tail(done.stderr) or done.returncode}"
+            if command[1] == "update":
+                self.apt_updated = True
+        return None
+
+    def write(self, line: str) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(line)
+
+
+def _needs_postgres(item: pytest.Item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and callspec.params.get("database_url") == "postgresql"
+
+
+def _exports(stdout: str) -> list[tuple[str, str]]:
+    """``export NAME='value'`` lines as (NAME, value)."""
+    pairs = []
+    for line in stdout.splitlines():
+        words = shlex.split(line)
+        if len(words) == 2 and words[0] == "export" and "=" in words[1]:
+            name, value = words[1].split("=", 1)
+            pairs.append((name, value))
+    return pairs
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return "?"
