@@ -4,6 +4,7 @@ round, and deadlines that survive a wall-clock step."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -190,7 +191,7 @@ def test_a_failing_round_waits_longer_after_each_failure(sessions):
         trouble = next(iter(dealer.troubles.values()))
         if not attempts or trouble.attempts != attempts[-1][1]:
             attempts.append((ticks[0], trouble.attempts))
-    pauses = [round(b[0] - a[0], 1) for a, b in zip(attempts, attempts[1:], strict=False)]
+    pauses = [round(b[0] - a[0], 1) for a, b in itertools.pairwise(attempts)]
     assert pauses[:5] == [0.5, 1.0, 2.0, 4.0, 4.0]
     transaction(sessions, lambda s: tables.void_round(s, table_id, 1, reason="test over", now=closes))
 
@@ -254,7 +255,7 @@ def test_the_steady_clock_ignores_wall_clock_steps():
 
 
 def test_deadlines_written_under_a_clock_ahead_are_pulled_in_at_start(sessions):
-    table_id, (ann,) = _table(sessions, "ez", "ahead", ("ann",))
+    table_id, (_ann,) = _table(sessions, "ez", "ahead", ("ann",))
     ahead = T0 + timedelta(hours=13)
     with sessions.begin() as s:  # the round was opened while the wall clock was 13 h ahead
         s.query(Round).filter(Round.table_id == table_id).update({Round.closes_at: ahead})
@@ -266,13 +267,13 @@ def test_deadlines_written_under_a_clock_ahead_are_pulled_in_at_start(sessions):
 def test_a_wall_clock_step_does_not_stop_a_live_table(tmp_path):
     """The whole server with the process's wall clock moved 13 hours forward and then back: rounds
     still close on time and tokens stay valid (old servers kept rounds closing 13 h ahead)."""
-    time_machine = pytest.importorskip("time_machine")
+    import time
+
+    import time_machine
     from fastapi.testclient import TestClient
 
     from baccarat.server.app import create_app
     from baccarat.server.settings import Settings
-
-    import time
 
     settings = Settings(data_dir=tmp_path, betting_seconds=0.5)
     with TestClient(create_app(settings)) as client:
@@ -337,7 +338,7 @@ def test_an_operator_voids_a_round_over_rest_and_from_the_command_line(tmp_path)
 
 
 def test_refusals_change_nothing(sessions):
-    table_id, (ann,) = _table(sessions, "ez", "refusals", ("ann",))
+    table_id, (_ann,) = _table(sessions, "ez", "refusals", ("ann",))
     for bad in ({"reason": ""}, {"reason": "   "}):
         with pytest.raises(BaccaratError):
             transaction(sessions, lambda s, b=bad: tables.void_round(s, table_id, 1, now=T0, **b))
@@ -345,3 +346,46 @@ def test_refusals_change_nothing(sessions):
         transaction(sessions, lambda s: tables.void_round(s, table_id, 9, reason="nope", now=T0))
     with sessions() as s:
         assert tables.open_round(s, table_id).number == 1
+
+
+def test_tokens_issued_under_a_clock_ahead_are_cut_to_one_lifetime(sessions):
+    from baccarat.server.models import Token, now
+
+    token = transaction(sessions, lambda s: (accounts.register(s, "tess", "correct horse", grant=0),
+                                             accounts.log_in(s, "tess", "correct horse"))[1])
+    with sessions.begin() as s:
+        s.query(Token).update({Token.expires_at: now() + timedelta(hours=13) + accounts.TOKEN_LIFETIME})
+    assert transaction(sessions, accounts.repair_token_lifetimes) == 1
+    with sessions() as s:
+        expires = s.scalar(select(Token.expires_at))
+        expires = expires if expires.tzinfo else expires.replace(tzinfo=UTC)
+        assert expires <= now() + accounts.TOKEN_LIFETIME
+        assert accounts.authenticate(s, token).username == "tess"
+
+
+def test_a_full_disk_makes_rounds_wait_but_never_voids_them(sessions, monkeypatch, caplog):
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    table_id, (ann,) = _table(sessions, "ez", "full-disk", ("ann",))
+    closes = _closes_at(sessions, table_id)
+    _bet(sessions, table_id, ann, {"banker": 1_000}, closes - timedelta(seconds=1))
+    real = tables.deal_round
+
+    def full(s, round_id, now):
+        raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database or disk is full"))
+
+    monkeypatch.setattr(tables, "deal_round", full)
+    ticks = [0.0]
+    dealer = Dealer(sessions, max_attempts=2, first_pause=0.5, monotonic=lambda: ticks[0])
+    with caplog.at_level(logging.ERROR, logger="baccarat.dealer"):
+        for _ in range(20):
+            dealer.deal_due(now=closes)
+            ticks[0] += 1.0
+    with sessions() as s:
+        assert tables.open_round(s, table_id).number == 1  # still waiting, its bet in escrow
+    lines = [r for r in caplog.records if r.name == "baccarat.dealer"]
+    assert len(lines) == 1 and "disk full" in lines[0].getMessage() and lines[0].exc_info is None
+    monkeypatch.setattr(tables, "deal_round", real)  # the disk has room again: the round is dealt
+    assert dealer.deal_due(now=closes) == 1 and dealer.troubles == {}

@@ -77,4 +77,11 @@ class ConflictError(BaccaratError, ValueError):
 
 
 class RateLimitedError(BaccaratError, RuntimeError):
-    """Too many attempts in a short time (logins); try again later."""
+    """Too many attempts in a short time (logins); try again later.
+
+    ``retry_after``: the seconds to wait, when known (sent as HTTP's ``Retry-After``).
+    """
+
+    def __init__(self, message: str, *, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -1,7 +1,8 @@
 """The ``baccarat`` command line (Typer + Rich).
 
 Exit codes: 0 success, 1 runtime error, 2 usage error, 3 verification
-mismatch (reserved for ``verify``), 130 interrupted.  Errors of the
+mismatch (reserved for ``verify``), 4 unavailable (``serve`` cannot open its
+database or data directory, or cannot listen), 130 interrupted.  Errors of the
 :class:`~baccarat.errors.BaccaratError` family are turned into messages here
 and nowhere else.
 
@@ -30,6 +31,7 @@ app = typer.Typer(
 )
 
 EXIT_RUNTIME, EXIT_INTERRUPTED = 1, 130  # usage errors exit 2 through Typer
+EXIT_UNAVAILABLE = 4  #: the server cannot start: its database, data directory or address is unavailable
 
 
 class GameCode(StrEnum):

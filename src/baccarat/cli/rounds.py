@@ -24,15 +24,14 @@ def void_round(
 ) -> None:
     """Void a round in play: every stake not yet settled goes back to its player through the ledger,
     and the table opens its next round.  A running server picks the change up on its next pass."""
+    from baccarat.cli.serve import ready_database
     from baccarat.server import tables
     from baccarat.server.db import connect, transaction
-    from baccarat.server.migrate import upgrade
     from baccarat.server.settings import Settings
 
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
-        upgrade(settings.url)
-        with connect(settings.url) as sessions:
+        with connect(ready_database(settings)) as sessions:
             result = transaction(sessions, lambda s: tables.void_round(s, table, round_number, reason=reason))
     print(f"round {round_number} at table {table} voided: {result['bets_refunded']} bets, "
           f"{format_amount(result['refunded'])} refunded")

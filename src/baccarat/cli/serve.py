@@ -1,15 +1,92 @@
-"""``baccarat serve`` and ``baccarat operator``: the table server (work in progress: accounts and wallets)."""
+"""``baccarat serve`` and ``baccarat operator``: the table server (work in progress: accounts and wallets).
+
+A server that cannot start says why in one line and exits :data:`~baccarat.cli.EXIT_UNAVAILABLE`:
+the data directory cannot be made, the database cannot be opened, migrated or written, or the
+address cannot be listened on.  The database is checked here, before uvicorn starts, because a
+failure in the app's start-up (its lifespan) is logged by uvicorn as a traceback and ends the
+process with uvicorn's own exit code 3, the code ``verify`` uses for a mismatch.
+"""
 
 from __future__ import annotations
 
 import getpass
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from baccarat.cli import app, handle_errors
+from baccarat.cli import EXIT_UNAVAILABLE, app, handle_errors
+
+if TYPE_CHECKING:
+    from baccarat.server.settings import Settings
+
+#: The largest request line plus headers uvicorn buffers (bytes); a bigger head is refused with 400.
+MAX_HEAD = 16_384
+
+
+def _unavailable(reason: str) -> NoReturn:
+    print(f"error: {reason}", file=sys.stderr)
+    raise typer.Exit(EXIT_UNAVAILABLE)
+
+
+@contextmanager
+def _database_problems(settings: Settings) -> Iterator[None]:
+    """Turn a database or data directory that cannot be used into one line and :data:`EXIT_UNAVAILABLE`.
+
+    Only the failures of the machine and its configuration (unreachable, read-only, full, refused
+    credentials, no driver, a schema newer than this code): anything else is a bug and keeps its traceback.
+    """
+    from alembic.util import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from baccarat.server import faults
+
+    hint = "--database / BACCARAT_DATABASE_URL" if settings.database_url else "--data-dir / BACCARAT_DATA_DIR"
+    try:
+        yield
+    except OSError as error:
+        if settings.database_url is None and error.filename is not None:
+            why = "it is not a directory" if Path(error.filename).is_file() else error.strerror or str(error)
+            _unavailable(f"cannot use the data directory {settings.data_dir}: {why}; check {hint}")
+        _unavailable(f"cannot open the database at {_shown(settings)}: {faults.describe(error)}; check {hint}")
+    except (SQLAlchemyError, ImportError, CommandError) as error:
+        problem, words = faults.storage_problem(error), faults.describe(error)
+        reason = words if problem is None else problem if problem == words else f"{problem} ({words})"
+        _unavailable(f"cannot open the database at {_shown(settings)}: {reason}; check {hint}")
+
+
+def _shown(settings: Settings) -> str:
+    """The database URL without its password (it is printed)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    if settings.database_url is None:
+        return str(settings.data_dir / "baccarat.sqlite3")
+    try:
+        return make_url(settings.database_url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return settings.database_url.split("://", 1)[0] + "://..."
+
+
+def ready_database(settings: Settings) -> str:
+    """The database URL, migrated to the newest schema and known to take a write; a database that
+    cannot be used ends the command with one line and :data:`EXIT_UNAVAILABLE`."""
+    from sqlalchemy import text
+
+    from baccarat.server.db import connect, transaction
+    from baccarat.server.migrate import upgrade
+
+    with _database_problems(settings):
+        url = settings.url  # makes the data directory
+        upgrade(url)
+        with connect(url) as sessions:
+            # A write that changes nothing: a read-only database (or a PostgreSQL standby) passes the
+            # migration when there is nothing to migrate, and would then answer every bet 503.
+            transaction(sessions, lambda s: s.execute(text("UPDATE alembic_version SET version_num = version_num")))
+    return url
 
 
 @app.command()
@@ -23,16 +100,29 @@ def serve(
                                                        "./baccarat-data).")] = None,
     betting_seconds: Annotated[float | None, typer.Option(
         min=0.1, max=600, help="Betting window of the tables made on a fresh database (default 15).")] = None,
+    trusted_proxy: Annotated[list[str] | None, typer.Option(
+        help="Address of a reverse proxy whose X-Forwarded-For names the client (repeatable). Without it the "
+             "connection's own address is the client's, for the login limits.")] = None,
 ) -> None:
     """Run the table server; prints its address when it is ready (GET /health answers 200)."""
     import uvicorn
+    from uvicorn.config import STARTUP_FAILURE
 
+    from baccarat.server import live
     from baccarat.server.app import create_app
     from baccarat.server.settings import Settings
 
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database, betting_seconds=betting_seconds)
-        config = uvicorn.Config(create_app(settings), host=host, port=port, log_level="warning")
+        ready_database(settings)
+        # h11 rather than httptools (uvicorn's default when installed): httptools holds a request line
+        # and headers of any size (a 128 MB header line: +256 MB), h11 refuses a head over MAX_HEAD.
+        # ws_max_size refuses a WebSocket frame over live.MAX_FRAME from its header, before buffering it.
+        # X-Forwarded-For only from a proxy named on the command line: uvicorn trusts 127.0.0.1 by default,
+        # so any local client could pick the address the per-address login limits count.
+        config = uvicorn.Config(create_app(settings), host=host, port=port, log_level="warning", http="h11",
+                                h11_max_incomplete_event_size=MAX_HEAD, ws_max_size=live.MAX_FRAME,
+                                proxy_headers=bool(trusted_proxy), forwarded_allow_ips=list(trusted_proxy or []))
         server = uvicorn.Server(config)
         original = server.startup
 
@@ -45,7 +135,13 @@ def serve(
                           f"(database: {settings.url.split('://')[0]})", flush=True)
 
         server.startup = startup  # type: ignore[method-assign]
-        server.run()
+        try:
+            server.run()
+        except SystemExit as stopped:
+            if stopped.code != STARTUP_FAILURE:
+                raise
+            # uvicorn has logged why (the address is in use, or the app's start-up failed); exit 3 is verify's
+            _unavailable(f"the table server did not start on {host}:{port}")
 
 
 @app.command()
@@ -58,13 +154,12 @@ def operator(
     """Create an operator account; the password is read from the terminal (or one line of stdin)."""
     from baccarat.server import accounts
     from baccarat.server.db import connect, transaction
-    from baccarat.server.migrate import upgrade
     from baccarat.server.settings import Settings
 
     password = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
-        upgrade(settings.url)
-        with connect(settings.url) as sessions:
+        url = ready_database(settings)
+        with connect(url) as sessions:
             transaction(sessions, lambda s: accounts.register(s, username, password, grant=0, role="operator"))
     print(f"operator {username} created")

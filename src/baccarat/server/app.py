@@ -2,25 +2,33 @@
 routes over REST; the table WebSocket is in :mod:`baccarat.server.live`.
 
 Errors of the :class:`~baccarat.errors.BaccaratError` family become HTTP
-answers here and nowhere else; anything unexpected is a bare 500 with no
-detail (the traceback goes to the server log, never to the client).
+answers here and nowhere else, and so do the framework's own refusals (404,
+405, 400, 413), all as ``{"error", "detail"}``.  A database that cannot save
+(:mod:`baccarat.server.faults`) is 503 with ``Retry-After``; anything else
+unexpected is a bare 500 with no detail (the traceback goes to the server
+log, never to the client).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
+from http import HTTPStatus
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import Depends, FastAPI, Header, Path, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from baccarat.errors import (
     AuthenticationError,
@@ -38,11 +46,12 @@ from baccarat.errors import (
     WagerPrerequisiteError,
 )
 from baccarat.money import MAX_AMOUNT
-from baccarat.server import accounts, live, tables, wallet, web
+from baccarat.server import accounts, faults, live, tables, wallet, web
 from baccarat.server.db import make_engine, read, session_factory, transaction
 from baccarat.server.dealer import Dealer
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Account, GameTable
+from baccarat.server.ratelimit import HashGate, LoginLimiter
 from baccarat.server.settings import Settings
 
 log = logging.getLogger("baccarat.server")
@@ -65,31 +74,123 @@ STATUS = {
 
 #: The largest request body accepted (bytes); bigger ones get 413 before they are read.
 MAX_BODY = 16_384
-#: Failed logins allowed per username in :data:`LOGIN_WINDOW` seconds before 429.
-LOGIN_FAILURES, LOGIN_WINDOW = 10, 60.0
+#: Seconds a client is asked to wait (``Retry-After``) when the database cannot save.
+RETRY_AFTER = 5
+UNAVAILABLE = "the table server cannot save right now; try again in a moment"
 
 
-class LoginLimiter:
-    """Counts failed logins per username (in memory: one server process)."""
+def _error(status: int, kind: str, detail: Any, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """Every refusal has this shape: ``{"error": <kind>, "detail": <words for the player>}``."""
+    return JSONResponse({"error": kind, "detail": detail}, status_code=status, headers=headers)
+
+
+#: Words for Starlette's and FastAPI's own refusals, which say only "Not Found" or "Method Not Allowed".
+_HTTP_WORDS = {
+    400: ("BadRequest", "the request could not be read: send a JSON body encoded in UTF-8"),
+    404: ("NotFound", "there is nothing at this address"),
+    405: ("MethodNotAllowed", "this address does not answer that method"),
+    413: ("TooLarge", f"request bodies are at most {MAX_BODY} bytes"),
+}
+_FASTAPI_BODY_ERROR = "There was an error parsing the body"  # FastAPI's 400 for a body it cannot decode
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def _problem(error: Any) -> dict[str, str]:
+    """One validation problem for the player: which field, and what is wrong with it."""
+    location = [str(part) for part in error.get("loc", ())]
+    if error.get("type") == "json_invalid":  # FastAPI says "JSON decode error" at "body.<offset>"
+        reason = (error.get("ctx") or {}).get("error", "")
+        return {"field": "body", "problem": f"the body is not valid JSON: {reason} at character {location[-1]}"}
+    return {"field": ".".join(location), "problem": error.get("msg", "")}
+
+
+class BodyTooLarge(HTTPException):
+    """Raised from ``receive`` once the bytes received pass :data:`MAX_BODY`.  An HTTPException,
+    because FastAPI turns any other error while reading a body into a 400."""
 
     def __init__(self) -> None:
-        self._failures: dict[str, list[float]] = {}
+        # Connection: close tells uvicorn to stop reading this client, not to read and discard the rest.
+        super().__init__(413, f"request bodies are at most {MAX_BODY} bytes", headers={"Connection": "close"})
 
-    def check(self, username: str) -> None:
-        now = time.monotonic()
-        recent = [t for t in self._failures.get(username, []) if now - t < LOGIN_WINDOW]
-        self._failures[username] = recent
-        if len(recent) >= LOGIN_FAILURES:
-            raise RateLimitedError(f"too many failed logins; try again in {LOGIN_WINDOW:.0f} seconds")
 
-    def failed(self, username: str) -> None:
-        self._failures.setdefault(username, []).append(time.monotonic())
+class BodyLimit:
+    """Refuses request bodies over :data:`MAX_BODY` by counting the bytes actually received.
+
+    A declared ``Content-Length`` over the limit is refused before anything is read; a chunked
+    body (no length declared) or a body longer than declared is refused as soon as the count
+    passes the limit, so no more than about ``MAX_BODY`` plus one chunk is ever held (an
+    ``http`` middleware that trusted ``Content-Length`` let a 256 MB chunked body be read whole).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = Headers(scope=scope).get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            too_large = BodyTooLarge()
+            await _error(413, "TooLarge", too_large.detail, too_large.headers)(scope, receive, send)
+            return
+        received, started = 0, False
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > MAX_BODY:
+                    raise BodyTooLarge()
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except BodyTooLarge as too_large:  # normally answered by the HTTPException handler; this is the fallback
+            if started:
+                raise
+            await _error(413, "TooLarge", too_large.detail, too_large.headers)(scope, receive, send)
+
+
+# The login and registration limits (per username and per client address) and the bound on
+# concurrent password hashes: LoginLimiter and HashGate in baccarat.server.ratelimit.
 
 
 class Strict(BaseModel):
-    """Request bodies refuse unknown fields."""
+    """Request bodies refuse unknown fields and take every value as the JSON type it is declared
+    as: no ``"8"`` for 8 decks, no ``true`` for seat 1 (pydantic's default, lax mode, converts them)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def _json_integer(words: str) -> BeforeValidator:
+    """Refuse anything but a JSON integer, with ``words`` as the message.  Even strict pydantic takes
+    ``true`` and ``1.0`` for ``Literal[1, 2]`` (they compare equal to 1), and lax mode took ``"100"``,
+    ``"1_000"``, ``1e3`` and ``true`` as amounts; the WebSocket never did."""
+
+    def check(value: object) -> object:
+        if type(value) is not int:  # bool is a subclass of int, and not a number here
+            raise PydanticCustomError("int_type", words)
+        return value
+
+    return BeforeValidator(check)
+
+
+#: An amount in a request body: a JSON integer of minor units (cents), as on the WebSocket.
+Amount = Annotated[int, _json_integer(
+    "amounts are whole numbers of minor units (cents) written as JSON integers, e.g. 1050 for 10.50")]
 
 
 class Credentials(Strict):
@@ -98,7 +199,7 @@ class Credentials(Strict):
 
 
 class Movement(Strict):
-    amount: int = Field(gt=0, le=MAX_AMOUNT, description="minor units")
+    amount: Amount = Field(gt=0, le=MAX_AMOUNT, description="minor units")
     memo: str = Field(default="", max_length=200)
 
 
@@ -112,14 +213,18 @@ async def _deal_forever(dealer: Dealer) -> None:
     while True:
         try:
             await asyncio.to_thread(dealer.deal_due)
-        except Exception:  # the database itself is unreachable: try again shortly
-            log.exception("cannot look for rounds to deal")
+        except Exception as error:  # the database itself is away: try again shortly
+            problem = faults.storage_problem(error)
+            if problem is None:
+                log.exception("cannot look for rounds to deal")
+            else:
+                dealer.storage.report(problem, error, consequence="no round is dealt")
             await asyncio.sleep(1.0)
         await asyncio.sleep(DEAL_INTERVAL)
 
 
 class BetsBody(Strict):
-    bets: dict[str, int] = Field(description="wager code -> amount in minor units")
+    bets: dict[str, Amount] = Field(description="wager code -> amount in minor units")
     round: int | None = Field(default=None, ge=1, le=2**31 - 1, description=(
         "the round the bets are meant for: refused if its betting has closed (without it, the open round)"))
 
@@ -127,7 +232,8 @@ class BetsBody(Strict):
 class TableBody(Strict):
     name: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")
     game: Literal["mini", "ez", "lucky-draw"]
-    paytable: Literal[1, 2] | None = Field(default=None, description="Lucky Draw's DrawWin pay table")
+    paytable: Annotated[Literal[1, 2], _json_integer("the pay table is 1 or 2")] | None = Field(
+        default=None, description="Lucky Draw's DrawWin pay table")
     decks: int = Field(default=8, ge=1, le=16)
     cut_card: int = Field(default=14, ge=0, le=832, description="cards behind the cut card")
     betting_seconds: float = Field(default=15.0, ge=0.1, le=600)
@@ -135,14 +241,9 @@ class TableBody(Strict):
 
 
 class LimitsBody(Strict):
-    minimum: int = Field(gt=0, le=MAX_AMOUNT, description="minor units; every wager must meet it")
-    maximums: dict[str, Annotated[int, Field(gt=0, le=MAX_AMOUNT)]] = Field(
+    minimum: Amount = Field(gt=0, le=MAX_AMOUNT, description="minor units; every wager must meet it")
+    maximums: dict[str, Annotated[Amount, Field(gt=0, le=MAX_AMOUNT)]] = Field(
         default_factory=dict, description="wager code -> maximum in minor units")
-
-
-def _bet_request(table_id: int, bets: dict[str, int], round_number: int | None) -> dict[str, Any]:
-    """What a bet's idempotency key stands for (the round only when named, as before it could be)."""
-    return {"table": table_id, "bets": bets, **({} if round_number is None else {"round": round_number})}
 
 
 class VoidBody(Strict):
@@ -185,6 +286,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         repaired = transaction(sessions, tables.repair_deadlines)
         if repaired:
             log.warning("%d round deadlines lay beyond one window ahead (the clock stepped back?): pulled in", repaired)
+        transaction(sessions, accounts.repair_token_lifetimes)
         app.state.dealer = Dealer(sessions)
         dealer = asyncio.create_task(_deal_forever(app.state.dealer))
         yield
@@ -196,25 +298,47 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="baccarat table server", version="0.1.0", lifespan=lifespan)
 
     limiter = LoginLimiter()
+    hashing = HashGate()  # scrypt outside every transaction: one per core at most, at a lower OS priority
 
-    @app.middleware("http")
-    async def _limit_body(request: Request, call_next: Callable[[Request], Any]) -> Any:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return JSONResponse({"error": "TooLarge", "detail": f"request bodies are at most {MAX_BODY} bytes"},
-                                status_code=413)
-        return await call_next(request)
+    app.add_middleware(BodyLimit)
+    storage_faults = faults.FaultLog(log)
 
     @app.exception_handler(BaccaratError)
     async def _known(_: Request, error: BaccaratError) -> JSONResponse:
         status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
-        return JSONResponse({"error": type(error).__name__, "detail": str(error)}, status_code=status)
+        wait = getattr(error, "retry_after", None)
+        return JSONResponse({"error": type(error).__name__, "detail": str(error)}, status_code=status,
+                            headers={"Retry-After": str(wait)} if wait else None)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, error: RequestValidationError) -> JSONResponse:
-        problems = [{"field": ".".join(str(p) for p in e.get("loc", ())), "problem": e.get("msg", "")}
-                    for e in error.errors()]
-        return JSONResponse({"error": "InvalidRequest", "detail": problems}, status_code=422)
+        return _error(422, "InvalidRequest", [_problem(e) for e in error.errors()])
+
+    @app.exception_handler(HTTPException)
+    async def _refused(request: Request, error: HTTPException) -> JSONResponse:
+        """Starlette's and FastAPI's own refusals (unknown address, wrong method, unreadable body,
+        too large) in the same shape as ours, their headers (``Allow`` on a 405) kept."""
+        status, headers = error.status_code, error.headers or {}
+        phrase = _phrase(status)
+        kind, words = _HTTP_WORDS.get(status, ("".join(w for w in phrase.title().split() if w.isalnum()), phrase))
+        detail: Any = error.detail
+        if detail not in (phrase, _FASTAPI_BODY_ERROR, "", None):
+            words = detail  # raised with words of its own: keep them
+        allowed = next((value for name, value in headers.items() if name.lower() == "allow"), None)
+        if status == 405 and allowed:
+            words = f"this address does not answer {request.method}; it answers {allowed}"
+        return _error(status, kind, words, headers)
+
+    @app.exception_handler(DBAPIError)
+    async def _database(request: Request, error: DBAPIError) -> JSONResponse:
+        """A full disk, a read-only or unopenable database, a PostgreSQL server that is down: 503 with
+        ``Retry-After`` and one log line now and then (:mod:`baccarat.server.faults`), not a 500 and a
+        traceback per request.  Any other database error is unexpected."""
+        reason = faults.storage_problem(error)
+        if reason is None:
+            return await _unexpected(request, error)
+        storage_faults.report(reason, error, consequence="requests that need the database are answered 503")
+        return _error(503, "Unavailable", UNAVAILABLE, {"Retry-After": str(RETRY_AFTER)})
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, error: Exception) -> JSONResponse:
@@ -237,21 +361,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    def address(request: Request) -> str:
+        return request.client.host if request.client else ""
+
     @app.post("/api/accounts", status_code=201)
     def register(request: Request, body: Credentials) -> dict[str, Any]:
-        def work(s: Session) -> dict[str, Any]:
-            account = accounts.register(s, body.username, body.password, grant=settings.grant)
-            return {"id": account.id, "username": account.username, "balance": wallet.balance(s, account.id)}
-        return run(request, work)
+        """A new account; the password is hashed with no transaction open (see accounts.sign_up)."""
+        with limiter.registration(address(request)), hashing.admit():
+            account = accounts.sign_up(request.app.state.sessions, body.username, body.password,
+                                       grant=settings.grant, hashing=hashing)
+        balance = look(request, lambda s: wallet.balance(s, account.id))
+        return {"id": account.id, "username": account.username, "balance": balance}
 
     @app.post("/api/sessions", status_code=201)
     def log_in(request: Request, body: Credentials) -> dict[str, str]:
-        limiter.check(body.username)
-        try:
-            return {"token": run(request, lambda s: accounts.log_in(s, body.username, body.password))}
-        except AuthenticationError:
-            limiter.failed(body.username)
-            raise
+        """A session token; limited per username and per client address, hashed outside any transaction."""
+        with limiter.login(accounts.login_key(body.username), address(request)), hashing.admit():
+            return {"token": accounts.sign_in(request.app.state.sessions, body.username, body.password,
+                                              hashing=hashing)}
 
     @app.delete("/api/sessions", status_code=204)
     def log_out(request: Request, token: Token) -> None:
@@ -359,7 +486,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
             idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
         account = me(request, token)
-        return once(request, account, idempotency_key, _bet_request(table_id, body.bets, body.round),
+        return once(request, account, idempotency_key, tables.bet_request(table_id, body.bets, body.round),
                     lambda s: tables.place_bets(s, table_id, account.id, body.bets, round_number=body.round))
 
     @app.post("/api/tables/{table_id}/decision", status_code=201)

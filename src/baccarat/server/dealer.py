@@ -7,6 +7,11 @@ is logged loudly (the first with its traceback, later ones in one line), the rou
 after a growing pause (0.5 s, 1 s, 2 s ... at most 30 s) while the other rounds go on, and after
 :data:`MAX_ATTEMPTS` failures it is voided: every stake goes back to its player through the ledger
 (:func:`baccarat.server.tables.void_round`), and the table opens its next round.
+
+A failure of the storage itself (a full disk, a read-only or unreachable database) is not the
+round's fault and voiding could not be written either: such a round waits the same way but is
+never voided for it, and the fault is logged one line at a time (at most one per reason every 10 s)
+instead of a traceback every pass.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from baccarat.server import tables
+from baccarat.server import faults, tables
 from baccarat.server.db import read, transaction
 from baccarat.server.models import GameTable, Round
 from baccarat.server.models import now as _now
@@ -53,6 +58,7 @@ class Dealer:
         self.max_attempts, self.first_pause, self.longest_pause = max_attempts, first_pause, longest_pause
         self.monotonic = monotonic
         self.troubles: dict[int, Trouble] = {}  #: round id -> its failures
+        self.storage = faults.FaultLog(log)
 
     def deal_due(self, now: datetime | None = None) -> int:
         """Deal (or finish) every round that is due and not waiting out a pause; returns how many."""
@@ -76,6 +82,12 @@ class Dealer:
         return dealt
 
     def _failed(self, round_id: int, error: Exception, now: datetime) -> None:
+        problem = faults.storage_problem(error)
+        if problem is not None:  # the disk or the database, not the round: wait, never void for it
+            waiting = self.troubles.setdefault(round_id, Trouble(0, 0.0, problem))
+            waiting.retry_at = self.monotonic() + self.first_pause
+            self.storage.report(problem, error, consequence="rounds wait to be dealt")
+            return
         trouble = self.troubles.get(round_id)
         where = _describe(self.sessions, round_id)
         if trouble is None:

@@ -3,45 +3,143 @@
 Protocol (JSON text frames):
 
 * The client's first frame authenticates: ``{"type": "auth", "token": "..."}`` (tokens never
-  travel in URLs).  A browser's ``Origin`` must be the server's own (the page it served) or an allowed one.
+  travel in URLs).  A browser's ``Origin`` must be the server's own (the page it served) or one of
+  the allowed ones (``BACCARAT_ALLOWED_ORIGINS``).
 * The server sends ``{"type": "state", "table": {...}, "you": {...}}`` at once and whenever the
   table changes: the public table view (never a seed before its shoe ends, never a card not dealt
   face up) and the player's own seat, balance and bets on the open round.
 * Commands: ``{"type": "bet", "key": "...", "bets": {...}}`` and ``{"type": "decision", "key": "...",
   "action": "draw"|"stand"}``.  Each has an idempotency key: a replayed command is answered from
   its stored result.  Answers: ``{"type": "ok", "key", "result"}`` or ``{"type": "error", "detail"}``.
-* Limits: frames of at most :data:`MAX_FRAME` bytes, at most :data:`MAX_RATE` commands per second;
-  beyond that the connection is closed (1009 / 1008).  A malformed frame gets an error and changes
-  nothing.
+* Limits: every frame, the first (auth) frame included, of at most :data:`MAX_FRAME` bytes; at most
+  :data:`MAX_RATE` commands per second; at most :data:`MAX_SOCKETS` table sockets per account; beyond
+  that the connection is closed (1009 / 1008).  A malformed frame (binary, not JSON, nested too deep,
+  not a JSON object) gets an error and changes nothing.  The size check here runs on a frame already
+  received: a real server must also be given :data:`MAX_FRAME` as uvicorn's ``ws_max_size``, which
+  refuses a bigger frame from its header, before buffering it (``baccarat serve`` does).
+* Signing out ends the session everywhere: a socket whose token is logged out or expires is closed
+  with :data:`SIGNED_OUT` (4401) within about :data:`POLL` seconds, and no command is taken on it in
+  between (each command checks the token in its own transaction).
+
+Every refusal is an error frame or a close code with a fixed reason written for the player; an
+exception's own text never reaches the client.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import re
 import time
 from collections import Counter
+from contextlib import suppress
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from sqlalchemy import Table, bindparam, select
 from sqlalchemy.orm import Session, sessionmaker
+from starlette.types import Message
 
-from baccarat.errors import AuthenticationError, BaccaratError, ConfigurationError
+from baccarat.errors import BaccaratError, ConfigurationError
 from baccarat.server import accounts, tables, wallet
 from baccarat.server.db import read, transaction
-from baccarat.server.models import Bet, Seat
+from baccarat.server.models import Bet, Seat, Token, aware
 
-MAX_FRAME = 4096
+log = logging.getLogger("baccarat.server")
+
+MAX_FRAME = 4096  #: bytes per frame, the first one included; ``baccarat serve`` gives it to uvicorn as ``ws_max_size``
 MAX_RATE = 50  #: commands per second per connection
-POLL = 0.2  #: how often a connection looks for changes to push
+MAX_SOCKETS = 8  #: open table sockets per account in this server process
+POLL = 0.2  #: how often a connection looks for changes to push (and for signed-out tokens)
+AUTH_TIMEOUT = 10.0  #: seconds to send the auth frame
+MAX_ID = 2**31 - 1  #: table ids are 32-bit columns: a bigger one is refused before it reaches a query
+SIGNED_OUT = 4401  #: close code: the socket's session token was logged out or has expired
+
+AUTH_FIRST = "authenticate first: send your session token"
+SIGNED_OUT_REASON = "signed out: log in again"
+TOO_MANY = "too many open tables for this account: close one first"
+#: What a session token may look like (``secrets.token_urlsafe`` makes 43 of ``[A-Za-z0-9_-]``): anything else
+#: is refused before it is hashed (a list has no ``encode``, a lone surrogate cannot be encoded).
+TOKEN = re.compile(r"[\x21-\x7e]{1,256}")
+
+
+class Close(Exception):
+    """Close the socket with ``code`` and a fixed ``reason`` worded for the player."""
+
+    def __init__(self, code: int, reason: str):
+        super().__init__(reason)
+        self.code, self.reason = code, reason
+
+
+def parse(message: Message) -> Any:
+    """The JSON value of a received frame.
+
+    Raises :class:`Close` (1009) for a frame over :data:`MAX_FRAME` bytes, and
+    :class:`~baccarat.errors.ConfigurationError` with a fixed detail for a binary frame, text that
+    is not JSON or is nested too deep for the parser, and strings that are not text (a ``\\ud800``
+    escape makes a lone surrogate, which neither the database nor a reply could encode).
+
+    >>> parse({"type": "websocket.receive", "text": '{"type": "auth"}'})
+    {'type': 'auth'}
+    >>> parse({"type": "websocket.receive", "text": "[" * 2000 + "]" * 2000})
+    Traceback (most recent call last):
+    baccarat.errors.ConfigurationError: malformed frame: nested too deep
+    """
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
+    text, data = message.get("text"), message.get("bytes")
+    if text is None:
+        if data is not None and len(data) > MAX_FRAME:
+            raise Close(1009, "frame too large")
+        raise ConfigurationError("malformed frame: frames are JSON text, not binary")
+    # characters first: a 16 MB frame is refused without encoding it (only a test client can send one here)
+    if len(text) > MAX_FRAME or len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME:
+        raise Close(1009, "frame too large")
+    try:
+        value = json.loads(text)
+        json.dumps(value, ensure_ascii=False).encode()
+    except RecursionError:
+        raise ConfigurationError("malformed frame: nested too deep") from None
+    except UnicodeError:
+        raise ConfigurationError("malformed frame: not Unicode text") from None
+    except ValueError:
+        raise ConfigurationError("malformed frame: not JSON") from None
+    return value
+
+
+_TOKENS = cast(Table, Token.__table__)
+_TOKEN_STATES = select(_TOKENS.c.token_hash, _TOKENS.c.expires_at).where(
+    _TOKENS.c.token_hash.in_(bindparam("digests", expanding=True)))
+# FOR KEY SHARE on PostgreSQL: a logout (which deletes the row) waits for the command's transaction, or the
+# command finds the row gone, so no command commits after the logout; SQLite runs one writer at a time anyway.
+_TOKEN_NOW = select(_TOKENS.c.account_id, _TOKENS.c.expires_at).where(
+    _TOKENS.c.token_hash == bindparam("digest")).with_for_update(read=True, key_share=True)
+
+
+def _valid_tokens(s: Session, digests: list[str]) -> set[str]:
+    """Those of the token hashes ``digests`` that are still signed in: one query for a whole table."""
+    if not digests:
+        return set()
+    now = datetime.now(UTC)
+    rows = s.connection().execute(_TOKEN_STATES, {"digests": digests})
+    return {digest for digest, expires_at in rows if aware(expires_at) > now}
+
+
+def _check_signed_in(s: Session, digest: str, account_id: int) -> None:
+    """Raises :class:`Close` (:data:`SIGNED_OUT`) unless the socket's token still stands, in ``s``'s transaction."""
+    row = s.connection().execute(_TOKEN_NOW, {"digest": digest}).first()
+    if row is None or row.account_id != account_id or aware(row.expires_at) <= datetime.now(UTC):
+        raise Close(SIGNED_OUT, SIGNED_OUT_REASON)
 
 
 class TableFeed:
     """One poller per watched table: the public view is read once per :data:`POLL` for all its
     sockets (not once per socket); when it changes, every watcher's own state is read in the same
     snapshot (three queries for the table, not three per socket), :attr:`version` goes up and the
-    sockets wake."""
+    sockets wake.  The same snapshot looks up all the watchers' session tokens in one query; the
+    sockets of the tokens gone (logged out, expired) wake to close."""
 
     def __init__(self, sessions: sessionmaker[Session], table_id: int):
         self.sessions, self.table_id = sessions, table_id
@@ -51,28 +149,57 @@ class TableFeed:
         self.version = 0
         self.changed = asyncio.Condition()
         self.watchers: Counter[int] = Counter()  #: account id -> open sockets
+        self.tokens: Counter[str] = Counter()  #: token hash -> open sockets
+        self.signed_out: set[str] = set()  #: token hashes found no longer valid
         self.task: asyncio.Task[None] | None = None
 
-    def _read(self, accounts: list[int]) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None]:
-        def work(s: Session) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None]:
+    def _read(self, accounts: list[int], digests: list[str]
+              ) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None, set[str]]:
+        def work(s: Session) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None, set[str]]:
             view = tables.table_view(s, self.table_id)
-            return view, (None if view == self.view else _yours(s, self.table_id, accounts))
+            yours = None if view == self.view else _yours(s, self.table_id, accounts)
+            return view, yours, _valid_tokens(s, digests)
         return read(self.sessions, work)
 
     async def run(self) -> None:
         while self.watchers:
-            # the watcher list is copied here, on the event loop that changes it, not in the thread
-            view, yours = await asyncio.to_thread(self._read, list(self.watchers))
-            if yours is not None:
+            # the watcher lists are copied here, on the event loop that changes them, not in the thread
+            digests = list(self.tokens)
+            try:
+                view, yours, valid = await asyncio.to_thread(self._read, list(self.watchers), digests)
+            except Exception:  # the database is away: the sockets keep their last state, polling goes on
+                log.exception("cannot read table %s for its sockets; trying again", self.table_id)
+                await asyncio.sleep(1.0)
+                continue
+            gone = set(digests) - valid - self.signed_out  # a token never comes back once gone
+            if yours is not None or gone:
                 async with self.changed:
-                    self.view, self.yours, self.version = view, yours, self.version + 1
-                    self.text = json.dumps(view)  # encoded once for all the table's sockets
+                    if yours is not None:
+                        self.view, self.yours, self.version = view, yours, self.version + 1
+                        self.text = json.dumps(view)  # encoded once for all the table's sockets
+                    self.signed_out |= gone
                     self.changed.notify_all()
             await asyncio.sleep(POLL)
 
-    async def wait_newer(self, version: int) -> None:
+    async def wait_newer(self, version: int, digest: str | None = None) -> None:
+        """Until the view is newer than ``version``, or the token whose hash is ``digest`` is gone."""
         async with self.changed:
-            await self.changed.wait_for(lambda: self.version > version)
+            await self.changed.wait_for(lambda: self.version > version or digest in self.signed_out)
+
+    def join(self, account_id: int, digest: str) -> None:
+        self.watchers[account_id] += 1
+        self.tokens[digest] += 1
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self.run())
+
+    def leave(self, account_id: int, digest: str) -> None:
+        self.watchers[account_id] -= 1
+        if self.watchers[account_id] <= 0:
+            del self.watchers[account_id]
+        self.tokens[digest] -= 1
+        if self.tokens[digest] <= 0:
+            del self.tokens[digest]
+            self.signed_out.discard(digest)
 
 
 def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> TableFeed:
@@ -105,7 +232,10 @@ def _yours(s: Session, table_id: int, account_ids: list[int]) -> dict[int, dict[
     return {a: {"seat": seats.get(a), "balance": balances.get(a), "bets": bets.get(a, {})} for a in account_ids}
 
 
-def _command(s: Session, table_id: int, account_id: int, frame: dict[str, Any]) -> dict[str, Any]:
+def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dict[str, Any]) -> dict[str, Any]:
+    # the token is checked in the command's own transaction: between the feed's polls a logged-out
+    # socket is still open, but it can no longer bet
+    _check_signed_in(s, digest, account_id)
     kind, key = frame.get("type"), frame.get("key")
     if not isinstance(key, str):
         raise ConfigurationError("a command needs a 'key' (idempotency key)")
@@ -113,8 +243,11 @@ def _command(s: Session, table_id: int, account_id: int, frame: dict[str, Any]) 
         bets = frame.get("bets")
         if not isinstance(bets, dict) or not all(isinstance(k, str) and type(v) is int for k, v in bets.items()):
             raise ConfigurationError("'bets' is wager code -> amount in minor units")
-        return wallet.idempotent(s, account_id, key, {"table": table_id, "bets": bets},
-                                 lambda: tables.place_bets(s, table_id, account_id, bets))
+        number = frame.get("round")
+        if number is not None and (type(number) is not int or not 1 <= number <= 2**31 - 1):
+            raise ConfigurationError("'round' is the number of the round the bets are meant for")
+        return wallet.idempotent(s, account_id, key, tables.bet_request(table_id, bets, number),
+                                 lambda: tables.place_bets(s, table_id, account_id, bets, round_number=number))
     if kind == "decision":
         action = frame.get("action")
         if action not in ("draw", "stand"):
@@ -124,37 +257,78 @@ def _command(s: Session, table_id: int, account_id: int, frame: dict[str, Any]) 
     raise ConfigurationError("unknown command: 'type' is 'bet' or 'decision'")
 
 
+def _allowed(socket: WebSocket, allowed_origins: tuple[str, ...]) -> bool:
+    """No ``Origin`` (not a browser), the server's own (the page it served), or a configured one."""
+    origin, host = socket.headers.get("origin"), socket.headers.get("host")
+    if origin is None or origin in allowed_origins:
+        return True
+    return host is not None and origin in (f"http://{host}", f"https://{host}")
+
+
+async def _token(socket: WebSocket) -> str:
+    """The session token sent in the first frame."""
+    try:
+        first = parse(await asyncio.wait_for(socket.receive(), timeout=AUTH_TIMEOUT))
+    except (TimeoutError, ConfigurationError):
+        raise Close(1008, AUTH_FIRST) from None
+    token = first.get("token") if isinstance(first, dict) and first.get("type") == "auth" else None
+    if not isinstance(token, str) or not TOKEN.fullmatch(token):
+        raise Close(1008, AUTH_FIRST)
+    return token
+
+
 def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
     """Add ``/ws/tables/{table_id}`` to ``app``."""
+    sockets: Counter[int] = Counter()  #: account id -> open table sockets, all tables together
+    app.state.table_sockets = sockets
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(socket: WebSocket, table_id: int) -> None:
-        origin = socket.headers.get("origin")
-        same_site = {f"{scheme}://{socket.headers.get('host')}" for scheme in ("http", "https")}
-        if origin is not None and origin not in allowed_origins and origin not in same_site:
+        if not _allowed(socket, allowed_origins):
             await socket.close(code=1008, reason="origin not allowed")
             return
         await socket.accept()
-        sessions: sessionmaker[Session] = socket.app.state.sessions
         try:
-            first = json.loads(await asyncio.wait_for(socket.receive_text(), timeout=10))
-            token = first.get("token") if isinstance(first, dict) and first.get("type") == "auth" else None
-
-            def auth(s: Session) -> int:
-                tables.table_view(s, table_id)  # an unknown table is refused here
-                return accounts.authenticate(s, token).id
-
-            account_id = await asyncio.to_thread(read, sessions, auth)
-        except (AuthenticationError, BaccaratError, ValueError, TimeoutError, AttributeError) as error:
-            await socket.close(code=1008, reason=str(error)[:100] or "authenticate first")
-            return
+            await _serve(socket, table_id)
+        except Close as close:
+            with suppress(WebSocketDisconnect, RuntimeError):  # the client may have gone meanwhile
+                await socket.close(code=close.code, reason=close.reason)
         except WebSocketDisconnect:
             return
+        except Exception:  # a fault of the server's, not of the frame: logged, and a clean close
+            log.exception("table socket failed (table %s)", table_id)
+            with suppress(WebSocketDisconnect, RuntimeError):
+                await socket.close(code=1011, reason="server error: try again")
 
+    async def _serve(socket: WebSocket, table_id: int) -> None:
+        if not 1 <= table_id <= MAX_ID:
+            raise Close(1008, "no such table")
+        sessions: sessionmaker[Session] = socket.app.state.sessions
+        token = await _token(socket)
+
+        def auth(s: Session) -> int:
+            tables.table_view(s, table_id)  # an unknown table is refused here
+            return accounts.authenticate(s, token).id
+
+        try:
+            account_id = await asyncio.to_thread(read, sessions, auth)
+        except BaccaratError as error:  # our own refusals ("no table 9", "log in again") are worded for players
+            raise Close(1008, str(error)[:100]) from None
+        # checked and counted with no await in between: two sockets opening at once cannot both pass
+        if sockets[account_id] >= MAX_SOCKETS:
+            raise Close(1008, TOO_MANY)
+        sockets[account_id] += 1
+        try:
+            await _play(socket, sessions, table_id, account_id, accounts._digest(token))
+        finally:
+            sockets[account_id] -= 1
+            if sockets[account_id] <= 0:
+                del sockets[account_id]
+
+    async def _play(socket: WebSocket, sessions: sessionmaker[Session], table_id: int, account_id: int,
+                    digest: str) -> None:
         feed = _feed(socket.app, sessions, table_id)
-        feed.watchers[account_id] += 1
-        if feed.task is None or feed.task.done():
-            feed.task = asyncio.create_task(feed.run())
+        feed.join(account_id, digest)
         stamps: list[float] = []
         seen = -1
         waiter: asyncio.Task[None] | None = None
@@ -175,48 +349,41 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
 
         try:
             await push()
-            waiter = asyncio.create_task(feed.wait_newer(seen))
+            waiter = asyncio.create_task(feed.wait_newer(seen, digest))
             receiver = asyncio.create_task(socket.receive())
             while True:
                 done, _ = await asyncio.wait({waiter, receiver}, return_when=asyncio.FIRST_COMPLETED)
                 if waiter in done:
+                    if digest in feed.signed_out:
+                        raise Close(SIGNED_OUT, SIGNED_OUT_REASON)
                     await push()
-                    waiter = asyncio.create_task(feed.wait_newer(seen))
+                    waiter = asyncio.create_task(feed.wait_newer(seen, digest))
                 if receiver not in done:
                     continue
                 message = receiver.result()
                 if message["type"] == "websocket.disconnect":
                     return
                 receiver = asyncio.create_task(socket.receive())
-                raw = message.get("text") if message.get("text") is not None else message.get("bytes")
-                if raw is None or len(raw) > MAX_FRAME:
-                    await socket.close(code=1009, reason="frame too large")
-                    return
                 now = time.monotonic()
                 stamps = [t for t in stamps if now - t < 1.0] + [now]
                 if len(stamps) > MAX_RATE:
-                    await socket.close(code=1008, reason="too many commands")
-                    return
+                    raise Close(1008, "too many commands")
                 try:
-                    frame = json.loads(raw)
+                    frame = parse(message)
                     if not isinstance(frame, dict):
                         raise ConfigurationError("a command is a JSON object")
                     result = await asyncio.to_thread(
-                        transaction, sessions, lambda s, f=frame: _command(s, table_id, account_id, f))
-                    await socket.send_json({"type": "ok", "key": frame.get("key"), "result": result})
-                    # the player's own seat, balance and bets have changed: a bet's answer holds them all
-                    mine = ({key: result[key] for key in ("seat", "balance", "bets")}
-                            if frame.get("type") == "bet" and "seat" in result else None)
-                    await push(mine)
-                except (BaccaratError, ValueError, UnicodeDecodeError) as error:
-                    detail = str(error) if isinstance(error, BaccaratError) else "malformed frame: not JSON"
-                    await socket.send_json({"type": "error", "detail": detail})
-        except WebSocketDisconnect:
-            return
+                        transaction, sessions, lambda s, f=frame: _command(s, table_id, account_id, digest, f))
+                except BaccaratError as error:
+                    await socket.send_json({"type": "error", "detail": str(error)})
+                    continue
+                await socket.send_json({"type": "ok", "key": frame.get("key"), "result": result})
+                # the player's own seat, balance and bets have changed: a bet's answer holds them all
+                mine = ({key: result[key] for key in ("seat", "balance", "bets")}
+                        if frame.get("type") == "bet" and "seat" in result else None)
+                await push(mine)
         finally:
-            feed.watchers[account_id] -= 1
-            if feed.watchers[account_id] <= 0:
-                del feed.watchers[account_id]
+            feed.leave(account_id, digest)
             for task in (waiter, receiver):
                 if task is not None:
                     task.cancel()

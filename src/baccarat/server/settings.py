@@ -12,13 +12,25 @@ from baccarat.server.db import sqlite_url
 DEFAULT_GRANT = 100_000
 
 
+def parse_origins(text: str) -> tuple[str, ...]:
+    """Origins from a comma-separated list, as a browser writes them (lower case, no trailing slash).
+
+    >>> parse_origins(" https://Casino.example, http://127.0.0.1:9000/ ,")
+    ('https://casino.example', 'http://127.0.0.1:9000')
+    """
+    return tuple(origin.strip().rstrip("/").lower() for origin in text.split(",") if origin.strip())
+
+
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path = field(default_factory=lambda: Path(os.environ.get("BACCARAT_DATA_DIR", "baccarat-data")))
     database_url: str | None = field(default_factory=lambda: os.environ.get("BACCARAT_DATABASE_URL"))
     grant: int = DEFAULT_GRANT
     betting_seconds: float = 15.0  #: betting window of the tables made on a fresh database
-    allowed_origins: tuple[str, ...] = ("http://127.0.0.1:8000", "http://localhost:8000")
+    #: Browser origins allowed on the table WebSocket besides the server's own (the page it served, whatever
+    #: host and port it is reached by, is always allowed): ``BACCARAT_ALLOWED_ORIGINS``, comma-separated.
+    allowed_origins: tuple[str, ...] = field(default_factory=lambda: parse_origins(
+        os.environ.get("BACCARAT_ALLOWED_ORIGINS", "")))
 
     @classmethod
     def from_options(cls, *, data_dir: Path | None = None, database: str | None = None,

@@ -361,6 +361,12 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
             "balance": balance}
 
 
+def bet_request(table_id: int, bets: dict[str, int], round_number: int | None) -> dict[str, Any]:
+    """What a bet's idempotency key stands for, over REST and WebSocket alike (the round only when
+    named, so keys stored before bets could name one still match their retries)."""
+    return {"table": table_id, "bets": bets, **({} if round_number is None else {"round": round_number})}
+
+
 def _refuse_round(connection: Any, table_id: int, wanted: int, open_number: int | None) -> None:
     """Bets named for a round that is not the one open: say which, and what to do."""
     last = open_number if open_number is not None else connection.execute(_LAST_ROUND, {"table": table_id}).scalar()

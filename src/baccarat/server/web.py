@@ -2,11 +2,13 @@
 
 The page talks to the same REST routes and table WebSocket as any client; it never sees a card
 before the server reveals it.  Its responses carry a strict Content-Security-Policy: scripts and
-styles only from this server, connections only back to it.
+styles only from this server, connections only back to it (its own origin, and its WebSocket at the
+host the page was asked from).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,30 @@ from fastapi.staticfiles import StaticFiles
 
 STATIC = Path(__file__).parent / "static"
 POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-          "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+          "connect-src {connect}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+#: A Host header fit to be written into the policy: a DNS name or IPv4 address, or an IPv6 address in
+#: brackets, and an optional port; nothing that could end a directive (``;``), add a source (a space)
+#: or a path.
+HOST = re.compile(rf"(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:.]{{2,45}}\])(?::[0-9]{{1,5}})?")
+
+
+def policy(host: str | None) -> str:
+    """The Content-Security-Policy of a page asked for at ``host`` (the Host header).
+
+    ``'self'`` is the page's own origin; the table WebSocket is ``ws://`` or ``wss://`` at the same
+    host (CSP level 2 browsers do not count those as ``'self'``), and nowhere else.  A Host header
+    that is not a plain host and port leaves ``'self'`` alone.
+
+    >>> policy("127.0.0.1:8000").split("; ")[4]
+    "connect-src 'self' ws://127.0.0.1:8000 wss://127.0.0.1:8000"
+    >>> policy("evil.example; script-src *").split("; ")[4]
+    "connect-src 'self'"
+    """
+    connect = "'self'"
+    if host is not None and len(host) <= 255 and HOST.fullmatch(host):
+        connect += f" ws://{host} wss://{host}"
+    return POLICY.format(connect=connect)
 
 
 def install(app: FastAPI) -> None:
@@ -32,7 +57,7 @@ def install(app: FastAPI) -> None:
     async def _policy(request: Request, call_next: Callable[[Request], Any]) -> Any:
         response = await call_next(request)
         if not request.url.path.startswith("/api/"):
-            response.headers["Content-Security-Policy"] = POLICY
+            response.headers["Content-Security-Policy"] = policy(request.headers.get("host"))
             response.headers["X-Content-Type-Options"] = "nosniff"
             response.headers["Referrer-Policy"] = "no-referrer"
         return response

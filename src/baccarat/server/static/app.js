@@ -566,6 +566,7 @@ function tableView(tableId) {
     };
     socket.onclose = (event) => {
       if (closed) return;
+      if (event.code === 4401) { logOut(); return; }  // signed out (elsewhere, or the session expired)
       if (event.code === 1008) { refusal.textContent = `the table refused the connection: ${event.reason}`; return; }
       setTimeout(() => { if (!closed) connect(); }, 1000);
     };
