@@ -24,7 +24,7 @@ from baccarat.server.models import Bet, Round, Seat, Settlement
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 #: Repetitions of the seat race; CI runs more (``BACCARAT_RACE_REPETITIONS``).
-RACE_REPETITIONS = int(os.environ.get("BACCARAT_RACE_REPETITIONS", "10")) * 2
+RACE_REPETITIONS = int(os.environ.get("BACCARAT_RACE_REPETITIONS", "20"))
 
 
 @pytest.fixture
