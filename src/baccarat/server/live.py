@@ -43,11 +43,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import Message
 
 from baccarat.errors import BaccaratError, ConfigurationError
-from baccarat.server import accounts, tables, wallet
+from baccarat.server import accounts, faults, tables, wallet
 from baccarat.server.db import read, transaction
 from baccarat.server.models import Bet, Seat, Token, aware
 
 log = logging.getLogger("baccarat.server")
+#: One line per storage fault every 10 s for all the tables' pollers, not one per table per second.
+_STORAGE = faults.FaultLog(log)
 
 MAX_FRAME = 4096  #: bytes per frame, the first one included; ``baccarat serve`` gives it to uvicorn as ``ws_max_size``
 MAX_RATE = 50  #: commands per second per connection
@@ -167,8 +169,12 @@ class TableFeed:
             digests = list(self.tokens)
             try:
                 view, yours, valid = await asyncio.to_thread(self._read, list(self.watchers), digests)
-            except Exception:  # the database is away: the sockets keep their last state, polling goes on
-                log.exception("cannot read table %s for its sockets; trying again", self.table_id)
+            except Exception as error:  # the database is away: the sockets keep their last state, polling goes on
+                problem = faults.storage_problem(error)
+                if problem is None:
+                    log.exception("cannot read table %s for its sockets; trying again", self.table_id)
+                else:
+                    _STORAGE.report(problem, error, consequence="table sockets keep their last state")
                 await asyncio.sleep(1.0)
                 continue
             gone = set(digests) - valid - self.signed_out  # a token never comes back once gone
