@@ -41,7 +41,8 @@ from baccarat.errors import (
     UnknownWagerError,
 )
 from baccarat.events import BetSettled, CardDealt, CoupResolved
-from baccarat.fair import ALGORITHM, commitment, fair_cards, new_server_seed
+from baccarat.fair import ALGORITHM_1 as ALGORITHM  # the table server takes client seeds in the next change
+from baccarat.fair import commitment, fair_cards, new_server_seed
 from baccarat.games import Game, TableLimits
 from baccarat.money import MAX_AMOUNT
 from baccarat.presets import get_game
