@@ -282,6 +282,9 @@ TAMPERING = {
     "a client seed": (
         _set("shoes.0.client_seeds", lambda seeds: ["someone-else"]),
         "shoe 1, client seeds: the record says [someone-else], and your client seed my-seed is not among them"),
+    "a client seed added": (
+        _set("shoes.0.client_seeds", lambda seeds: [*seeds, "planted"]),
+        "shoe 1, client seeds: the record says [my-seed planted], with the revealed server seed they deal another"),
     "the commitment": (
         _set("shoes.0.commitment", lambda c: "0" * 64),
         f"shoe 1, commitment: the record says {'0' * 64}, SHA-256 of the revealed seed is"),

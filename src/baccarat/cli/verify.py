@@ -37,7 +37,7 @@ def verify(
         raise UsageProblem(f"cannot verify {record}: {error}") from error
     for verdict in report.shoes:
         if verdict.ok and verdict.revealed:
-            print(f"shoe {verdict.shoe}: seed matches its commitment; {verdict.rounds} rounds, "
+            print(f"{verdict.name}: seed matches its commitment; {verdict.rounds} rounds, "
                   f"{verdict.cards} cards verified")
     if report.kind != "records":
         print(f"{report.rounds} of your rounds dealt again from their shoes: cards, hands, results, payouts and "

@@ -104,7 +104,7 @@ class DealtRound:
 class ShoeVerdict:
     """What checking one shoe found: its rounds as the seed deals them, and every problem."""
 
-    shoe: object  #: how the shoe is named in messages (its number, or "table ez-1 shoe 3")
+    shoe: object  #: the shoe's number, or its name at a table ("table ez-1 shoe 3")
     rounds: int
     cards: int
     problems: tuple[str, ...]
@@ -114,6 +114,11 @@ class ShoeVerdict:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def name(self) -> str:
+        """How messages name the shoe: ``shoe 3``, or ``table ez-1 shoe 3``."""
+        return self.shoe if isinstance(self.shoe, str) and self.shoe.startswith("table ") else f"shoe {self.shoe}"
 
 
 def _round_number(entry: object, label: str) -> int:
@@ -145,7 +150,7 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
     if not isinstance(record, dict):
         raise RecordError("a shoe record is a JSON object")
     shoe = label if label is not None else record.get("shoe", "?")
-    name = f"shoe {shoe}"
+    name = str(label) if label is not None else f"shoe {shoe}"
     algorithm = _field(record, "algorithm", str, name)
     decks = _field(record, "decks", int, name)
     commitment = _field(record, "commitment", str, name)
@@ -183,8 +188,10 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
     order = shoe_order(stream_key(algorithm, seed, seeds), decks)
     position = burn_count(order[0])
     burned = record.get("burned")
-    if burned is not None and burned != order[:position]:
+    burn_differs = burned is not None and burned != order[:position]
+    if burn_differs:
         problems.append(said(name, "burned cards", burned, order[:position]))
+    rounds_differ = 0
     cut_index = len(order) - cut_card
     last_coup = finished = False
     dealt: dict[int, DealtRound] = {}
@@ -220,6 +227,7 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
         if not all(is_card(c) for c in recorded):
             raise RecordError(f"{where}: cards are written like '9h', 'Td' or 'As'")
         wrong = [i for i, (card, expected) in enumerate(zip(recorded, round_.cards, strict=False)) if card != expected]
+        rounds_differ += bool(wrong) or len(recorded) != len(round_.cards)
         if len(recorded) == len(round_.cards) and len(wrong) <= 2:  # a card or two changed: name each
             problems.extend(said(where, f"card {i + 1}", recorded[i], round_.cards[i]) for i in wrong)
         elif wrong or len(recorded) != len(round_.cards):
@@ -232,6 +240,11 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
             finished = True
         elif position > cut_index:
             last_coup = True
+    if burn_differs and rounds_differ == len(entries) and algorithm == ALGORITHM:
+        # nothing of the shoe matches: the seeds were changed, not a card (said first, before the cards)
+        problems.insert(1 if problems[0].startswith(f"{name}, commitment") else 0,
+                        said(name, "client seeds", seeds, "another shoe than the one recorded",
+                             "with the revealed server seed they deal"))
     ended = record.get("ended")
     if ended is not None and ended not in ENDINGS:
         raise RecordError(f"{name}: 'ended' is one of {', '.join(ENDINGS)}")
