@@ -119,13 +119,16 @@ def verify_transcript(doc: dict[str, Any]) -> Report:
         verdicts[record.get("shoe")] = verdict
     problems = report.problems
     balance = doc.get("bankroll") if _int(doc.get("bankroll")) else None
+    # After a wrong balance, the record may go on from its own figure (a removed round, a forged win:
+    # one mismatch, not one per round after it) or from the right one (one figure edited): both are followed.
+    theirs: int | None = None
     expected_round = 1
     seen: set[tuple[object, int]] = set()
     for claim in rounds:
         if not isinstance(claim, dict):
             raise RecordError("each round is a JSON object")
         if "rejected" in claim:  # a refused line changes nothing
-            if balance is not None and claim.get("balance") != balance:
+            if balance is not None and claim.get("balance") not in (balance, theirs):
                 problems.append(said(f"after round {expected_round - 1}", "balance of a refused line",
                                      claim.get("balance"), balance, "the rounds before give"))
             continue
@@ -148,15 +151,19 @@ def verify_transcript(doc: dict[str, Any]) -> Report:
             balance = claim["balance"] - net  # no bankroll written (an old transcript): start from here
         if balance is not None:
             balance += net
-            if claim.get("balance") != balance:
+            theirs = None if theirs is None else theirs + net
+            if claim.get("balance") == theirs:
+                balance = theirs  # the record goes on from its own figure: named once, where it went wrong
+            elif claim.get("balance") != balance:
                 problems.append(said(where, "balance", claim.get("balance"), balance))
-                if _int(claim.get("balance")):
-                    balance = claim["balance"]  # named once: the rounds after are followed from here
+                theirs = claim["balance"] if _int(claim.get("balance")) else None
+            else:
+                theirs = None
     for shoe, verdict in verdicts.items():
         for number in verdict.dealt:
             if (shoe, number) not in seen:
                 problems.append(f"shoe {shoe}, round {number}: in the shoe's record but not among the rounds")
-    if balance is not None and doc.get("final_balance") != balance:
+    if balance is not None and doc.get("final_balance") not in (balance, theirs):
         problems.append(said("the session", "final balance", doc.get("final_balance"), balance))
     report.problems = [p for v in report.shoes for p in v.problems] + problems
     return report
