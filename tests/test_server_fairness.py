@@ -251,6 +251,26 @@ def test_a_player_at_two_tables_at_once_verifies(sessions, tmp_path):
         assert doc["balance"] == wallet.balance(s, ann) == doc["movements"][-1]["balance"]
 
 
+def test_a_round_voided_before_its_deal_verifies_as_handed_back(sessions, tmp_path):
+    (ann,) = _players(sessions, "ann", seeds={"ann": "mine"})
+    table_id = _table(sessions, "mini", "voids", [ann])
+    _round(sessions, table_id, {ann: {"banker": 500}})
+    _, closes = _open(sessions, table_id)
+    before = closes - timedelta(seconds=1)
+    transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"player": 700}, now=before))
+    transaction(sessions, lambda s: tables.void_round(s, table_id, 2, reason="the shoe fell", now=closes))
+    _round(sessions, table_id, {ann: {"tie": 100}})
+    transaction(sessions, lambda s: tables.close_table(s, table_id, now=T0 + timedelta(hours=1)))
+    doc, _ = _export(sessions, ann, tmp_path)
+    voided = next(r for r in doc["rounds"] if r["round"] == 2)
+    assert voided["status"] == "void" and voided["events"] == {"player": "Void"} and not voided["cards"]
+    report = verifier.verify_document(doc)
+    assert report.ok and report.rounds == 3 and not report.pending, report.problems
+    voided["net"]["player"] = 700  # a refund turned into a win
+    assert "round 2, payout of player: the record says 700, the seed gives 0" in "\n".join(
+        verifier.verify_document(doc).problems)
+
+
 def test_a_shoe_of_the_first_algorithm_is_dealt_out_and_verifies(sessions, tmp_path):
     """A shoe made before client seeds (its row says algorithm 1) goes on being dealt as it was."""
     (ann,) = _players(sessions, "ann", seeds={"ann": "ignored"})

@@ -220,12 +220,12 @@ def verify_export(doc: dict[str, Any]) -> Report:
         if claim.get("status") not in ("settled", "void"):
             continue  # still in play: its stakes are in the movements, its results are not in yet
         in_shoe = verdicts.get((table, shoe))
-        if in_shoe is None and claim.get("cards"):
+        if not claim.get("cards"):  # voided before any card was dealt: every stake handed back
+            derived = DealtRound(number, Dealt([], {}), {}, void=True)
+        elif in_shoe is None:
             waiting = f"table {claim.get('table')} shoe {shoe}"
             pending[waiting] = pending.get(waiting, 0) + 1
             continue
-        if in_shoe is None:  # voided before any card was dealt: every stake handed back
-            derived = DealtRound(number, Dealt([], {}), {}, void=True)
         else:
             found = in_shoe.dealt.get(number)
             if found is None:
