@@ -35,8 +35,13 @@ if CHROMIUM is None:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("browser-data")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("browser-data")
+
+
+@pytest.fixture(scope="module")
+def server(data_dir: Path) -> Iterator[str]:
+    data = data_dir
     exe = shutil.which("baccarat", path=str(Path(sys.executable).parent)) or "baccarat"
     process = subprocess.Popen([exe, "serve", "--port", "0", "--data-dir", str(data), "--betting-seconds",
                                 str(BETTING_SECONDS)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -196,3 +201,56 @@ def test_lucky_draw_round_with_draw(page: Page):
     expect(page.locator("#balance")).to_have_text(f"{before + net:,.2f}")
     row.click()
     expect(page.locator("#history tr.detail").first).to_contain_text("draw")
+
+
+def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(page: Page, server: str, data_dir: Path):
+    """The commitment is on the table before the first bet, the page gives the shoe a random client
+    seed, Verify says when the round becomes verifiable, then "verified" once the shoe is revealed,
+    and names the mismatch when the shoe's record is tampered with on its way to the page."""
+    import httpx
+
+    exe = shutil.which("baccarat", path=str(Path(sys.executable).parent)) or "baccarat"
+    subprocess.run([exe, "operator", "pit_boss", "--data-dir", str(data_dir)], input="correct horse battery\n",
+                   text=True, check=True, capture_output=True)
+    boss = {"Authorization": "Bearer " + httpx.post(f"{server}/api/sessions", json={
+        "username": "pit_boss", "password": "correct horse battery"}).json()["token"]}
+    table = httpx.post(f"{server}/api/operator/tables", headers=boss, json={
+        "name": "fair-ez", "game": "ez", "decks": 1, "betting_seconds": BETTING_SECONDS}).json()
+    register(page, "browser_fair")
+    page.reload()  # the lobby lists the new table
+    sit(page, table["id"])
+    # before any bet: the shoe's commitment, and a random client seed the page has given the shoe
+    expect(page.locator("#fair-commitment")).to_have_text(table["shoe"]["commitment"])
+    expect(page.locator("#client-seed")).to_have_value(re.compile("^[0-9a-f]{32}$"))
+    seed = page.locator("#client-seed").input_value()
+    wait_for_betting(page)
+    page.click("[data-chip='5']")
+    page.click("[data-spot=banker]")
+    page.click("#place")
+    expect(page.locator("#banner")).to_have_text(re.compile(r"(BANKER WINS|PLAYER WINS|TIE) \d : \d"),
+                                                 timeout=3 * BETTING_SECONDS * 1000)
+    row = page.locator("#history tr.row").first
+    answer = page.locator("#history tr.fair-answer").first  # Verify answers under the round's row
+    row.locator(".fair-verify").click()
+    expect(answer).to_contain_text("Verifiable when shoe 1 of fair-ez ends")
+    page.screenshot(path=str(SHOTS / "09-verify-before-the-shoe-ends.png"), full_page=True)
+    # the operator closes the table: its shoe ends and its seed is revealed
+    assert httpx.post(f"{server}/api/operator/tables/{table['id']}/close", headers=boss).status_code == 200
+    record = httpx.get(f"{server}/api/tables/{table['id']}/shoes/1").json()
+    assert seed in record["client_seeds"]
+    row.locator(".fair-verify").click()
+    expect(answer).to_contain_text("verified: the revealed seeds deal these cards", timeout=10_000)
+    expect(answer).to_contain_text(f"Your seed {seed} is among the shoe's client seeds")
+    page.screenshot(path=str(SHOTS / "10-verified.png"), full_page=True)
+
+    # the same round against a record whose client seeds were changed on the way: the mismatch is named
+    def tampered(route):  # type: ignore[no-untyped-def]
+        answer = route.fetch()
+        changed = answer.json()
+        changed["client_seeds"] = [*changed["client_seeds"], "planted-by-someone"]
+        route.fulfill(response=answer, json=changed)
+    page.route(f"**/api/tables/{table['id']}/shoes/1", tampered)
+    row.locator(".fair-verify").click()
+    expect(answer).to_contain_text("MISMATCH", timeout=10_000)
+    expect(answer).to_contain_text("cards: your history says")
+    page.screenshot(path=str(SHOTS / "11-tampered-record.png"), full_page=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from baccarat.errors import BaccaratError, ConfigurationError, IllegalActionError, InsufficientFundsError
 from baccarat.events import BetSettled, CardDealt, CoupResolved, Event
-from baccarat.fair import ALGORITHM, commitment, fair_shoe, new_server_seed
+from baccarat.fair import ALGORITHM, check_client_seed, commitment, fair_shoe, new_server_seed
 from baccarat.games import Game
 from baccarat.lucky import LuckyDrawHand
 from baccarat.money import format_amount
@@ -31,8 +31,9 @@ class Session:
 
     Every shoe is provably fair (:mod:`baccarat.fair`): its server seed comes
     from the operating system, or, with ``seed``, from the session seed and the
-    shoe number (reproducible).  The transcript publishes each shoe's record,
-    seed included, for ``baccarat verify``.
+    shoe number (reproducible); the player's ``client_seed``, when given, is
+    mixed into every shoe's shuffle.  The transcript publishes each shoe's
+    record, seed included, for ``baccarat verify``.
     """
 
     def __init__(
@@ -44,25 +45,35 @@ class Session:
         decks: int = DEFAULT_DECKS,
         cut_card: int = DEFAULT_CUT_CARD,
         player: str = "player",
+        client_seed: str | None = None,
     ):
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
             raise ConfigurationError(f"seed must be a non-negative integer, got {seed!r}")
         self.game, self.seed, self.decks = game, seed, check_decks(decks)
         check_cut_card(cut_card, 52 * decks)  # refuse bad settings now, not at the first deal
-        #: One record per shoe: commitment, seed, burned cards and each round's cards in deal order.
+        self.client_seed = None if client_seed is None else check_client_seed(client_seed)
+        client_seeds = [] if client_seed is None else [client_seed]
+        #: One record per shoe: commitment, seeds, burned cards and each round's cards in deal order.
         self.shoes: list[dict[str, Any]] = []
 
         def new_shoe() -> Shoe:
             number = len(self.shoes) + 1
+            if self.shoes:  # the shoe before was finished at its last hand, or could not cover a coup
+                self.shoes[-1].setdefault("ended", "too few cards")
             server_seed = new_server_seed() if seed is None else _derived_seed(seed, number)
-            shoe = fair_shoe(server_seed, decks=decks, cut_card=cut_card)
-            self.shoes.append({"shoe": number, "algorithm": ALGORITHM, "decks": decks, "cut_card": cut_card,
-                               "commitment": commitment(server_seed), "server_seed": server_seed.hex(),
-                               "burned": [str(c) for c in shoe.burned], "rounds": []})
+            shoe = fair_shoe(server_seed, decks=decks, cut_card=cut_card, client_seeds=client_seeds)
+            record: dict[str, Any] = {"shoe": number, "algorithm": ALGORITHM, "game": game.code}
+            if game.paytable is not None:
+                record["paytable"] = game.paytable
+            record.update(decks=decks, cut_card=cut_card, commitment=commitment(server_seed),
+                          server_seed=server_seed.hex(), client_seeds=client_seeds,
+                          burned=[str(c) for c in shoe.burned], rounds=[])
+            self.shoes.append(record)
             return shoe
 
         self.table = Table(game, shoe_factory=new_shoe, decks=decks, cut_card=cut_card)
         self.table.sit(SEAT, player, bankroll)
+        self.bankroll = bankroll
         self.rounds: list[dict[str, Any]] = []
         #: The scoreboards of the shoe in play (punto banco); they start again with each shoe.
         self.scoreboard = Scoreboard()
@@ -139,7 +150,13 @@ class Session:
             record["player_total"], record["banker_total"] = coup.player_total, coup.banker_total
             record["result"] = coup.winner
         record["deal_order"] = [str(e.card) for e in events if isinstance(e, CardDealt)]
-        self.shoes[-1]["rounds"].append({"round": table.round_no, "cards": record["deal_order"]})
+        shoe_round: dict[str, Any] = {"round": table.round_no, "cards": record["deal_order"]}
+        if self.game.kind == "lucky_draw":  # the seats dealt to, and which drew: they decide who gets which card
+            shoe_round.update(seats=[SEAT], drew=[SEAT] if "draw" in record["bets"] else [])
+        shoe_record = next(r for r in reversed(self.shoes) if r["shoe"] == table.shoe_no)
+        shoe_record["rounds"].append(shoe_round)
+        if table.shoe is None:  # the shoe ended with this round: its last hand
+            shoe_record["ended"] = "last hand"
         settled = [e for e in events if isinstance(e, BetSettled) and e.seat == SEAT]
         record["callouts"] = self._callouts(events, settled)
         record["events"] = {e.wager: e.event for e in settled}
@@ -162,9 +179,12 @@ class Session:
         doc: dict[str, Any] = {"game": self.game.code, "seed": self.seed, "decks": self.decks}
         if self.game.paytable is not None:
             doc["paytable"] = self.game.paytable
+        doc["client_seed"] = self.client_seed
+        doc["bankroll"] = self.bankroll
         doc["rounds"] = self.rounds
         doc["final_balance"] = self.balance
-        doc["shoes"] = self.shoes  # the session is over for this transcript: every seed is revealed
+        # the session is over for this transcript: every seed is revealed, the last shoe as it stands
+        doc["shoes"] = [{**shoe, "ended": shoe.get("ended", "in play")} for shoe in self.shoes]
         return doc
 
 

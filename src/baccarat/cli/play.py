@@ -40,6 +40,8 @@ def play(
     decks: Annotated[int, typer.Option(help="Decks in the shoe.")] = DEFAULT_DECKS,
     cut_card: Annotated[int, typer.Option(help="Cards behind the cut card.")] = DEFAULT_CUT_CARD,
     paytable: Annotated[int | None, typer.Option(help="Lucky Draw DrawWin pay table: 1 or 2.")] = None,
+    client_seed: Annotated[str | None, typer.Option(
+        help="Your client seed, mixed into every shoe's shuffle (1 to 64 letters, digits or punctuation).")] = None,
 ) -> None:
     """Play at a table in the terminal, or run a script of rounds (--script, --json).
 
@@ -50,7 +52,8 @@ def play(
 
     with handle_errors():
         chosen = get_game(game.value, paytable=paytable)
-        session = Session(chosen, bankroll=parse_amount(bankroll), seed=seed, decks=decks, cut_card=cut_card)
+        session = Session(chosen, bankroll=parse_amount(bankroll), seed=seed, decks=decks, cut_card=cut_card,
+                          client_seed=client_seed)
     with handle_errors():
         lines = _script_lines(script) if script is not None else _stdin_lines()
         if as_json:

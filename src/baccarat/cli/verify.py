@@ -1,4 +1,4 @@
-"""``baccarat verify``: recompute every card of provably fair shoes from their published records."""
+"""``baccarat verify``: recompute provably fair shoes, and every round played on them, from their seeds."""
 
 from __future__ import annotations
 
@@ -12,30 +12,41 @@ import typer
 from baccarat.cli import UsageProblem, app
 
 EXIT_MISMATCH = 3
+#: Mismatch lines printed at most: a wrong seed makes every card of its shoe differ.
+MAX_SHOWN = 40
 
 
 @app.command()
 def verify(
-    record: Annotated[Path, typer.Argument(help="A shoe record, a list of them, or a 'baccarat play --json' "
-                                                "transcript ('-' for standard input).")],
+    record: Annotated[Path, typer.Argument(help="A 'baccarat play --json' transcript, your history exported from "
+                                                "the table server (GET /api/history/export), a shoe record or a "
+                                                "list of them ('-' for standard input).")],
 ) -> None:
-    """Check each shoe's revealed seed against its commitment and every dealt card against the seed.
+    """Check each shoe's revealed seed against its commitment, deal every round again from the seeds,
+    and compare the cards, hands, results, payouts and balances with the file.
 
     Exit code 0 when everything matches, 3 when something does not (each
-    mismatch is named), 2 when the file is not a shoe record.
+    mismatch is named), 2 when the file is not a record.
     """
-    from baccarat.verify import RecordError, shoe_records, verify_shoe
+    from baccarat.verify import RecordError, verify_document
 
     try:
         text = sys.stdin.read() if str(record) == "-" else record.read_text(encoding="utf-8")
-        verdicts = [verify_shoe(r) for r in shoe_records(json.loads(text))]
+        report = verify_document(json.loads(text))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecordError) as error:
         raise UsageProblem(f"cannot verify {record}: {error}") from error
-    for verdict in verdicts:
-        if verdict.ok:
-            print(f"shoe {verdict.shoe}: seed matches its commitment; {verdict.rounds} rounds, "
+    for verdict in report.shoes:
+        if verdict.ok and verdict.revealed:
+            print(f"{verdict.name}: seed matches its commitment; {verdict.rounds} rounds, "
                   f"{verdict.cards} cards verified")
-        for problem in verdict.problems:
-            print(f"MISMATCH {problem}")
-    if not all(v.ok for v in verdicts):
+    if report.kind != "records":
+        print(f"{report.rounds} of your rounds dealt again from their shoes: cards, hands, results, payouts and "
+              f"balances {'checked' if report.problems else 'verified'}")
+    for line in report.pending:
+        print(f"not yet: {line}")
+    for problem in report.problems[:MAX_SHOWN]:
+        print(f"MISMATCH {problem}")
+    if len(report.problems) > MAX_SHOWN:  # past the first ones, the rest mostly follow from them
+        print(f"... and {len(report.problems) - MAX_SHOWN} more mismatches")
+    if not report.ok:
         raise typer.Exit(EXIT_MISMATCH)

@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager, suppress
 from http import HTTPStatus
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import Depends, FastAPI, Header, Path, Request
+from fastapi import Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -45,8 +45,10 @@ from baccarat.errors import (
     UnknownWagerError,
     WagerPrerequisiteError,
 )
+from baccarat.fair import CLIENT_SEED, CLIENT_SEED_RULE
 from baccarat.money import MAX_AMOUNT
-from baccarat.server import accounts, faults, live, tables, wallet, web
+from baccarat.server import accounts, fairness, faults, live, tables, wallet, web
+from baccarat.server import history as played
 from baccarat.server.db import make_engine, read, session_factory, transaction
 from baccarat.server.dealer import Dealer
 from baccarat.server.migrate import upgrade
@@ -252,6 +254,18 @@ class VoidBody(Strict):
 
 class DecisionBody(Strict):
     action: Literal["draw", "stand"]
+
+
+def _client_seed(value: object) -> object:
+    """A client seed as :mod:`baccarat.fair` takes it, refused in the player's words (not a regex)."""
+    if not isinstance(value, str) or not CLIENT_SEED.fullmatch(value):
+        raise PydanticCustomError("client_seed", CLIENT_SEED_RULE)
+    return value
+
+
+class ClientSeedBody(Strict):
+    seed: Annotated[str, BeforeValidator(_client_seed)] = Field(pattern=r"^[\x21-\x7e]{1,64}$",
+                                                                description=CLIENT_SEED_RULE)
 
 
 class SeatBody(Strict):
@@ -515,6 +529,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def history(request: Request, token: Token) -> list[dict[str, Any]]:
         account = me(request, token)
         return look(request, lambda s: tables.recall(s, account.id))
+
+    # --- provably fair: the player's client seed and their history for `baccarat verify` ---------
+
+    @app.get("/api/history/export")
+    def history_export(request: Request, token: Token, limit: Annotated[int, Query(
+            ge=1, le=played.MOST_ROUNDS, description="how many of your last rounds")] = played.DEFAULT_ROUNDS,
+            ) -> dict[str, Any]:
+        """Your last rounds with their bets, settlements and balances, your wallet's movements since,
+        and the records of their shoes once revealed: check it with `baccarat verify FILE`."""
+        account = me(request, token)
+        return look(request, lambda s: played.export(s, account.id, limit))
+
+    @app.get("/api/fairness/client-seed")
+    def your_client_seed(request: Request, token: Token) -> dict[str, Any]:
+        account = me(request, token)
+        return look(request, lambda s: fairness.client_seed(s, account.id))
+
+    @app.put("/api/fairness/client-seed")
+    def set_client_seed(request: Request, body: ClientSeedBody, token: Token) -> dict[str, Any]:
+        """Your client seed, taken into each shoe you bet on before its first deal."""
+        account = me(request, token)
+        return run(request, lambda s: fairness.set_client_seed(s, account.id, body.seed))
 
     live.install(app, settings.allowed_origins)
     web.install(app)

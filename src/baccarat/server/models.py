@@ -52,6 +52,8 @@ class Account(Base):
     login: Mapped[str] = mapped_column(String(32))
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16), default="player")  #: "player" or "operator"
+    #: the player's client seed, taken into a shoe when they bet before its first deal (None: none set)
+    client_seed: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
@@ -153,6 +155,22 @@ class ShoeRow(Base):
     last_coup: Mapped[bool] = mapped_column(default=False)
     finished: Mapped[bool] = mapped_column(default=False)
     revealed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: JSON list of the client seeds, sorted, fixed at the first deal; None while they are being taken
+    #: (and for shoes of the first algorithm, which take none)
+    client_seeds: Mapped[str | None] = mapped_column(Text, nullable=True)
+    ended: Mapped[str | None] = mapped_column(String(16), nullable=True)  #: last hand, too few cards, table closed
+
+
+class ShoeSeed(Base):
+    """A client seed taken into a shoe: a player's seed when they first bet before its first deal."""
+
+    __tablename__ = "shoe_client_seeds"
+    __table_args__ = (UniqueConstraint("shoe_id", "account_id", name="one_client_seed_per_shoe_and_account"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    shoe_id: Mapped[int] = mapped_column(ForeignKey("shoes.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    seed: Mapped[str] = mapped_column(String(64))
 
 
 class Round(Base):

@@ -17,6 +17,8 @@ transaction holding its stake has committed.
 Shoes follow the house procedure: a new shoe (and its commitment) is made
 before a round opens whenever the current one is finished or cannot cover a
 coup, so every bet is placed on a shoe whose commitment is already published.
+Until its first deal a shoe takes the client seeds of the players who bet on
+it, and its cards are fixed only then (:mod:`baccarat.server.fairness`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
 
-from baccarat.cards import Card, standard_deck
+from baccarat.cards import standard_deck
 from baccarat.coup import MAX_COUP_CARDS
 from baccarat.errors import (
     ConfigurationError,
@@ -41,12 +43,12 @@ from baccarat.errors import (
     UnknownWagerError,
 )
 from baccarat.events import BetSettled, CardDealt, CoupResolved
-from baccarat.fair import ALGORITHM, commitment, fair_cards, new_server_seed
+from baccarat.fair import ALGORITHM, commitment, new_server_seed
 from baccarat.games import Game, TableLimits
 from baccarat.money import MAX_AMOUNT
 from baccarat.presets import get_game
 from baccarat.roads import hand_from_json, hand_json, hand_of, roads
-from baccarat.server import wallet
+from baccarat.server import fairness, wallet
 from baccarat.server.models import (
     Account,
     Bet,
@@ -105,20 +107,14 @@ def _current_shoe(s: Session, table: GameTable) -> ShoeRow | None:
 
 
 def _new_shoe(s: Session, table: GameTable, number: int) -> ShoeRow:
+    """A committed shoe; no card is taken (not even the burn) until it is sealed at its first deal."""
     seed = new_server_seed()
-    burned = Shoe(fair_cards(seed, table.decks), cut_card=table.cut_card, burn=True).position
     row = ShoeRow(table_id=table.id, number=number, server_seed=seed.hex(), commitment=commitment(seed),
-                  algorithm=ALGORITHM, decks=table.decks, cut_card=table.cut_card, position=burned,
+                  algorithm=ALGORITHM, decks=table.decks, cut_card=table.cut_card, position=0,
                   last_coup=False, finished=False)
     s.add(row)
     s.flush()
     return row
-
-
-@lru_cache(maxsize=64)
-def _shoe_cards(server_seed: str, decks: int) -> tuple[Card, ...]:
-    """A stored shoe's cards (kept for the shoes in play: each round is dealt from its shoe again)."""
-    return tuple(fair_cards(bytes.fromhex(server_seed), decks))
 
 
 def _open_round(s: Session, table: GameTable, number: int, now: datetime, shoe: ShoeRow | None = None) -> Round:
@@ -128,8 +124,8 @@ def _open_round(s: Session, table: GameTable, number: int, now: datetime, shoe: 
     # A round is never split across shoes: the most cards it can need (Lucky Draw: three per seat plus three).
     needed = MAX_COUP_CARDS if game.kind == "punto_banco" else 3 * game.max_seats + 3
     if shoe is None or shoe.finished or shoe.revealed_at is not None or 52 * shoe.decks - shoe.position < needed:
-        if shoe is not None and shoe.revealed_at is None:
-            shoe.revealed_at = now  # the shoe is over: its seed is published
+        if shoe is not None:  # the shoe is over: its seed is published
+            fairness.end_shoe(s, shoe, now, "last hand" if shoe.finished else "too few cards")
         shoe = _new_shoe(s, table, 1 if shoe is None else shoe.number + 1)
     if table.pending_limits is not None:  # limits changed by an operator take effect now
         table.limits, table.pending_limits = table.pending_limits, None
@@ -153,9 +149,8 @@ def _shut(s: Session, table: GameTable, now: datetime) -> None:
     table.status = "closed"
     shoe = _current_shoe(s, table)
     if shoe is not None:
+        fairness.end_shoe(s, shoe, now, "last hand" if shoe.finished else "table closed")
         shoe.finished = True
-        if shoe.revealed_at is None:
-            shoe.revealed_at = now
 
 
 def close_table(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
@@ -282,10 +277,13 @@ _TABLES = cast(SqlTable, GameTable.__table__)
 _SETTLEMENTS = cast(SqlTable, Settlement.__table__)
 # A bet is the hottest request: its reads are Core statements built once (the ORM's per-statement
 # work was most of its cost), one for the table, round and seat together.
+_SHOES = cast(SqlTable, ShoeRow.__table__)
 _BETTING = (select(_TABLES.c.name, _TABLES.c.game, _TABLES.c.paytable, _TABLES.c.limits,
-                   _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.closes_at)
+                   _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.closes_at, _ROUNDS.c.shoe_id,
+                   _SHOES.c.algorithm, _SHOES.c.client_seeds)
             .select_from(_TABLES)
             .outerjoin(_ROUNDS, (_ROUNDS.c.table_id == _TABLES.c.id) & (_ROUNDS.c.status == "betting"))
+            .outerjoin(_SHOES, _SHOES.c.id == _ROUNDS.c.shoe_id)
             .where(_TABLES.c.id == bindparam("table")))
 _LAST_ROUND = select(func.max(_ROUNDS.c.number)).where(_ROUNDS.c.table_id == bindparam("table"))
 _YOUR_SEAT = select(_SEATS.c.number).where(_SEATS.c.table_id == bindparam("table"),
@@ -357,6 +355,8 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     connection.execute(_NEW_BET, [{"round_id": row.id, "account_id": account_id, "seat": seat, "wager": code,
                                    "amount": amount, "balance_before": balance_before}
                                   for code, amount in bets.items()])
+    if fairness.takes_seeds(row.algorithm, row.client_seeds):  # before its first deal: the player's seed goes in
+        fairness.take_client_seed(s, row.shoe_id, account_id)
     return {"table": table_id, "round": row.number, "seat": seat, "bets": {**placed, **bets},
             "balance": balance}
 
@@ -396,7 +396,7 @@ def _all_decided(s: Session, round_id: int) -> bool:
     return players <= decided
 
 
-def _core_seats(bets: list[Bet], seats: int) -> dict[int, int]:
+def core_seats(bets: list[Bet], seats: int) -> dict[int, int]:
     """Account -> the seat it plays in the core: the seat it bet from, unless another account's
     bets came from that seat first (then the lowest free one).  Bets belong to accounts; the seat
     number only orders Lucky Draw's deal, so two accounts can never be mixed up."""
@@ -420,7 +420,8 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]
     dealt again after a crash, or finished after its decision window.
     """
     shoe_row = _round_shoe(s, current)
-    stored = Shoe(list(_shoe_cards(shoe_row.server_seed, shoe_row.decks)), cut_card=shoe_row.cut_card, burn=True)
+    fairness.seal(s, shoe_row)  # the shoe's first deal fixes its client seeds, its cards and its burn
+    stored = Shoe(list(fairness.shoe_cards(shoe_row)), cut_card=shoe_row.cut_card, burn=True)
     given = [stored]
 
     def factory() -> Shoe:
@@ -430,7 +431,7 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]
 
     game = game_of(table)
     core = Table(game, limits=limits_of(table), shoe_factory=factory)
-    seat_of = _core_seats(bets, game.max_seats)
+    seat_of = core_seats(bets, game.max_seats)
     by_seat: dict[int, dict[str, int]] = {}
     for bet in bets:
         by_seat.setdefault(seat_of[bet.account_id], {})[bet.wager] = bet.amount
@@ -602,7 +603,7 @@ def void_round(s: Session, table_id: int, number: int, *, reason: str, now: date
     shoe_row = _round_shoe(s, current)
     shown = json.loads(current.result or "{}").get("cards", []) if current.status == "decision" else []
     if shown and current.first_card is not None:
-        shoe = Shoe(list(_shoe_cards(shoe_row.server_seed, shoe_row.decks)), cut_card=shoe_row.cut_card, burn=True)
+        shoe = Shoe(list(fairness.shoe_cards(shoe_row)), cut_card=shoe_row.cut_card, burn=True)
         shoe.resume(current.first_card, last_coup=shoe_row.last_coup)
         shoe.start_coup(len(shown))
         for _ in shown:
@@ -635,7 +636,6 @@ def repair_deadlines(s: Session, now: datetime | None = None) -> int:
     return changed
 
 
-_SHOES = cast(SqlTable, ShoeRow.__table__)
 _ACCOUNTS = cast(SqlTable, Account.__table__)
 # The table view is read for every watched table several times a second: Core statements, each
 # on an index (rounds by table, status and number).
@@ -646,7 +646,7 @@ _VIEW_LAST = (select(_ROUNDS.c.number, _ROUNDS.c.result)
               .where(_ROUNDS.c.table_id == bindparam("table"), _ROUNDS.c.status == "settled")
               .order_by(_ROUNDS.c.number.desc()).limit(1))
 _VIEW_SHOE = (select(_SHOES.c.id, _SHOES.c.number, _SHOES.c.algorithm, _SHOES.c.commitment, _SHOES.c.position,
-                     _SHOES.c.decks, _SHOES.c.cut_card, _SHOES.c.last_coup)
+                     _SHOES.c.decks, _SHOES.c.cut_card, _SHOES.c.last_coup, _SHOES.c.client_seeds)
               .where(_SHOES.c.table_id == bindparam("table")).order_by(_SHOES.c.number.desc()).limit(1))
 _VIEW_SEATS = (select(_SEATS.c.number, _ACCOUNTS.c.username)
                .join(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id)
@@ -679,7 +679,13 @@ def table_view(s: Session, table_id: int) -> dict[str, Any]:
         "shoe": None if shoe is None else {"number": shoe.number, "algorithm": shoe.algorithm,
                                            "commitment": shoe.commitment, "cards_dealt": shoe.position,
                                            "cards": 52 * shoe.decks, "cut_card": shoe.cut_card,
-                                           "last_hand": shoe.last_coup},
+                                           "last_hand": shoe.last_coup,
+                                           # until its first deal the shoe takes the seeds of those who bet;
+                                           # then they are public (the server seed stays secret)
+                                           "taking_client_seeds": fairness.takes_seeds(shoe.algorithm,
+                                                                                       shoe.client_seeds),
+                                           "client_seeds": None if shoe.client_seeds is None
+                                           else json.loads(shoe.client_seeds)},
         "last_result": None,
         "decision": None,
     }
@@ -727,39 +733,78 @@ def table_strategy(s: Session, table_id: int) -> dict[str, Any]:
 
 
 def shoe_record(s: Session, table_id: int, number: int) -> dict[str, Any]:
-    """A revealed shoe's record for ``baccarat verify`` (refused while the shoe is in play)."""
+    """A revealed shoe's record for ``baccarat verify`` (refused while the shoe is in play): its
+    seeds, the game, how it ended, and every round dealt from it with its cards in deal order
+    (Lucky Draw rounds also name the seats dealt to, in order, and those that drew; a round voided
+    after its first deal keeps the cards it showed, which left the shoe)."""
     row = s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id, ShoeRow.number == number))
     if row is None:
         raise UnknownSeatError(f"no shoe {number} at table {table_id}")
     if row.revealed_at is None:
         raise IllegalActionError("the shoe is still in play: its seed is revealed when it ends")
-    rounds = s.scalars(select(Round).where(Round.shoe_id == row.id, Round.status == "settled")
-                       .order_by(Round.number))
-    seed = bytes.fromhex(row.server_seed)
-    burned = Shoe(fair_cards(seed, row.decks), cut_card=row.cut_card, burn=True).burned
-    return {"shoe": row.number, "algorithm": row.algorithm, "decks": row.decks, "cut_card": row.cut_card,
-            "commitment": row.commitment, "server_seed": row.server_seed, "burned": [str(c) for c in burned],
-            "rounds": [{"round": r.number, "cards": json.loads(r.result or "{}").get("cards", [])} for r in rounds]}
+    table = _table(s, table_id)
+    rounds = [r for r in s.scalars(select(Round).where(Round.shoe_id == row.id, Round.status.in_(("settled", "void")))
+                                   .order_by(Round.number)) if json.loads(r.result or "{}").get("cards")]
+    seats = _lucky_seats(s, table, rounds) if table.game == "lucky-draw" else {}
+    entries = []
+    for current in rounds:
+        result = json.loads(current.result or "{}")
+        entry: dict[str, Any] = {"round": current.number, "cards": result["cards"], **seats.get(current.id, {})}
+        if current.status == "void":
+            entry["void"] = result.get("void", "")
+        entries.append(entry)
+    burned = Shoe(list(fairness.shoe_cards(row)), cut_card=row.cut_card, burn=True).burned
+    record: dict[str, Any] = {"shoe": row.number, "table": table.name, "table_id": table.id,
+                              "algorithm": row.algorithm, "game": table.game}
+    if table.paytable is not None:
+        record["paytable"] = table.paytable
+    record.update(decks=row.decks, cut_card=row.cut_card, commitment=row.commitment, server_seed=row.server_seed)
+    if row.algorithm == ALGORITHM:
+        record["client_seeds"] = fairness.seeds_of(row)
+    record["burned"] = [str(c) for c in burned]
+    if row.ended is not None:
+        record["ended"] = row.ended
+    record["rounds"] = entries
+    return record
+
+
+def _lucky_seats(s: Session, table: GameTable, rounds: list[Round]) -> dict[int, dict[str, list[int]]]:
+    """Round id -> the seats dealt to, in deal order, and those that drew, as the dealer placed the
+    players' bets (:func:`core_seats`)."""
+    bets: dict[int, list[Bet]] = {}
+    for bet in s.scalars(select(Bet).where(Bet.round_id.in_([r.id for r in rounds])).order_by(Bet.id)):
+        bets.setdefault(bet.round_id, []).append(bet)
+    seats = {}
+    for round_id, placed in bets.items():
+        seat_of = core_seats(placed, game_of(table).max_seats)
+        seats[round_id] = {"seats": sorted(seat_of[b.account_id] for b in placed if b.wager == "enter"),
+                           "drew": sorted(seat_of[b.account_id] for b in placed if b.wager == "draw")}
+    return seats
 
 
 def recall(s: Session, account_id: int, limit: int = 20) -> list[dict[str, Any]]:
-    """The player's last rounds: cards in deal order, bets, results, balance before and after."""
-    rows = s.execute(select(Round, GameTable.name).join(Bet, Bet.round_id == Round.id)
-                     .join(GameTable, GameTable.id == Round.table_id)
+    """The player's last rounds: cards in deal order, bets, results, balance before and after, and
+    the shoe each was dealt from (and in Lucky Draw the seat that was theirs), for checking it."""
+    rows = s.execute(select(Round, GameTable, ShoeRow.number).join(Bet, Bet.round_id == Round.id)
+                     .join(GameTable, GameTable.id == Round.table_id).join(ShoeRow, ShoeRow.id == Round.shoe_id)
                      .where(Bet.account_id == account_id, Round.status.in_(("settled", "refunded", "void")))
-                     .group_by(Round.id, GameTable.name).order_by(Round.id.desc()).limit(limit)).all()
+                     .group_by(Round.id, GameTable.id, ShoeRow.number).order_by(Round.id.desc()).limit(limit)).all()
     history = []
-    for current, name in rows:
+    for current, table, shoe_number in rows:
         bets = s.execute(select(Bet, Settlement).join(Settlement, Settlement.bet_id == Bet.id)
-                         .where(Bet.round_id == current.id, Bet.account_id == account_id)).all()
+                         .where(Bet.round_id == current.id, Bet.account_id == account_id).order_by(Bet.id)).all()
         result = json.loads(current.result or "{}")
         detail = {key: value for key, value in result.items() if key not in ("balances", "cards", "winner")}
-        history.append({
-            "table": name, "table_id": current.table_id, "round": current.number, "status": current.status,
-            "time": aware(current.closes_at).isoformat(), "detail": detail,
+        entry = {
+            "table": table.name, "table_id": current.table_id, "round": current.number, "status": current.status,
+            "shoe": shoe_number, "time": aware(current.closes_at).isoformat(), "detail": detail,
             "cards": result.get("cards", []), "winner": result.get("winner"),
             "bets": {b.wager: {"amount": b.amount, "event": st.event, "net": st.net} for b, st in bets},
             "balance_before": bets[0][0].balance_before if bets else None,
             "balance_after": result.get("balances", {}).get(str(account_id)),
-        })
+        }
+        if table.game == "lucky-draw":
+            everyone = list(s.scalars(select(Bet).where(Bet.round_id == current.id).order_by(Bet.id)))
+            entry["seat"] = f"seat:{core_seats(everyone, game_of(table).max_seats)[account_id]}"
+        history.append(entry)
     return history

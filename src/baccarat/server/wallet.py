@@ -67,11 +67,14 @@ def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: 
     session.flush()  # rows this movement refers to (a new wallet) are written first
     connection = session.connection()
     entry: int = connection.execute(_NEW_ENTRY, {"kind": kind, "memo": memo, "created_at": now()}).scalar_one()
-    connection.execute(_NEW_POSTING, [{"transaction_id": entry, "account": account, "amount": amount}
-                                      for account, amount in postings.items()])
     for account, amount in postings.items():
         if account.startswith("wallet:"):
             _apply(session, int(account.split(":", 1)[1]), amount)
+    # The postings are written once their wallets are held (the UPDATE above locks them until the commit):
+    # a wallet's postings are then numbered in the order its balance changed, so a player's history
+    # (GET /api/history/export) follows the balance movement by movement, even with concurrent movements.
+    connection.execute(_NEW_POSTING, [{"transaction_id": entry, "account": account, "amount": amount}
+                                      for account, amount in postings.items()])
     return entry
 
 

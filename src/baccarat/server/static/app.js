@@ -259,6 +259,7 @@ function tableView(tableId) {
   const phase = h("span", { class: "phase", id: "phase" });
   const countdown = h("span", { class: "countdown", id: "countdown" });
   const shoeLine = h("div", { class: "shoe", id: "shoe" });
+  const fairBox = Fair.shoePanel(tableId, () => token);  // provably fair: the commitment and your seed (fair.js)
   const hands = h("div", { class: "hands", id: "hands" });
   const banner = h("div", { class: "banner", id: "banner" });
   const callouts = h("div", { class: "callouts", id: "callouts" });
@@ -472,18 +473,19 @@ function tableView(tableId) {
   function drawHistory() {
     const rows = state.history.slice(0, 12).flatMap((r) => {
       const net = Object.values(r.bets).reduce((sum, bet) => sum + bet.net, 0);
-      const detail = h("tr", { class: "detail", hidden: true }, h("td", { colspan: 6 }, describe(r)));
+      const detail = h("tr", { class: "detail", hidden: true }, h("td", { colspan: 7 }, describe(r)));
       const row = h("tr", { class: "row", "data-round": r.round, onclick: () => { detail.hidden = !detail.hidden; } },
         h("td", {}, new Date(r.time).toLocaleTimeString()), h("td", {}, r.round),
         h("td", {}, Object.entries(r.bets).map(([code, bet]) => `${code} ${money(bet.amount)}`).join(", ")),
         h("td", {}, r.status === "refunded" ? "refunded" : r.winner || (net > 0 ? "won" : net < 0 ? "lost" : "push")),
         h("td", { class: net >= 0 ? "plus" : "minus" }, money(net)),
-        h("td", {}, r.balance_after == null ? "" : money(r.balance_after)));
+        h("td", {}, r.balance_after == null ? "" : money(r.balance_after)),
+        h("td", {}, Fair.verifyButton(r)));  // recomputes the round from its revealed shoe (fair.js)
       return [row, detail];
     });
     historyBox.replaceChildren(h("h3", {}, "History"),
-      h("table", { class: "history" }, h("thead", {}, h("tr", {}, ["Time", "Round", "Bets", "Result", "Net", "Balance"].map((t) => h("th", {}, t)))),
-        h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 6 }, "No rounds yet")))));
+      h("table", { class: "history" }, h("thead", {}, h("tr", {}, ["Time", "Round", "Bets", "Result", "Net", "Balance", "Fair"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 7 }, "No rounds yet")))));
   }
 
   function describe(r) {
@@ -523,6 +525,7 @@ function tableView(tableId) {
     state.you = message.you;
     if (message.you && message.you.balance != null) setBalance(message.you.balance);
     const result = message.table.last_result;
+    Fair.showShoe(fairBox, message.table);
     if (before && before.shoe && message.table.shoe && before.shoe.number !== message.table.shoe.number) toast(`New shoe ${message.table.shoe.number}: the roads start again`);
     if (result && result.round !== state.resultRound) {
       const first = state.resultRound === null;
@@ -574,7 +577,7 @@ function tableView(tableId) {
 
   show(h("div", { class: "table" },
     h("section", { class: "panel", id: "felt" },
-      h("div", { class: "status-row" }, title, h("span", {}, phase, " ", countdown)), shoeLine,
+      h("div", { class: "status-row" }, title, h("span", {}, phase, " ", countdown)), shoeLine, fairBox,
       hands, banner, callouts, decision, layout, refusal,
       h("div", { class: "status-row" }, chips, totals),
       h("div", { class: "controls" }, buttons.undo, buttons.clear, buttons.double, buttons.rebet, buttons.place, buttons.leave)),

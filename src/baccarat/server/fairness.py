@@ -1,0 +1,104 @@
+"""Client seeds at the table server: shoes the house cannot choose alone.
+
+A shoe of algorithm ``hmac-sha256-fisher-yates/2`` (:mod:`baccarat.fair`) is committed when it is
+made, before any round on it opens.  Then, until its first round is dealt (normally: during its
+first betting window), it *takes client seeds*: each player who bets on it brings the client seed
+they have set (the browser draws one at random, or the player types their own).  At the first deal
+the seeds taken are fixed, the shuffle key is derived from the server seed and them, and the burn
+is made; the shoe's cards are known only from then on.  A seed is written with the bet that took
+it, so a deal repeated after a crash shuffles with exactly the same seeds.
+
+Shoes of the first algorithm (made before this existed) take no seed and are dealt out as before.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, cast
+
+from sqlalchemy import Table as SqlTable
+from sqlalchemy import bindparam, insert, select
+from sqlalchemy.orm import Session
+
+from baccarat.cards import Card
+from baccarat.errors import UnknownSeatError
+from baccarat.fair import ALGORITHM, check_client_seed, fair_cards, shoe_key
+from baccarat.server.models import Account, ShoeRow, ShoeSeed
+from baccarat.shoe import Shoe
+
+_ACCOUNTS = cast(SqlTable, Account.__table__)
+_SEEDS = cast(SqlTable, ShoeSeed.__table__)
+_YOUR_SEED = select(_ACCOUNTS.c.client_seed).where(_ACCOUNTS.c.id == bindparam("account"))
+_TAKEN = select(_SEEDS.c.id).where(_SEEDS.c.shoe_id == bindparam("shoe"), _SEEDS.c.account_id == bindparam("account"))
+_TAKE = insert(_SEEDS)
+
+
+def takes_seeds(algorithm: str, client_seeds: str | None) -> bool:
+    """Whether a shoe still takes client seeds: of algorithm 2, and not dealt from yet."""
+    return algorithm == ALGORITHM and client_seeds is None
+
+
+def set_client_seed(s: Session, account_id: int, seed: str) -> dict[str, Any]:
+    """Set the player's client seed; it goes into the shoes they bet on before their first deal."""
+    account = s.get(Account, account_id)
+    if account is None:
+        raise UnknownSeatError(f"no account {account_id}")
+    account.client_seed = check_client_seed(seed)
+    return {"client_seed": account.client_seed}
+
+
+def client_seed(s: Session, account_id: int) -> dict[str, Any]:
+    """The player's client seed (None when they have set none) and the algorithm of new shoes."""
+    return {"client_seed": s.connection().execute(_YOUR_SEED, {"account": account_id}).scalar_one_or_none(),
+            "algorithm": ALGORITHM}
+
+
+def take_client_seed(s: Session, shoe_id: int, account_id: int) -> None:
+    """With a bet on a shoe that still takes seeds: take the player's seed into it, once."""
+    connection = s.connection()
+    seed = connection.execute(_YOUR_SEED, {"account": account_id}).scalar_one_or_none()
+    if seed is not None and connection.execute(_TAKEN, {"shoe": shoe_id, "account": account_id}).first() is None:
+        connection.execute(_TAKE, {"shoe_id": shoe_id, "account_id": account_id, "seed": seed})
+
+
+def seal(s: Session, shoe: ShoeRow) -> None:
+    """At the shoe's first deal: fix its client seeds, and with them its cards and its burn."""
+    if not takes_seeds(shoe.algorithm, shoe.client_seeds):
+        return
+    seeds = sorted(set(s.scalars(select(ShoeSeed.seed).where(ShoeSeed.shoe_id == shoe.id))))
+    shoe.client_seeds = json.dumps(seeds)
+    shoe.position = Shoe(list(shoe_cards(shoe)), cut_card=shoe.cut_card, burn=True).position
+
+
+def seeds_of(shoe: ShoeRow) -> list[str]:
+    """The shoe's client seeds, once fixed (none for the first algorithm)."""
+    return [] if shoe.client_seeds is None else list(json.loads(shoe.client_seeds))
+
+
+def shoe_cards(shoe: ShoeRow) -> tuple[Card, ...]:
+    """A sealed shoe's cards in order, before the burn."""
+    return _cards(shoe.algorithm, shoe.server_seed, shoe.client_seeds or "[]", shoe.decks)
+
+
+@lru_cache(maxsize=64)
+def _cards(algorithm: str, server_seed: str, client_seeds: str, decks: int) -> tuple[Card, ...]:
+    """Kept for the shoes in play: each round is dealt from its shoe again."""
+    key = shoe_key(algorithm, bytes.fromhex(server_seed), json.loads(client_seeds))
+    return tuple(fair_cards(key, decks))
+
+
+def end_shoe(s: Session, shoe: ShoeRow, now: datetime, why: str) -> None:
+    """The shoe is over (``why``: last hand, too few cards, table closed): its seed is revealed.  A
+    shoe never dealt from is sealed first, so that its record is complete."""
+    if shoe.revealed_at is None:
+        seal(s, shoe)
+        shoe.revealed_at, shoe.ended = now, why
+
+
+def your_seeds(s: Session, account_id: int, shoe_ids: list[int]) -> dict[int, str]:
+    """Shoe id -> the client seed this player brought to it."""
+    rows = s.execute(select(ShoeSeed.shoe_id, ShoeSeed.seed).where(ShoeSeed.account_id == account_id,
+                                                                    ShoeSeed.shoe_id.in_(shoe_ids)))
+    return {shoe_id: seed for shoe_id, seed in rows}

@@ -1,0 +1,148 @@
+"""A player's history for ``baccarat verify`` (``GET /api/history/export``).
+
+The export holds, for the player's last rounds: each round's bets, how each was settled, the cards
+and hands; every movement of the player's wallet since the first of those rounds (each with the
+balance after it, in the order the balance changed, and the round it was for); and the record
+of every shoe those rounds were dealt from, once the shoe is over and its seed revealed, with the
+client seed the player brought to it.  The verifier deals each round again from its shoe's seeds
+and follows the balance through the movements; rounds on a shoe still in play become verifiable
+when it ends.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from baccarat.cards import Card, hand_total
+from baccarat.errors import IllegalActionError, UnknownSeatError
+from baccarat.server import fairness, tables, wallet
+from baccarat.server.models import (
+    Account,
+    Bet,
+    GameTable,
+    LedgerTransaction,
+    Posting,
+    Round,
+    Settlement,
+    ShoeRow,
+    aware,
+)
+
+#: Named in the file, so the verifier knows what it reads.
+EXPORT_FORMAT = "baccarat history export/1"
+#: Rounds in one export unless the player asks for fewer or more (at most :data:`MOST_ROUNDS`).
+DEFAULT_ROUNDS = 500
+MOST_ROUNDS = 5000
+
+
+def _total(cards: list[str]) -> int:
+    return hand_total(Card.parse(c) for c in cards)
+
+
+def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS) -> dict[str, Any]:
+    """The player's last ``limit`` rounds (and any other round their wallet moved for since the
+    first of them), the wallet's movements since, and the revealed records of their shoes."""
+    account = s.get(Account, account_id)
+    if account is None:
+        raise UnknownSeatError(f"no account {account_id}")
+    wallet_name = wallet.wallet_account(account_id)
+    recent = list(s.scalars(select(Bet.round_id).where(Bet.account_id == account_id).group_by(Bet.round_id)
+                            .order_by(Bet.round_id.desc()).limit(limit)))
+    movements = _movements(s, wallet_name, recent)
+    # every round the listed movements are for is listed too (a round at another table may have
+    # moved the wallet in between), so that the verifier can follow the balance all the way
+    moved_for = {m.pop("round_id") for m in movements if "round_id" in m}
+    rounds, dealt_from = _rounds(s, account_id, sorted(set(recent) | moved_for))
+    shoes = []
+    for table_id, number, shoe_id in sorted(dealt_from):
+        try:
+            record = tables.shoe_record(s, table_id, number)
+        except IllegalActionError:  # still in play: its rounds become verifiable when it ends
+            continue
+        record["your_client_seed"] = fairness.your_seeds(s, account_id, [shoe_id]).get(shoe_id)
+        shoes.append(record)
+    return {"format": EXPORT_FORMAT, "account": account.username, "balance": wallet.balance(s, account_id),
+            "rounds": rounds, "movements": movements, "shoes": shoes}
+
+
+def _movements(s: Session, wallet_name: str, round_ids: list[int]) -> list[dict[str, Any]]:
+    """The wallet's movements from the first stake on any of ``round_ids``, with the balance after each."""
+    escrows = [wallet.escrow_account(r) for r in round_ids]
+    if not escrows:
+        return []
+    staked = select(Posting.transaction_id).where(Posting.account.in_(escrows))
+    start = s.scalar(select(func.min(Posting.id)).where(Posting.account == wallet_name,
+                                                        Posting.transaction_id.in_(staked)))
+    if start is None:
+        return []
+    balance = s.scalar(select(func.coalesce(func.sum(Posting.amount), 0)).where(
+        Posting.account == wallet_name, Posting.id < start)) or 0
+    rows = s.execute(select(Posting.transaction_id, Posting.amount, LedgerTransaction.kind, LedgerTransaction.memo)
+                     .join(LedgerTransaction, LedgerTransaction.id == Posting.transaction_id)
+                     .where(Posting.account == wallet_name, Posting.id >= start).order_by(Posting.id)).all()
+    linked = {transaction: int(name.split(":", 1)[1]) for transaction, name in s.execute(
+        select(Posting.transaction_id, Posting.account).where(
+            Posting.transaction_id.in_([row.transaction_id for row in rows]), Posting.account.like("escrow:%")))}
+    where = {round_id: (table_id, number) for round_id, table_id, number in s.execute(
+        select(Round.id, Round.table_id, Round.number).where(Round.id.in_(set(linked.values()))))}
+    movements = []
+    for row in rows:
+        balance += row.amount
+        movement: dict[str, Any] = {"id": row.transaction_id, "kind": row.kind, "amount": row.amount,
+                                    "balance": int(balance), "memo": row.memo}
+        round_id = linked.get(row.transaction_id)
+        if round_id is not None:
+            movement.update(table_id=where[round_id][0], round=where[round_id][1], round_id=round_id)
+        movements.append(movement)
+    return movements
+
+
+def _rounds(s: Session, account_id: int, round_ids: list[int]
+            ) -> tuple[list[dict[str, Any]], set[tuple[int, int, int]]]:
+    """Each round as the verifier reads it (bets, settlements, cards and hands, balance before and
+    after), and the shoes they were dealt from: (table id, shoe number, shoe id)."""
+    found = s.execute(select(Round, GameTable, ShoeRow.number).join(GameTable, GameTable.id == Round.table_id)
+                      .join(ShoeRow, ShoeRow.id == Round.shoe_id).where(Round.id.in_(round_ids))
+                      .order_by(Round.id)).all()
+    everyone: dict[int, list[Bet]] = {}
+    for bet in s.scalars(select(Bet).where(Bet.round_id.in_(round_ids)).order_by(Bet.id)):
+        everyone.setdefault(bet.round_id, []).append(bet)
+    settled = {bet_id: (event, net) for bet_id, event, net in s.execute(
+        select(Settlement.bet_id, Settlement.event, Settlement.net).join(Bet, Bet.id == Settlement.bet_id)
+        .where(Bet.account_id == account_id, Bet.round_id.in_(round_ids)))}
+    rounds = []
+    shoes = set()
+    for current, table, shoe_number in found:
+        shoes.add((table.id, shoe_number, current.shoe_id))
+        mine = [b for b in everyone.get(current.id, []) if b.account_id == account_id]
+        result = json.loads(current.result or "{}")
+        entry: dict[str, Any] = {
+            "table": table.name, "table_id": table.id, "game": table.game, "paytable": table.paytable,
+            "round": current.number, "shoe": shoe_number, "status": current.status,
+            "time": aware(current.closes_at).isoformat(),
+            "bets": {b.wager: b.amount for b in mine},
+            "events": {b.wager: settled[b.id][0] for b in mine if b.id in settled},
+            "net": {b.wager: settled[b.id][1] for b in mine if b.id in settled},
+            "cards": result.get("cards", []),
+        }
+        if "void" in result:
+            entry["void"] = result["void"]
+        if "player_cards" in result:
+            entry.update(player_cards=result["player_cards"], banker_cards=result["banker_cards"],
+                         player_total=result["player_total"], banker_total=result["banker_total"],
+                         result=result["winner"])
+        if table.game == "lucky-draw" and mine:
+            seat_of = tables.core_seats(everyone[current.id], tables.game_of(table).max_seats)
+            seat = entry["seat"] = f"seat:{seat_of[account_id]}"
+            hands = result.get("hands", {})
+            if seat in hands and "dealer" in hands:
+                mine_cards, dealer = hands[seat], hands["dealer"]
+                you, them = _total(mine_cards), _total(dealer)
+                entry.update(seat_cards=mine_cards, dealer_cards=dealer, seat_total=you, dealer_total=them,
+                             result="player" if you > them else "dealer" if them > you else "tie")
+        rounds.append(entry)
+    return rounds, shoes

@@ -1,0 +1,289 @@
+"""Played rounds against their shoes: a ``baccarat play --json`` transcript or a player's history
+exported by the table server.  Each round's cards, hands, result, wager events and payouts are
+recomputed from the shoe; the balances are followed from round to round (a transcript) or through
+the wallet's movements (an export)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from baccarat.verify.rules import FIRST_DEAL_WAGERS, VOID, WAGERS, Dealt, callouts, game_key, settle, total
+from baccarat.verify.shoe import DealtRound, RecordError, ShoeVerdict, said, verify_shoe
+
+#: The ``format`` of the table server's history export (``GET /api/history/export``).
+EXPORT_FORMAT = "baccarat history export/1"
+_PUNTO_BANCO = ("player_cards", "banker_cards", "player_total", "banker_total", "result")
+_LUCKY_DRAW = ("seat_cards", "dealer_cards", "seat_total", "dealer_total", "result")
+
+
+@dataclass
+class Report:
+    """Everything checked in one file: the shoes, the rounds played on them, what could not be checked yet."""
+
+    kind: str  #: "records", "transcript" or "export"
+    shoes: list[ShoeVerdict]
+    rounds: int = 0  #: played rounds recomputed from their shoe
+    pending: list[str] = field(default_factory=list)  #: rounds whose shoe is still in play
+    problems: list[str] = field(default_factory=list)  #: every mismatch, the shoes' included
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _bets(claim: dict[str, Any], game: str, where: str) -> dict[str, int]:
+    bets = claim.get("bets")
+    if not isinstance(bets, dict) or not all(isinstance(k, str) and _int(v) and v > 0 for k, v in bets.items()):
+        raise RecordError(f"{where}: 'bets' is wager code -> amount in cents")
+    unknown = sorted(set(bets) - set(WAGERS[game]))
+    if unknown:
+        raise RecordError(f"{where}: {', '.join(unknown)} is not a wager of {game}")
+    return bets
+
+
+def check_round(where: str, game: str, claim: dict[str, Any], derived: DealtRound, seat: str,
+                problems: list[str]) -> int:
+    """Compare what the record says of one played round with the round the seed deals; returns
+    the net result of its bets as the seed gives it (what the balance moves by)."""
+    dealt = derived.dealt
+    bets = _bets(claim, game, where)
+    cards = claim.get("deal_order", claim.get("cards"))
+    if cards is not None and cards != dealt.cards:
+        problems.append(said(where, "cards", cards, dealt.cards))
+    lucky = game.startswith("lucky-draw")
+    if lucky and dealt.hands and seat not in dealt.hands:
+        problems.append(said(where, "seat", seat, [h for h in dealt.hands if h != "dealer"], "the round's seats are"))
+        return sum(-stake for stake in bets.values())
+    if dealt.hands and not derived.void:
+        if lucky:
+            mine, dealer = dealt.hands[seat], dealt.hands["dealer"]
+            seed_gives = dict(zip(_LUCKY_DRAW, (mine, dealer, total(mine), total(dealer), dealt.seat_result(seat)),
+                                  strict=True))
+            drew = seat.split(":")[1] in {str(s) for s in derived.entry.get("drew", [])}
+            if ("draw" in bets) != drew:
+                problems.append(said(where, "draw", "drew" if "draw" in bets else "stood",
+                                     "drew" if drew else "stood", "the shoe's record of the round says"))
+        else:
+            player, banker = dealt.hands["player"], dealt.hands["banker"]
+            seed_gives = dict(zip(_PUNTO_BANCO, (player, banker, total(player), total(banker), dealt.winner()),
+                                  strict=True))
+        for name, value in seed_gives.items():
+            if name in claim and claim[name] != value:
+                problems.append(said(where, name, claim[name], value))
+    events, nets = claim.get("events", {}), claim.get("net", {})
+    if not isinstance(events, dict) or not isinstance(nets, dict):
+        raise RecordError(f"{where}: 'events' and 'net' are wager code -> event / cents")
+    moved = 0
+    block = None
+    for code, stake in bets.items():
+        if (derived.void and code not in FIRST_DEAL_WAGERS) or not dealt.hands:
+            event, net = VOID, 0  # handed back: the round was voided before it was settled
+        else:
+            event, net = settle(game, code, stake, dealt, seat)
+        block = event if code == "block_bonus" else block
+        if events.get(code) != event:
+            problems.append(said(where, f"event of {code}", events.get(code), event))
+        if nets.get(code) != net:
+            problems.append(said(where, f"payout of {code}", nets.get(code), net))
+        moved += net
+    for code in sorted((set(events) | set(nets)) - set(bets)):
+        problems.append(said(where, f"settlement of {code}", "a settlement", "no such bet", "the bets show"))
+    if "callouts" in claim and dealt.hands and not derived.void and claim["callouts"] != callouts(game, dealt, block):
+        problems.append(said(where, "callouts", claim["callouts"], callouts(game, dealt, block)))
+    return moved
+
+
+def verify_transcript(doc: dict[str, Any]) -> Report:
+    """A ``baccarat play --json`` transcript: its shoes, then every round against them, the round
+    numbers, the balance after each round and the final balance."""
+    game = game_key(doc.get("game"), doc.get("paytable"))
+    records, rounds = doc.get("shoes"), doc.get("rounds")
+    if game is None or not isinstance(records, list) or not isinstance(rounds, list):
+        raise RecordError("a transcript has 'game', 'rounds' and 'shoes'")
+    report = Report("transcript", [])
+    verdicts: dict[object, ShoeVerdict] = {}
+    if game.startswith("lucky-draw"):
+        records = _one_seat(records, rounds)
+    for index, record in enumerate(records, start=1):
+        verdict = verify_shoe(record, game=doc.get("game"), paytable=doc.get("paytable"),
+                              your_seed=doc.get("client_seed"))
+        report.shoes.append(verdict)
+        if record.get("shoe") != index:
+            report.problems.append(said(f"shoe {verdict.shoe}", "shoe number", record.get("shoe"), index,
+                                        "the order of the shoes gives"))
+        verdicts[record.get("shoe")] = verdict
+    problems = report.problems
+    balance = doc.get("bankroll") if _int(doc.get("bankroll")) else None
+    # After a wrong balance, the record may go on from its own figure (a removed round, a forged win:
+    # one mismatch, not one per round after it) or from the right one (one figure edited): both are followed.
+    theirs: int | None = None
+    expected_round = 1
+    seen: set[tuple[object, int]] = set()
+    for claim in rounds:
+        if not isinstance(claim, dict):
+            raise RecordError("each round is a JSON object")
+        if "rejected" in claim:  # a refused line changes nothing
+            if balance is not None and claim.get("balance") not in (balance, theirs):
+                problems.append(said(f"after round {expected_round - 1}", "balance of a refused line",
+                                     claim.get("balance"), balance, "the rounds before give"))
+            continue
+        number, shoe = claim.get("round"), claim.get("shoe")
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise RecordError("each round played has its 'round' number")
+        where = f"shoe {shoe}, round {number}"
+        if number != expected_round:
+            problems.append(said(where, "round number", number, expected_round, "the count of rounds gives"))
+        expected_round = number + 1
+        in_shoe = verdicts.get(shoe)
+        derived = None if in_shoe is None else in_shoe.dealt.get(number)
+        if derived is None:
+            problems.append(f"{where}: not in {'any shoe record' if in_shoe is None else f'the record of shoe {shoe}'}")
+            continue
+        seen.add((shoe, number))
+        net = check_round(where, game, claim, derived, "seat:1", problems)
+        report.rounds += 1
+        if balance is None and _int(claim.get("balance")):
+            balance = claim["balance"] - net  # no bankroll written (an old transcript): start from here
+        if balance is not None:
+            balance += net
+            theirs = None if theirs is None else theirs + net
+            if claim.get("balance") == theirs:
+                balance = theirs  # the record goes on from its own figure: named once, where it went wrong
+            elif claim.get("balance") != balance:
+                problems.append(said(where, "balance", claim.get("balance"), balance))
+                theirs = claim["balance"] if _int(claim.get("balance")) else None
+            else:
+                theirs = None
+    for shoe, verdict in verdicts.items():
+        for number in verdict.dealt:
+            if (shoe, number) not in seen:
+                problems.append(f"shoe {shoe}, round {number}: in the shoe's record but not among the rounds")
+    if balance is not None and doc.get("final_balance") not in (balance, theirs):
+        problems.append(said("the session", "final balance", doc.get("final_balance"), balance))
+    report.problems = [p for v in report.shoes for p in v.problems] + problems
+    return report
+
+
+def _one_seat(records: list[Any], rounds: list[Any]) -> list[Any]:
+    """Transcripts written before shoe records named their Lucky Draw seats: one seat, seat 1,
+    which drew when the round's bets hold a Draw wager."""
+    drew = {(r.get("shoe"), r.get("round")): "draw" in r.get("bets", {})
+            for r in rounds if isinstance(r, dict) and "rejected" not in r and isinstance(r.get("bets"), dict)}
+    filled = []
+    for record in records:
+        if isinstance(record, dict) and isinstance(record.get("rounds"), list):
+            record = {**record, "rounds": [
+                {"seats": [1], "drew": [1] if drew.get((record.get("shoe"), entry.get("round"))) else [], **entry}
+                if isinstance(entry, dict) else entry for entry in record["rounds"]]}
+        filled.append(record)
+    return filled
+
+
+def verify_export(doc: dict[str, Any]) -> Report:
+    """A player's history from the table server: the revealed shoes, every round on them, and the
+    wallet's movements (stakes and returns of each round, the balance after each movement)."""
+    records, rounds, movements = doc.get("shoes"), doc.get("rounds"), doc.get("movements")
+    if not isinstance(records, list) or not isinstance(rounds, list) or not isinstance(movements, list):
+        raise RecordError("a history export has 'rounds', 'movements' and 'shoes'")
+    report = Report("export", [])
+    problems: list[str] = []
+    verdicts: dict[tuple[object, object], ShoeVerdict] = {}
+    for record in records:
+        if not isinstance(record, dict):
+            raise RecordError("a shoe record is a JSON object")
+        label = f"table {record.get('table')} shoe {record.get('shoe')}"
+        verdict = verify_shoe(record, label=label, your_seed=record.get("your_client_seed"))
+        report.shoes.append(verdict)
+        verdicts[(record.get("table_id"), record.get("shoe"))] = verdict
+    returned = _movements(movements, problems)
+    pending: dict[str, int] = {}
+    last: dict[object, int] = {}
+    listed: set[tuple[object, object]] = set()
+    for claim in rounds:
+        if not isinstance(claim, dict) or not _int(claim.get("round")):
+            raise RecordError("each round is a JSON object with its 'round' number")
+        table, number, shoe = claim.get("table_id"), claim["round"], claim.get("shoe")
+        where = f"table {claim.get('table')} shoe {shoe}, round {number}"
+        listed.add((table, number))
+        if number <= last.get(table, 0):
+            problems.append(said(where, "round number", number, f"a number after {last[table]}",
+                                 "the order of the table's rounds needs"))
+        last[table] = number
+        game = game_key(claim.get("game"), claim.get("paytable"))
+        if game is None:
+            raise RecordError(f"{where}: unknown game {claim.get('game')!r}")
+        if claim.get("status") not in ("settled", "void"):
+            continue  # still in play: its stakes are in the movements, its results are not in yet
+        in_shoe = verdicts.get((table, shoe))
+        if not claim.get("cards"):  # voided before any card was dealt: every stake handed back
+            derived = DealtRound(number, Dealt([], {}), {}, void=True)
+        elif in_shoe is None:
+            waiting = f"table {claim.get('table')} shoe {shoe}"
+            pending[waiting] = pending.get(waiting, 0) + 1
+            continue
+        else:
+            found = in_shoe.dealt.get(number)
+            if found is None:
+                problems.append(f"{where}: not in the shoe's record")
+                continue
+            derived = found
+        net = check_round(where, game, claim, derived, str(claim.get("seat", "")), problems)
+        report.rounds += 1
+        _round_money(where, claim, net, returned.get((table, number)), problems)
+    for key, (first_id, *_rest) in returned.items():
+        if key not in listed:
+            problems.append(f"movement {first_id}: for table {key[0]} round {key[1]}, which is not among the rounds")
+    if movements and doc.get("balance") != movements[-1].get("balance"):
+        problems.append(said("your wallet", "balance", doc.get("balance"), movements[-1].get("balance"),
+                             "the last movement gives"))
+    report.pending = [f"{where}: {n} of your rounds, verifiable when the shoe ends" for where, n in pending.items()]
+    report.problems = [p for v in report.shoes for p in v.problems] + problems
+    return report
+
+
+Moved = tuple[int, int, int]
+
+
+def _movements(movements: list[Any], problems: list[str]) -> dict[tuple[object, object], Moved]:
+    """Check that each movement's balance is the one before it plus its amount; per round (table id,
+    number): its first movement's id, its stakes and what it paid back."""
+    rounds: dict[tuple[object, object], Moved] = {}
+    previous: int | None = None
+    for movement in movements:
+        if not isinstance(movement, dict) or not all(_int(movement.get(k)) for k in ("id", "amount", "balance")):
+            raise RecordError("each movement has its 'id', 'amount' and 'balance' in cents")
+        amount, balance = movement["amount"], movement["balance"]
+        if previous is not None and balance != previous + amount:
+            problems.append(said(f"movement {movement['id']}", "balance", balance, previous + amount,
+                                 "the movement before it and this amount give"))
+        previous = balance
+        if movement.get("round") is None:
+            continue
+        key = (movement.get("table_id"), movement.get("round"))
+        first, stakes, returns = rounds.get(key, (movement["id"], 0, 0))
+        if movement.get("kind") == "stake":
+            stakes += amount
+        else:
+            returns += amount
+        rounds[key] = (first, stakes, returns)
+    return rounds
+
+
+def _round_money(where: str, claim: dict[str, Any], net: int, moved: Moved | None, problems: list[str]) -> None:
+    """A round's stakes and what it paid back, in the wallet's movements.  (Its balance before and
+    after are those movements' balances: with rounds at several tables under way at once, no other
+    figure is exact.)"""
+    staked = sum(claim["bets"].values())
+    if moved is None:
+        problems.append(f"{where}: no movement of your wallet for this round")
+        return
+    _first, stakes, returns = moved
+    if -stakes != staked:
+        problems.append(said(where, "stakes", -stakes, staked, "the bets come to"))
+    if returns != staked + net:
+        problems.append(said(where, "paid back", returns, staked + net))

@@ -1,0 +1,257 @@
+"""One shoe recomputed from its seeds: the shuffle, the burn, every round's cards and hands, the
+cut card and the last hand, each checked against the shoe's record."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from baccarat.verify.rules import Dealt, burn_count, deal_lucky_draw, deal_punto_banco, game_key, is_card
+
+ALGORITHM = "hmac-sha256-fisher-yates/2"
+ALGORITHM_1 = "hmac-sha256-fisher-yates/1"
+ALGORITHMS = (ALGORITHM_1, ALGORITHM)
+_RANKS = "A23456789TJQK"
+_SUITS = "cdhs"
+#: How a shoe may have ended, as records say it; only "last hand" and "too few cards" can be checked.
+ENDINGS = ("last hand", "too few cards", "table closed", "in play")
+#: The most cards a round can take: a punto banco coup 6, Lucky Draw three per seat (seven) and three.
+MOST_CARDS = {"punto_banco": 6, "lucky_draw": 3 * 7 + 3}
+
+
+class RecordError(ValueError):
+    """The file is not a well-formed record: it cannot be checked at all (exit 2, not a mismatch)."""
+
+
+def describe(value: object) -> str:
+    """A value as a mismatch line shows it."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "[" + " ".join(value) + "]"
+    return "nothing" if value is None else str(value)
+
+
+def said(where: str, what: str, record: object, derived: object, source: str = "the seed gives") -> str:
+    """One named mismatch: where, which field, what the record says and what the seed (or the chain) gives."""
+    return f"{where}, {what}: the record says {describe(record)}, {source} {describe(derived)}"
+
+
+def _stream(key: bytes) -> Iterator[int]:
+    block = 0
+    while True:
+        digest = hmac.new(key, block.to_bytes(8, "big"), hashlib.sha256).digest()
+        block += 1
+        for i in range(0, 32, 4):
+            yield int.from_bytes(digest[i:i + 4], "big")
+
+
+def shoe_order(key: bytes, decks: int) -> list[str]:
+    """The recomputed card order of the shoe, before the burn, for the stream key ``key``."""
+    words = _stream(key)
+    order = [rank + suit for _ in range(decks) for suit in _SUITS for rank in _RANKS]
+    for i in range(len(order) - 1, 0, -1):
+        bound = i + 1
+        limit = 2**32 - 2**32 % bound
+        word = next(words)
+        while word >= limit:
+            word = next(words)
+        j = word % bound
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def seeds_combined(client_seeds: list[str]) -> str:
+    """SHA-256 (hex) of the distinct client seeds, sorted and joined by newlines."""
+    return hashlib.sha256("\n".join(sorted(set(client_seeds))).encode("ascii")).hexdigest()
+
+
+def stream_key(algorithm: str, seed: bytes, client_seeds: list[str]) -> bytes:
+    """Version 2: HMAC-SHA256 keyed by the server seed over the seeds' combination; version 1: the seed."""
+    if algorithm == ALGORITHM_1:
+        return seed
+    return hmac.new(seed, seeds_combined(client_seeds).encode("ascii"), hashlib.sha256).digest()
+
+
+def _field(record: dict[str, Any], name: str, kind: type, label: str) -> Any:
+    value = record.get(name)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise RecordError(f"{label}: the record needs {name!r} ({kind.__name__})")
+    return value
+
+
+def _client_seeds(record: dict[str, Any], label: str) -> list[str]:
+    seeds = record.get("client_seeds", [])
+    ok = isinstance(seeds, list) and all(isinstance(s, str) and s and s.isascii() and s.isprintable()
+                                         and " " not in s and len(s) <= 64 for s in seeds)
+    if not ok:
+        raise RecordError(f"{label}: 'client_seeds' is a list of seeds of 1 to 64 printable characters")
+    return list(seeds)
+
+
+@dataclass
+class DealtRound:
+    """A round of the shoe as the seed deals it, and the record's entry for it."""
+
+    number: int
+    dealt: Dealt
+    entry: dict[str, Any]
+    void: bool = False
+
+
+@dataclass
+class ShoeVerdict:
+    """What checking one shoe found: its rounds as the seed deals them, and every problem."""
+
+    shoe: object  #: the shoe's number, or its name at a table ("table ez-1 shoe 3")
+    rounds: int
+    cards: int
+    problems: tuple[str, ...]
+    dealt: dict[int, DealtRound] = field(default_factory=dict, repr=False)
+    revealed: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def name(self) -> str:
+        """How messages name the shoe: ``shoe 3``, or ``table ez-1 shoe 3``."""
+        return self.shoe if isinstance(self.shoe, str) and self.shoe.startswith("table ") else f"shoe {self.shoe}"
+
+
+def _round_number(entry: object, label: str) -> int:
+    if not isinstance(entry, dict) or not isinstance(entry.get("cards"), list):
+        raise RecordError(f"{label}: each round needs a 'cards' list")
+    number = entry.get("round")
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise RecordError(f"{label}: each round needs its 'round' number")
+    return number
+
+
+def _seats(entry: dict[str, Any], where: str) -> tuple[list[int], list[int]]:
+    seats, drew = entry.get("seats"), entry.get("drew", [])
+    if not (isinstance(seats, list) and seats and isinstance(drew, list)
+            and all(isinstance(s, int) and not isinstance(s, bool) and 1 <= s <= 7 for s in seats + drew)
+            and seats == sorted(set(seats)) and set(drew) <= set(seats)):
+        raise RecordError(f"{where}: a Lucky Draw round names its 'seats' (in order) and those that 'drew'")
+    return seats, drew
+
+
+def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = None,
+                paytable: object = None, your_seed: object = None) -> ShoeVerdict:
+    """Check one shoe record; every problem found is named (shoe, round, field).
+
+    ``game`` and ``paytable`` come from the document when the record does not state them (old
+    transcripts); without a game only the cards are checked, not how they make up the hands.
+    ``your_seed``, the client seed the player gave, must be among the seeds the shoe was shuffled with.
+    """
+    if not isinstance(record, dict):
+        raise RecordError("a shoe record is a JSON object")
+    shoe = label if label is not None else record.get("shoe", "?")
+    name = str(label) if label is not None else f"shoe {shoe}"
+    algorithm = _field(record, "algorithm", str, name)
+    decks = _field(record, "decks", int, name)
+    commitment = _field(record, "commitment", str, name)
+    entries = _field(record, "rounds", list, name)
+    if algorithm not in ALGORITHMS:
+        return ShoeVerdict(shoe, 0, 0, (f"{name}: unknown algorithm {algorithm!r}",))
+    if not 1 <= decks <= 16:
+        raise RecordError(f"{name}: decks must be 1 to 16")
+    cut_card = record.get("cut_card", 14)
+    if not isinstance(cut_card, int) or isinstance(cut_card, bool) or not 0 <= cut_card <= 26 * decks:
+        raise RecordError(f"{name}: 'cut_card' is 0 to half the shoe's cards")
+    seeds = _client_seeds(record, name) if algorithm == ALGORITHM else []
+    numbers = [_round_number(entry, name) for entry in entries]
+    seed_hex = record.get("server_seed")
+    if not isinstance(seed_hex, str):
+        return ShoeVerdict(shoe, 0, 0, (f"{name}: the server seed has not been revealed",), revealed=False)
+    try:
+        seed = bytes.fromhex(seed_hex)
+    except ValueError:
+        raise RecordError(f"{name}: the server seed is not hex") from None
+    kind = None
+    game = record.get("game", game)
+    paytable = record.get("paytable", paytable)
+    if game is not None:
+        key = game_key(game, paytable)
+        if key is None:
+            raise RecordError(f"{name}: unknown game {game!r} (pay table {paytable!r})")
+        kind = "lucky_draw" if key.startswith("lucky-draw") else "punto_banco"
+    problems: list[str] = []
+    if hashlib.sha256(seed).hexdigest() != commitment.lower():
+        problems.append(said(name, "commitment", commitment, hashlib.sha256(seed).hexdigest(),
+                             "SHA-256 of the revealed seed is"))
+    if isinstance(your_seed, str) and algorithm == ALGORITHM and your_seed not in seeds:
+        problems.append(said(name, "client seeds", seeds, f"your client seed {your_seed} is not among them", "and"))
+    order = shoe_order(stream_key(algorithm, seed, seeds), decks)
+    position = burn_count(order[0])
+    burned = record.get("burned")
+    burn_differs = burned is not None and burned != order[:position]
+    if burn_differs:
+        problems.append(said(name, "burned cards", burned, order[:position]))
+    rounds_differ = 0
+    cut_index = len(order) - cut_card
+    last_coup = finished = False
+    dealt: dict[int, DealtRound] = {}
+    cards = 0
+    previous = 0
+    for entry, number in zip(entries, numbers, strict=True):
+        where = f"{name}, round {number}"
+        if number <= previous:
+            problems.append(said(where, "round number", number, f"a number after {previous}",
+                                 "the order of the rounds needs"))
+        previous = number
+        if finished:
+            problems.append(f"{where}: dealt after the shoe's last hand (the cut card came out "
+                            f"{cut_card} cards from the end)")
+        void = "void" in entry
+        left = order[position:]
+        recorded = entry["cards"]
+        seats: list[int] = []
+        drew: list[int] = []
+        if kind == "lucky_draw":
+            seats, drew = _seats(entry, where)
+        need = {"punto_banco": 6, "lucky_draw": 3 * len(seats) + 3}.get(kind or "", 0)
+        if len(left) < need:
+            problems.append(f"{where}: dealt from a shoe with {len(left)} cards left, but a coup is never split "
+                            f"(it may need {need})")
+            round_ = Dealt(left[:len(recorded)], {})
+        elif kind == "punto_banco":
+            round_ = deal_punto_banco(left)
+        elif kind == "lucky_draw":
+            round_ = deal_lucky_draw(left, seats, [] if void else drew, complete=not void)
+        else:  # no game named (an old record on its own): the cards only
+            round_ = Dealt(left[:len(recorded)], {})
+        if not all(is_card(c) for c in recorded):
+            raise RecordError(f"{where}: cards are written like '9h', 'Td' or 'As'")
+        wrong = [i for i, (card, expected) in enumerate(zip(recorded, round_.cards, strict=False)) if card != expected]
+        rounds_differ += bool(wrong) or len(recorded) != len(round_.cards)
+        if len(recorded) == len(round_.cards) and len(wrong) <= 2:  # a card or two changed: name each
+            problems.extend(said(where, f"card {i + 1}", recorded[i], round_.cards[i]) for i in wrong)
+        elif wrong or len(recorded) != len(round_.cards):
+            problems.append(said(where, "cards", recorded, round_.cards))
+        position += len(round_.cards)
+        cards += len(round_.cards)
+        dealt[number] = DealtRound(number, round_, entry, void)
+        # the cut card: when it has come out, one more coup is played and the shoe ends
+        if last_coup:
+            finished = True
+        elif position > cut_index:
+            last_coup = True
+    if burn_differs and rounds_differ == len(entries) and algorithm == ALGORITHM:
+        # nothing of the shoe matches: the seeds were changed, not a card (said first, before the cards)
+        problems.insert(1 if problems[0].startswith(f"{name}, commitment") else 0,
+                        said(name, "client seeds", seeds, "another shoe than the one recorded",
+                             "with the revealed server seed they deal"))
+    ended = record.get("ended")
+    if ended is not None and ended not in ENDINGS:
+        raise RecordError(f"{name}: 'ended' is one of {', '.join(ENDINGS)}")
+    if ended == "last hand" and not finished:
+        problems.append(said(name, "end", "the shoe ended at its last hand",
+                             "one more hand to come: the cut card is out" if last_coup else
+                             f"the cut card ({cut_card} from the end) still in the shoe"))
+    if ended == "too few cards" and kind is not None and len(order) - position >= MOST_CARDS[kind]:
+        problems.append(said(name, "end", "too few cards for another round", f"{len(order) - position} cards left"))
+    return ShoeVerdict(shoe, len(entries), cards, tuple(problems), dealt)

@@ -1,0 +1,427 @@
+"""Provably fair shoes at the table server: client seeds taken during a shoe's first betting window
+and mixed into its shuffle, and a player's exported history that ``baccarat verify`` checks round
+by round (cards, hands, results, payouts) and movement by movement (stakes, returns, balances),
+for whole shoes of every game; tampering with the export is named."""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from baccarat import verify as verifier
+from baccarat.cli import main
+from baccarat.errors import ConfigurationError
+from baccarat.fair import ALGORITHM, ALGORITHM_1, fair_cards, shoe_key
+from baccarat.server import accounts, fairness, tables, wallet
+from baccarat.server import history as played
+from baccarat.server.db import make_engine, read, session_factory, transaction
+from baccarat.server.migrate import upgrade
+from baccarat.server.models import Round, ShoeRow, aware
+from baccarat.shoe import Shoe
+
+T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def sessions(database_url: str):
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    yield session_factory(engine)
+    with session_factory(engine)() as s:
+        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+    engine.dispose()
+
+
+def _players(sessions, *names: str, seeds: dict[str, str] | None = None) -> list[int]:
+    def work(s):
+        ids = [accounts.register(s, name, "correct horse", grant=1_000_000).id for name in names]
+        for name, account_id in zip(names, ids, strict=True):
+            if (seeds or {}).get(name):
+                fairness.set_client_seed(s, account_id, seeds[name])
+        return ids
+    return transaction(sessions, work)
+
+
+def _table(sessions, game: str, name: str, players: list[int], *, decks: int = 1, paytable: int | None = None) -> int:
+    def work(s):
+        table = tables.create_table(s, name, game, paytable=paytable, decks=decks, betting_seconds=10,
+                                    decision_seconds=5, now=T0)
+        for account_id in players:
+            tables.sit(s, table.id, account_id)
+        return table.id
+    return transaction(sessions, work)
+
+
+def _open(sessions, table_id: int) -> tuple[int, datetime]:
+    current = read(sessions, lambda s: tables.open_round(s, table_id))
+    return current.id, aware(current.closes_at)
+
+
+def _round(sessions, table_id: int, bets: dict[int, dict[str, int]], *, decisions: dict[int, str] | None = None,
+           void: bool = False) -> None:
+    """One round: the bets, the deal at the close of its window, Lucky Draw's decisions (a player
+    who has none stands when the window ends) or an operator's void after the first deal."""
+    round_id, closes = _open(sessions, table_id)
+    for account_id, stakes in bets.items():
+        transaction(sessions, lambda s, a=account_id, b=stakes: tables.place_bets(s, table_id, a, b,
+                                                                                   now=closes - timedelta(seconds=1)))
+    transaction(sessions, lambda s: tables.deal_round(s, round_id, closes))
+    with sessions() as s:
+        current = s.get(Round, round_id)
+        status, number = current.status, current.number
+    if status != "decision":
+        return
+    if void:
+        transaction(sessions, lambda s: tables.void_round(s, table_id, number, reason="a card fell", now=closes))
+        return
+    for account_id, action in (decisions or {}).items():
+        transaction(sessions, lambda s, a=account_id, act=action: tables.decide(s, table_id, a, act, now=closes))
+    transaction(sessions, lambda s: tables.deal_round(s, round_id, closes + timedelta(seconds=5)))
+
+
+def _export(sessions, account_id: int, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+    with sessions() as s:
+        doc = json.loads(json.dumps(played.export(s, account_id)))
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(doc))
+    return doc, path
+
+
+def _shoe(sessions, table_id: int, number: int) -> ShoeRow | None:
+    return read(sessions, lambda s: s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id,
+                                                                    ShoeRow.number == number)))
+
+
+# --- client seeds ---------------------------------------------------------------------------
+
+
+def test_a_shoe_takes_the_seeds_of_its_first_window_and_is_fixed_at_its_first_deal(sessions):
+    ann, ben, cid = _players(sessions, "ann", "ben", "cid", seeds={"ann": "ann-seed", "ben": "ben's:seed!"})
+    table_id = _table(sessions, "ez", "ez-seeds", [ann, ben, cid])
+    view = read(sessions, lambda s: tables.table_view(s, table_id))
+    shoe = _shoe(sessions, table_id, 1)
+    # the commitment is on the table before any bet; no card is taken yet, not even the burn
+    assert view["shoe"]["commitment"] == shoe.commitment and view["shoe"]["algorithm"] == ALGORITHM
+    assert view["shoe"]["taking_client_seeds"] is True and view["shoe"]["client_seeds"] is None
+    assert view["shoe"]["cards_dealt"] == 0
+    _round(sessions, table_id, {ann: {"banker": 100}, ben: {"player": 100}, cid: {"tie": 100}})
+    shoe = _shoe(sessions, table_id, 1)
+    seeds = ["ann-seed", "ben's:seed!"]  # cid set no seed: nothing of his goes in
+    assert json.loads(shoe.client_seeds) == seeds
+    with sessions() as s:
+        view = tables.table_view(s, table_id)
+        first = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
+    assert view["shoe"]["taking_client_seeds"] is False and view["shoe"]["client_seeds"] == seeds
+    cards = [str(c) for c in fair_cards(shoe_key(ALGORITHM, bytes.fromhex(shoe.server_seed), seeds), 1)]
+    burn = len(Shoe(fair_cards(shoe_key(ALGORITHM, bytes.fromhex(shoe.server_seed), seeds), 1), burn=True).burned)
+    assert json.loads(first.result)["cards"] == cards[burn:burn + len(json.loads(first.result)["cards"])]
+    # a seed set later counts from the next shoe: this one's seeds are fixed
+    transaction(sessions, lambda s: fairness.set_client_seed(s, cid, "late"))
+    _round(sessions, table_id, {cid: {"tie": 100}})
+    assert json.loads(_shoe(sessions, table_id, 1).client_seeds) == seeds
+
+
+def test_the_seed_taken_is_the_one_at_the_bet_even_if_changed_before_the_deal(sessions):
+    (ann,) = _players(sessions, "ann", seeds={"ann": "first"})
+    table_id = _table(sessions, "mini", "mini-seeds", [ann])
+    round_id, closes = _open(sessions, table_id)
+    before = closes - timedelta(seconds=1)
+    transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"banker": 100}, now=before))
+    transaction(sessions, lambda s: fairness.set_client_seed(s, ann, "second"))
+    transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"tie": 100}, now=before))
+    # the deal is repeated after a crash (here: rolled back) and again for real: the same seeds, the same cards
+    results = []
+    for _ in range(2):
+        with sessions() as s:
+            s.begin()
+            tables.deal_round(s, round_id, closes)
+            results.append((s.get(Round, round_id).result, _shoe_seeds(s, table_id)))
+            s.rollback()
+    transaction(sessions, lambda s: tables.deal_round(s, round_id, closes))
+    assert results[0] == results[1] and json.loads(results[0][1]) == ["first"]
+    assert json.loads(_shoe(sessions, table_id, 1).client_seeds) == ["first"]
+
+
+def _shoe_seeds(s, table_id: int) -> str | None:
+    return s.scalar(select(ShoeRow.client_seeds).where(ShoeRow.table_id == table_id, ShoeRow.number == 1))
+
+
+def test_the_shuffle_depends_on_the_client_seeds(sessions, monkeypatch):
+    """The same server seed: one client seed changed, and the shoe is another."""
+    monkeypatch.setattr(tables, "new_server_seed", lambda: bytes(range(32)))
+    ann, ben = _players(sessions, "ann", "ben", seeds={"ann": "alpha", "ben": "beta"})
+    dealt, committed = {}, set()
+    for name, seed in (("one", "beta"), ("two", "beta"), ("three", "gamma")):
+        transaction(sessions, lambda s, sd=seed: fairness.set_client_seed(s, ben, sd))
+        table_id = _table(sessions, "ez", name, [ann, ben])
+        _round(sessions, table_id, {ann: {"banker": 100}, ben: {"player": 100}})
+        with sessions() as s:
+            dealt[name] = json.loads(s.scalar(select(Round.result).where(Round.table_id == table_id,
+                                                                         Round.number == 1)))["cards"]
+        committed.add(_shoe(sessions, table_id, 1).commitment)
+    assert len(committed) == 1  # one server seed for all three
+    assert dealt["one"] == dealt["two"]
+    assert dealt["one"] != dealt["three"]
+
+
+@pytest.mark.parametrize("seed", ["", "has space", "x" * 65, "é", "line\nbreak"])
+def test_a_bad_client_seed_is_refused_and_changes_nothing(sessions, seed):
+    (ann,) = _players(sessions, "ann", seeds={"ann": "kept"})
+    with pytest.raises(ConfigurationError, match="client seed is 1 to 64"):
+        transaction(sessions, lambda s: fairness.set_client_seed(s, ann, seed))
+    with sessions() as s:
+        assert fairness.client_seed(s, ann)["client_seed"] == "kept"
+
+
+# --- whole shoes, exported and verified --------------------------------------------------------
+
+
+@pytest.mark.parametrize(("game", "paytable"), [("mini", None), ("ez", None), ("lucky-draw", 1), ("lucky-draw", 2)])
+def test_every_round_of_a_server_shoe_verifies_through_the_export(sessions, game, paytable, tmp_path, capsys):
+    ann, ben = _players(sessions, "ann", "ben", seeds={"ann": "ann-seed", "ben": "ben-seed"})
+    table_id = _table(sessions, game, f"{game}-whole", [ann, ben], paytable=paytable, decks=2)
+    wagers = {"mini": ({"banker": 1_250, "dragon_bonus_banker": 500, "tie": 100}, {"player": 700,
+                                                                                 "dragon_bonus_player": 300}),
+              "ez": ({"banker": 1_000, "dragon_7": 100, "panda_8": 100}, {"player": 2_500, "tie": 100}),
+              "lucky-draw": ({"enter": 1_000, "block_bonus": 300}, {"enter": 500})}[game]
+    number = 0
+    while (shoe := _shoe(sessions, table_id, 2)) is None or shoe.position == 0:  # shoe 1 over, shoe 2 dealing
+        number += 1
+        if number % 5 == 0:  # a round only ben bets on: not ann's, but in the shoe
+            _round(sessions, table_id, {ben: wagers[1]})
+            continue
+        _round(sessions, table_id, {ann: wagers[0], ben: wagers[1]},
+               decisions={ann: "draw" if number % 2 else "stand"},  # ben never decides: he stands at the end
+               void=game == "lucky-draw" and number == 3)
+    _round(sessions, table_id, {ann: wagers[0]}, decisions={ann: "stand"})  # one of ann's rounds on shoe 2
+    first = _shoe(sessions, table_id, 1)
+    # a Lucky Draw table keeps 24 cards for seven seats: it may run short before the cut card comes out
+    assert first.revealed_at is not None and first.ended in ("last hand", "too few cards")
+    assert first.ended == "last hand" or game == "lucky-draw"
+    doc, path = _export(sessions, ann, tmp_path)
+    assert doc["format"] == played.EXPORT_FORMAT == verifier.EXPORT_FORMAT
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    report = verifier.verify_document(doc)
+    mine = [r for r in doc["rounds"] if r["status"] in ("settled", "void")]
+    on_shoe_1 = [r for r in mine if r["shoe"] == 1]
+    assert report.ok and report.rounds == len(on_shoe_1) >= 5, report.problems
+    assert f"{len(on_shoe_1)} of your rounds dealt again from their shoes" in out
+    assert "table " + f"{game}-whole shoe 1: seed matches its commitment" in out
+    assert any(p.startswith(f"table {game}-whole shoe 2") for p in report.pending)  # in play: verifiable later
+    record = doc["shoes"][0]
+    assert record["your_client_seed"] == "ann-seed" and record["client_seeds"] == ["ann-seed", "ben-seed"]
+    assert len(record["rounds"]) > len(on_shoe_1)  # ben's own rounds are in the shoe too
+    if game == "lucky-draw":
+        assert any(r["status"] == "void" for r in on_shoe_1)
+        assert any("draw" in r["bets"] for r in on_shoe_1) and any("void" in r for r in record["rounds"])
+    # the public shoe record on its own verifies too, and so does its round-by-round dealing
+    with sessions() as s:
+        assert verifier.verify_shoe(tables.shoe_record(s, table_id, 1)).ok
+
+
+def test_a_player_at_two_tables_at_once_verifies(sessions, tmp_path):
+    """Rounds at two tables overlap: the balance is followed through the wallet's movements."""
+    ann, ben = _players(sessions, "ann", "ben", seeds={"ann": "mine"})
+    mini, ez = _table(sessions, "mini", "m2", [ann, ben]), _table(sessions, "ez", "e2", [ann])
+    for _ in range(10):
+        mini_round, mini_closes = _open(sessions, mini)
+        ez_round, ez_closes = _open(sessions, ez)
+        transaction(sessions, lambda s, c=mini_closes: tables.place_bets(s, mini, ann, {"banker": 1_000},
+                                                                          now=c - timedelta(seconds=2)))
+        transaction(sessions, lambda s, c=ez_closes: tables.place_bets(s, ez, ann, {"player": 500, "tie": 100},
+                                                                        now=c - timedelta(seconds=2)))
+        transaction(sessions, lambda s, c=mini_closes: tables.place_bets(s, mini, ben, {"player": 100},
+                                                                          now=c - timedelta(seconds=1)))
+        transaction(sessions, lambda s, r=ez_round, c=ez_closes: tables.deal_round(s, r, c))
+        transaction(sessions, lambda s, r=mini_round, c=mini_closes: tables.deal_round(s, r, c))
+    transaction(sessions, lambda s: tables.close_table(s, mini, now=T0 + timedelta(hours=1)))
+    transaction(sessions, lambda s: tables.close_table(s, ez, now=T0 + timedelta(hours=1)))
+    doc, _ = _export(sessions, ann, tmp_path)
+    report = verifier.verify_document(doc)
+    assert report.ok and report.rounds == 20 and not report.pending, report.problems
+    assert {r["ended"] for r in doc["shoes"]} <= {"last hand", "table closed"}
+    with sessions() as s:
+        assert doc["balance"] == wallet.balance(s, ann) == doc["movements"][-1]["balance"]
+
+
+def test_a_round_voided_before_its_deal_verifies_as_handed_back(sessions, tmp_path):
+    (ann,) = _players(sessions, "ann", seeds={"ann": "mine"})
+    table_id = _table(sessions, "mini", "voids", [ann])
+    _round(sessions, table_id, {ann: {"banker": 500}})
+    _, closes = _open(sessions, table_id)
+    before = closes - timedelta(seconds=1)
+    transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"player": 700}, now=before))
+    transaction(sessions, lambda s: tables.void_round(s, table_id, 2, reason="the shoe fell", now=closes))
+    _round(sessions, table_id, {ann: {"tie": 100}})
+    transaction(sessions, lambda s: tables.close_table(s, table_id, now=T0 + timedelta(hours=1)))
+    doc, _ = _export(sessions, ann, tmp_path)
+    voided = next(r for r in doc["rounds"] if r["round"] == 2)
+    assert voided["status"] == "void" and voided["events"] == {"player": "Void"} and not voided["cards"]
+    report = verifier.verify_document(doc)
+    assert report.ok and report.rounds == 3 and not report.pending, report.problems
+    voided["net"]["player"] = 700  # a refund turned into a win
+    assert "round 2, payout of player: the record says 700, the seed gives 0" in "\n".join(
+        verifier.verify_document(doc).problems)
+
+
+def test_a_shoe_of_the_first_algorithm_is_dealt_out_and_verifies(sessions, tmp_path):
+    """A shoe made before client seeds (its row says algorithm 1) goes on being dealt as it was."""
+    (ann,) = _players(sessions, "ann", seeds={"ann": "ignored"})
+    table_id = _table(sessions, "ez", "old-shoe", [ann])
+
+    def downgrade(s):
+        shoe = s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id))
+        shoe.algorithm = ALGORITHM_1
+        shoe.position = len(Shoe(fair_cards(bytes.fromhex(shoe.server_seed), 1), burn=True).burned)
+    transaction(sessions, downgrade)
+    for _ in range(4):
+        _round(sessions, table_id, {ann: {"banker": 100}})
+    transaction(sessions, lambda s: tables.close_table(s, table_id, now=T0 + timedelta(hours=1)))
+    doc, _ = _export(sessions, ann, tmp_path)
+    assert doc["shoes"][0]["algorithm"] == ALGORITHM_1 and "client_seeds" not in doc["shoes"][0]
+    report = verifier.verify_document(doc)
+    assert report.ok and report.rounds == 4, report.problems
+
+
+# --- a tampered export ------------------------------------------------------------------------
+
+
+def _money(doc: dict[str, Any], index: int = 0) -> dict[str, Any]:
+    return [r for r in doc["rounds"] if r["shoe"] == 1 and r["status"] == "settled"][index]
+
+
+def _set_round(field: str, change: Any) -> Any:
+    def tamper(doc: dict[str, Any]) -> None:
+        target = _money(doc)
+        *parents, last = field.split(".")
+        for part in parents:
+            target = target[part]
+        target[last] = change(target[last])
+    return tamper
+
+
+def _drop_round(doc: dict[str, Any]) -> None:
+    doc["rounds"].remove(_money(doc, 1))
+
+
+def _add_round(doc: dict[str, Any]) -> None:
+    extra = copy.deepcopy(_money(doc, 1))
+    extra["round"] = 999
+    doc["rounds"].append(extra)
+
+
+def _bigger_stake(doc: dict[str, Any]) -> None:
+    """5 cents more staked on the first settled round, every balance after it lowered to match: the
+    chain still adds up, only the round's stakes against its bets tell."""
+    first = _money(doc)
+    stake = next(m for m in doc["movements"] if m.get("round") == first["round"] and m["kind"] == "stake")
+    stake["amount"] -= 5
+    for later in doc["movements"][doc["movements"].index(stake):]:
+        later["balance"] -= 5
+    doc["balance"] -= 5
+
+
+def _movement_balance(doc: dict[str, Any]) -> None:
+    doc["movements"][3]["balance"] += 100
+
+
+def _movement_amount(doc: dict[str, Any]) -> None:
+    doc["movements"][3]["amount"] += 100
+
+
+EXPORT_TAMPERING = {
+    "a card": (_set_round("cards", lambda cards: [cards[1], cards[0], *cards[2:]]), ", cards: the record says"),
+    "a result": (_set_round("result", lambda r: "tie" if r != "tie" else "banker"), ", result: the record says"),
+    "an event": (_set_round("events.banker", lambda e: "Tie" if e != "Tie" else "Banker wins"),
+                 ", event of banker: the record says"),
+    "a payout": (_set_round("net.banker", lambda n: n + 5), ", payout of banker: the record says"),
+    "a stake": (_bigger_stake, ", stakes: the record says"),
+    "a movement's balance": (_movement_balance, ", balance: the record says"),
+    "a movement's amount": (_movement_amount, ", balance: the record says"),
+    "a removed round": (_drop_round, ", which is not among the rounds"),
+    "an added round": (_add_round, "round 999: not in the shoe's record"),
+    "a round number": (_set_round("round", lambda n: n + 1000), ": not in the shoe's record"),
+    "your client seed": (lambda doc: doc["shoes"][0].update(your_client_seed="not-mine"),
+                         "client seeds: the record says [ann-seed], and your client seed not-mine is not among them"),
+    "a client seed": (lambda doc: doc["shoes"][0].update(client_seeds=["ann-seed", "planted"]),
+                      "table ez-t shoe 1, client seeds: the record says [ann-seed planted], with the revealed server "
+                      "seed they deal another shoe than the one recorded"),
+    "the commitment": (lambda doc: doc["shoes"][0].update(commitment="f" * 64),
+                       "table ez-t shoe 1, commitment: the record says"),
+    "the wallet's balance": (lambda doc: doc.update(balance=doc["balance"] + 1),
+                             "your wallet, balance: the record says"),
+}
+
+
+@pytest.fixture
+def exported(sessions, tmp_path) -> dict[str, Any]:
+    ann, ben = _players(sessions, "ann", "ben", seeds={"ann": "ann-seed"})
+    table_id = _table(sessions, "ez", "ez-t", [ann, ben])
+    while _shoe(sessions, table_id, 2) is None:
+        _round(sessions, table_id, {ann: {"banker": 1_000, "dragon_7": 100}, ben: {"player": 500}})
+    doc, _ = _export(sessions, ann, tmp_path)
+    assert verifier.verify_document(doc).ok
+    return doc
+
+
+@pytest.mark.parametrize("what", EXPORT_TAMPERING)
+def test_tampering_with_an_export_is_named_with_exit_3(exported, what, tmp_path, capsys):
+    tamper, message = EXPORT_TAMPERING[what]
+    tamper(exported)
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(exported))
+    assert main(["verify", str(path)]) == 3
+    out = capsys.readouterr().out
+    assert "MISMATCH " in out and message in out, out
+
+
+# --- the routes ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def client(tmp_path: Path, database_url: str):
+    from fastapi.testclient import TestClient
+
+    from baccarat.server.app import create_app
+    from baccarat.server.settings import Settings
+
+    with TestClient(create_app(Settings(data_dir=tmp_path, database_url=database_url, grant=50_000))) as test_client:
+        yield test_client
+
+
+def _auth(client, name: str) -> dict[str, str]:
+    assert client.post("/api/accounts", json={"username": name, "password": "correct horse"}).status_code == 201
+    token = client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_the_client_seed_and_export_routes(client):
+    auth = _auth(client, "zoe")
+    assert client.get("/api/fairness/client-seed", headers=auth).json() == {"client_seed": None,
+                                                                           "algorithm": ALGORITHM}
+    put = client.put("/api/fairness/client-seed", json={"seed": "zoe's-lucky-seed"}, headers=auth)
+    assert put.status_code == 200 and put.json() == {"client_seed": "zoe's-lucky-seed"}
+    for bad in ({"seed": "two words"}, {"seed": ""}, {"seed": "x" * 65}, {"seed": 12345}, {"seed": "ok", "x": 1}, {}):
+        refused = client.put("/api/fairness/client-seed", json=bad, headers=auth)
+        assert refused.status_code == 422, bad
+    refused = client.put("/api/fairness/client-seed", json={"seed": "two words"}, headers=auth).json()
+    assert refused["detail"][0]["problem"] == "a client seed is 1 to 64 letters, digits or punctuation marks, " \
+                                              "without spaces"
+    assert client.get("/api/fairness/client-seed", headers=auth).json()["client_seed"] == "zoe's-lucky-seed"
+    assert client.put("/api/fairness/client-seed", json={"seed": "x"}).status_code == 401
+    assert client.get("/api/history/export").status_code == 401
+    export = client.get("/api/history/export", headers=auth).json()
+    assert export == {"format": played.EXPORT_FORMAT, "account": "zoe", "balance": 50_000, "rounds": [],
+                      "movements": [], "shoes": []}
+    assert client.get("/api/history/export?limit=0", headers=auth).status_code == 422
+    # every table shows its shoe's commitment before the first bet, and that it takes client seeds
+    for table in client.get("/api/tables").json():
+        assert len(table["shoe"]["commitment"]) == 64 and table["shoe"]["taking_client_seeds"] is True
+        assert "server_seed" not in json.dumps(table)
