@@ -14,9 +14,9 @@ from baccarat.errors import BetLimitError, ConflictError, IllegalActionError, In
 from baccarat.server import accounts, tables, wallet
 from baccarat.server.db import make_engine, session_factory, transaction
 from baccarat.server.dealer import deal_due
-from baccarat.server.timeline import Pace
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Bet, Round, Settlement
+from baccarat.server.timeline import Pace
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
