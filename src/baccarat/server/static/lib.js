@@ -200,7 +200,10 @@ function wagerNameFromServer(name) {
 }
 
 /** A pay-table event ("Win by 9", "Banker wins") in the player's words. */
-function eventName(event) { return has(`event.${event}`) ? t(`event.${event}`) : event; }
+function eventName(event, code) {
+  if (code && has(`event.${code}.${event}`)) return t(`event.${code}.${event}`);
+  return has(`event.${event}`) ? t(`event.${event}`) : event;
+}
 
 /** A pay label ("1:1", "push", "loses") in the player's words. */
 function paysLabel(label) {
@@ -221,7 +224,9 @@ function tableName(name, game) {
 // stable message code with parameters (see the README), its sentences are matched here so that a
 // refusal reads in the player's language.  An unknown one is shown as the server wrote it.
 const SERVER_SENTENCES = [
-  [/^the most you can add on (.+) is ([\d,.]+)$/i, (m) => ["refuse.room", { wager: wagerNameFromServer(m[1]), amount: money(parseAmount(m[2])) }]],
+  [/^the most you can add on (.+?) is ([\d,.]+)/i, (m) => ["refuse.room", { wager: wagerNameFromServer(m[1]), amount: money(parseAmount(m[2])) }]],
+  [/^(.+) is at its maximum of ([\d,.]+)/i, (m) => ["bet.spot_full", { wager: wagerNameFromServer(m[1]), maximum: money(parseAmount(m[2])) }]],
+  [/^the cards are still being dealt: decide in (\d+) s/i, (m) => ["refuse.decide_in", { seconds: m[1] }]],
   [/^(.+) bet ([\d,.]+) is below the table minimum of ([\d,.]+)$/i, (m) => ["refuse.minimum", { wager: wagerNameFromServer(m[1]), amount: money(parseAmount(m[2])), minimum: money(parseAmount(m[3])) }]],
   [/^(.+) bet ([\d,.]+) is above its maximum of ([\d,.]+)$/i, (m) => ["refuse.maximum", { wager: wagerNameFromServer(m[1]), amount: money(parseAmount(m[2])), maximum: money(parseAmount(m[3])) }]],
   [/^(.+) needs an? (.+) wager on the same seat$/i, (m) => ["refuse.requires", { wager: wagerNameFromServer(m[1]), base: wagerNameFromServer(m[2]) }]],

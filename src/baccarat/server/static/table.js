@@ -282,7 +282,7 @@ function tableView(tableId) {
 
   function buildPaytables() {
     const rows = (w) => (w.pays || []).filter((p) => p.label !== "loses").map((p) =>
-      h("tr", {}, h("th", { scope: "row" }, eventName(p.event)), h("td", {}, paysLabel(p.label))));
+      h("tr", {}, h("th", { scope: "row" }, eventName(p.event, w.code)), h("td", {}, paysLabel(p.label))));
     const tables = wagers().map((w) => h("table", { class: "paytable", "data-wager": w.code },
       h("caption", {}, w.code === "draw" && view().paytable ? t("paytable.drawwin", { n: view().paytable }) : wagerName(w.code, w.name)),
       h("tbody", {}, rows(w))));
@@ -483,7 +483,12 @@ function tableView(tableId) {
     // the dealer's face-down card(s) while seats decide
     if (lucky()) {
       const dealer = el.hands.querySelector("#dealer-hand .cards");
-      const hidden = (v.cards_expected && v.cards_expected.dealer_hidden) || 0;
+      // the contract's cards_expected when the server sends it; else the rule card's own picture: one
+      // face-down dealer card from the decisions until the dealer's second card is shown
+      if (v.phase === "decisions") S.decisionsRound = v.round_number;
+      const upOnly = dealer.querySelectorAll(".card:not(.back)").length === 1;
+      const hidden = v.cards_expected && v.cards_expected.dealer_hidden != null ? v.cards_expected.dealer_hidden
+        : upOnly && (v.phase === "decisions" || (v.phase === "dealing" && S.decisionsRound === v.round_number)) ? 1 : 0;
       const backs = dealer.querySelectorAll(".card.back");
       if (backs.length !== hidden) {
         backs.forEach((b) => b.remove());
@@ -767,7 +772,7 @@ function tableView(tableId) {
       lines.push(Object.entries(d.hands).map(([who, cards]) => `${who === "dealer" ? t("hand.dealer")
         : who === `seat:${mySeat()}` ? t("hand.you") : t("hand.seat", { seat: who.split(":")[1], name: "" }).trim()}: ${cards.map(cardLabel).join(" ")}`).join("; "));
     }
-    lines.push(Object.entries(r.bets).map(([code, bet]) => `${wagerName(code, bet.name)}: ${eventName(bet.event)} (${bet.net > 0 ? "+" : ""}${money(bet.net)})`).join("; "));
+    lines.push(Object.entries(r.bets).map(([code, bet]) => `${wagerName(code, bet.name)}: ${eventName(bet.event, code)} (${bet.net > 0 ? "+" : ""}${money(bet.net)})`).join("; "));
     return h("div", {}, lines.map((line) => h("div", {}, line)));
   }
 
