@@ -423,19 +423,20 @@ function tableView(tableId) {
       li.className = `seat ${p ? "taken" : "empty"} ${mine ? "mine" : ""} ${p && p.away ? "away" : ""}`;
       const name = li.children[1];
       const bet = li.children[2];
+      text(li.children[0], mine ? t("seats.number_you", { seat: number }) : number);
       if (!p) {
         text(name, t("seats.empty"));
         text(bet, "");
         li.setAttribute("aria-label", t("seats.empty_label", { seat: number }));
         return;
       }
-      text(name, mine ? t("seats.you", { name: p.name }) : p.name);
+      text(name, p.name);
       const staked = sum(p.bets);
       const net = p.results ? Object.values(p.results).reduce((a, r) => a + r.net, 0) : null;
       text(bet, net != null && staked ? (net > 0 ? `+${money(net)}` : net < 0 ? money(net) : t("seats.push"))
         : staked ? money(staked) : p.away ? t("seats.away") : "");
       bet.className = `seat-bet ${net == null ? "" : net > 0 ? "plus" : net < 0 ? "minus" : ""}`;
-      li.setAttribute("aria-label", t("seats.label", { seat: number, name: p.name,
+      li.setAttribute("aria-label", t("seats.label", { seat: number, name: mine ? t("seats.you", { name: p.name }) : p.name,
         bets: staked ? money(staked) : t("seats.no_bet") }) + (p.away ? ` (${t("seats.away")})` : ""));
     });
   }

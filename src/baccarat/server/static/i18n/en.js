@@ -76,6 +76,7 @@ window.BACCARAT_I18N.en = {
   "seats.title": "Seats",
   "seats.empty": "empty",
   "seats.empty_label": "Seat {seat}: empty",
+  "seats.number_you": "{seat} · YOU",
   "seats.you": "You ({name})",
   "seats.label": "Seat {seat}: {name}, {bets}",
   "seats.no_bet": "no bet",

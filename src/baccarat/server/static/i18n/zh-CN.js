@@ -74,6 +74,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "seats.title": "座位",
   "seats.empty": "空位",
   "seats.empty_label": "{seat} 号座位：空位",
+  "seats.number_you": "{seat} · 您",
   "seats.you": "您（{name}）",
   "seats.label": "{seat} 号座位：{name}，{bets}",
   "seats.no_bet": "未下注",
