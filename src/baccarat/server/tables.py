@@ -633,7 +633,8 @@ def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int 
         result_at = later(datetime.fromisoformat(deal[-1]["at"]), pace.card)
         current.dealt_at = now
         _settle(s, table, current, bets, events, account_of, result_at)
-        _close(s, table, current, bets, shoe, events, now, deal, result_at, names=stored.get("names"))
+        _close(s, table, current, bets, shoe, events, now, deal, result_at,
+               kept={key: stored[key] for key in ("names", "decisions_at") if key in stored})
 
 
 def _names(s: Session, account_of: dict[int, int]) -> dict[str, str]:
@@ -658,7 +659,7 @@ def _round_shoe(s: Session, current: Round) -> ShoeRow:
 
 
 def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: Shoe, events: list[Any],
-           now: datetime, deal: list[dict[str, Any]], result_at: datetime, *, names: dict[str, str] | None = None
+           now: datetime, deal: list[dict[str, Any]], result_at: datetime, *, kept: dict[str, Any] | None = None
            ) -> None:
     """The round is settled: its result (shown from ``result_at``) is stored, and the next round
     opens after the results pause."""
@@ -676,7 +677,7 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
                              for w in game_of(table).wagers})
     else:
         result["hands"] = _first_deal(events)
-        result["names"] = names or {}
+        result.update({"names": {}, **(kept or {})})  # Lucky Draw: whose hands, when the decisions opened
     result["balances"] = {str(a): balance for a, balance in sorted(wallet.balances(s, {b.account_id for b in bets}))}
     current.result = json.dumps(result)
     current.status = "settled"
