@@ -151,6 +151,9 @@ def test_a_punto_banco_round_is_shown_card_by_card_then_the_result_then_the_paus
         elif now < opens_at:
             assert view["round"] is None and view["next_round"]["number"] == 2  # no window before the pause ends
             assert view["phase"] == ("result" if due else "dealing")
+            # nothing tells how many cards are still to come: no end of the deal, no next window, before the result
+            assert (view["phase_ends_at"], view["next_round"]["opens_at"]) == (
+                (opens_at.isoformat(), opens_at.isoformat()) if due else (None, None))
         else:
             assert view["phase"] == "betting" and view["round"]["number"] == 2
             assert view["cards"] == [] and view["players"]["1"]["bets"] == {}

@@ -283,7 +283,8 @@ def _phase(state: Moment, current: Row[Any], results_seconds: float) -> None:
         state.phase = "dealing"
         state.started = first_at if decisions_at is None or now < decisions_at else (
             dealt_at if dealt_at is not None and current.status == "settled" else _when(current.decides_at))
-        state.ends = decisions_at if decisions_at is not None and now < decisions_at else result_at
+        # when the deal ends would tell how many cards are still to come: not shown (None) until it does
+        state.ends = decisions_at if decisions_at is not None and now < decisions_at else None
         state.at(decisions_at)
 
 
@@ -316,8 +317,10 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, A
         "phase_ends_at": None if state.ends is None else stamp(state.ends),
         "round_number": None if current is None else current.number,
         "round": None,
-        "next_round": None if state.upcoming is None else {"number": state.upcoming.number,
-                                                           "opens_at": stamp(aware(state.upcoming.opens_at))},
+        # when the next window opens is shown with the result (before, it would tell how many cards are to come)
+        "next_round": None if state.upcoming is None else {
+            "number": state.upcoming.number,
+            "opens_at": stamp(aware(state.upcoming.opens_at)) if state.result_due else None},
         "cards": state.cards,
         "hands": hands(state.cards),
         "result": None,
