@@ -114,6 +114,9 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
     assert page.locator("#player-hand .card").count() in (2, 3)
     assert page.locator("#banker-hand .card").count() in (2, 3)
     expect(page.locator("[data-spot=banker] .net")).to_have_text(re.compile(r"^(won \+[\d.]+|lost [\d.]+|push)$"))
+    # the result is said in the page's live region, with what it meant for you
+    said = re.compile(r"^(Banker wins|Player wins|Tie) \d : \d\. (You (won|lost) |Your stake comes back)")
+    expect(page.locator("#announcer")).to_have_text(said)
     expect(page.locator("#roads .bead")).to_have_count(1)
     page.wait_for_timeout(400)  # the last card's animation
     shot(page, "04-ez-result")

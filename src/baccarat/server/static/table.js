@@ -33,7 +33,7 @@ function tableView(tableId) {
 
   // ------------------------------------------------------------ skeleton (built once)
   const el = {
-    title: h("h2", { id: "table-title", tabindex: "-1" }),
+    title: h("h1", { id: "table-title", tabindex: "-1" }),
     phase: h("span", { class: "phase", id: "phase", "data-phase": "" }),
     round: h("span", { class: "round-no", id: "round-no" }),
     countdown: h("span", { class: "countdown", id: "countdown", role: "timer", "aria-live": "off" }),
@@ -275,7 +275,7 @@ function tableView(tableId) {
   function handBox(id, title, side) {
     return h("div", { class: `hand ${side}`, id },
       h("h3", {}, title),
-      h("div", { class: "cards", role: "list", "aria-label": title }),
+      h("div", { class: "cards", role: "group", "aria-label": title }),
       h("div", { class: "total", "aria-live": "off" }),
       h("div", { class: "hand-result" }));
   }
@@ -477,7 +477,6 @@ function tableView(tableId) {
       const box = handFor(card.to);
       if (!box) continue;
       const face = cardFace(card.card, card.hand_index >= 2 ? "third" : "");
-      face.setAttribute("role", "listitem");
       face.setAttribute("data-index", card.index);
       box.querySelector(".cards").append(face);
     }
