@@ -431,6 +431,15 @@ def test_closing_every_socket_starts_the_grace_period_and_reconnecting_ends_it(c
         socket.send_json({"type": "auth", "token": token})
         assert socket.receive_json()["type"] == "state"
         assert not away()
+        # the close of an earlier socket written late, after this one joined: the feed puts it right
+        with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+            account = transaction(sessions, lambda s: s.scalar(select(Seat.account_id)))
+            transaction(sessions, lambda s: tables.mark_away(s, 2, account))
+        assert away()
+        deadline = time.monotonic() + 5
+        while away() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not away()
 
 
 def test_refusals_carry_a_message_in_words(client):

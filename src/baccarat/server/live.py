@@ -159,6 +159,7 @@ class TableFeed:
         self.tokens: Counter[str] = Counter()  #: token hash -> open sockets
         self.signed_out: set[str] = set()  #: token hashes found no longer valid
         self.task: asyncio.Task[None] | None = None
+        self.returned: list[int] = []  #: watchers marked away in the database: marked back on the next poll
 
     def _read(self, accounts: list[int], digests: list[str]
               ) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None, set[str], float]:
@@ -168,6 +169,9 @@ class TableFeed:
             # the view is new when anything but its clock changed (server_time is stamped on every read)
             new = self.view is None or {**view, "server_time": None} != {**self.view, "server_time": None}
             yours = views.yours(s, moment, accounts) if new else None
+            # a watcher whose seat says away (their last socket's close was written after they came back)
+            self.returned = [row.account_id for row in moment.seats
+                             if row.away_since is not None and row.account_id in accounts]
             soonest = min(moment.changes, default=None)
             wait = POLL if soonest is None else max(0.0, min(POLL, (soonest - now).total_seconds()))
             return view, yours, _valid_tokens(s, digests), wait
@@ -183,6 +187,10 @@ class TableFeed:
                 log.exception("cannot read table %s for its sockets; trying again", self.table_id)
                 await asyncio.sleep(1.0)
                 continue
+            for account_id in self.returned:
+                with suppress(Exception):
+                    await asyncio.to_thread(transaction, self.sessions,
+                                            lambda s, a=account_id: tables.mark_back(s, self.table_id, a))
             gone = set(digests) - valid - self.signed_out  # a token never comes back once gone
             if yours is not None or gone:
                 async with self.changed:
@@ -246,6 +254,13 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
         return wallet.idempotent(s, account_id, key, {"table": table_id, "action": action},
                                  lambda: tables.decide(s, table_id, account_id, action))
     raise ConfigurationError("unknown command: 'type' is 'bet' or 'decision'")
+
+
+def _mark_away(sessions: sessionmaker[Session], table_id: int, account_id: int) -> None:
+    try:
+        transaction(sessions, lambda s: tables.mark_away(s, table_id, account_id))
+    except Exception:  # the seat stays as it was; the player is stood up after sitting out instead
+        log.exception("cannot mark account %s away from table %s", account_id, table_id)
 
 
 def _allowed(socket: WebSocket, allowed_origins: tuple[str, ...]) -> bool:
@@ -385,6 +400,5 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                 if task is not None:
                     task.cancel()
             if not feed.watchers[account_id]:  # their last socket here: the seat's grace period starts
-                with suppress(Exception):
-                    await asyncio.to_thread(transaction, sessions,
-                                            lambda s: tables.mark_away(s, table_id, account_id))
+                # on a thread of its own, not awaited: this task may be being cancelled (the client vanished)
+                asyncio.get_running_loop().run_in_executor(None, _mark_away, sessions, table_id, account_id)

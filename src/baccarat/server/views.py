@@ -196,6 +196,7 @@ class Moment:
     cards: list[dict[str, Any]] = field(default_factory=list)
     result_due: bool = False
     changes: list[datetime] = field(default_factory=list)  #: moments when the view will change
+    seats: list[Row[Any]] = field(default_factory=list)  #: the table's seats (number, account_id, away_since, username)
 
     def at(self, moment: datetime | None) -> None:
         if moment is not None and moment > self.now:
@@ -338,7 +339,7 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, A
         opens = _when(current.opens_at)
         view["round"] = {"number": current.number, "opens_at": None if opens is None else stamp(opens),
                          "closes_at": stamp(aware(current.closes_at))}
-    seats = list(connection.execute(_VIEW_SEATS, {"table": table_id}))
+    seats = state.seats = list(connection.execute(_VIEW_SEATS, {"table": table_id}))
     view["seats"] = {str(row.number): row.username for row in seats}
     seat_of = {row.account_id: row.number for row in seats}
     players: dict[str, dict[str, Any]] = {str(row.number): {"name": row.username, "away": row.away_since is not None,
