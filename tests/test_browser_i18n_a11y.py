@@ -159,6 +159,12 @@ def test_in_simplified_chinese_no_screen_shows_english(server: Server):
         no_english(page, names, "lucky draw result")
         shot(page, "26-zh-lucky-result")
         assert page.evaluate("[...window.baccaratMissing]") == []  # every key had its Chinese words
+        # the switch: English at once, and kept for the next visit
+        page.select_option("#lang", "en")
+        expect(page.locator("#phase")).to_have_text(re.compile("^(BETTING|NO MORE BETS|DEALING|DECISIONS|RESULT)$"))
+        expect(page.locator("#table-title")).to_have_text("Lucky Draw Baccarat table 1")
+        page.goto(server.url + "/#/")
+        expect(page.locator("h1")).to_have_text("Tables")
         context.close()
     assert errors == [], errors
 

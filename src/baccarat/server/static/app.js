@@ -120,7 +120,9 @@ function lobbyView() {
         cards[table.id] = { meta, phase, button, road,
           node: h("section", { class: "table-card", "data-table": table.id, "aria-labelledby": `table-${table.id}-name` },
             h("h2", { id: `table-${table.id}-name` }, tableName(table.name, table.game)),
-            h("div", { class: "game-name" }, t(`game.${table.game}`)), meta, phase, road, button) };
+            // a default table's name already says its game ("EZ Baccarat table 1")
+            /^(mini|ez|lucky-draw)-\d+$/.test(table.name) ? null : h("div", { class: "game-name" }, t(`game.${table.game}`)),
+            meta, phase, road, button) };
         list.append(cards[table.id].node);
         if (table.game !== "lucky-draw") {
           api("GET", `/api/tables/${table.id}/roads`).then((roads) => {
