@@ -215,3 +215,32 @@ def test_a_phone_shows_the_cards_the_countdown_the_chips_and_place_bets_together
             shot(page, f"15-phone-{locale}-result-full")
             context.close()
     assert errors == [], errors
+
+
+def test_a_player_who_sits_out_is_stood_up_announced_and_can_sit_again(tmp_path_factory: pytest.TempPathFactory):
+    errors: list[str] = []
+    with running_server(tmp_path_factory.mktemp("sit-out-data"), betting_seconds=6,
+                        env={"BACCARAT_SIT_OUT_ROUNDS": "1"}) as server, chromium() as browser:
+        context_a, ann = new_page(browser, server.url, errors=errors)
+        context_b, bob = new_page(browser, server.url, errors=errors)
+        register(ann, "idle_ann")
+        register(bob, "idle_bob")
+        sit(ann, 2)
+        sit(bob, 2)
+        expect(bob.locator("#sit")).to_be_hidden()
+        wait_for_betting(ann, 3)
+        stage(ann, "player", 1)
+        ann.click("#place")
+        expect(ann.locator("[data-spot=player] .amount")).to_have_text("you 1.00")
+        # Bob lets a dealt round go by without a bet: he is stood up, told so, and offered his seat back
+        expect(bob.locator("#sit")).to_be_visible(timeout=ROUND)
+        expect(bob.locator("#news")).to_contain_text("idle_bob was stood up")
+        expect(bob.locator("#place")).to_be_hidden()
+        expect(ann.locator("#news")).to_contain_text("idle_bob was stood up")
+        shot(bob, "16-stood-up")
+        bob.click("#sit")
+        expect(bob.locator("#seats .seat.mine")).to_contain_text("idle_bob")
+        expect(bob.locator("#sit")).to_be_hidden()
+        context_a.close()
+        context_b.close()
+    assert errors == [], errors

@@ -39,6 +39,7 @@ function tableView(tableId) {
     countdown: h("span", { class: "countdown", id: "countdown", role: "timer", "aria-live": "off" }),
     bar: h("span", { class: "used" }),
     lastResult: h("div", { class: "last-result", id: "last-result" }),
+    pending: h("div", { class: "pending-limits", id: "pending-limits" }),
     shoe: h("div", { class: "shoe", id: "shoe" }),
     news: h("ul", { class: "news", id: "news", "aria-label": t("news.title") }),
     seats: h("ol", { class: "seats", id: "seats", "aria-label": t("seats.title") }),
@@ -69,6 +70,7 @@ function tableView(tableId) {
     rebet: h("button", { type: "button", id: "rebet", onclick: rebet }, t("controls.rebet")),
     place: h("button", { type: "button", class: "primary", id: "place", onclick: place }, t("controls.place")),
     leave: h("button", { type: "button", id: "leave", class: "quiet", onclick: leave }, t("controls.leave")),
+    sit: h("button", { type: "button", id: "sit", class: "primary", hidden: true, onclick: sitDown }, t("controls.sit")),
   };
 
   show(h("div", { class: "table" },
@@ -76,11 +78,11 @@ function tableView(tableId) {
       h("div", { class: "status-row" }, el.title,
         h("div", { class: "phase-box" }, el.phase, el.round, el.countdown)),
       h("div", { class: "phase-bar", "aria-hidden": "true" }, el.bar),
-      el.lastResult, el.shoe, el.news, el.seats, el.hands, el.banner, el.callouts, el.decision,
+      el.lastResult, el.pending, el.shoe, el.news, el.seats, el.hands, el.banner, el.callouts, el.decision,
       el.layout, el.paytables, el.refusal,
       h("div", { class: "tray", id: "tray" },
         h("div", { class: "tray-row" }, el.chips, el.totals),
-        h("div", { class: "controls" }, buttons.undo, buttons.clear, buttons.double, buttons.rebet, buttons.place, buttons.leave))),
+        h("div", { class: "controls" }, buttons.undo, buttons.clear, buttons.double, buttons.rebet, buttons.place, buttons.sit, buttons.leave))),
     h("div", { class: "side" }, el.roads, el.history)));
 
   // ------------------------------------------------------------ helpers on the view
@@ -229,6 +231,11 @@ function tableView(tableId) {
     }
   }
 
+  async function sitDown() {
+    say("");
+    try { await api("POST", `/api/tables/${tableId}/seats`, {}); } catch (error) { say(error.message); }
+  }
+
   async function leave() {
     say("");
     try {
@@ -358,6 +365,9 @@ function tableView(tableId) {
     const last = v.last_result;
     const lastWords = last && last.round !== v.round_number ? resultLine(last) : "";
     text(el.lastResult, lastWords ? t("result.last", { round: last.round, result: lastWords }) : "");
+    const pending = v.pending_limits;
+    text(el.pending, pending ? t("limits.pending", { min: money(pending.minimum),
+      max: money(Math.max(pending.minimum, ...Object.values(pending.maximums || {}))) }) : "");
     const shoe = v.shoe;
     if (shoe) {
       const parts = [t("shoe.number", { n: shoe.number })];
@@ -689,6 +699,8 @@ function tableView(tableId) {
     set(buttons.double, open && !S.inflight && (has || placed > 0));
     set(buttons.rebet, open && !S.inflight && Object.keys(S.last).length > 0);
     set(buttons.leave, true);
+    buttons.sit.hidden = Boolean(mySeat()) || v.status !== "open";
+    buttons.place.hidden = !mySeat();
     if (!lucky() || v) buttons.place.textContent = t("controls.place");
   }
 

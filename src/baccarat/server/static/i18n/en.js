@@ -190,6 +190,8 @@ window.BACCARAT_I18N.en = {
   "controls.double": "Double",
   "controls.rebet": "Rebet",
   "controls.place": "Place bets",
+  "controls.sit": "Sit down",
+  "limits.pending": "New limits from the next round: {min} to {max}",
   "controls.leave": "Leave table",
 
   "bet.room_left": "The most you can add on {wager} is {amount}: pick a smaller chip.",

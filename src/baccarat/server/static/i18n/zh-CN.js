@@ -188,6 +188,8 @@ window.BACCARAT_I18N["zh-CN"] = {
   "controls.double": "加倍",
   "controls.rebet": "重复下注",
   "controls.place": "确认下注",
+  "controls.sit": "入座",
+  "limits.pending": "下一局起的新限红：{min} 至 {max}",
   "controls.leave": "离开牌桌",
 
   "bet.room_left": "{wager}最多还能加 {amount}：请选小一点的筹码。",
