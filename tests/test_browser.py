@@ -134,8 +134,25 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
     expect(detail).to_contain_text(re.compile(r"[AKQJ2-9]|10[♠♥♦♣]"))
     expect(detail).to_contain_text(re.compile(r"Banker (draws|stands)|natural"))
     assert not re.search(r"\b[2-9TJQKA][cdhs]\b|dragon_7|banker_", detail.inner_text())  # no raw codes
+    # the roads fill their panel with cells of 20 px or more; every Bead Plate and Big Road mark has its letter
+    sizes = page.evaluate("""() => {
+        const grids = [...document.querySelectorAll('#roads .grid')].map((g) => getComputedStyle(g));
+        return {
+            panel: document.querySelector('#roads').clientWidth,
+            boxes: [...document.querySelectorAll('#roads .grid-box')].map((b) => b.getBoundingClientRect().width),
+            cells: grids.map((style) => parseFloat(style.gridAutoColumns)),
+            columns: grids.map((style) => style.gridTemplateColumns.split(' ').length),
+        };
+    }""")
+    assert all(box >= 0.9 * sizes["panel"] for box in sizes["boxes"]), sizes
+    assert len(sizes["cells"]) == 5 and min(sizes["cells"]) >= 20, sizes
+    assert min(sizes["columns"]) >= 15, sizes  # empty columns drawn to the panel's edge, not a small box
+    expect(page.locator("#roads .bead").first).to_have_text(re.compile("^[BPT]$"))
+    expect(page.locator("#roads .big .letter").first).to_have_text(re.compile("^[BP]$"))
     page.click("#ask-banker")
     expect(page.locator("#ask-preview")).to_contain_text("If Banker wins next:")
+    expect(page.locator("#ask-preview")).to_contain_text("Big Eye Boy")
+    expect(page.locator("#ask-preview")).to_contain_text(re.compile("(red|blue|no mark yet)"))
     shot(page, "05-ez-history-and-ask")
     # the next round opens after the results pause, with a clean felt
     wait_for_phase(page, "betting", timeout=RESULTS_PAUSE + 5)
