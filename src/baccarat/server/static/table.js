@@ -799,10 +799,13 @@ function tableView(tableId) {
     // "bets placed" and other notes belong to their phase
     if (before && before.phase !== S.view.phase && S.messageKind === "info" && !S.inflight) say("");
     // a new betting window: staged chips and old messages go
+    // (the view's round is the one taking bets: from BETTING until the dealer deals it)
     const betting = S.view.round ? S.view.round.number : null;
     if (betting !== S.bettingRound) {
-      if (betting !== null && S.bettingRound !== null) { S.staged = {}; S.steps = []; say(""); }
-      else if (betting === null && Object.keys(S.staged).length && !S.inflight) {
+      if (betting !== null) {
+        if (!S.inflight) { S.staged = {}; S.steps = []; }
+        if (before) say("");
+      } else if (Object.keys(S.staged).length && !S.inflight) {
         S.staged = {};
         S.steps = [];
         say(t("bet.not_placed"), "info");
