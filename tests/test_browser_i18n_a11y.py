@@ -123,6 +123,7 @@ def test_in_simplified_chinese_no_screen_shows_english(server: Server):
         expect(page.locator("#refusal")).to_have_text("您还有注码在桌上：本局结算后才能离开。")
         for wanted in ("no_more_bets", "dealing", "result"):
             wait_for_phase(page, wanted, timeout=ROUND / 1000)
+            shot(page, f"22-zh-ez-{wanted}")
             no_english(page, names, f"ez {wanted}", 2)
         expect(page.locator("#banner")).to_have_text(re.compile(r"^(庄赢|闲赢|和局) \d : \d$"))
         expect(page.locator("#history tr.row")).to_have_count(1)

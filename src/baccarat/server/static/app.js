@@ -105,6 +105,10 @@ function lobbyView() {
   show(heading, h("p", { class: "lead" }, t("lobby.intro")), list);
   let closed = false;
   const cards = {};
+  const seatsOf = {};  // game code -> seats at its tables, from the game records
+  api("GET", "/api/games").then((games) => {
+    for (const g of games) { seatsOf[g.code] = g.max_seats; rememberWagers(g.wagers); }
+  }).catch(() => {});
   async function refresh() {
     let tables;
     try { tables = await api("GET", "/api/tables"); } catch (error) { if (!closed) toast(error.message); return; }
@@ -137,7 +141,7 @@ function lobbyView() {
       const card = cards[table.id];
       const seated = Object.keys(table.players || table.seats || {}).length;
       const maxBet = Math.max(...Object.values(table.limits.maximums));
-      text(card.meta, t("lobby.meta", { min: money(table.limits.minimum), max: money(maxBet), seated, seats: 7 }));
+      text(card.meta, t("lobby.meta", { min: money(table.limits.minimum), max: money(maxBet), seated, seats: seatsOf[table.game] || 7 }));
       text(card.phase, table.status === "open" ? t(`phase.${table.phase || "betting"}`) : t("lobby.closed"));
       text(card.button, table.status === "open" ? t("lobby.sit") : t("lobby.closed"));
       card.button.setAttribute("aria-label", t("lobby.sit_at", { table: tableName(table.name, table.game) }));
