@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -25,8 +27,10 @@ from .browser_kit import (
     expect,
     need_chromium,
     new_page,
+    phase,
     register,
     running_server,
+    seconds_left,
     shot,
     sit,
     wait_for_betting,
@@ -195,3 +199,31 @@ def test_the_page_shows_the_round_card_by_card_and_the_result_only_after_the_las
     check_views([f["table"] for f in frames if f.get("type") == "state"], deal, number, "websocket")
     check_views([r["view"] for r in rest], deal, number, "rest")
     assert any(f.get("type") == "state" and f["table"].get("result") for f in frames)
+
+
+@pytest.mark.parametrize("skew", [timedelta(hours=1), timedelta(minutes=-3)], ids=["an-hour-ahead", "3-min-behind"])
+def test_the_countdown_runs_on_the_servers_clock_whatever_the_players_clock(server: Server, skew: timedelta):
+    errors: list[str] = []
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.clock.set_system_time(datetime.now() + skew)  # the player's clock is wrong; the page must not care
+        page.goto(server.url)
+        register(page, f"clock_{int(skew.total_seconds())}".replace("-", "m"))
+        sit(page, 1)
+        checked = 0
+        deadline = time.monotonic() + 3 * BETTING_SECONDS + 20
+        while checked < 4 and time.monotonic() < deadline:
+            view = page.request.get(f"{server.url}/api/tables/1").json()
+            shown = seconds_left(page)
+            if view["phase"] == "betting" and view["round"] and shown >= 0 and phase(page) == "betting":
+                left = (datetime.fromisoformat(view["round"]["closes_at"])
+                        - datetime.fromisoformat(view["server_time"])).total_seconds()
+                if left > 1:
+                    assert abs(shown - math.ceil(left)) <= 1, (shown, left)
+                    checked += 1
+            page.wait_for_timeout(700)
+        assert checked >= 3, "the countdown was read in a betting window"
+        context.close()
+    assert errors == [], errors
