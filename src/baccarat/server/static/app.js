@@ -17,9 +17,9 @@ function setBalance(minor) {
 }
 
 /** The "Connection lost, reconnecting…" notice. */
-function connection(lost) {
+function connection(lost, words) {
   const box = document.getElementById("connection");
-  if (lost) text(box, t("connection.lost"));
+  if (lost) text(box, words || t("connection.lost"));
   box.hidden = !lost;
   document.body.classList.toggle("offline", lost);
 }

@@ -867,9 +867,11 @@ function tableView(tableId) {
       if (mine !== socket || closed) return;
       S.connected = false;
       if (event.code === 4401) { window.dispatchEvent(new Event("signed-out")); return; }  // signed out elsewhere
-      connection(true);
+      // 1008: the server refused this socket (too many open tables for the account): say so, try again slowly
+      const refused = event.code === 1008;
+      connection(true, refused ? t("connection.refused") : null);
       render();
-      const wait = RECONNECT_MS[Math.min(S.attempts, RECONNECT_MS.length - 1)];
+      const wait = refused ? 5000 : RECONNECT_MS[Math.min(S.attempts, RECONNECT_MS.length - 1)];
       S.attempts += 1;
       timers.push(setTimeout(() => { if (!closed) connect(); }, wait));
     };

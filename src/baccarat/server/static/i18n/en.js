@@ -13,6 +13,7 @@ window.BACCARAT_I18N.en = {
   "header.logout": "Log out",
   "header.language": "Language",
   "connection.lost": "Connection lost, reconnecting…",
+  "connection.refused": "The table refused this window: close the other tables open with this account, and it joins by itself.",
   "connection.back": "Connected again",
 
   "login.title": "Baccarat",

@@ -11,6 +11,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "header.logout": "退出",
   "header.language": "语言",
   "connection.lost": "连接中断，正在重新连接…",
+  "connection.refused": "牌桌拒绝了这个窗口：请关闭此账户打开的其他牌桌，本窗口会自动加入。",
   "connection.back": "已重新连接",
 
   "login.title": "百家乐",
