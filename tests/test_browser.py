@@ -61,7 +61,7 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
     page.wait_for_timeout(500)  # the lobby's roads
     shot(page, "01-lobby")
     sit(page, 2)
-    wait_for_betting(page)
+    wait_for_betting(page, 8)
     expect(page.locator("[data-spot=dragon_7] .name")).to_have_text("Dragon 7")
     expect(page.locator("[data-spot=panda_8] .pays")).to_have_text("25:1")
     expect(page.locator("[data-spot=banker] .pays")).to_have_text("1:1")
@@ -163,7 +163,7 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
 def test_lucky_draw_round_with_draw(page: Page):
     register(page, "browser_ld")
     sit(page, 3)
-    wait_for_betting(page)
+    wait_for_betting(page, 6)
     # the table's pay tables on the layout, from the server's registry
     expect(page.locator("#paytables")).to_contain_text("Draw: DrawWin pay table 1")
     expect(page.locator("#paytables [data-wager=draw]")).to_contain_text("Lucky 9 (3-card 9)")

@@ -89,7 +89,7 @@ def watch_one_round(page: Page, table_id: int, spot: str, *, decide: str | None 
 
     page.on("websocket", on_socket)
     sit(page, table_id)
-    wait_for_betting(page, 3)
+    wait_for_betting(page, 4)
     page.click("[data-chip='1']")
     page.click(f"[data-spot={spot}]")
     page.click("#place")
