@@ -465,3 +465,37 @@ def test_refusals_carry_a_message_in_words(client):
         assert answer == {"type": "error", "error": "BetLimitError",
                           "detail": "the most you can add on Banker is 15.00 (its maximum is 25.00)",
                           "message": "the most you can add on Banker is 15.00 (its maximum is 25.00)"}
+
+
+def test_sockets_joining_a_table_at_once_share_one_feed(client, monkeypatch):
+    """Every socket of a table is fed by one poller (a socket that awaited anything between finding
+    the feed and joining it once made a poller of its own: ten sockets, ten times the reads)."""
+    from contextlib import ExitStack
+
+    from baccarat.server import live
+
+    made: list[int] = []
+    original = live.TableFeed.__init__
+
+    def counting(self, sessions, table_id):  # type: ignore[no-untyped-def]
+        made.append(table_id)
+        original(self, sessions, table_id)
+
+    monkeypatch.setattr(live.TableFeed, "__init__", counting)
+    slow_back = tables.mark_back
+
+    def mark_back(s, table_id, account_id):  # type: ignore[no-untyped-def]
+        time.sleep(0.2)  # a slow write as a socket joins: the other sockets arrive meanwhile
+        slow_back(s, table_id, account_id)
+
+    monkeypatch.setattr(tables, "mark_back", mark_back)
+    tokens = [_token(client, f"crowd{n}") for n in range(6)]
+    for token in tokens:
+        client.post("/api/tables/2/seats", json={}, headers={"Authorization": f"Bearer {token}"})
+    with ExitStack() as stack:
+        sockets = [stack.enter_context(client.websocket_connect("/ws/tables/2")) for _ in tokens]
+        for socket, token in zip(sockets, tokens, strict=True):
+            socket.send_json({"type": "auth", "token": token})  # all at once, before any answer is read
+        for socket in sockets:
+            assert socket.receive_json()["type"] == "state"
+        assert made == [2]

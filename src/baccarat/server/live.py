@@ -170,7 +170,7 @@ class TableFeed:
             new = self.view is None or {**view, "server_time": None} != {**self.view, "server_time": None}
             yours = views.yours(s, moment, accounts) if new else None
             # a watcher whose seat says away (their last socket's close was written after they came back)
-            self.returned = [row.account_id for row in moment.seats
+            self.returned = [row.account_id for row in moment.seats or []
                              if row.away_since is not None and row.account_id in accounts]
             soonest = min(moment.changes, default=None)
             wait = POLL if soonest is None else max(0.0, min(POLL, (soonest - now).total_seconds()))
@@ -334,10 +334,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
     async def _play(socket: WebSocket, sessions: sessionmaker[Session], table_id: int, account_id: int,
                     digest: str) -> None:
         feed = _feed(socket.app, sessions, table_id)
-        if not feed.watchers[account_id]:  # the first socket of theirs here: the seat is theirs again
-            with suppress(Exception):
-                await asyncio.to_thread(transaction, sessions, lambda s: tables.mark_back(s, table_id, account_id))
-        feed.join(account_id, digest)
+        first = not feed.watchers[account_id]
+        feed.join(account_id, digest)  # at once, with no await since _feed: every socket of a table shares its feed
         stamps: list[float] = []
         seen = -1
         waiter: asyncio.Task[None] | None = None
@@ -357,6 +355,9 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             await socket.send_text(f'{{"type": "state", "table": {feed.text}, "you": {json.dumps(mine)}}}')
 
         try:
+            if first:  # the first socket of theirs here: the seat is theirs again
+                with suppress(Exception):
+                    await asyncio.to_thread(transaction, sessions, lambda s: tables.mark_back(s, table_id, account_id))
             await push()
             waiter = asyncio.create_task(feed.wait_newer(seen, digest))
             receiver = asyncio.create_task(socket.receive())

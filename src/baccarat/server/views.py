@@ -196,7 +196,26 @@ class Moment:
     cards: list[dict[str, Any]] = field(default_factory=list)
     result_due: bool = False
     changes: list[datetime] = field(default_factory=list)  #: moments when the view will change
-    seats: list[Row[Any]] = field(default_factory=list)  #: the table's seats (number, account_id, away_since, username)
+    seats: list[Row[Any]] | None = None  #: the table's seats (number, account_id, away_since, username), once read
+    bets: list[Row[Any]] | None = None  #: the bets on the round on show, once read
+    settled: dict[int, Row[Any]] | None = None  #: bet id -> its settlement shown by now, once read
+
+    def read_seats(self, connection: Any) -> list[Row[Any]]:
+        if self.seats is None:
+            self.seats = list(connection.execute(_VIEW_SEATS, {"table": self.table.id}))
+        return self.seats
+
+    def read_bets(self, connection: Any) -> tuple[list[Row[Any]], dict[int, Row[Any]]]:
+        """The bets on the round on show and their settlements shown by now (none when there is no round)."""
+        if self.bets is None or self.settled is None:
+            current = self.on_show
+            if current is None or self.phase == "closed":
+                self.bets, self.settled = [], {}
+            else:
+                self.bets = list(connection.execute(_VIEW_BETS, {"round": current.id}))
+                self.settled = {row.bet_id: row for row in connection.execute(
+                    _VIEW_SETTLED, {"round": current.id, "now": self.now})}
+        return self.bets, self.settled
 
     def at(self, moment: datetime | None) -> None:
         if moment is not None and moment > self.now:
@@ -339,14 +358,13 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, A
         opens = _when(current.opens_at)
         view["round"] = {"number": current.number, "opens_at": None if opens is None else stamp(opens),
                          "closes_at": stamp(aware(current.closes_at))}
-    seats = state.seats = list(connection.execute(_VIEW_SEATS, {"table": table_id}))
+    seats = state.read_seats(connection)
     view["seats"] = {str(row.number): row.username for row in seats}
     seat_of = {row.account_id: row.number for row in seats}
     players: dict[str, dict[str, Any]] = {str(row.number): {"name": row.username, "away": row.away_since is not None,
                                                             "bets": {}, "results": None} for row in seats}
     if current is not None and state.phase != "closed":
-        bets = list(connection.execute(_VIEW_BETS, {"round": current.id}))
-        settled = {row.bet_id: row for row in connection.execute(_VIEW_SETTLED, {"round": current.id, "now": now})}
+        bets, settled = state.read_bets(connection)
         on_spot: dict[str, set[int]] = {}
         for bet in bets:
             spot = view["spots"].setdefault(bet.wager, {"total": 0, "players": 0})
@@ -374,7 +392,8 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, A
                               "text": row.text} for row in reversed(list(connection.execute(
                                   _VIEW_ANNOUNCEMENTS, {"table": table_id, "now": now, "since": now - ANNOUNCED_FOR})))]
     view["shoe"] = _shoe(connection, table_id, state)
-    last = connection.execute(_VIEW_LAST, {"table": table_id, "now": now}).first()
+    last = (current if current is not None and current.status == "settled" and state.result_due
+            else connection.execute(_VIEW_LAST, {"table": table_id, "now": now}).first())
     if last is not None and last.result:
         result = json.loads(last.result)
         for private in ("balances", "deal", "names", "spots"):
@@ -448,21 +467,23 @@ def _result(game: Game, number: int, stored: dict[str, Any], at: datetime | None
 def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, dict[str, Any]]:
     """Each account's seat, shown balance, bets on the round on show and (once shown) their settlement."""
     connection = s.connection()
-    table_id, now, current = state.table.id, state.now, state.on_show
-    seats = {row.account_id: row for row in connection.execute(_VIEW_SEATS, {"table": table_id})}
+    now, current = state.now, state.on_show
+    seats = {row.account_id: row for row in state.read_seats(connection)}
     balances = shown_balances(s, account_ids, now)
     bets: dict[int, dict[str, int]] = {}
     settled: dict[int, dict[str, dict[str, int | str]]] = {}
     decided: dict[int, str] = {}
     if current is not None and state.phase != "closed":
-        paid = {row.bet_id: row for row in connection.execute(_VIEW_SETTLED, {"round": current.id, "now": now})}
-        for bet in connection.execute(_VIEW_BETS, {"round": current.id}):
+        bets_on_show, paid = state.read_bets(connection)
+        for bet in bets_on_show:
             if bet.account_id in account_ids:
                 bets.setdefault(bet.account_id, {})[bet.wager] = bet.amount
                 if bet.id in paid:
                     settled.setdefault(bet.account_id, {})[bet.wager] = {
                         "amount": bet.amount, "event": paid[bet.id].event, "net": paid[bet.id].net}
-        decided = {row.account_id: row.action for row in connection.execute(_VIEW_DECISIONS, {"round": current.id})}
+        if state.table.game == "lucky-draw":
+            decided = {row.account_id: row.action
+                       for row in connection.execute(_VIEW_DECISIONS, {"round": current.id})}
     answer: dict[int, dict[str, Any]] = {}
     for account_id in account_ids:
         seat = seats.get(account_id)
