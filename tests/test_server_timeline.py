@@ -215,6 +215,8 @@ def test_a_lucky_draw_round_deals_then_waits_for_decisions_then_finishes(session
             assert view["result"] is None and sample["history"][ann] == []
         elif sample["now"] < opens_at:
             assert len(view["cards"]) == len(deal)
+            words = sample["history"][ann][0]["result_message"]  # from ann's side
+            assert words.split()[0] in ("You", "Dealer", "Push"), words
             seats = view["result"]["seats"]
             assert seats["1"]["name"] == "ann" and seats["2"]["name"] == "ben"
             assert all(seat["winner"] in ("player", "dealer", "tie") for seat in seats.values())
@@ -222,6 +224,23 @@ def test_a_lucky_draw_round_deals_then_waits_for_decisions_then_finishes(session
             assert view["phase"] == "decisions"
     assert [p for i, p in enumerate(phases) if i == 0 or phases[i - 1] != p] == [
         "no_more_bets", "dealing", "decisions", "dealing", "result", "betting"]
+
+
+def test_a_table_closed_during_the_reveal_shows_the_round_to_its_end_then_closed(sessions):
+    table_id, (ann,) = _table(sessions, "ez", ("ann",))
+    closes = _at(_round(sessions, table_id, 1).closes_at)
+    _bet(sessions, table_id, ann, {"player": 100}, closes - timedelta(seconds=1))
+    deal_due(sessions, now=closes)
+    transaction(sessions, lambda s: tables.close_table(s, table_id, now=closes + timedelta(seconds=1.5)))
+    dealt = _round(sessions, table_id, 1)
+    result_at = _at(dealt.result_at)
+    with sessions() as s:
+        during = views.table_view(s, table_id, closes + timedelta(seconds=2))
+        shown = views.table_view(s, table_id, result_at)
+        after = views.table_view(s, table_id, result_at + timedelta(seconds=4))
+    assert during["phase"] == "dealing" and during["round_number"] == 1 and during["result"] is None
+    assert shown["phase"] == "result" and shown["result"]["round"] == 1
+    assert after["phase"] == "closed" and after["status"] == "closed" and after["round"] is None
 
 
 def test_two_bets_on_one_spot_add_up_and_the_maximum_names_the_room_left(sessions):

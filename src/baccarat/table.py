@@ -275,7 +275,8 @@ class Table:
             required = self.game.wager(code).requires
             if required is not None and required not in combined:
                 raise WagerPrerequisiteError(
-                    f"{self.game.wager(code).name} needs a {self.game.wager(required).name} wager on the same seat"
+                    f"{self.game.wager(code).name} needs {_article(self.game.wager(required).name)} "
+                    f"{self.game.wager(required).name} wager on the same seat"
                 )
         total = sum(bets.values())
         if total > self.seats[seat].balance:
@@ -533,3 +534,8 @@ def _can(verify: Callable[..., None], *args: Any) -> bool:
 
 
 __all__: Sequence[str] = ("Phase", "SeatState", "ShoeFactory", "Table")
+
+
+def _article(word: str) -> str:
+    """``a`` or ``an`` before ``word`` ("an Enter wager", "a Banker wager")."""
+    return "an" if word[:1].lower() in "aeiou" else "a"

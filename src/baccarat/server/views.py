@@ -243,6 +243,9 @@ def moment(s: Session, table_id: int, now: datetime) -> Moment:
         state.at(opens)
         if previous is not None and previous.status in ("settled", "void"):
             on_show = previous
+    elif (newest.status == "no_action" and previous is not None and previous.status in ("settled", "void")
+          and (previous.result_at is None or now < later(aware(previous.result_at), pace_of(table).results))):
+        on_show = previous  # the table closed during a round's reveal or results pause: it plays out first
     state.on_show = on_show
     state.stored = json.loads(on_show.result or "{}")
     _phase(state, on_show, pace_of(table).results)
@@ -258,6 +261,9 @@ def _phase(state: Moment, current: Row[Any], results_seconds: float) -> None:
         state.at(datetime.fromisoformat(card["at"]))
     first_at = datetime.fromisoformat(deal[0]["at"]) if deal else None
     opens = _when(current.opens_at)
+    if current.status in ("no_action", "refunded"):  # an empty round the table closed on
+        state.cards, state.phase = [], "closed"
+        return
     if current.status == "betting" or now < closes:  # (or a dealt round sampled during its own window)
         state.cards = []
         if now < closes:
@@ -266,9 +272,6 @@ def _phase(state: Moment, current: Row[Any], results_seconds: float) -> None:
             state.phase, state.started = "no_more_bets", closes
             state.ends = later(closes, state.table.no_more_bets_seconds)
         state.at(closes)
-        return
-    if current.status in ("no_action", "refunded"):
-        state.phase = "closed"
         return
     decisions_at = datetime.fromisoformat(stored["decisions_at"]) if "decisions_at" in stored else None
     result_at = _when(current.result_at)
@@ -523,14 +526,23 @@ def table_roads(s: Session, table_id: int, now: datetime | None = None) -> dict[
     return {"shoe": None if shoe is None else shoe.number, **roads(hands_).to_json()}
 
 
-def _result_words(result: dict[str, Any]) -> str | None:
+def _result_words(result: dict[str, Any], username: str | None) -> str | None:
+    """The round's result in words: ``Banker wins 7 : 5``; Lucky Draw from the player's side:
+    ``You win 8 : 6``, ``Dealer wins 6 : 3``, ``Push 5 : 5``."""
     if "void" in result:
         return "Void: every stake refunded"
     if "winner" in result:
         player, banker = result["player_total"], result["banker_total"]
         return {"tie": f"Tie {player} : {banker}", "banker": f"Banker wins {banker} : {player}",
                 "player": f"Player wins {player} : {banker}"}[result["winner"]]
-    return None
+    hands_ = result.get("hands", {})
+    mine = next((seat for seat, name in result.get("names", {}).items() if name == username), None)
+    if mine is None or mine not in hands_ or "dealer" not in hands_:
+        return None
+    you = hand_total(Card.parse(c) for c in hands_[mine])
+    dealer = hand_total(Card.parse(c) for c in hands_["dealer"])
+    return (f"You win {you} : {dealer}" if you > dealer else f"Dealer wins {dealer} : {you}" if dealer > you
+            else f"Push {you} : {dealer}")
 
 
 def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = None) -> list[dict[str, Any]]:
@@ -544,6 +556,7 @@ def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = 
                      .group_by(Round.id, GameTable.name, GameTable.game, GameTable.paytable)
                      .order_by(Round.id.desc()).limit(limit)).all()
     history = []
+    username = s.scalar(select(Account.username).where(Account.id == account_id)) if rows else None
     for current, name, game_code, paytable in rows:
         game = get_game(game_code, paytable=paytable)
         bets = s.execute(select(Bet, Settlement).join(Settlement, Settlement.bet_id == Bet.id)
@@ -556,7 +569,7 @@ def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = 
             "table": name, "table_id": current.table_id, "round": current.number, "status": current.status,
             "time": aware(current.closes_at).isoformat(), "detail": detail,
             "cards": cards, "cards_named": [card_label(c) for c in cards], "winner": result.get("winner"),
-            "result_message": _result_words(result),
+            "result_message": _result_words(result, username),
             "bets": {b.wager: {"amount": b.amount, "event": st.event, "net": st.net, "name": _name(game, b.wager)}
                      for b, st in bets},
             "balance_before": bets[0][0].balance_before if bets else None,
