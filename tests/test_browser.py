@@ -148,7 +148,8 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
     assert len(sizes["cells"]) == 5 and min(sizes["cells"]) >= 20, sizes
     assert min(sizes["columns"]) >= 15, sizes  # empty columns drawn to the panel's edge, not a small box
     expect(page.locator("#roads .bead").first).to_have_text(re.compile("^[BPT]$"))
-    expect(page.locator("#roads .big .letter").first).to_have_text(re.compile("^[BP]$"))
+    if page.locator("#roads .big .letter").count():  # (a first hand that is a tie makes a cell with no side)
+        expect(page.locator("#roads .big .letter").first).to_have_text(re.compile("^[BP]$"))
     page.click("#ask-banker")
     expect(page.locator("#ask-preview")).to_contain_text("If Banker wins next:")
     expect(page.locator("#ask-preview")).to_contain_text("Big Eye Boy")

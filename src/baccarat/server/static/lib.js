@@ -290,7 +290,9 @@ const REASONS = [
   [/^Player (draws|stands) on (\d)/, (m) => [`reason.player_${m[1]}`, { total: m[2] }]],
   [/^Banker (draws|stands) on (\d): the Player stood/, (m) => [`reason.banker_${m[1]}_player_stood`, { total: m[2] }]],
   [/^Banker (draws|stands) on (\d) with the Player's third card (\d) \(draws when it is (.+)\)$/,
-   (m) => [`reason.banker_${m[1]}_third`, { total: m[2], third: m[3], values: m[4] === "none" ? t("reason.none") : m[4] }]],
+   (m) => (m[4] === "none" || m[4] === "0, 1, 2, 3, 4, 5, 6, 7, 8, 9"
+     ? [`reason.banker_${m[1]}_third_always`, { total: m[2], third: m[3] }]
+                           : [`reason.banker_${m[1]}_third`, { total: m[2], third: m[3], values: m[4] }])],
 ];
 
 function reasonText(sentence) {

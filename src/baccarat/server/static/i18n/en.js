@@ -304,5 +304,6 @@ window.BACCARAT_I18N.en = {
   "reason.banker_stands_player_stood": "Banker stands on {total}: the Player stood (Banker stands on 6–7).",
   "reason.banker_draws_third": "Banker draws on {total} with the Player's third card {third} (draws when it is {values}).",
   "reason.banker_stands_third": "Banker stands on {total} with the Player's third card {third} (draws when it is {values}).",
-  "reason.none": "never",
+  "reason.banker_stands_third_always": "Banker stands on {total} whatever the Player's third card (here {third}).",
+  "reason.banker_draws_third_always": "Banker draws on {total} whatever the Player's third card (here {third}).",
 };

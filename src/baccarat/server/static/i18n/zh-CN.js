@@ -302,5 +302,6 @@ window.BACCARAT_I18N["zh-CN"] = {
   "reason.banker_stands_player_stood": "庄 {total} 点停牌：闲已停牌（庄 6–7 点停牌）。",
   "reason.banker_draws_third": "庄 {total} 点补牌，闲的第三张牌是 {third}（为 {values} 时补牌）。",
   "reason.banker_stands_third": "庄 {total} 点停牌，闲的第三张牌是 {third}（为 {values} 时补牌）。",
-  "reason.none": "无",
+  "reason.banker_stands_third_always": "庄 {total} 点停牌，无论闲的第三张牌是几（此局为 {third}）。",
+  "reason.banker_draws_third_always": "庄 {total} 点补牌，无论闲的第三张牌是几（此局为 {third}）。",
 };
