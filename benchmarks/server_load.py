@@ -36,6 +36,7 @@ import websockets
 from baccarat.server import accounts, tables
 from baccarat.server.db import connect, sqlite_url, transaction
 from baccarat.server.migrate import upgrade
+from baccarat.server.timeline import Pace
 
 WAGERS = ("banker", "player", "tie", "dragon_7", "panda_8")
 
@@ -46,8 +47,9 @@ def prepare(url: str, table_count: int) -> list[tuple[int, str, bool]]:
     players: list[tuple[int, str, bool]] = []
     with connect(url) as sessions:
         for t in range(table_count):
+            # no paced reveal or results pause: the load is on the bets, as it was measured before the timeline
             table_id = transaction(sessions, lambda s, t=t: tables.create_table(
-                s, f"load-{t + 1}", "ez", betting_seconds=1.0).id)
+                s, f"load-{t + 1}", "ez", betting_seconds=1.0, pace=Pace(0, 0, 0)).id)
             for p in range(10):
                 name = f"t{t}p{p}"
                 account = transaction(sessions, lambda s, n=name: accounts.register(s, n, "correct horse",

@@ -8,7 +8,7 @@ than the Python packages:
   not set, it starts a throw-away server with ``.ci/postgres.sh`` (which, as root, installs Debian's
   ``postgresql`` with apt-get if need be) on a free port, exports its URL for the session, and
   stops it and removes its files at the end;
-- the browser tests (``tests/test_browser.py``): when they are collected and there is no
+- the browser tests (``tests/test_browser*.py``): when they are collected and there is no
   ``chromium`` on the PATH, it installs Debian's ``chromium`` with apt-get (as root).
 
 It reports what it did in one line before the tests run. ``BACCARAT_NO_PROVISION=1`` turns it off.
@@ -30,7 +30,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 POSTGRES_SH = ROOT / ".ci" / "postgres.sh"
-BROWSER_TESTS = "test_browser.py"
+BROWSER_TESTS = "test_browser"  #: test_browser.py and test_browser_*.py
 NAME = "baccarat-provision"
 OFF = "BACCARAT_NO_PROVISION"
 URL = "BACCARAT_TEST_POSTGRES_URL"
@@ -83,7 +83,8 @@ class Provisioner:
     @pytest.hookimpl
     def pytest_collect_file(self, file_path: Path) -> None:
         # before the browser tests' module is imported: it skips (or fails) at import without chromium
-        if file_path.name == BROWSER_TESTS and not self.browser_checked and not self.config.option.collectonly:
+        if (file_path.name.startswith(BROWSER_TESTS) and file_path.suffix == ".py" and not self.browser_checked
+                and not self.config.option.collectonly):
             self.browser_checked = True
             self.provision_browser()
 
@@ -137,7 +138,7 @@ class Provisioner:
     def provision_browser(self) -> None:
         found = _chromium()
         if found:
-            self.notes["browser"] = f"chromium already at {found}"
+            self.notes["browser"] = f"chromium already at {found}" + self.provision_chinese_font()
             return
         why = f"{OFF} is set" if os.environ.get(OFF) else self.cannot_install()
         if why is None:
@@ -146,11 +147,23 @@ class Provisioner:
             why = self.apt_install("chromium")
             found = _chromium()
             if why is None and found:
-                self.notes["browser"] = f"chromium installed with apt-get ({time.monotonic() - start:.0f} s)"
+                self.notes["browser"] = (f"chromium installed with apt-get ({time.monotonic() - start:.0f} s)"
+                                         + self.provision_chinese_font())
                 return
         then = "fail" if os.environ.get("BACCARAT_REQUIRE_BROWSER") else "skip"
         self.notes["browser"] = (f"chromium: none ({why or 'not on the PATH after the install'}), "
                                  f"the browser tests {then}: {HOW_BROWSER}")
+
+    def provision_chinese_font(self) -> str:
+        """A font with Chinese characters, so that the Simplified Chinese screenshots can be read (the tests
+        themselves read the page's text, not its pixels); a note for the report line."""
+        fc_list = shutil.which("fc-list")
+        if fc_list is None or subprocess.run([fc_list, ":lang=zh"], capture_output=True, text=True,
+                                             check=False).stdout.strip():
+            return ""
+        why = f"{OFF} is set" if os.environ.get(OFF) else self.cannot_install()
+        why = why or self.apt_install("fonts-wqy-microhei")
+        return f", no Chinese font for the screenshots ({why})" if why else ", Chinese font installed with apt-get"
 
     # --- helpers -------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from baccarat.server import accounts, wallet
 from baccarat.server.app import create_app
 from baccarat.server.db import connect, transaction
 from baccarat.server.settings import Settings
+from baccarat.server.timeline import Pace
 
 
 @pytest.fixture
@@ -127,8 +128,8 @@ def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
     from baccarat.server import tables as server_tables
 
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
-        table_id = transaction(sessions, lambda s: server_tables.create_table(s, "quick-ez", "ez",
-                                                                            betting_seconds=0.5).id)
+        table_id = transaction(sessions, lambda s: server_tables.create_table(
+            s, "quick-ez", "ez", betting_seconds=0.5, pace=Pace(0.2, 0.1, 0.5)).id)
     listed = client.get("/api/tables").json()
     assert {t["name"] for t in listed} == {"mini-1", "ez-1", "lucky-draw-1", "quick-ez"}
     assert all(len(t["shoe"]["commitment"]) == 64 and "server_seed" not in t["shoe"] for t in listed)
@@ -175,7 +176,7 @@ def test_authorization_matrix(client):
     public = {("GET", "/health"), ("POST", "/api/accounts"), ("POST", "/api/sessions"), ("GET", "/api/tables"),
               ("GET", "/api/tables/{table_id}"), ("GET", "/api/tables/{table_id}/shoes/{number}"),
               ("GET", "/api/tables/{table_id}/roads"), ("GET", "/api/tables/{table_id}/strategy"),
-              ("GET", "/"),
+              ("GET", "/api/games"), ("GET", "/"),
               ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/redoc"), ("GET", "/docs/oauth2-redirect")}
     samples = {"table_id": "1", "account_id": str(alice_id), "number": "1"}
     checked = 0
@@ -212,7 +213,8 @@ def test_a_lucky_draw_round_through_the_api(client):
 
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
         table_id = transaction(sessions, lambda s: server_tables.create_table(
-            s, "quick-ld", "lucky-draw", paytable=2, betting_seconds=0.5, decision_seconds=5).id)
+            s, "quick-ld", "lucky-draw", paytable=2, betting_seconds=0.5, decision_seconds=5,
+            pace=Pace(0.2, 0.1, 0.5)).id)
     _, auth = _player(client, "hank")
     client.post(f"/api/tables/{table_id}/seats", json={}, headers=auth)
     placed = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"enter": 1_000}},
@@ -267,7 +269,7 @@ def _wait_for(client: TestClient, table_id: int, done, seconds: float = 10.0) ->
 def test_operator_opens_tables_changes_limits_from_the_next_round_and_closes_them(client):
     operator = _operator(client)
     _, alice = _player(client, "alice")
-    body = {"name": "ez-fast", "game": "ez", "betting_seconds": 0.5}
+    body = {"name": "ez-fast", "game": "ez", "betting_seconds": 0.5, "card_seconds": 0.1, "results_seconds": 0.5}
     assert client.post("/api/operator/tables", json=body, headers=alice).status_code == 403
     created = client.post("/api/operator/tables", json=body, headers=operator)
     assert created.status_code == 201, created.text

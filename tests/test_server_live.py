@@ -48,7 +48,8 @@ def test_state_bets_and_replayed_commands(client):
         socket.send_json({"type": "auth", "token": token})
         state = socket.receive_json()
         assert state["type"] == "state" and state["table"]["name"] == "ez-1"
-        assert state["you"] == {"seat": 1, "balance": 100_000, "bets": {}}
+        assert state["you"] == {"seat": 1, "name": "ivy", "balance": 100_000, "round": 1, "bets": {},
+                                "settlement": None, "decision": None}
         assert "server_seed" not in json.dumps(state)
         command = {"type": "bet", "key": "ws-bet-0001", "bets": {"banker": 500}}
         socket.send_json(command)

@@ -253,7 +253,8 @@ def test_malformed_commands_get_fixed_error_frames(client, caplog):
                 socket.send_bytes(frame)
             else:
                 socket.send_text(frame)
-            assert _answer(socket) == {"type": "error", "detail": detail}, frame[:60]
+            assert _answer(socket) == {"type": "error", "error": "ConfigurationError", "detail": detail,
+                                       "message": detail}, frame[:60]
     assert client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()["balance"] == 100_000
     assert _tracebacks(caplog) == []
 

@@ -21,6 +21,7 @@ from baccarat.server.db import make_engine, session_factory, transaction
 from baccarat.server.dealer import Dealer, deal_due
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Bet, Round, Seat, Settlement
+from baccarat.server.timeline import Pace
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 #: Repetitions of the seat race; CI runs more (``BACCARAT_RACE_REPETITIONS``).
@@ -39,7 +40,8 @@ def sessions(database_url: str):
 
 def _table(sessions, game: str, name: str, players: tuple[str, ...], **options):
     def work(s):
-        table = tables.create_table(s, name, game, betting_seconds=10, now=T0, **options)
+        # these are the reliability tests: cards are shown at once (the timeline has its own tests)
+        table = tables.create_table(s, name, game, betting_seconds=10, now=T0, **{"pace": Pace(0, 0, 0), **options})
         ids = [accounts.register(s, player, "correct horse", grant=100_000).id for player in players]
         for account_id in ids:
             tables.sit(s, table.id, account_id)
@@ -373,7 +375,7 @@ def test_a_full_disk_makes_rounds_wait_but_never_voids_them(sessions, monkeypatc
     _bet(sessions, table_id, ann, {"banker": 1_000}, closes - timedelta(seconds=1))
     real = tables.deal_round
 
-    def full(s, round_id, now):
+    def full(s, round_id, now, **options):
         raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database or disk is full"))
 
     monkeypatch.setattr(tables, "deal_round", full)

@@ -16,6 +16,7 @@ from baccarat.server.db import make_engine, session_factory, transaction
 from baccarat.server.dealer import deal_due
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Bet, Round, Settlement
+from baccarat.server.timeline import Pace
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -81,8 +82,13 @@ def test_bets_are_checked_by_the_core_and_the_wallet(sessions):
                                                                      wallet.CASHIER: 99_000}))
         _bet(sessions, table_id, ann, {"banker": 2_000})
     _bet(sessions, table_id, ann, {"banker": 1_000})
-    with pytest.raises(ConflictError):
+    with pytest.raises(InsufficientFundsError):  # chips add up to the bet on the spot: the wallet must hold them
         _bet(sessions, table_id, ann, {"banker": 100})
+    transaction(sessions, lambda s: wallet.transfer(s, "credit", {wallet.CASHIER: -5_000,
+                                                                  wallet.wallet_account(ann): 5_000}))
+    assert _bet(sessions, table_id, ann, {"banker": 500})["bets"] == {"banker": 1_500}
+    with pytest.raises(BetLimitError, match=r"the most you can add on Banker is 10\.00"):
+        _bet(sessions, table_id, ann, {"banker": 1_100})  # EZ maximum 25.00
     with pytest.raises(IllegalActionError, match="no more bets"):
         _bet(sessions, table_id, ann, {"tie": 100}, at=T0 + timedelta(seconds=10))
     with pytest.raises(IllegalActionError, match="bets are on the layout"):
@@ -173,13 +179,17 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
         assert len(shown["dealer"]) == 1 and all(len(shown[f"seat:{n}"]) == 2 for n in (1, 2, 3))
         block = s.scalar(select(Settlement))  # Block Bonus is paid at the first deal
         assert block is not None
-    assert transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=first))["balance"] \
+    with pytest.raises(IllegalActionError, match="still being dealt"):  # the first deal is shown card by card
+        transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=first))
+    # NO MORE BETS 1 s, 7 cards 0.6 s apart, the decisions open one beat after the last
+    opened = first + timedelta(seconds=1 + 6 * 0.6 + 0.6)
+    assert transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=opened))["balance"] \
         == 100_000 - 1_000 - 500 - 1_000 + (500 + block.net)  # stakes out, the Block Bonus return in
-    transaction(sessions, lambda s: tables.decide(s, table_id, ben, "stand", now=first))
+    transaction(sessions, lambda s: tables.decide(s, table_id, ben, "stand", now=opened))
     with pytest.raises(ConflictError):
-        transaction(sessions, lambda s: tables.decide(s, table_id, ben, "draw", now=first))
-    assert deal_due(sessions, now=first + timedelta(seconds=1)) == 0  # cid has not decided yet
-    assert deal_due(sessions, now=first + timedelta(seconds=5)) == 1  # cid timed out: stands
+        transaction(sessions, lambda s: tables.decide(s, table_id, ben, "draw", now=opened))
+    assert deal_due(sessions, now=opened + timedelta(seconds=1)) == 0  # cid has not decided yet
+    assert deal_due(sessions, now=opened + timedelta(seconds=5)) == 1  # cid timed out: stands
     with sessions() as s:
         current = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
         assert current.status == "settled"
@@ -203,7 +213,7 @@ def test_bets_racing_the_dealer_land_in_the_round_it_settles_or_are_refused(sess
     from baccarat.errors import BaccaratError
 
     def work(s):
-        table = tables.create_table(s, "racing", "ez", betting_seconds=0.2)
+        table = tables.create_table(s, "racing", "ez", betting_seconds=0.2, pace=Pace(0, 0, 0))  # no pauses
         ids = [accounts.register(s, f"racer{n}", "correct horse", grant=10_000_000).id for n in range(4)]
         for account_id in ids:
             tables.sit(s, table.id, account_id)
@@ -245,8 +255,8 @@ def test_bets_racing_the_dealer_land_in_the_round_it_settles_or_are_refused(sess
     assert unexpected == []
     assert outcomes["placed"] > 20
     with sessions() as s:
-        rows = s.execute(select(Bet.id, Round.status).join(Round, Round.id == Bet.round_id)).all()
+        rows = s.execute(select(Bet.id, Round.status, Bet.amount).join(Round, Round.id == Bet.round_id)).all()
         settled = set(s.scalars(select(Settlement.bet_id)))
-        stranded = [bet for bet, status in rows if status != "betting" and bet not in settled]
+        stranded = [bet for bet, status, _ in rows if status != "betting" and bet not in settled]
         assert stranded == []  # every bet of a dealt round was settled with it
-        assert len(rows) == outcomes["placed"]
+        assert sum(amount for *_, amount in rows) == 100 * outcomes["placed"]  # chips on one spot add up

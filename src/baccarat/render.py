@@ -117,7 +117,17 @@ def decision_panel(
 
 
 ROAD_STYLES = {"B": "bold white on red", "P": "bold white on blue", "red": "bold red", "blue": "bold blue"}
-MARK_GLYPHS = {"big_eye_boy": "o", "small_road": "●", "cockroach_pig": "/"}
+#: Each derived road's marks, red and blue, differ in shape as well as colour (filled or hollow; the
+#: cockroach pig's slash leans one way or the other), so they read the same without colour (NO_COLOR,
+#: a monochrome terminal, a colour-blind player).
+MARK_GLYPHS = {"big_eye_boy": {"red": "●", "blue": "○"}, "small_road": {"red": "■", "blue": "□"},
+               "cockroach_pig": {"red": "\\", "blue": "/"}}
+ROAD_LEGEND = "red ● ■ \\   blue ○ □ /"
+
+
+def mark(road: str, colour: str) -> Text:
+    """One derived-road mark: its shape says its colour too."""
+    return Text(MARK_GLYPHS[road][colour], style=ROAD_STYLES[colour])
 
 
 def _road_grid(cells: dict[tuple[int, int], Text], width: int = 2, last_columns: int = 16) -> Text:
@@ -146,15 +156,16 @@ def roads_panel(board: Roads) -> Panel:
     for title in titles:
         derived.add_column(title, no_wrap=True)
     derived.add_row(*(Text(title, style="bold") for title in titles))
-    derived.add_row(*(_road_grid({(m.col, m.row): Text(MARK_GLYPHS[name], style=ROAD_STYLES[m.colour])
-                                  for m in getattr(board, name)}, last_columns=10)
+    derived.add_row(*(_road_grid({(m.col, m.row): mark(name, m.colour) for m in getattr(board, name)},
+                                 last_columns=10)
                       for name in ("big_eye_boy", "small_road", "cockroach_pig")))
-    parts: list[RenderableType] = [Text("Big Road", style="bold"), _road_grid(big, width=3, last_columns=20),
-                                   derived]
+    parts: list[RenderableType] = [Text("Big Road (B Banker, P Player)", style="bold"),
+                                   _road_grid(big, width=3, last_columns=20), derived,
+                                   Text(f"Derived roads: {ROAD_LEGEND}", style="dim")]
     for side in ("banker", "player"):
         asked = Text(f"{side.title()} ask: ", style="bold")
         for road, colour in board.ask[side].items():
-            asked.append(MARK_GLYPHS[road], style=ROAD_STYLES[colour] if colour else "dim")
+            asked.append_text(mark(road, colour) if colour else Text("-", style="dim"))
             asked.append(f" {colour or '-'}  ")
         parts.append(asked)
     s = board.stats

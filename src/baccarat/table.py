@@ -270,12 +270,13 @@ class Table:
             check_amount(amount)
             combined[code] = combined.get(code, 0) + amount
         for code, stake in combined.items():
-            self._check_limits(code, stake)
+            self._check_limits(code, stake, already=self.bets.get(seat, {}).get(code, 0) if code in bets else 0)
         for code in combined:
             required = self.game.wager(code).requires
             if required is not None and required not in combined:
                 raise WagerPrerequisiteError(
-                    f"{self.game.wager(code).name} needs a {self.game.wager(required).name} wager on the same seat"
+                    f"{self.game.wager(code).name} needs {_article(self.game.wager(required).name)} "
+                    f"{self.game.wager(required).name} wager on the same seat"
                 )
         total = sum(bets.values())
         if total > self.seats[seat].balance:
@@ -283,12 +284,18 @@ class Table:
                 f"bets of {format_amount(total)} exceed the balance of {format_amount(self.seats[seat].balance)}"
             )
 
-    def _check_limits(self, code: str, stake: int) -> None:
+    def _check_limits(self, code: str, stake: int, *, already: int = 0) -> None:
+        """``stake`` is the wager's total; ``already`` of it was on the layout before (chips add up)."""
         name = self.game.wager(code).name
         if stake < self.limits.minimum:
             raise BetLimitError(f"{name} bet {format_amount(stake)} is below the table minimum "
                                 f"of {format_amount(self.limits.minimum)}")
         maximum = self.limits.maximum(code)
+        if maximum is not None and stake > maximum and already:
+            if already >= maximum:
+                raise BetLimitError(f"{name} is at its maximum of {format_amount(maximum)}: nothing more can be added")
+            raise BetLimitError(f"the most you can add on {name} is {format_amount(maximum - already)} "
+                                f"(its maximum is {format_amount(maximum)})")
         if maximum is not None and stake > maximum:
             raise BetLimitError(f"{name} bet {format_amount(stake)} is above its maximum of {format_amount(maximum)}")
 
@@ -527,3 +534,8 @@ def _can(verify: Callable[..., None], *args: Any) -> bool:
 
 
 __all__: Sequence[str] = ("Phase", "SeatState", "ShoeFactory", "Table")
+
+
+def _article(word: str) -> str:
+    """``a`` or ``an`` before ``word`` ("an Enter wager", "a Banker wager")."""
+    return "an" if word[:1].lower() in "aeiou" else "a"

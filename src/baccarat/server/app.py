@@ -3,7 +3,8 @@ routes over REST; the table WebSocket is in :mod:`baccarat.server.live`.
 
 Errors of the :class:`~baccarat.errors.BaccaratError` family become HTTP
 answers here and nowhere else, and so do the framework's own refusals (404,
-405, 400, 413), all as ``{"error", "detail"}``.  A database that cannot save
+405, 400, 413), all as ``{"error", "detail", "message"}``: the code, the detail
+as before (words, or a 422's list of problems), and one sentence for the player.  A database that cannot save
 (:mod:`baccarat.server.faults`) is 503 with ``Retry-After``; anything else
 unexpected is a bare 500 with no detail (the traceback goes to the server
 log, never to the client).
@@ -47,7 +48,7 @@ from baccarat.errors import (
 )
 from baccarat.fair import CLIENT_SEED, CLIENT_SEED_RULE
 from baccarat.money import MAX_AMOUNT
-from baccarat.server import accounts, fairness, faults, live, tables, wallet, web
+from baccarat.server import accounts, fairness, faults, live, tables, views, wallet, web
 from baccarat.server import history as played
 from baccarat.server.db import make_engine, read, session_factory, transaction
 from baccarat.server.dealer import Dealer
@@ -55,6 +56,7 @@ from baccarat.server.migrate import upgrade
 from baccarat.server.models import Account, GameTable
 from baccarat.server.ratelimit import HashGate, LoginLimiter
 from baccarat.server.settings import Settings
+from baccarat.server.timeline import Pace
 
 log = logging.getLogger("baccarat.server")
 T = TypeVar("T")
@@ -81,9 +83,19 @@ RETRY_AFTER = 5
 UNAVAILABLE = "the table server cannot save right now; try again in a moment"
 
 
+def _message(detail: Any) -> str:
+    """One sentence for the player: the detail itself, or a 422's problems as words."""
+    if isinstance(detail, list):
+        words = [f"{problem['field'].removeprefix('body.')}: {problem['problem']}" if isinstance(problem, dict)
+                 else str(problem) for problem in detail]
+        return "; ".join(words) or "the request was refused"
+    return str(detail)
+
+
 def _error(status: int, kind: str, detail: Any, headers: Mapping[str, str] | None = None) -> JSONResponse:
-    """Every refusal has this shape: ``{"error": <kind>, "detail": <words for the player>}``."""
-    return JSONResponse({"error": kind, "detail": detail}, status_code=status, headers=headers)
+    """Every refusal has this shape: ``{"error": <kind>, "detail": <words>, "message": <a sentence>}``."""
+    return JSONResponse({"error": kind, "detail": detail, "message": _message(detail)}, status_code=status,
+                        headers=headers)
 
 
 #: Words for Starlette's and FastAPI's own refusals, which say only "Not Found" or "Method Not Allowed".
@@ -240,6 +252,10 @@ class TableBody(Strict):
     cut_card: int = Field(default=14, ge=0, le=832, description="cards behind the cut card")
     betting_seconds: float = Field(default=15.0, ge=0.1, le=600)
     decision_seconds: float = Field(default=10.0, ge=0.1, le=600)
+    no_more_bets_seconds: float = Field(default=1.0, ge=0, le=10,
+                                        description="from the close of betting to the first card")
+    card_seconds: float = Field(default=0.6, ge=0, le=5, description="between two cards shown")
+    results_seconds: float = Field(default=4.0, ge=0, le=60, description="the results pause before the next window")
 
 
 class LimitsBody(Strict):
@@ -301,7 +317,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if repaired:
             log.warning("%d round deadlines lay beyond one window ahead (the clock stepped back?): pulled in", repaired)
         transaction(sessions, accounts.repair_token_lifetimes)
-        app.state.dealer = Dealer(sessions)
+        app.state.dealer = Dealer(sessions, seat_grace=settings.seat_grace_seconds,
+                                  sit_out_rounds=settings.sit_out_rounds)
         dealer = asyncio.create_task(_deal_forever(app.state.dealer))
         yield
         dealer.cancel()
@@ -321,8 +338,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _known(_: Request, error: BaccaratError) -> JSONResponse:
         status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
         wait = getattr(error, "retry_after", None)
-        return JSONResponse({"error": type(error).__name__, "detail": str(error)}, status_code=status,
-                            headers={"Retry-After": str(wait)} if wait else None)
+        return _error(status, type(error).__name__, str(error), {"Retry-After": str(wait)} if wait else None)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, error: RequestValidationError) -> JSONResponse:
@@ -357,7 +373,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, error: Exception) -> JSONResponse:
         log.exception("unexpected error", exc_info=error)
-        return JSONResponse({"error": "InternalError", "detail": "internal error"}, status_code=500)
+        return JSONResponse({"error": "InternalError", "detail": "internal error",
+                             "message": "something went wrong on the server: try again"}, status_code=500)
 
     def run(request: Request, work: Callable[[Session], T]) -> T:
         sessions: sessionmaker[Session] = request.app.state.sessions
@@ -402,7 +419,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/me")
     def who_am_i(request: Request, token: Token) -> dict[str, Any]:
         account = me(request, token)
-        balance = look(request, lambda s: wallet.balance(s, account.id))
+        balance = look(request, lambda s: views.shown_balance(s, account.id))  # never ahead of a result on show
         return {"id": account.id, "username": account.username, "role": account.role, "balance": balance}
 
     def once(request: Request, account: Account, key: str | None, body: dict[str, Any],
@@ -436,7 +453,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         def work(s: Session) -> dict[str, Any]:
             table = tables.create_table(s, body.name, body.game, paytable=body.paytable, decks=body.decks,
                                         cut_card=body.cut_card, betting_seconds=body.betting_seconds,
-                                        decision_seconds=body.decision_seconds)
+                                        decision_seconds=body.decision_seconds,
+                                        pace=Pace(body.no_more_bets_seconds, body.card_seconds, body.results_seconds))
             return tables.table_view(s, table.id)
         return run(request, work)
 
@@ -474,6 +492,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def debit(request: Request, account_id: Id, body: Movement, token: Token,
               idempotency_key: Annotated[str | None, Header()] = None) -> dict[str, Any]:
         return operator_move(request, token, account_id, body, idempotency_key, -1)
+
+    @app.get("/api/games")
+    def games() -> list[dict[str, Any]]:
+        """Every game's wagers with their names and pays (Lucky Draw once per DrawWin pay table)."""
+        return views.games_json()
+
+    @app.get("/api/tables/{table_id}/you")
+    def your_state(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
+        """Your seat, shown balance, bets on the round on show and, once shown, their settlement."""
+        account = me(request, token)
+        return look(request, lambda s: views.you(s, table_id, account.id))
 
     @app.get("/api/tables")
     def list_tables(request: Request) -> list[dict[str, Any]]:

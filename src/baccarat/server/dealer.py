@@ -53,16 +53,20 @@ class Dealer:
 
     def __init__(self, sessions: sessionmaker[Session], *, max_attempts: int = MAX_ATTEMPTS,
                  first_pause: float = FIRST_PAUSE, longest_pause: float = LONGEST_PAUSE,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 monotonic: Callable[[], float] = time.monotonic, seat_grace: float = tables.SEAT_GRACE_SECONDS,
+                 sit_out_rounds: int = tables.SIT_OUT_ROUNDS) -> None:
         self.sessions = sessions
+        self.seat_grace, self.sit_out_rounds = seat_grace, sit_out_rounds
         self.max_attempts, self.first_pause, self.longest_pause = max_attempts, first_pause, longest_pause
         self.monotonic = monotonic
         self.troubles: dict[int, Trouble] = {}  #: round id -> its failures
         self.storage = faults.FaultLog(log)
 
     def deal_due(self, now: datetime | None = None) -> int:
-        """Deal (or finish) every round that is due and not waiting out a pause; returns how many."""
+        """Deal (or finish) every round that is due and not waiting out a pause, and free the seats of
+        players away longer than the grace period; returns how many rounds were dealt."""
         now = now or _now()
+        self.free_seats(now)
         due = read(self.sessions, lambda s: tables.due_rounds(s, now))
         for gone in set(self.troubles) - set(due):  # dealt, or voided by an operator, meanwhile
             del self.troubles[gone]
@@ -72,7 +76,8 @@ class Dealer:
             if trouble is not None and self.monotonic() < trouble.retry_at:
                 continue
             try:
-                transaction(self.sessions, lambda s, rid=round_id: tables.deal_round(s, rid, now))  # type: ignore[misc]
+                transaction(self.sessions, lambda s, rid=round_id: tables.deal_round(  # type: ignore[misc]
+                    s, rid, now, sit_out_rounds=self.sit_out_rounds))
             except Exception as error:  # any failure: this round waits, the others go on
                 self._failed(round_id, error, now)
             else:
@@ -80,6 +85,21 @@ class Dealer:
                 if self.troubles.pop(round_id, None) is not None:
                     log.warning("round id %s dealt after earlier failures", round_id)
         return dealt
+
+    def free_seats(self, now: datetime) -> int:
+        """Free the seats whose players have been away longer than the grace period (a failure is
+        logged and the rounds go on: seats wait for the next pass)."""
+        try:
+            if not read(self.sessions, lambda s: tables.away_too_long(s, now, grace=self.seat_grace)):
+                return 0
+            return transaction(self.sessions, lambda s: tables.free_away_seats(s, now, grace=self.seat_grace))
+        except Exception as error:
+            problem = faults.storage_problem(error)
+            if problem is None:
+                log.exception("cannot free the seats of players who left")
+            else:
+                self.storage.report(problem, error, consequence="seats of players who left wait")
+            return 0
 
     def _failed(self, round_id: int, error: Exception, now: datetime) -> None:
         problem = faults.storage_problem(error)

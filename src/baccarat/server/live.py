@@ -6,11 +6,17 @@ Protocol (JSON text frames):
   travel in URLs).  A browser's ``Origin`` must be the server's own (the page it served) or one of
   the allowed ones (``BACCARAT_ALLOWED_ORIGINS``).
 * The server sends ``{"type": "state", "table": {...}, "you": {...}}`` at once and whenever the
-  table changes: the public table view (never a seed before its shoe ends, never a card not dealt
-  face up) and the player's own seat, balance and bets on the open round.
+  table changes: the public table view at that moment (never a seed before its shoe ends, never a
+  card before the round's timeline shows it, see :mod:`baccarat.server.timeline`) and the
+  player's own seat, shown balance, bets and settlement on the round on show.  A change of the
+  timeline (a card's moment, the result, the next window) is pushed at its moment, not only
+  when the database changes.
+* A player whose table sockets all close is marked away: the seat is kept for a grace period
+  (:func:`baccarat.server.tables.free_away_seats`) and is theirs again when they reconnect.
 * Commands: ``{"type": "bet", "key": "...", "bets": {...}}`` and ``{"type": "decision", "key": "...",
   "action": "draw"|"stand"}``.  Each has an idempotency key: a replayed command is answered from
-  its stored result.  Answers: ``{"type": "ok", "key", "result"}`` or ``{"type": "error", "detail"}``.
+  its stored result.  Answers: ``{"type": "ok", "key", "result"}`` or ``{"type": "error", "error",
+  "detail", "message"}`` (the error's code, and the refusal in the player's words).
 * Limits: every frame, the first (auth) frame included, of at most :data:`MAX_FRAME` bytes; at most
   :data:`MAX_RATE` commands per second; at most :data:`MAX_SOCKETS` table sockets per account; beyond
   that the connection is closed (1009 / 1008).  A malformed frame (binary, not JSON, nested too deep,
@@ -43,9 +49,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import Message
 
 from baccarat.errors import BaccaratError, ConfigurationError
-from baccarat.server import accounts, faults, tables, wallet
+from baccarat.server import accounts, faults, tables, views, wallet
 from baccarat.server.db import read, transaction
-from baccarat.server.models import Bet, Seat, Token, aware
+from baccarat.server.models import Token, aware
+from baccarat.server.models import now as _now
 
 log = logging.getLogger("baccarat.server")
 #: One line per storage fault every 10 s for all the tables' pollers, not one per table per second.
@@ -154,13 +161,22 @@ class TableFeed:
         self.tokens: Counter[str] = Counter()  #: token hash -> open sockets
         self.signed_out: set[str] = set()  #: token hashes found no longer valid
         self.task: asyncio.Task[None] | None = None
+        self.returned: list[int] = []  #: watchers marked away in the database: marked back on the next poll
 
     def _read(self, accounts: list[int], digests: list[str]
-              ) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None, set[str]]:
-        def work(s: Session) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None, set[str]]:
-            view = tables.table_view(s, self.table_id)
-            yours = None if view == self.view else _yours(s, self.table_id, accounts)
-            return view, yours, _valid_tokens(s, digests)
+              ) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None, set[str], float]:
+        def work(s: Session) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None, set[str], float]:
+            now = _now()
+            view, moment = views.table_view_at(s, self.table_id, now)
+            # the view is new when anything but its clock changed (server_time is stamped on every read)
+            new = self.view is None or {**view, "server_time": None} != {**self.view, "server_time": None}
+            yours = views.yours(s, moment, accounts) if new else None
+            # a watcher whose seat says away (their last socket's close was written after they came back)
+            self.returned = [row.account_id for row in moment.seats or []
+                             if row.away_since is not None and row.account_id in accounts]
+            soonest = min(moment.changes, default=None)
+            wait = POLL if soonest is None else max(0.0, min(POLL, (soonest - now).total_seconds()))
+            return view, yours, _valid_tokens(s, digests), wait
         return read(self.sessions, work)
 
     async def run(self) -> None:
@@ -168,7 +184,7 @@ class TableFeed:
             # the watcher lists are copied here, on the event loop that changes them, not in the thread
             digests = list(self.tokens)
             try:
-                view, yours, valid = await asyncio.to_thread(self._read, list(self.watchers), digests)
+                view, yours, valid, wait = await asyncio.to_thread(self._read, list(self.watchers), digests)
             except Exception as error:  # the database is away: the sockets keep their last state, polling goes on
                 problem = faults.storage_problem(error)
                 if problem is None:
@@ -177,6 +193,10 @@ class TableFeed:
                     _STORAGE.report(problem, error, consequence="table sockets keep their last state")
                 await asyncio.sleep(1.0)
                 continue
+            for account_id in self.returned:
+                with suppress(Exception):
+                    await asyncio.to_thread(transaction, self.sessions,
+                                            lambda s, a=account_id: tables.mark_back(s, self.table_id, a))
             gone = set(digests) - valid - self.signed_out  # a token never comes back once gone
             if yours is not None or gone:
                 async with self.changed:
@@ -185,7 +205,8 @@ class TableFeed:
                         self.text = json.dumps(view)  # encoded once for all the table's sockets
                     self.signed_out |= gone
                     self.changed.notify_all()
-            await asyncio.sleep(POLL)
+            # the next card, result or window is pushed at its moment, not up to a poll later
+            await asyncio.sleep(wait + 0.005 if wait < POLL else POLL)
 
     async def wait_newer(self, version: int, digest: str | None = None) -> None:
         """Until the view is newer than ``version``, or the token whose hash is ``digest`` is gone."""
@@ -216,28 +237,6 @@ def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> Table
     return feed
 
 
-_SEATS = cast(Table, Seat.__table__)
-_BETS = cast(Table, Bet.__table__)
-_YOUR_SEATS = select(_SEATS.c.account_id, _SEATS.c.number).where(
-    _SEATS.c.table_id == bindparam("table"), _SEATS.c.account_id.in_(bindparam("accounts", expanding=True)))
-_YOUR_BETS = select(_BETS.c.account_id, _BETS.c.wager, _BETS.c.amount).where(
-    _BETS.c.round_id == bindparam("round"), _BETS.c.account_id.in_(bindparam("accounts", expanding=True)))
-
-
-def _yours(s: Session, table_id: int, account_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """Each account's seat, balance and bets on the table's round in play (betting or deciding)."""
-    connection = s.connection()
-    params: dict[str, Any] = {"table": table_id, "accounts": account_ids}
-    seats = {account_id: number for account_id, number in connection.execute(_YOUR_SEATS, params)}
-    balances = dict(wallet.balances(s, account_ids))
-    bets: dict[int, dict[str, int]] = {}
-    current = tables.round_in_play(s, table_id)
-    if current is not None:
-        for account_id, wager, amount in connection.execute(_YOUR_BETS, {**params, "round": current.id}):
-            bets.setdefault(account_id, {})[wager] = amount
-    return {a: {"seat": seats.get(a), "balance": balances.get(a), "bets": bets.get(a, {})} for a in account_ids}
-
-
 def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dict[str, Any]) -> dict[str, Any]:
     # the token is checked in the command's own transaction: between the feed's polls a logged-out
     # socket is still open, but it can no longer bet
@@ -261,6 +260,13 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
         return wallet.idempotent(s, account_id, key, {"table": table_id, "action": action},
                                  lambda: tables.decide(s, table_id, account_id, action))
     raise ConfigurationError("unknown command: 'type' is 'bet' or 'decision'")
+
+
+def _mark_away(sessions: sessionmaker[Session], table_id: int, account_id: int) -> None:
+    try:
+        transaction(sessions, lambda s: tables.mark_away(s, table_id, account_id))
+    except Exception:  # the seat stays as it was; the player is stood up after sitting out instead
+        log.exception("cannot mark account %s away from table %s", account_id, table_id)
 
 
 def _allowed(socket: WebSocket, allowed_origins: tuple[str, ...]) -> bool:
@@ -334,14 +340,15 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
     async def _play(socket: WebSocket, sessions: sessionmaker[Session], table_id: int, account_id: int,
                     digest: str) -> None:
         feed = _feed(socket.app, sessions, table_id)
-        feed.join(account_id, digest)
+        first = not feed.watchers[account_id]
+        feed.join(account_id, digest)  # at once, with no await since _feed: every socket of a table shares its feed
         stamps: list[float] = []
         seen = -1
         waiter: asyncio.Task[None] | None = None
         receiver: asyncio.Task[Any] | None = None
 
         def you() -> dict[str, Any]:
-            return read(sessions, lambda s: _yours(s, table_id, [account_id])[account_id])
+            return read(sessions, lambda s: views.you(s, table_id, account_id))
 
         async def push(mine: dict[str, Any] | None = None) -> None:
             nonlocal seen
@@ -354,6 +361,9 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             await socket.send_text(f'{{"type": "state", "table": {feed.text}, "you": {json.dumps(mine)}}}')
 
         try:
+            if first:  # the first socket of theirs here: the seat is theirs again
+                with suppress(Exception):
+                    await asyncio.to_thread(transaction, sessions, lambda s: tables.mark_back(s, table_id, account_id))
             await push()
             waiter = asyncio.create_task(feed.wait_newer(seen, digest))
             receiver = asyncio.create_task(socket.receive())
@@ -381,15 +391,21 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     result = await asyncio.to_thread(
                         transaction, sessions, lambda s, f=frame: _command(s, table_id, account_id, digest, f))
                 except BaccaratError as error:
-                    await socket.send_json({"type": "error", "detail": str(error)})
+                    await socket.send_json({"type": "error", "error": type(error).__name__, "detail": str(error),
+                                            "message": str(error)})
                     continue
                 await socket.send_json({"type": "ok", "key": frame.get("key"), "result": result})
-                # the player's own seat, balance and bets have changed: a bet's answer holds them all
-                mine = ({key: result[key] for key in ("seat", "balance", "bets")}
-                        if frame.get("type") == "bet" and "seat" in result else None)
-                await push(mine)
+                # the player's own seat, balance and bets have changed: a bet's answer holds them
+                known = feed.yours.get(account_id)
+                if frame.get("type") == "bet" and "seat" in result and known is not None:
+                    await push({**known, **{key: result[key] for key in ("seat", "balance", "bets", "round")}})
+                else:
+                    await push(await asyncio.to_thread(you))
         finally:
             feed.leave(account_id, digest)
             for task in (waiter, receiver):
                 if task is not None:
                     task.cancel()
+            if not feed.watchers[account_id]:  # their last socket here: the seat's grace period starts
+                # on a thread of its own, not awaited: this task may be being cancelled (the client vanished)
+                asyncio.get_running_loop().run_in_executor(None, _mark_away, sessions, table_id, account_id)

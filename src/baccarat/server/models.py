@@ -124,6 +124,11 @@ class GameTable(Base):
     status: Mapped[str] = mapped_column(String(8), default="open")  #: "open" or "closed"
     limits: Mapped[str | None] = mapped_column(Text, nullable=True)  #: JSON {"minimum", "maximums"}; None: game's
     pending_limits: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The round's pace as players see it (see :mod:`baccarat.server.timeline`): NO MORE BETS before the
+    #: first card, the time between two cards, and the results pause before the next betting window.
+    no_more_bets_seconds: Mapped[float] = mapped_column(Float, default=1.0)
+    card_seconds: Mapped[float] = mapped_column(Float, default=0.6)
+    results_seconds: Mapped[float] = mapped_column(Float, default=4.0)
 
 
 class Seat(Base):
@@ -135,6 +140,10 @@ class Seat(Base):
     table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    #: when the player's last table socket closed (None while connected, or never connected: REST);
+    #: the seat is freed after the grace period unless they come back
+    away_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    idle_rounds: Mapped[int] = mapped_column(Integer, default=0)  #: rounds dealt in a row without a bet of theirs
 
 
 class ShoeRow(Base):
@@ -184,7 +193,12 @@ class Round(Base):
     shoe_id: Mapped[int] = mapped_column(ForeignKey("shoes.id"))
     #: betting, decision, settled, no_action (no bets), refunded (old: before voiding existed), void
     status: Mapped[str] = mapped_column(String(12), index=True)
+    #: when betting opens (after the previous round's results pause); None: open since it was made
+    opens_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     closes_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    dealt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)  #: (last) deal
+    #: when its result is shown: after the last card; nothing of the result is in any view before
+    result_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     decides_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     first_card: Mapped[int | None] = mapped_column(Integer, nullable=True)  #: shoe position of its first card
     result: Mapped[str | None] = mapped_column(Text, nullable=True)  #: JSON: cards in deal order, totals, winner
@@ -212,6 +226,9 @@ class Settlement(Base):
     event: Mapped[str] = mapped_column(String(64))
     net: Mapped[int] = mapped_column(BigInteger)
     transaction_id: Mapped[int] = mapped_column(ForeignKey("ledger_transactions.id"))
+    #: when the player is shown it (the round's result, or Lucky Draw's first deal for Block Bonus):
+    #: the balance shown leaves out payouts not shown yet.  None: shown at once (older rows).
+    shown_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
 
 
 class Decision(Base):
@@ -225,3 +242,18 @@ class Decision(Base):
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
     seat: Mapped[int] = mapped_column(Integer)  #: the seat the player sat in (shown; bets are the account's)
     action: Mapped[str] = mapped_column(String(8))  #: "draw" or "stand"
+
+
+class Announcement(Base):
+    """What the table tells everyone: a seat freed after a disconnection, a player stood up, a new shoe."""
+
+    __tablename__ = "announcements"
+    __table_args__ = (Index("ix_announcements_table_at", "table_id", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    kind: Mapped[str] = mapped_column(String(16))  #: seat_freed, stood_up, seated, left, new_shoe, last_hand
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    name: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    text: Mapped[str] = mapped_column(String(255))

@@ -27,6 +27,11 @@ class Settings:
     database_url: str | None = field(default_factory=lambda: os.environ.get("BACCARAT_DATABASE_URL"))
     grant: int = DEFAULT_GRANT
     betting_seconds: float = 15.0  #: betting window of the tables made on a fresh database
+    #: a player whose table sockets all closed keeps the seat this long to reconnect (``BACCARAT_SEAT_GRACE_SECONDS``)
+    seat_grace_seconds: float = field(
+        default_factory=lambda: float(os.environ.get("BACCARAT_SEAT_GRACE_SECONDS", "60")))
+    #: a seated player is stood up after this many dealt rounds in a row without a bet (``BACCARAT_SIT_OUT_ROUNDS``)
+    sit_out_rounds: int = field(default_factory=lambda: int(os.environ.get("BACCARAT_SIT_OUT_ROUNDS", "5")))
     #: Browser origins allowed on the table WebSocket besides the server's own (the page it served, whatever
     #: host and port it is reached by, is always allowed): ``BACCARAT_ALLOWED_ORIGINS``, comma-separated.
     allowed_origins: tuple[str, ...] = field(default_factory=lambda: parse_origins(

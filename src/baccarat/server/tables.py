@@ -24,12 +24,13 @@ it, and its cards are fixed only then (:mod:`baccarat.server.fairness`).
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, cast
 
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import bindparam, func, insert, select
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from baccarat.cards import standard_deck
@@ -47,10 +48,11 @@ from baccarat.fair import ALGORITHM, commitment, new_server_seed
 from baccarat.games import Game, TableLimits
 from baccarat.money import MAX_AMOUNT
 from baccarat.presets import get_game
-from baccarat.roads import hand_from_json, hand_json, hand_of, roads
+from baccarat.roads import hand_json, hand_of
 from baccarat.server import fairness, wallet
 from baccarat.server.models import (
     Account,
+    Announcement,
     Bet,
     Decision,
     GameTable,
@@ -61,11 +63,19 @@ from baccarat.server.models import (
     aware,
 )
 from baccarat.server.models import now as _now
+from baccarat.server.timeline import Pace, later, pace_of, schedule, stamp
+from baccarat.server.views import limits_json, pending_payouts, recall, stored_limits, table_roads, table_view
+
+__all__ = ["recall", "table_roads", "table_view"]  # the views, where callers have always found them
 from baccarat.shoe import Shoe, check_cut_card, check_decks
 from baccarat.table import Table
 
 #: Tables made on a fresh database.
 DEFAULT_TABLES = (("mini-1", "mini"), ("ez-1", "ez"), ("lucky-draw-1", "lucky-draw"))
+#: A seated player who lets this many dealt rounds go by without a bet is stood up.
+SIT_OUT_ROUNDS = 5
+#: A player whose sockets all closed keeps the seat this long (seconds) to come back.
+SEAT_GRACE_SECONDS = 60.0
 
 
 def game_of(table: GameTable) -> Game:
@@ -73,14 +83,15 @@ def game_of(table: GameTable) -> Game:
 
 
 def limits_of(table: GameTable) -> TableLimits:
-    return _stored_limits(table.game, table.paytable, table.limits)
+    return stored_limits(table.game, table.paytable, table.limits)
 
 
 def create_table(s: Session, name: str, game: str, *, paytable: int | None = None, decks: int = 8,
                  cut_card: int = 14, betting_seconds: float = 15.0, decision_seconds: float = 10.0,
-                 now: datetime | None = None) -> GameTable:
+                 pace: Pace | None = None, now: datetime | None = None) -> GameTable:
     """A new open table with its first shoe committed and its first round open."""
     chosen = get_game(game, paytable=paytable)
+    pace = (pace or Pace()).check()
     check_cut_card(cut_card, 52 * check_decks(decks))
     for label, seconds in (("betting", betting_seconds), ("decision", decision_seconds)):
         if not 0.1 <= seconds <= 600:
@@ -88,18 +99,19 @@ def create_table(s: Session, name: str, game: str, *, paytable: int | None = Non
     if s.scalar(select(GameTable.id).where(GameTable.name == name)) is not None:
         raise ConflictError(f"there is already a table called {name!r}")
     table = GameTable(name=name, game=chosen.code, paytable=chosen.paytable, decks=decks, cut_card=cut_card,
-                      betting_seconds=betting_seconds, decision_seconds=decision_seconds, status="open")
+                      betting_seconds=betting_seconds, decision_seconds=decision_seconds, status="open",
+                      no_more_bets_seconds=pace.no_more_bets, card_seconds=pace.card, results_seconds=pace.results)
     s.add(table)
     s.flush()
     _open_round(s, table, 1, now or _now())
     return table
 
 
-def ensure_default_tables(s: Session, *, betting_seconds: float = 15.0) -> None:
+def ensure_default_tables(s: Session, *, betting_seconds: float = 15.0, pace: Pace | None = None) -> None:
     """One table per served game on a database that has none."""
     if s.scalar(select(func.count(GameTable.id))) == 0:
         for name, game in DEFAULT_TABLES:
-            create_table(s, name, game, betting_seconds=betting_seconds, decision_seconds=betting_seconds)
+            create_table(s, name, game, betting_seconds=betting_seconds, decision_seconds=betting_seconds, pace=pace)
 
 
 def _current_shoe(s: Session, table: GameTable) -> ShoeRow | None:
@@ -117,8 +129,17 @@ def _new_shoe(s: Session, table: GameTable, number: int) -> ShoeRow:
     return row
 
 
-def _open_round(s: Session, table: GameTable, number: int, now: datetime, shoe: ShoeRow | None = None) -> Round:
-    """The next round, on ``shoe`` (the table's current one; looked up when not given)."""
+def announce(s: Session, table_id: int, at: datetime, kind: str, text: str, *, seat: int | None = None,
+             name: str | None = None) -> None:
+    """Tell everyone at the table (shown in the table view from ``at``)."""
+    s.add(Announcement(table_id=table_id, at=at, kind=kind, seat=seat, name=name, text=text[:255]))
+
+
+def _open_round(s: Session, table: GameTable, number: int, now: datetime, shoe: ShoeRow | None = None,
+                opens_at: datetime | None = None) -> Round:
+    """The next round, on ``shoe`` (the table's current one; looked up when not given), taking bets
+    from ``opens_at`` (after the previous round's results pause) or at once."""
+    opens = opens_at or now
     shoe = shoe or _current_shoe(s, table)
     game = game_of(table)
     # A round is never split across shoes: the most cards it can need (Lucky Draw: three per seat plus three).
@@ -127,21 +148,25 @@ def _open_round(s: Session, table: GameTable, number: int, now: datetime, shoe: 
         if shoe is not None:  # the shoe is over: its seed is published
             fairness.end_shoe(s, shoe, now, "last hand" if shoe.finished else "too few cards")
         shoe = _new_shoe(s, table, 1 if shoe is None else shoe.number + 1)
+        if shoe.number > 1:
+            announce(s, table.id, opens, "new_shoe", f"New shoe: shoe {shoe.number}, the scoreboards start again")
     if table.pending_limits is not None:  # limits changed by an operator take effect now
         table.limits, table.pending_limits = table.pending_limits, None
-    row = Round(table_id=table.id, number=number, shoe_id=shoe.id, status="betting",
-                closes_at=now + timedelta(seconds=table.betting_seconds))
+    row = Round(table_id=table.id, number=number, shoe_id=shoe.id, status="betting", opens_at=opens,
+                closes_at=opens + timedelta(seconds=table.betting_seconds))
     s.add(row)
     s.flush()
     return row
 
 
-def _next_round(s: Session, table: GameTable, number: int, now: datetime, shoe: ShoeRow) -> None:
-    """Open the next round, or finish closing a table an operator closed during a round."""
+def _next_round(s: Session, table: GameTable, number: int, now: datetime, shoe: ShoeRow,
+                opens_at: datetime | None = None) -> None:
+    """Open the next round (taking bets from ``opens_at``), or finish closing a table an operator
+    closed during a round."""
     if table.status == "closing":
         _shut(s, table, now)
     else:
-        _open_round(s, table, number, now, shoe)
+        _open_round(s, table, number, now, shoe, opens_at)
 
 
 def _shut(s: Session, table: GameTable, now: datetime) -> None:
@@ -195,7 +220,7 @@ def set_limits(s: Session, table_id: int, minimum: int, maximums: dict[str, int]
             game.wager(code)  # names the valid wagers
             raise UnknownWagerError(f"{code!r} is not placed at the betting stage in {game.name}")
     limits = TableLimits(minimum, maximums)  # checks minimum > 0 and every maximum >= minimum
-    table.pending_limits = json.dumps(_limits_json(limits))
+    table.pending_limits = json.dumps(limits_json(limits))
     s.flush()
     return table_view(s, table_id)
 
@@ -218,7 +243,7 @@ def _table(s: Session, table_id: int, *, lock: bool = False) -> GameTable:
     return table
 
 
-def sit(s: Session, table_id: int, account_id: int, seat: int | None = None) -> int:
+def sit(s: Session, table_id: int, account_id: int, seat: int | None = None, now: datetime | None = None) -> int:
     """Take ``seat`` (or the first free one) at the table; returns the seat number."""
     table = _table(s, table_id)
     if table.status != "open":
@@ -236,7 +261,9 @@ def sit(s: Session, table_id: int, account_id: int, seat: int | None = None) -> 
         raise UnknownSeatError(f"seat must be a number from 1 to {seats}")
     if seat in taken:
         raise ConflictError(f"seat {seat} is taken")
-    s.add(Seat(table_id=table_id, number=seat, account_id=account_id))
+    s.add(Seat(table_id=table_id, number=seat, account_id=account_id, idle_rounds=0))
+    name = s.scalar(select(Account.username).where(Account.id == account_id))
+    announce(s, table_id, now or _now(), "seated", f"{name} sits down at seat {seat}", seat=seat, name=name)
     s.flush()
     return seat
 
@@ -255,7 +282,7 @@ def _lock_round_in_play(s: Session, table_id: int) -> Round | None:
     raise ConflictError("the table is busy; try again")  # pragma: no cover - ten rounds dealt while waiting
 
 
-def leave(s: Session, table_id: int, account_id: int) -> None:
+def leave(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> None:
     """Give up the seat; refused while the player has bets on the round in play.
 
     Seat changes and bets on a round are serialised: leaving locks the round in play, and a bet
@@ -267,7 +294,68 @@ def leave(s: Session, table_id: int, account_id: int) -> None:
         raise IllegalActionError("your bets are on the layout: you can leave once this round is settled")
     seat = s.scalar(select(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id))
     if seat is not None:
-        s.delete(seat)
+        _free(s, seat, now or _now(), "left", "{name} leaves seat {seat}")
+
+
+def _free(s: Session, seat: Seat, now: datetime, kind: str, words: str) -> None:
+    """Give the seat up and say so (``words`` with ``{name}`` and ``{seat}``)."""
+    name = s.scalar(select(Account.username).where(Account.id == seat.account_id))
+    announce(s, seat.table_id, now, kind, words.format(name=name, seat=seat.number), seat=seat.number, name=name)
+    s.delete(seat)
+
+
+def _has_bets_in_play(s: Session, table_id: int, account_id: int) -> bool:
+    return s.scalar(select(Bet.id).join(Round, Round.id == Bet.round_id).where(
+        Round.table_id == table_id, Round.status.in_(("betting", "decision")), Bet.account_id == account_id
+    ).limit(1)) is not None
+
+
+def mark_away(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> None:
+    """The player's last socket at the table closed: the grace period starts (if they are seated)."""
+    s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
+                                 Seat.away_since.is_(None)).values(away_since=now or _now()))
+
+
+def mark_back(s: Session, table_id: int, account_id: int) -> None:
+    """The player is connected to the table again: the seat is theirs."""
+    s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
+                                 Seat.away_since.is_not(None)).values(away_since=None))
+
+
+def away_too_long(s: Session, now: datetime, *, grace: float = SEAT_GRACE_SECONDS) -> bool:
+    """Is any player away for longer than ``grace`` seconds (a cheap read before :func:`free_away_seats`)?"""
+    return s.scalar(select(Seat.id).where(Seat.away_since <= now - timedelta(seconds=grace)).limit(1)) is not None
+
+
+def free_away_seats(s: Session, now: datetime | None = None, *, grace: float = SEAT_GRACE_SECONDS) -> int:
+    """Free the seats of players disconnected for longer than ``grace`` seconds (never while a bet of
+    theirs is in play: the seat is freed after that round); returns how many."""
+    now = now or _now()
+    freed = 0
+    away = list(s.execute(select(Seat.id, Seat.table_id).where(Seat.away_since <= now - timedelta(seconds=grace))))
+    for seat_id, table_id in away:
+        _lock_round_in_play(s, table_id)  # as leave does: no bet can read this seat meanwhile
+        seat = s.scalar(select(Seat).where(Seat.id == seat_id).execution_options(populate_existing=True))
+        if (seat is not None and seat.away_since is not None
+                and aware(seat.away_since) <= now - timedelta(seconds=grace)
+                and not _has_bets_in_play(s, table_id, seat.account_id)):
+            _free(s, seat, now, "seat_freed",
+                  f"{{name}}'s seat {{seat}} is free: disconnected for more than {grace:g} s")
+            freed += 1
+    return freed
+
+
+def _count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_out_rounds: int) -> None:
+    """A round was dealt: seated players who did not bet on it sat it out; after ``sit_out_rounds``
+    in a row they are stood up (a player at a real table who never plays gives the seat back)."""
+    for seat in s.scalars(select(Seat).where(Seat.table_id == table_id)):
+        if seat.account_id in bettors:
+            seat.idle_rounds = 0
+            continue
+        seat.idle_rounds = (seat.idle_rounds or 0) + 1
+        if seat.idle_rounds >= sit_out_rounds:
+            _free(s, seat, now, "stood_up",
+                  f"{{name}} is stood up from seat {{seat}}: no bet in {seat.idle_rounds} rounds")
 
 
 _ROUNDS = cast(SqlTable, Round.__table__)
@@ -279,7 +367,7 @@ _SETTLEMENTS = cast(SqlTable, Settlement.__table__)
 # work was most of its cost), one for the table, round and seat together.
 _SHOES = cast(SqlTable, ShoeRow.__table__)
 _BETTING = (select(_TABLES.c.name, _TABLES.c.game, _TABLES.c.paytable, _TABLES.c.limits,
-                   _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.closes_at, _ROUNDS.c.shoe_id,
+                   _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.opens_at, _ROUNDS.c.closes_at, _ROUNDS.c.shoe_id,
                    _SHOES.c.algorithm, _SHOES.c.client_seeds)
             .select_from(_TABLES)
             .outerjoin(_ROUNDS, (_ROUNDS.c.table_id == _TABLES.c.id) & (_ROUNDS.c.status == "betting"))
@@ -291,6 +379,9 @@ _YOUR_SEAT = select(_SEATS.c.number).where(_SEATS.c.table_id == bindparam("table
 _PLACED = select(_BETS.c.wager, _BETS.c.amount).where(_BETS.c.round_id == bindparam("round"),
                                                       _BETS.c.account_id == bindparam("account"))
 _NEW_BET = insert(_BETS)
+_ADD_TO_BET = (update(_BETS).where(_BETS.c.round_id == bindparam("round"), _BETS.c.account_id == bindparam("account"),
+                                   _BETS.c.wager == bindparam("code"))
+               .values(amount=_BETS.c.amount + bindparam("added")))
 _NEW_SETTLEMENT = insert(_SETTLEMENTS)
 
 
@@ -302,14 +393,6 @@ _ROUND_STATUS = select(_ROUNDS.c.status).where(_ROUNDS.c.id == bindparam("round"
 def _hold_round(s: Session, round_id: int, status: str) -> bool:
     """Lock the round against the dealer until this transaction ends; False if it has moved on."""
     return s.connection().execute(_ROUND_STATUS, {"round": round_id}).scalar_one_or_none() == status
-
-
-@lru_cache(maxsize=256)
-def _stored_limits(game: str, paytable: int | None, stored: str | None) -> TableLimits:
-    if stored is None:
-        return get_game(game, paytable=paytable).limits
-    data = json.loads(stored)
-    return TableLimits(data["minimum"], data["maximums"])
 
 
 def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int], now: datetime | None = None,
@@ -331,6 +414,9 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         _refuse_round(connection, table_id, round_number, row.number)
     if row.id is None:
         raise IllegalActionError("no more bets: wait for the next round to open")
+    if row.opens_at is not None and aware(row.opens_at) > now:
+        wait = math.ceil((aware(row.opens_at) - now).total_seconds())
+        raise IllegalActionError(f"betting opens in {wait} s: round {row.number} takes bets then")
     if aware(row.closes_at) <= now or not _hold_round(s, row.id, "betting"):
         raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
     # Read under the round's lock (see leave): the seat cannot be given up between here and the insert.
@@ -339,26 +425,46 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         raise IllegalActionError("take a seat at the table first")
     placed: dict[str, int] = {wager: amount for wager, amount in connection.execute(
         _PLACED, {"round": row.id, "account": account_id})}
-    if set(bets) & set(placed):
-        raise ConflictError(f"already on the layout this round: {', '.join(sorted(set(bets) & set(placed)))}")
-    # The core checks wager codes, amounts, limits and prerequisites, exactly as at a live table.
-    check = Table(get_game(row.game, paytable=row.paytable), limits=_stored_limits(row.game, row.paytable, row.limits),
+    # The core checks wager codes, amounts, limits and prerequisites, exactly as at a live table: chips
+    # on a spot already bet add up to it, and over the maximum it names the room left on that spot.
+    check = Table(get_game(row.game, paytable=row.paytable), limits=stored_limits(row.game, row.paytable, row.limits),
                   shoe_factory=_checking_shoe)
     check.sit(seat, "check", MAX_AMOUNT)
     check.open_betting()
-    check.place_bets(seat, {**placed, **bets})
+    if placed:
+        check.place_bets(seat, placed)
+    check.place_bets(seat, bets)
     total = sum(bets.values())
     wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(row.id): total},
                     memo=f"table {row.name} round {row.number}")
+    # The stake holds this wallet's row until commit, so the player's other bets now queue behind this
+    # one: read what is on the layout again, and check again if a bet of theirs landed meanwhile
+    # (PostgreSQL; SQLite runs one writer at a time), so two adds can never pass a maximum together.
+    again = {wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})}
+    if again != placed:
+        placed = again
+        check = Table(check.game, limits=check.limits, shoe_factory=_checking_shoe)
+        check.sit(seat, "check", MAX_AMOUNT)
+        check.open_betting()
+        check.place_bets(seat, placed)
+        check.place_bets(seat, bets)
     balance = wallet.balance(s, account_id)
     balance_before = balance + total + sum(placed.values())
-    connection.execute(_NEW_BET, [{"round_id": row.id, "account_id": account_id, "seat": seat, "wager": code,
-                                   "amount": amount, "balance_before": balance_before}
-                                  for code, amount in bets.items()])
+    added = [{"round": row.id, "account": account_id, "code": code, "added": amount}
+             for code, amount in bets.items() if code in placed]
+    if added:  # one bet per account and wager: raised by what was added (the unique key holds it)
+        connection.execute(_ADD_TO_BET, added)
+    new = [{"round_id": row.id, "account_id": account_id, "seat": seat, "wager": code, "amount": amount,
+            "balance_before": balance_before} for code, amount in bets.items() if code not in placed]
+    if new:
+        connection.execute(_NEW_BET, new)
     if fairness.takes_seeds(row.algorithm, row.client_seeds):  # before its first deal: the player's seed goes in
         fairness.take_client_seed(s, row.shoe_id, account_id)
-    return {"table": table_id, "round": row.number, "seat": seat, "bets": {**placed, **bets},
-            "balance": balance}
+    together = dict(placed)
+    for code, amount in bets.items():
+        together[code] = together.get(code, 0) + amount
+    return {"table": table_id, "round": row.number, "seat": seat, "bets": together, "added": dict(bets),
+            "balance": balance - pending_payouts(s, [account_id], now).get(account_id, 0)}
 
 
 def bet_request(table_id: int, bets: dict[str, int], round_number: int | None) -> dict[str, Any]:
@@ -450,10 +556,11 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]
 
 
 def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], events: list[Any],
-            account_of: dict[int, int]) -> None:
+            account_of: dict[int, int], shown_at: datetime) -> None:
     """Pay out every settled bet not yet paid (Block Bonus is paid at the first deal), as one
     ledger movement: the stakes leave escrow, each player's returns go to their wallet, the
-    difference to or from the house; each bet's settlement row points at that movement."""
+    difference to or from the house; each bet's settlement row points at that movement.  The
+    players are shown it at ``shown_at`` (their shown balance leaves it out until then)."""
     bet_of = {(b.account_id, b.wager): b for b in bets}
     paid = set(s.scalars(select(Settlement.bet_id).where(Settlement.bet_id.in_([b.id for b in bets]))))
     settled = [(bet_of[(account_of[e.seat], e.wager)], e) for e in events if isinstance(e, BetSettled)]
@@ -470,32 +577,47 @@ def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], event
     entry = wallet.transfer(s, "settle", {account: amount for account, amount in postings.items() if amount},
                             memo=f"table {table.name} round {current.number}")
     s.connection().execute(_NEW_SETTLEMENT, [{"bet_id": bet.id, "event": event.event, "net": event.net,
-                                              "transaction_id": entry} for bet, event in settled])
+                                              "transaction_id": entry, "shown_at": shown_at}
+                                             for bet, event in settled])
 
 
-def deal_round(s: Session, round_id: int, now: datetime) -> None:
+def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int = SIT_OUT_ROUNDS) -> None:
     """Move one round on, in one transaction (idempotent): deal and settle it, or for Lucky Draw
-    deal the first cards and open the decisions, then finish it once they are in."""
+    deal the first cards and open the decisions, then finish it once they are in.
+
+    Settlement is immediate; what players see follows the timeline (:mod:`baccarat.server.timeline`):
+    each card is stored with the moment it is shown, the result with ``result_at``, and the next
+    round takes bets from ``opens_at``, after the results pause."""
     current = s.get(Round, round_id)
     if current is None:
         return
     table = _table(s, current.table_id, lock=True)  # locks in one order everywhere: the table, then the round
     s.refresh(current, with_for_update=True)
+    pace = pace_of(table)
     if current.status == "betting" and aware(current.closes_at) <= now:
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
         if not bets:
             current.status = "no_action"
             _next_round(s, table, current.number + 1, now, _round_shoe(s, current))
             return
+        _count_idle(s, table.id, {bet.account_id for bet in bets}, now, sit_out_rounds)
         core, shoe, events, account_of = _replay(s, table, current, bets)
-        _settle(s, table, current, bets, events, account_of)  # punto banco: everything; Lucky Draw: Block Bonus
-        if core.seat_to_act is not None:
+        # NO MORE BETS lasts its pause from the close of betting (longer only if the deal is late)
+        start = max(later(aware(current.closes_at), pace.no_more_bets), now)
+        deal = schedule([e for e in events if isinstance(e, CardDealt)], start, pace.card)
+        current.dealt_at = now
+        if core.seat_to_act is not None:  # Lucky Draw: the decisions open once the first deal is shown
+            decisions_at = later(datetime.fromisoformat(deal[-1]["at"]), pace.card)
+            _settle(s, table, current, bets, events, account_of, decisions_at)  # Block Bonus
             current.status = "decision"
-            current.decides_at = now + timedelta(seconds=table.decision_seconds)
-            current.result = json.dumps({"cards": [str(e.card) for e in events if isinstance(e, CardDealt)],
-                                         "first_deal": _first_deal(events)})
+            current.decides_at = later(decisions_at, table.decision_seconds)
+            current.result = json.dumps({"cards": [c["card"] for c in deal], "first_deal": _first_deal(events),
+                                         "deal": deal, "decisions_at": stamp(decisions_at),
+                                         "names": _names(s, account_of)})
             return
-        _close(s, table, current, bets, shoe, events, now)
+        result_at = later(datetime.fromisoformat(deal[-1]["at"]), pace.card)
+        _settle(s, table, current, bets, events, account_of, result_at)
+        _close(s, table, current, bets, shoe, events, now, deal, result_at)
     elif current.status == "decision" and (aware(current.decides_at or now) <= now or _all_decided(s, round_id)):
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
         core, shoe, events, account_of = _replay(s, table, current, bets)
@@ -504,8 +626,22 @@ def deal_round(s: Session, round_id: int, now: datetime) -> None:
             seat = core.seat_to_act
             account = account_of[seat]
             events += core.decide(seat, actions.get(account, "stand"), timed_out=account not in actions)
-        _settle(s, table, current, bets, events, account_of)
-        _close(s, table, current, bets, shoe, events, now)
+        stored = json.loads(current.result or "{}")
+        first = stored.get("deal", [])
+        dealt = [e for e in events if isinstance(e, CardDealt)]
+        opened = datetime.fromisoformat(stored["decisions_at"]) if "decisions_at" in stored else now
+        deal = first + schedule(dealt[len(first):], later(max(opened, now), pace.card), pace.card)
+        result_at = later(datetime.fromisoformat(deal[-1]["at"]), pace.card)
+        current.dealt_at = now
+        _settle(s, table, current, bets, events, account_of, result_at)
+        _close(s, table, current, bets, shoe, events, now, deal, result_at,
+               kept={key: stored[key] for key in ("names", "decisions_at") if key in stored})
+
+
+def _names(s: Session, account_of: dict[int, int]) -> dict[str, str]:
+    """``seat:N`` -> the name of the player whose hand it is (Lucky Draw's hands are the players')."""
+    names = dict(s.execute(select(Account.id, Account.username).where(Account.id.in_(set(account_of.values())))).all())
+    return {f"seat:{seat}": names.get(account, "") for seat, account in sorted(account_of.items())}
 
 
 def _first_deal(events: list[Any]) -> dict[str, list[str]]:
@@ -524,23 +660,30 @@ def _round_shoe(s: Session, current: Round) -> ShoeRow:
 
 
 def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: Shoe, events: list[Any],
-           now: datetime) -> None:
+           now: datetime, deal: list[dict[str, Any]], result_at: datetime, *, kept: dict[str, Any] | None = None
+           ) -> None:
+    """The round is settled: its result (shown from ``result_at``) is stored, and the next round
+    opens after the results pause."""
     shoe_row = _round_shoe(s, current)
     shoe_row.position, shoe_row.last_coup, shoe_row.finished = shoe.position, shoe.last_coup, shoe.finished
-    result: dict[str, Any] = {"cards": [str(e.card) for e in events if isinstance(e, CardDealt)]}
+    result: dict[str, Any] = {"cards": [str(e.card) for e in events if isinstance(e, CardDealt)], "deal": deal}
     coup = next((e.coup for e in events if isinstance(e, CoupResolved)), None)
     if coup is not None:
         result.update(player_cards=[str(c) for c in coup.player_cards],
                       banker_cards=[str(c) for c in coup.banker_cards],
                       player_total=coup.player_total, banker_total=coup.banker_total, winner=coup.winner,
                       reasons={"player": coup.player_reason, "banker": coup.banker_reason},
-                      hand=hand_json(hand_of(coup)))
+                      hand=hand_json(hand_of(coup)),
+                      spots={w.code: {"event": w.event(coup), "odds": str(w.odds(coup))}
+                             for w in game_of(table).wagers})
     else:
         result["hands"] = _first_deal(events)
+        result.update({"names": {}, **(kept or {})})  # Lucky Draw: whose hands, when the decisions opened
     result["balances"] = {str(a): balance for a, balance in sorted(wallet.balances(s, {b.account_id for b in bets}))}
     current.result = json.dumps(result)
     current.status = "settled"
-    _next_round(s, table, current.number + 1, now, shoe_row)
+    current.result_at = result_at
+    _next_round(s, table, current.number + 1, now, shoe_row, later(result_at, pace_of(table).results))
 
 
 def decide(s: Session, table_id: int, account_id: int, action: str, now: datetime | None = None) -> dict[str, Any]:
@@ -551,6 +694,10 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
     current = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "decision"))
     if current is None or aware(current.decides_at or now) <= now or not _hold_round(s, current.id, "decision"):
         raise IllegalActionError("no decision is awaited at this table now")
+    opens = json.loads(current.result or "{}").get("decisions_at")
+    if opens is not None and datetime.fromisoformat(opens) > now:
+        wait = math.ceil((datetime.fromisoformat(opens) - now).total_seconds())
+        raise IllegalActionError(f"the cards are still being dealt: decide in {wait} s")
     enter = s.scalar(select(Bet).where(Bet.round_id == current.id, Bet.account_id == account_id,
                                        Bet.wager == "enter"))
     if enter is None:
@@ -565,7 +712,8 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
                   balance_before=enter.balance_before))
     s.add(Decision(round_id=current.id, account_id=account_id, seat=enter.seat, action=action))
     s.flush()
-    return {"table": table_id, "round": current.number, "action": action, "balance": wallet.balance(s, account_id)}
+    return {"table": table_id, "round": current.number, "action": action,
+            "balance": wallet.balance(s, account_id) - pending_payouts(s, [account_id], now).get(account_id, 0)}
 
 
 def void_round(s: Session, table_id: int, number: int, *, reason: str, now: datetime | None = None
@@ -599,7 +747,7 @@ def void_round(s: Session, table_id: int, number: int, *, reason: str, now: date
         entry = wallet.transfer(s, "refund", {wallet.escrow_account(current.id): -sum(refunds.values()), **refunds},
                                 memo=f"table {table.name} round {number} void: {reason.strip()[:120]}")
         s.connection().execute(_NEW_SETTLEMENT, [{"bet_id": bet.id, "event": "Void", "net": 0,
-                                                  "transaction_id": entry} for bet in open_bets])
+                                                  "transaction_id": entry, "shown_at": now} for bet in open_bets])
     shoe_row = _round_shoe(s, current)
     shown = json.loads(current.result or "{}").get("cards", []) if current.status == "decision" else []
     if shown and current.first_card is not None:
@@ -610,106 +758,44 @@ def void_round(s: Session, table_id: int, number: int, *, reason: str, now: date
             shoe.draw()
         shoe.end_coup()  # the voided coup counts as the shoe's coup after the cut card, as at a live table
         shoe_row.position, shoe_row.last_coup, shoe_row.finished = shoe.position, shoe.last_coup, shoe.finished
-    current.result = json.dumps({"cards": shown, "void": reason.strip()[:200],
+    # the cards already shown stay on the record; those dealt but not yet shown are never shown
+    seen = [card for card in json.loads(current.result or "{}").get("deal", [])
+            if datetime.fromisoformat(card["at"]) <= now] if current.status == "decision" else []
+    current.result = json.dumps({"cards": shown, "void": reason.strip()[:200], "deal": seen,
                                  "balances": {str(a): b for a, b in
                                               sorted(wallet.balances(s, {b.account_id for b in bets}))}})
     current.status = "void"
+    current.result_at = current.dealt_at = now
+    # the Block Bonus already paid at the first deal counts from now if it was not shown yet
+    s.execute(update(Settlement).where(Settlement.bet_id.in_([b.id for b in bets]), Settlement.shown_at > now)
+              .values(shown_at=now))
     _next_round(s, table, current.number + 1, now, shoe_row)
     return {"table": table_id, "round": number, "status": "void", "refunded": sum(refunds.values()),
             "bets_refunded": len(open_bets)}
 
 
 def repair_deadlines(s: Session, now: datetime | None = None) -> int:
-    """At start-up: pull back deadlines stored further ahead than one window from ``now`` (the wall
-    clock stepped back since they were written), so no table waits hours for its next deal.
-    Returns how many were changed."""
+    """At start-up: pull back deadlines stored further ahead than one window (and a whole paced
+    deal) from ``now`` (the wall clock stepped back since they were written), so no table waits
+    hours for its next deal.  Returns how many were changed."""
     now = now or _now()
     changed = 0
     for current, table in s.execute(select(Round, GameTable).join(GameTable, GameTable.id == Round.table_id)
                                     .where(Round.status.in_(("betting", "decision")))).all():
-        betting_end = now + timedelta(seconds=table.betting_seconds)
-        if current.status == "betting" and aware(current.closes_at) > betting_end:
-            current.closes_at, changed = betting_end, changed + 1
-        deciding_end = now + timedelta(seconds=table.decision_seconds)
+        pace = pace_of(table)
+        # the longest a window can wait to open: a whole deal (3 cards a seat plus 3) and the results pause
+        wait = timedelta(seconds=pace.no_more_bets + pace.card * (3 * 7 + 5) + pace.results)
+        if current.status == "betting":
+            opens = aware(current.opens_at) if current.opens_at is not None else now
+            betting_end = max(opens, now) + timedelta(seconds=table.betting_seconds)
+            if opens > now + wait:
+                current.opens_at, betting_end = now, now + timedelta(seconds=table.betting_seconds)
+            if opens > now + wait or aware(current.closes_at) > betting_end:
+                current.closes_at, changed = betting_end, changed + 1
+        deciding_end = now + wait + timedelta(seconds=table.decision_seconds)
         if current.status == "decision" and current.decides_at is not None and aware(current.decides_at) > deciding_end:
             current.decides_at, changed = deciding_end, changed + 1
     return changed
-
-
-_ACCOUNTS = cast(SqlTable, Account.__table__)
-# The table view is read for every watched table several times a second: Core statements, each
-# on an index (rounds by table, status and number).
-_VIEW_TABLE = select(_TABLES).where(_TABLES.c.id == bindparam("table"))
-_VIEW_ROUNDS = select(_ROUNDS).where(_ROUNDS.c.table_id == bindparam("table"),
-                                     _ROUNDS.c.status.in_(("betting", "decision")))
-_VIEW_LAST = (select(_ROUNDS.c.number, _ROUNDS.c.result)
-              .where(_ROUNDS.c.table_id == bindparam("table"), _ROUNDS.c.status == "settled")
-              .order_by(_ROUNDS.c.number.desc()).limit(1))
-_VIEW_SHOE = (select(_SHOES.c.id, _SHOES.c.number, _SHOES.c.algorithm, _SHOES.c.commitment, _SHOES.c.position,
-                     _SHOES.c.decks, _SHOES.c.cut_card, _SHOES.c.last_coup, _SHOES.c.client_seeds)
-              .where(_SHOES.c.table_id == bindparam("table")).order_by(_SHOES.c.number.desc()).limit(1))
-_VIEW_SEATS = (select(_SEATS.c.number, _ACCOUNTS.c.username)
-               .join(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id)
-               .where(_SEATS.c.table_id == bindparam("table")).order_by(_SEATS.c.number))
-
-
-def _limits_json(limits: TableLimits) -> dict[str, Any]:
-    return {"minimum": limits.minimum, "maximums": dict(limits.maximums)}
-
-
-def table_view(s: Session, table_id: int) -> dict[str, Any]:
-    """What anyone may see of a table: never a seed before its shoe is over, never an undealt card."""
-    connection = s.connection()
-    params = {"table": table_id}
-    table = connection.execute(_VIEW_TABLE, params).first()
-    if table is None:
-        raise UnknownSeatError(f"no table {table_id}")
-    rounds = {row.status: row for row in connection.execute(_VIEW_ROUNDS, params)}
-    current, deciding = rounds.get("betting"), rounds.get("decision")
-    shoe = connection.execute(_VIEW_SHOE, params).first()
-    last = connection.execute(_VIEW_LAST, params).first()
-    view: dict[str, Any] = {
-        "id": table.id, "name": table.name, "game": table.game, "status": table.status,
-        "paytable": table.paytable, "betting_seconds": table.betting_seconds,
-        "limits": _limits_json(_stored_limits(table.game, table.paytable, table.limits)),
-        "pending_limits": None if table.pending_limits is None else json.loads(table.pending_limits),
-        "seats": {str(number): name for number, name in connection.execute(_VIEW_SEATS, params)},
-        "round": None if current is None else {"number": current.number,
-                                               "closes_at": aware(current.closes_at).isoformat()},
-        "shoe": None if shoe is None else {"number": shoe.number, "algorithm": shoe.algorithm,
-                                           "commitment": shoe.commitment, "cards_dealt": shoe.position,
-                                           "cards": 52 * shoe.decks, "cut_card": shoe.cut_card,
-                                           "last_hand": shoe.last_coup,
-                                           # until its first deal the shoe takes the seeds of those who bet;
-                                           # then they are public (the server seed stays secret)
-                                           "taking_client_seeds": fairness.takes_seeds(shoe.algorithm,
-                                                                                       shoe.client_seeds),
-                                           "client_seeds": None if shoe.client_seeds is None
-                                           else json.loads(shoe.client_seeds)},
-        "last_result": None,
-        "decision": None,
-    }
-    if deciding is not None and deciding.result and deciding.decides_at is not None:
-        view["decision"] = {"round": deciding.number, "decides_at": aware(deciding.decides_at).isoformat(),
-                            "first_deal": json.loads(deciding.result)["first_deal"]}
-    if last is not None and last.result:
-        result = json.loads(last.result)
-        result.pop("balances", None)
-        view["last_result"] = {"round": last.number, **result}
-    return view
-
-
-def table_roads(s: Session, table_id: int) -> dict[str, Any]:
-    """The scoreboards of the table's current shoe (they start again with each shoe)."""
-    table = _table(s, table_id)
-    game = game_of(table)
-    if game.kind != "punto_banco":
-        raise IllegalActionError(f"{game.name} has no Banker and Player scoreboards")
-    shoe = s.connection().execute(_VIEW_SHOE, {"table": table_id}).first()
-    results: list[str | None] = [] if shoe is None else list(s.scalars(select(Round.result).where(
-        Round.shoe_id == shoe.id, Round.status == "settled").order_by(Round.number)))
-    hands = [hand_from_json(data["hand"]) for data in (json.loads(r or "{}") for r in results) if "hand" in data]
-    return {"shoe": None if shoe is None else shoe.number, **roads(hands).to_json()}
 
 
 @lru_cache(maxsize=8)
@@ -780,31 +866,3 @@ def _lucky_seats(s: Session, table: GameTable, rounds: list[Round]) -> dict[int,
         seats[round_id] = {"seats": sorted(seat_of[b.account_id] for b in placed if b.wager == "enter"),
                            "drew": sorted(seat_of[b.account_id] for b in placed if b.wager == "draw")}
     return seats
-
-
-def recall(s: Session, account_id: int, limit: int = 20) -> list[dict[str, Any]]:
-    """The player's last rounds: cards in deal order, bets, results, balance before and after, and
-    the shoe each was dealt from (and in Lucky Draw the seat that was theirs), for checking it."""
-    rows = s.execute(select(Round, GameTable, ShoeRow.number).join(Bet, Bet.round_id == Round.id)
-                     .join(GameTable, GameTable.id == Round.table_id).join(ShoeRow, ShoeRow.id == Round.shoe_id)
-                     .where(Bet.account_id == account_id, Round.status.in_(("settled", "refunded", "void")))
-                     .group_by(Round.id, GameTable.id, ShoeRow.number).order_by(Round.id.desc()).limit(limit)).all()
-    history = []
-    for current, table, shoe_number in rows:
-        bets = s.execute(select(Bet, Settlement).join(Settlement, Settlement.bet_id == Bet.id)
-                         .where(Bet.round_id == current.id, Bet.account_id == account_id).order_by(Bet.id)).all()
-        result = json.loads(current.result or "{}")
-        detail = {key: value for key, value in result.items() if key not in ("balances", "cards", "winner")}
-        entry = {
-            "table": table.name, "table_id": current.table_id, "round": current.number, "status": current.status,
-            "shoe": shoe_number, "time": aware(current.closes_at).isoformat(), "detail": detail,
-            "cards": result.get("cards", []), "winner": result.get("winner"),
-            "bets": {b.wager: {"amount": b.amount, "event": st.event, "net": st.net} for b, st in bets},
-            "balance_before": bets[0][0].balance_before if bets else None,
-            "balance_after": result.get("balances", {}).get(str(account_id)),
-        }
-        if table.game == "lucky-draw":
-            everyone = list(s.scalars(select(Bet).where(Bet.round_id == current.id).order_by(Bet.id)))
-            entry["seat"] = f"seat:{core_seats(everyone, game_of(table).max_seats)[account_id]}"
-        history.append(entry)
-    return history

@@ -1,0 +1,915 @@
+// A table: the server's timeline as its views give it (phase, countdown on the server's clock, the
+// cards one by one as the state frames reveal them, the result only once it is shown), chips that add
+// up on a spot within its limits, the whole table (seats, names, everyone's chips, spot totals), Lucky
+// Draw's decisions, the roads and the player's history.  The page never computes ahead of a view.
+"use strict";
+
+// Where the spots sit on the felt (positions only: names and pays come from the server's registry).
+const ARRANGEMENT = {
+  ez: ["panda_8", "player", "tie", "banker", "dragon_7"],
+  mini: ["dragon_bonus_player", "player", "tie", "banker", "dragon_bonus_banker"],
+  "lucky-draw": ["enter", "draw", "block_bonus"],
+};
+const SIDE_OF = { player: "player-side", panda_8: "player-side", dragon_bonus_player: "player-side",
+                  banker: "banker-side", dragon_7: "banker-side", dragon_bonus_banker: "banker-side" };
+const CHIPS = [1, 5, 25, 100, 500];  // chip values in currency units; amounts travel in cents
+const RECONNECT_MS = [300, 700, 1000, 1500, 2000];
+
+function tableView(tableId) {
+  const S = {
+    view: null, you: null, max_seats: 7,
+    staged: {}, steps: [], chip: 100, last: {},
+    inflight: null,          // {key, frame, kind}: a command sent and not yet answered (resent with its key)
+    shownRound: null, cardsShown: new Set(), resultShown: null, bettingRound: null, phase: null,
+    message: "", messageKind: "",
+    roads: null, strategy: null, history: [], openRows: new Set(),
+    connected: false, everConnected: false, attempts: 0, lastFrame: 0,
+    seen: new Set(), news: [],
+    built: null, decisionKey: null, hint: localStorage.getItem("hint") === "on",
+  };
+  let socket = null;
+  let closed = false;
+  const timers = [];
+
+  // ------------------------------------------------------------ skeleton (built once)
+  const el = {
+    title: h("h1", { id: "table-title", tabindex: "-1" }),
+    phase: h("span", { class: "phase", id: "phase", "data-phase": "" }),
+    round: h("span", { class: "round-no", id: "round-no" }),
+    countdown: h("span", { class: "countdown", id: "countdown", role: "timer", "aria-live": "off" }),
+    bar: h("span", { class: "used" }),
+    lastResult: h("div", { class: "last-result", id: "last-result" }),
+    pending: h("div", { class: "pending-limits", id: "pending-limits" }),
+    shoe: h("div", { class: "shoe", id: "shoe" }),
+    news: h("ul", { class: "news", id: "news", "aria-label": t("news.title") }),
+    seats: h("ol", { class: "seats", id: "seats", "aria-label": t("seats.title") }),
+    hands: h("div", { class: "hands", id: "hands" }),
+    banner: h("div", { class: "banner", id: "banner" }),
+    callouts: h("div", { class: "callouts", id: "callouts" }),
+    decision: h("div", { class: "decision", id: "decision" }),
+    layout: h("div", { class: "layout", id: "layout", role: "group", "aria-label": t("layout.title") }),
+    paytables: h("div", { id: "paytables" }),
+    refusal: h("p", { class: "refusal", id: "refusal", role: "alert" }),
+    chips: h("div", { class: "chips", id: "chips", role: "group", "aria-label": t("chips.title") }),
+    totals: h("div", { class: "totals", id: "totals" }),
+    roads: h("div", { id: "roads-box" }),
+    history: h("section", { class: "panel", id: "history", "aria-labelledby": "history-title" }),
+  };
+  const chipButtons = CHIPS.map((value) => h("button", {
+    type: "button", class: `chip c${value}`, "data-chip": value, "aria-pressed": "false",
+    "aria-label": t("chips.chip", { amount: money(value * 100) }),
+    onclick: () => { if (chipButton(value).getAttribute("aria-disabled") !== "true") { S.chip = value * 100; render(); } },
+  }, String(value)));
+  function chipButton(value) { return chipButtons[CHIPS.indexOf(value)]; }
+  el.chips.append(...chipButtons);
+
+  const buttons = {
+    undo: h("button", { type: "button", id: "undo", onclick: undo }, t("controls.undo")),
+    clear: h("button", { type: "button", id: "clear", onclick: clearStaged }, t("controls.clear")),
+    double: h("button", { type: "button", id: "double", onclick: double }, t("controls.double")),
+    rebet: h("button", { type: "button", id: "rebet", onclick: rebet }, t("controls.rebet")),
+    place: h("button", { type: "button", class: "primary", id: "place", onclick: place }, t("controls.place")),
+    leave: h("button", { type: "button", id: "leave", class: "quiet", onclick: leave }, t("controls.leave")),
+    sit: h("button", { type: "button", id: "sit", class: "primary", hidden: true, onclick: sitDown }, t("controls.sit")),
+  };
+
+  show(h("div", { class: "table" },
+    h("section", { class: "panel felt", id: "felt", "aria-labelledby": "table-title" },
+      h("div", { class: "status-row" }, el.title,
+        h("div", { class: "phase-box" }, el.phase, el.round, el.countdown)),
+      h("div", { class: "phase-bar", "aria-hidden": "true" }, el.bar),
+      el.lastResult, el.pending, el.shoe, el.news, el.seats, el.hands, el.banner, el.callouts, el.decision,
+      el.layout, el.paytables, el.refusal,
+      h("div", { class: "tray", id: "tray" },
+        h("div", { class: "tray-row" }, el.chips, el.totals),
+        h("div", { class: "controls" }, buttons.undo, buttons.clear, buttons.double, buttons.rebet, buttons.place, buttons.sit, buttons.leave))),
+    h("div", { class: "side" }, el.roads, el.history)));
+
+  // ------------------------------------------------------------ helpers on the view
+  const view = () => S.view;
+  const game = () => (S.view ? S.view.game : null);
+  const lucky = () => game() === "lucky-draw";
+  const mySeat = () => (S.you && S.you.seat ? String(S.you.seat) : null);
+  const myBets = () => (S.you && S.you.bets) || {};
+  const wagers = () => (S.view && S.view.wagers) || [];
+  const wager = (code) => wagers().find((w) => w.code === code);
+  const sum = (amounts) => Object.values(amounts || {}).reduce((a, b) => a + b, 0);
+
+  function bettingOpen() {
+    const v = view();
+    if (!v || v.phase !== "betting" || !v.round) return false;
+    const now = serverNow();
+    return (!v.round.opens_at || Date.parse(v.round.opens_at) <= now) && Date.parse(v.round.closes_at) > now;
+  }
+
+  function maximum(code) {
+    const w = wager(code);
+    const limits = view().limits || {};
+    return (limits.maximums && limits.maximums[code]) || (w && w.maximum) || Infinity;
+  }
+
+  function room(code) { return maximum(code) - (myBets()[code] || 0) - (S.staged[code] || 0); }
+
+  function available() {
+    const balance = S.you && S.you.balance != null ? S.you.balance : 0;
+    return balance - sum(S.staged);
+  }
+
+  function say(message, kind) {
+    S.message = message || "";
+    S.messageKind = kind || "refusal";
+    text(el.refusal, S.message);
+    el.refusal.className = `refusal ${S.message ? S.messageKind : ""}`;
+  }
+
+  // ------------------------------------------------------------ bets
+  function stake(code) {
+    say("");
+    const w = wager(code);
+    if (!S.you || !S.you.seat) return say(t("refuse.sit_first"));
+    if (w && w.placed !== "betting") return say(t("refuse.draw_spot"));
+    if (!bettingOpen()) return say(t("bet.wait_next_round"));
+    if (S.inflight) return say(t("bet.sending"), "info");
+    const name = wagerName(code, w && w.name);
+    if (S.chip > room(code)) {
+      const left = room(code);
+      return say(left > 0 ? t("bet.room_left", { wager: name, amount: money(left) })
+                          : t("bet.spot_full", { wager: name, maximum: money(maximum(code)) }));
+    }
+    if (S.chip > available()) return say(t("bet.balance_left", { amount: money(Math.max(0, available())) }));
+    S.staged[code] = (S.staged[code] || 0) + S.chip;
+    S.steps.push({ [code]: S.chip });
+    render();
+  }
+
+  function addAll(amounts, what) {
+    // every spot checked before anything is staged: a Double or Rebet over a maximum changes nothing
+    for (const [code, amount] of Object.entries(amounts)) {
+      if (room(code) < amount) {
+        return say(t(`bet.${what}_over`, { wager: wagerName(code, (wager(code) || {}).name),
+                                            amount: money((myBets()[code] || 0) + (S.staged[code] || 0) + amount),
+                                            maximum: money(maximum(code)), room: money(Math.max(0, room(code))) }));
+      }
+    }
+    if (sum(amounts) > available()) {
+      return say(t(`bet.${what}_balance`, { amount: money(sum(amounts)), balance: money(Math.max(0, available())) }));
+    }
+    for (const [code, amount] of Object.entries(amounts)) S.staged[code] = (S.staged[code] || 0) + amount;
+    S.steps.push({ ...amounts });
+    render();
+  }
+
+  function double() {
+    say("");
+    if (!bettingOpen()) return say(t("bet.wait_next_round"));
+    if (S.inflight) return say(t("bet.sending"), "info");
+    const base = Object.keys(S.staged).length ? { ...S.staged } : { ...myBets() };
+    delete base.draw;
+    if (!Object.keys(base).length) return say(t("bet.nothing_to_double"));
+    addAll(base, "double");
+  }
+
+  function rebet() {
+    say("");
+    if (!bettingOpen()) return say(t("bet.wait_next_round"));
+    if (S.inflight) return say(t("bet.sending"), "info");
+    if (!Object.keys(S.last).length) return say(t("bet.nothing_to_rebet"));
+    addAll({ ...S.last }, "rebet");
+  }
+
+  function undo() {
+    say("");
+    const step = S.steps.pop();
+    if (!step) return;
+    for (const [code, amount] of Object.entries(step)) {
+      S.staged[code] -= amount;
+      if (S.staged[code] <= 0) delete S.staged[code];
+    }
+    render();
+  }
+
+  function clearStaged() { say(""); S.staged = {}; S.steps = []; render(); }
+
+  function place() {
+    say("");
+    if (S.inflight) return say(t("bet.sending"), "info");
+    if (!Object.keys(S.staged).length) return say(t("bet.stage_first"));
+    if (!bettingOpen()) return say(t("bet.wait_next_round"));
+    const minimum = view().limits.minimum;
+    const after = { ...myBets() };
+    for (const [code, amount] of Object.entries(S.staged)) after[code] = (after[code] || 0) + amount;
+    for (const code of Object.keys(S.staged)) {
+      const name = wagerName(code, (wager(code) || {}).name);
+      if (after[code] < minimum) return say(t("bet.below_minimum", { wager: name, minimum: money(minimum) }));
+      const needs = (wager(code) || {}).requires;
+      if (needs && !after[needs]) return say(t("bet.needs_base", { wager: name, base: wagerName(needs, (wager(needs) || {}).name) }));
+    }
+    if (sum(S.staged) > S.you.balance) return say(t("bet.balance_left", { amount: money(S.you.balance) }));
+    // the bets name their round: one that arrives after its window closed is refused, never moved on
+    send({ type: "bet", bets: { ...S.staged }, round: view().round.number }, "bet");
+  }
+
+  function decide(action) {
+    say("");
+    if (S.inflight) return;
+    if (action === "draw" && (S.you.balance || 0) < (myBets().enter || 0)) return say(t("decision.draw_balance"));
+    send({ type: "decision", action }, "decision");
+  }
+
+  function send(command, kind) {
+    S.inflight = { key: newKey(), frame: command, kind };
+    transmit();
+    render();
+  }
+
+  function transmit() {
+    if (!S.inflight) return;
+    if (socket && socket.readyState === WebSocket.OPEN && S.connected) {
+      socket.send(JSON.stringify({ ...S.inflight.frame, key: S.inflight.key }));
+    } else {
+      say(t("bet.held_until_connected"), "info");  // sent with the same key once the table is back
+    }
+  }
+
+  async function sitDown() {
+    say("");
+    try { await api("POST", `/api/tables/${tableId}/seats`, {}); } catch (error) { say(error.message); }
+  }
+
+  async function leave() {
+    say("");
+    try {
+      await api("DELETE", `/api/tables/${tableId}/seats`);
+      location.hash = "#/";
+    } catch (error) { say(error.message); }
+  }
+
+  // ------------------------------------------------------------ the game's parts (built once)
+  function build() {
+    const v = view();
+    S.built = v.game;
+    rememberWagers(v.wagers);
+    const order = [...(ARRANGEMENT[v.game] || [])].filter((code) => wager(code));
+    for (const w of wagers()) if (!order.includes(w.code)) order.push(w.code);
+    el.layout.className = `layout n${order.length} ${lucky() ? "lucky" : ""}`;
+    el.layout.replaceChildren(...order.map((code) => {
+      const w = wager(code);
+      return h("button", { type: "button", class: `spot ${SIDE_OF[code] || ""}`, "data-spot": code, onclick: () => stake(code) },
+        h("span", { class: "name" }, wagerName(code, w.name)),
+        h("span", { class: "pays" }, w.placed === "decision" ? t("spot.draw_pays", { pays: paysLabel(w.summary) }) : paysLabel(w.summary)),
+        h("span", { class: "note" }, (w.pays || []).filter((p) => p.label === "push" && !/tie/i.test(p.event))
+          .map((p) => eventName(p.event)).join(" · ")),
+        h("span", { class: "limits" }),
+        h("span", { class: "crowd" }),
+        h("span", { class: "markers", "aria-hidden": "true" }),
+        h("span", { class: "amount" }),
+        h("span", { class: "net" }));
+    }));
+    buildPaytables();
+    if (lucky()) {
+      el.hands.className = "hands lucky";
+      el.hands.replaceChildren(
+        handBox("dealer-hand", t("hand.dealer"), "dealer"),
+        handBox("your-hand", t("hand.you"), "you"),
+        h("div", { class: "others", id: "other-hands" }));
+    } else {
+      el.hands.className = "hands";
+      el.hands.replaceChildren(handBox("player-hand", t("hand.player"), "player"), handBox("banker-hand", t("hand.banker"), "banker"));
+    }
+    S.shownRound = null;
+  }
+
+  function handBox(id, title, side) {
+    return h("div", { class: `hand ${side}`, id },
+      h("h3", {}, title),
+      h("div", { class: "cards", role: "group", "aria-label": title }),
+      h("div", { class: "total", "aria-live": "off" }),
+      h("div", { class: "hand-result" }));
+  }
+
+  function buildPaytables() {
+    const rows = (w) => (w.pays || []).filter((p) => p.label !== "loses").map((p) =>
+      h("tr", {}, h("th", { scope: "row" }, eventName(p.event, w.code)), h("td", {}, paysLabel(p.label))));
+    const tables = wagers().map((w) => h("table", { class: "paytable", "data-wager": w.code },
+      h("caption", {}, w.code === "draw" && view().paytable ? t("paytable.drawwin", { n: view().paytable }) : wagerName(w.code, w.name)),
+      h("tbody", {}, rows(w))));
+    if (lucky()) {
+      el.paytables.className = "paytables open";
+      el.paytables.replaceChildren(h("h3", { class: "paytables-title" }, t("paytable.title")), h("div", { class: "paytable-grid" }, tables));
+    } else {
+      el.paytables.className = "paytables";
+      el.paytables.replaceChildren(h("details", {}, h("summary", {}, t("paytable.title")), h("div", { class: "paytable-grid" }, tables)));
+    }
+  }
+
+  // ------------------------------------------------------------ rendering
+  function render() {
+    if (!S.view) return;
+    if (S.built !== S.view.game) build();
+    renderStatus();
+    renderSeats();
+    renderHands();
+    renderResult();
+    renderSpots();
+    renderDecision();
+    renderTray();
+  }
+
+  function phaseEnds() {
+    const v = view();
+    if (v.phase === "betting" && v.round) return v.round.closes_at;
+    if (v.phase === "decisions" && v.decision) return v.decision.decides_at;
+    if (v.phase === "result" && v.next_round && v.next_round.opens_at) return v.next_round.opens_at;
+    return v.phase_ends_at;
+  }
+
+  function renderCountdown() {
+    const v = view();
+    if (!v) return;
+    const ends = phaseEnds();
+    const left = secondsUntil(ends);
+    if (v.phase === "betting" || v.phase === "decisions") text(el.countdown, left == null ? "" : t("phase.seconds", { n: left }));
+    else if (v.phase === "result" && left != null) text(el.countdown, t("phase.next_in", { n: left }));
+    else text(el.countdown, "");
+    const started = v.phase === "betting" && v.round && v.round.opens_at ? v.round.opens_at : v.phase_started_at;
+    if (ends && started && (v.phase === "betting" || v.phase === "decisions" || v.phase === "result")) {
+      const span = Date.parse(ends) - Date.parse(started);
+      const fraction = span > 0 ? Math.min(1, Math.max(0, (Date.parse(ends) - serverNow()) / span)) : 0;
+      el.bar.style.width = `${(100 * fraction).toFixed(1)}%`;
+      el.bar.className = `used ${left != null && left <= 3 ? "hurry" : ""}`;
+    } else {
+      el.bar.style.width = "0";
+    }
+    // the window closes on the server's clock, between two frames: the buttons follow it
+    const open = bettingOpen();
+    if (open !== S.wasOpen) { S.wasOpen = open; renderTray(); renderSpots(); }
+  }
+
+  function renderStatus() {
+    const v = view();
+    text(el.title, /^(mini|ez|lucky-draw)-\d+$/.test(v.name) ? tableName(v.name, v.game) : `${v.name} · ${t(`game.${v.game}`)}`);
+    if (v.phase !== S.phase) {
+      const before = S.phase;
+      S.phase = v.phase;
+      if (before !== null) {
+        if (v.phase === "betting") announce(t("announce.betting", { n: secondsUntil(phaseEnds()) || 0 }));
+        else if (v.phase === "no_more_bets") announce(t("phase.no_more_bets"));
+        else if (v.phase === "decisions" && S.you && myBets().enter) announce(t("announce.decisions"));
+      }
+    }
+    el.phase.setAttribute("data-phase", v.phase || "");
+    el.phase.className = `phase ${v.phase || ""}`;
+    text(el.phase, v.status === "closed" && v.phase === "closed" ? t("phase.closed") : t(`phase.${v.phase || "closed"}`));
+    text(el.round, v.round_number ? t("phase.round", { n: v.round_number }) : "");
+    renderCountdown();
+    const last = v.last_result;
+    const lastWords = last && last.round !== v.round_number ? resultLine(last) : "";
+    text(el.lastResult, lastWords ? t("result.last", { round: last.round, result: lastWords }) : "");
+    const pending = v.pending_limits;
+    text(el.pending, pending ? t("limits.pending", { min: money(pending.minimum),
+      max: money(Math.max(pending.minimum, ...Object.values(pending.maximums || {}))) }) : "");
+    const shoe = v.shoe;
+    if (shoe) {
+      const parts = [t("shoe.number", { n: shoe.number })];
+      if (!lucky() && S.roads && S.roads.shoe === shoe.number) parts.push(t("shoe.hand", { n: S.roads.stats.hands + (v.phase === "result" ? 0 : 1) }));
+      parts.push(t("shoe.dealt", { dealt: shoe.cards_dealt, cards: shoe.cards }));
+      el.shoe.replaceChildren(parts.join(" · "),
+        shoe.last_hand ? h("span", { class: "announce" }, ` · ${t("shoe.last_hand")}`) : "",
+        h("div", { class: "shoe-bar", title: t("shoe.bar"), "aria-hidden": "true" },
+          h("div", { class: "used", style: { width: `${(100 * shoe.cards_dealt) / shoe.cards}%` } }),
+          h("div", { class: "cut", style: { left: `${(100 * (shoe.cards - shoe.cut_card)) / shoe.cards}%` } })));
+    }
+    renderNews();
+  }
+
+  /** A past result in one line (the view's last_result: old keys). */
+  function resultLine(r) {
+    if (r.void) return t("result.void_short");
+    if (r.winner) {
+      return r.winner === "tie" ? t("result.tie", { a: r.player_total, b: r.banker_total })
+        : t(`result.${r.winner}`, { a: r.winner === "banker" ? r.banker_total : r.player_total,
+                                    b: r.winner === "banker" ? r.player_total : r.banker_total });
+    }
+    if (r.hands && r.hands.dealer) return t("result.dealer_had", { n: handTotal(r.hands.dealer) });
+    return "";
+  }
+
+  function handTotal(cards) {
+    return cards.reduce((total, code) => total + ("TJQK".includes(code[0]) ? 0 : code[0] === "A" ? 1 : Number(code[0])), 0) % 10;
+  }
+
+  function renderNews() {
+    const v = view();
+    const items = v.announcements || [];
+    const first = S.seen.size === 0 && !S.newsStarted;
+    S.newsStarted = true;
+    for (const a of items) {
+      const id = `${a.at}|${a.kind}|${a.seat}|${a.name}`;
+      if (S.seen.has(id)) continue;
+      S.seen.add(id);
+      const words = has(`news.${a.kind}`) ? t(`news.${a.kind}`, { name: a.name, seat: a.seat }) : (lang === "en" ? a.text : t("news.other"));
+      S.news.push(words);
+      if (!first) { toast(words); announce(words); }
+    }
+    S.news = S.news.slice(-3);
+    const wanted = S.news.join("\n");
+    if (el.news.dataset.words !== wanted) {
+      el.news.dataset.words = wanted;
+      el.news.replaceChildren(...S.news.map((words) => h("li", {}, words)));
+    }
+  }
+
+  function renderSeats() {
+    const v = view();
+    const players = v.players || {};
+    if (el.seats.children.length !== S.max_seats) {
+      el.seats.replaceChildren(...Array.from({ length: S.max_seats }, (_, i) => h("li", { class: "seat", "data-seat": i + 1 },
+        h("span", { class: "seat-no" }, String(i + 1)), h("span", { class: "seat-name" }), h("span", { class: "seat-bet" }))));
+    }
+    Array.from(el.seats.children).forEach((li, i) => {
+      const number = String(i + 1);
+      const p = players[number] || (v.seats && v.seats[number] ? { name: v.seats[number], bets: {} } : null);
+      const mine = number === mySeat();
+      li.className = `seat ${p ? "taken" : "empty"} ${mine ? "mine" : ""} ${p && p.away ? "away" : ""}`;
+      const name = li.children[1];
+      const bet = li.children[2];
+      text(li.children[0], mine ? t("seats.number_you", { seat: number }) : number);
+      if (!p) {
+        text(name, t("seats.empty"));
+        text(bet, "");
+        li.setAttribute("aria-label", t("seats.empty_label", { seat: number }));
+        return;
+      }
+      text(name, p.name);
+      const staked = sum(p.bets);
+      const net = p.results ? Object.values(p.results).reduce((a, r) => a + r.net, 0) : null;
+      text(bet, net != null && staked ? (net > 0 ? `+${money(net)}` : net < 0 ? money(net) : t("seats.push"))
+        : staked ? money(staked) : p.away ? t("seats.away") : "");
+      bet.className = `seat-bet ${net == null ? "" : net > 0 ? "plus" : net < 0 ? "minus" : ""}`;
+      li.setAttribute("aria-label", t("seats.label", { seat: number, name: mine ? t("seats.you", { name: p.name }) : p.name,
+        bets: staked ? money(staked) : t("seats.no_bet") }) + (p.away ? ` (${t("seats.away")})` : ""));
+    });
+  }
+
+  function handFor(to) {
+    if (!lucky()) return el.hands.querySelector(`#${to}-hand`);
+    if (to === "dealer") return el.hands.querySelector("#dealer-hand");
+    const seat = to.split(":")[1];
+    if (seat === mySeat()) return el.hands.querySelector("#your-hand");
+    const others = el.hands.querySelector("#other-hands");
+    let box = others.querySelector(`[data-seat="${seat}"]`);
+    if (!box) {
+      const name = (view().players && view().players[seat] && view().players[seat].name) || (view().seats || {})[seat] || "";
+      box = handBox(`seat-${seat}-hand`, t("hand.seat", { seat, name }), "other");
+      box.setAttribute("data-seat", seat);
+      others.append(box);
+    }
+    return box;
+  }
+
+  function renderHands() {
+    const v = view();
+    if (v.round_number !== S.shownRound) {  // a new round on show: the felt is cleared
+      S.shownRound = v.round_number;
+      S.cardsShown = new Set();
+      for (const box of el.hands.querySelectorAll(".hand")) {
+        box.querySelector(".cards").replaceChildren();
+        text(box.querySelector(".total"), "");
+        text(box.querySelector(".hand-result"), "");
+        box.classList.remove("winner");
+      }
+      const others = el.hands.querySelector("#other-hands");
+      if (others) others.replaceChildren();
+    }
+    for (const card of [...(v.cards || [])].sort((a, b) => a.index - b.index)) {
+      if (S.cardsShown.has(card.index)) continue;
+      S.cardsShown.add(card.index);
+      const box = handFor(card.to);
+      if (!box) continue;
+      const face = cardFace(card.card, card.hand_index >= 2 ? "third" : "");
+      face.setAttribute("data-index", card.index);
+      box.querySelector(".cards").append(face);
+    }
+    // the dealer's face-down card(s) while seats decide
+    if (lucky()) {
+      const dealer = el.hands.querySelector("#dealer-hand .cards");
+      // the contract's cards_expected when the server sends it; else the rule card's own picture: one
+      // face-down dealer card from the decisions until the dealer's second card is shown
+      if (v.phase === "decisions") S.decisionsRound = v.round_number;
+      const upOnly = dealer.querySelectorAll(".card:not(.back)").length === 1;
+      const hidden = v.cards_expected && v.cards_expected.dealer_hidden != null ? v.cards_expected.dealer_hidden
+        : upOnly && (v.phase === "decisions" || (v.phase === "dealing" && S.decisionsRound === v.round_number)) ? 1 : 0;
+      const backs = dealer.querySelectorAll(".card.back");
+      if (backs.length !== hidden) {
+        backs.forEach((b) => b.remove());
+        for (let i = 0; i < hidden; i += 1) dealer.append(cardBack());
+      }
+      el.hands.querySelector("#your-hand").hidden = !mySeat();
+    }
+    const hands = v.hands || {};
+    for (const box of el.hands.querySelectorAll(".hand")) {
+      const key = box.id === "player-hand" ? "player" : box.id === "banker-hand" ? "banker" : box.id === "dealer-hand" ? "dealer"
+        : box.id === "your-hand" ? (mySeat() ? `seat:${mySeat()}` : null) : `seat:${box.getAttribute("data-seat")}`;
+      const hand = key && hands[key];
+      text(box.querySelector(".total"), hand && hand.cards && hand.cards.length ? t("hand.total", { n: hand.total }) : "");
+    }
+  }
+
+  function renderResult() {
+    const v = view();
+    const r = v.result && v.result.round === v.round_number ? v.result : null;
+    for (const box of el.hands.querySelectorAll(".hand")) box.classList.remove("winner");
+    if (!r) {
+      text(el.banner, "");
+      el.banner.className = "banner";
+      text(el.callouts, "");
+      return;
+    }
+    let words;
+    let spoken;
+    let kind;
+    if (r.void) {
+      words = t("result.void", { round: r.round });
+      spoken = words;
+      kind = "void";
+    } else if (!lucky()) {
+      const a = r.winner === "banker" ? r.banker_total : r.player_total;
+      const b = r.winner === "banker" ? r.player_total : r.banker_total;
+      words = r.winner === "tie" ? t("banner.tie", { a: r.player_total, b: r.banker_total }) : t(`banner.${r.winner}`, { a, b });
+      spoken = r.winner === "tie" ? t("result.tie", { a: r.player_total, b: r.banker_total }) : t(`result.${r.winner}`, { a, b });
+      kind = r.winner;
+      const box = el.hands.querySelector(`#${r.winner}-hand`);
+      if (box) box.classList.add("winner");
+      text(el.callouts, (r.callouts || []).map((c) => (has(`callout.${c}`) ? t(`callout.${c}`) : c)).join(" · "));
+    } else {
+      const seats = r.seats || {};
+      const mine = mySeat() && seats[mySeat()];
+      if (mine) {
+        const key = { player: "you_win", dealer: "dealer_wins", tie: "push" }[mine.winner];
+        words = t(`banner.${key}`, { you: mine.total, dealer: r.dealer_total });
+        spoken = t(`result.${key}`, { you: mine.total, dealer: r.dealer_total });
+        kind = mine.winner === "player" ? "you" : mine.winner === "dealer" ? "dealer" : "tie";
+        if (mine.winner === "player") el.hands.querySelector("#your-hand").classList.add("winner");
+        if (mine.winner === "dealer") el.hands.querySelector("#dealer-hand").classList.add("winner");
+      } else {
+        words = t("banner.dealer_total", { dealer: r.dealer_total });
+        spoken = words;
+        kind = "dealer";
+      }
+      for (const [seat, s] of Object.entries(seats)) {
+        if (seat === mySeat()) continue;
+        const box = el.hands.querySelector(`#other-hands [data-seat="${seat}"]`);
+        if (box) text(box.querySelector(".hand-result"), t(`seat_result.${s.winner}`, { you: s.total, dealer: r.dealer_total }));
+      }
+      text(el.callouts, "");
+    }
+    text(el.banner, words);
+    el.banner.className = `banner show ${kind}`;
+    if (S.resultShown !== r.round) {
+      const first = S.resultShown === null && S.firstFrame;
+      S.resultShown = r.round;
+      const settlement = S.you && S.you.settlement;
+      const net = settlement && settlement.net != null ? settlement.net : null;
+      if (!first) {
+        announce(net == null ? spoken : `${spoken}. ${net > 0 ? t("announce.won", { amount: money(net) })
+                                                       : net < 0 ? t("announce.lost", { amount: money(-net) }) : t("announce.push")}`);
+      }
+      const placed = { ...myBets() };
+      delete placed.draw;
+      if (S.you && S.you.round === r.round && Object.keys(placed).length) S.last = placed;
+      loadRoads();
+      loadHistory();
+    }
+  }
+
+  function renderSpots() {
+    const v = view();
+    const mine = myBets();
+    const players = v.players || {};
+    const settlement = S.you && S.you.settlement && S.you.settlement.bets;
+    const r = v.result && v.result.round === v.round_number ? v.result : null;
+    const lit = new Set((r && r.winning_spots) || []);
+    const pushed = new Set((r && r.pushed_spots) || []);
+    const open = bettingOpen();
+    for (const spot of el.layout.children) {
+      const code = spot.getAttribute("data-spot");
+      const w = wager(code) || {};
+      const [, , , limits, crowd, markers, amount, net] = spot.children;
+      const max = maximum(code);
+      text(limits, w.placed === "decision" ? t("spot.equal_to_enter")
+        : t("spot.limits", { min: money(v.limits.minimum), max: max === Infinity ? "∞" : money(max) }));
+      const stats = (v.spots || {})[code] || { total: 0, players: 0 };
+      text(crowd, stats.players ? t("spot.crowd", { n: stats.players, total: money(stats.total) }) : "");
+      const who = Object.entries(players).filter(([, p]) => p.bets && p.bets[code]);
+      const signature = who.map(([seat, p]) => `${seat}:${p.bets[code]}`).join(",");
+      if (markers.dataset.sig !== signature) {
+        markers.dataset.sig = signature;
+        markers.replaceChildren(...who.map(([seat, p]) => h("span", { class: `marker ${seat === mySeat() ? "mine" : ""}`,
+                                                                   title: `${p.name} ${money(p.bets[code])}` }, seat)));
+      }
+      const staged = S.staged[code] || 0;
+      text(amount, (mine[code] ? t("spot.yours", { amount: money(mine[code]) }) : "") + (staged ? ` +${money(staged)}` : ""));
+      amount.className = `amount ${mine[code] ? "placed" : ""} ${staged ? "staged" : ""}`;
+      const s = settlement && settlement[code];
+      text(net, s ? (s.net > 0 ? t("spot.won", { amount: money(s.net) }) : s.net < 0 ? t("spot.lost", { amount: money(-s.net) }) : t("spot.push")) : "");
+      net.className = `net ${s ? (s.net > 0 ? "plus" : s.net < 0 ? "minus" : "") : ""}`;
+      const won = lit.has(code) || Boolean(lucky() && s && s.net > 0);
+      spot.classList.toggle("won", won);
+      spot.classList.toggle("pushed", !won && pushed.has(code));
+      spot.classList.toggle("lost", !!(s && s.net < 0));
+      spot.classList.toggle("mine", !!mine[code]);
+      spot.setAttribute("aria-disabled", String(!open || w.placed === "decision" || !mySeat()));
+      spot.setAttribute("aria-label", [wagerName(code, w.name), spot.children[1].textContent, limits.textContent,
+                                       crowd.textContent, amount.textContent, net.textContent].filter(Boolean).join(", "));
+    }
+  }
+
+  function renderDecision() {
+    const v = view();
+    if (!lucky()) return;
+    const seat = mySeat();
+    const enter = myBets().enter || 0;
+    const deciding = v.phase === "decisions" && seat && enter && v.decision;
+    const decided = (S.you && S.you.decision) || (S.inflight && S.inflight.kind === "decision" ? S.inflight.frame.action : null);
+    const hand = seat && v.hands && v.hands[`seat:${seat}`];
+    const upCard = v.decision && v.decision.first_deal && v.decision.first_deal.dealer && v.decision.first_deal.dealer[0];
+    let advice = null;
+    if (S.hint && S.strategy && hand && upCard) {
+      const drawOn = S.strategy.draw[String(hand.total)] || [];
+      advice = drawOn.includes(handTotal([upCard])) ? "draw" : "stand";
+    }
+    const key = JSON.stringify([deciding ? v.decision.round : null, decided, S.hint, advice, hand && hand.total,
+                                S.you && S.you.balance >= enter, lang]);
+    if (key === S.decisionKey) return;
+    const focused = document.activeElement && el.decision.contains(document.activeElement) ? document.activeElement.id : null;
+    S.decisionKey = key;
+    if (!deciding) { el.decision.replaceChildren(); return; }
+    if (decided) {
+      el.decision.replaceChildren(h("span", { class: "decided" }, t(`decision.chose_${decided}`)));
+      return;
+    }
+    const canDraw = (S.you.balance || 0) >= enter;
+    el.decision.replaceChildren(...[
+      h("span", { class: "your-total" }, t("decision.your_total", { n: hand ? hand.total : "–" })),
+      h("button", { type: "button", id: "stand", onclick: () => decide("stand") }, t("decision.stand")),
+      h("button", { type: "button", id: "draw", class: "primary", "aria-disabled": String(!canDraw),
+                    "aria-describedby": canDraw ? null : "draw-why", onclick: () => { if (canDraw) decide("draw"); else say(t("decision.draw_balance")); } },
+        t("decision.draw", { amount: money(enter) })),
+      canDraw ? null : h("span", { id: "draw-why", class: "why" }, t("decision.draw_balance")),
+      h("label", { class: "hint-toggle" },
+        h("input", { type: "checkbox", id: "show-hint", checked: S.hint, onchange: (e) => {
+          S.hint = e.target.checked;
+          localStorage.setItem("hint", S.hint ? "on" : "off");
+          if (S.hint) loadStrategy();
+          renderDecision();
+        } }), ` ${t("decision.hint_toggle")}`),
+      advice ? h("span", { id: "hint", class: "hint" }, t(`decision.hint_${advice}`)) : null].filter(Boolean));
+    if (S.hint && !S.strategy) loadStrategy();
+    if (focused) { const again = document.getElementById(focused); if (again) again.focus(); }
+  }
+
+  function renderTray() {
+    const v = view();
+    const open = bettingOpen();
+    const maxima = wagers().filter((w) => w.placed === "betting").map((w) => maximum(w.code));
+    const tableMax = Math.max(0, ...maxima);
+    const bestRoom = Math.max(0, ...wagers().filter((w) => w.placed === "betting").map((w) => room(w.code)));
+    const free = available();
+    let fits = [];
+    for (const value of CHIPS) {
+      const button = chipButton(value);
+      const amount = value * 100;
+      button.hidden = amount > tableMax;  // never offered at this table
+      const ok = !button.hidden && amount <= bestRoom && amount <= free;
+      button.setAttribute("aria-disabled", String(!ok));
+      button.title = ok ? "" : amount > free ? t("chips.over_balance") : t("chips.over_room");
+      if (ok) fits.push(amount);
+    }
+    if (fits.length && !fits.includes(S.chip)) S.chip = fits.filter((a) => a <= S.chip).pop() || fits[0];
+    for (const value of CHIPS) chipButton(value).setAttribute("aria-pressed", String(value * 100 === S.chip));
+    const placed = sum(myBets());
+    const staged = sum(S.staged);
+    text(el.totals, t("tray.totals", { placed: money(placed) }) + (staged ? ` · ${t("tray.staged", { amount: money(staged) })}` : "")
+                    + (S.inflight && S.inflight.kind === "bet" ? ` · ${t("tray.sending")}` : ""));
+    const has = Object.keys(S.staged).length > 0;
+    const set = (button, enabled) => button.setAttribute("aria-disabled", String(!enabled));
+    set(buttons.place, open && has && !S.inflight && S.connected);
+    set(buttons.undo, has && !S.inflight);
+    set(buttons.clear, has && !S.inflight);
+    set(buttons.double, open && !S.inflight && (has || placed > 0));
+    set(buttons.rebet, open && !S.inflight && Object.keys(S.last).length > 0);
+    set(buttons.leave, true);
+    buttons.sit.hidden = Boolean(mySeat()) || v.status !== "open";
+    buttons.place.hidden = !mySeat();
+    if (!lucky() || v) buttons.place.textContent = t("controls.place");
+  }
+
+  // ------------------------------------------------------------ data
+  async function loadRoads() {
+    if (!S.view || lucky()) { el.roads.replaceChildren(); return; }
+    try {
+      S.roads = await api("GET", `/api/tables/${tableId}/roads`);
+      const panel = roadsPanel(S.roads, game());
+      el.roads.replaceChildren(panel);
+      requestAnimationFrame(() => panel.fit());
+      if (S.view) renderStatus();
+    } catch (error) { /* the next result tries again */ }
+  }
+
+  async function loadStrategy() {
+    if (S.strategy || S.strategyLoading) return;
+    S.strategyLoading = true;
+    try { S.strategy = await api("GET", `/api/tables/${tableId}/strategy`); renderDecision(); }
+    catch (error) { /* no hint then */ }
+    S.strategyLoading = false;
+  }
+
+  async function loadHistory() {
+    try {
+      S.history = (await api("GET", "/api/history")).filter((r) => r.table_id === tableId);
+      drawHistory();
+    } catch (error) { /* shown on the next attempt */ }
+  }
+
+  function drawHistory() {
+    const rows = S.history.slice(0, 12).flatMap((r) => {
+      const net = Object.values(r.bets).reduce((total, bet) => total + bet.net, 0);
+      const id = `round-${r.round}-detail`;
+      const open = S.openRows.has(r.round);
+      const detail = h("tr", { class: "detail", id, hidden: !open }, h("td", { colspan: 6 }, describe(r)));
+      const toggle = h("button", { type: "button", class: "link", "aria-expanded": String(open), "aria-controls": id,
+        onclick: () => {
+          const now = detail.hidden;
+          detail.hidden = !now;
+          toggle.setAttribute("aria-expanded", String(now));
+          if (now) S.openRows.add(r.round); else S.openRows.delete(r.round);
+        } }, new Date(r.time).toLocaleTimeString(lang));
+      const row = h("tr", { class: "row", "data-round": r.round },
+        h("td", {}, toggle), h("td", {}, r.round),
+        h("td", {}, Object.entries(r.bets).map(([code, bet]) => `${wagerName(code, bet.name)} ${money(bet.amount)}`).join(", ")),
+        h("td", {}, historyResult(r, net)),
+        h("td", { class: net > 0 ? "plus" : net < 0 ? "minus" : "" }, net > 0 ? `+${money(net)}` : money(net)),
+        h("td", {}, r.balance_after == null ? "" : money(r.balance_after)));
+      return [row, detail];
+    });
+    el.history.replaceChildren(h("h3", { id: "history-title" }, t("history.title")),
+      h("table", { class: "history" },
+        h("thead", {}, h("tr", {}, ["time", "round", "bets", "result", "net", "balance"].map((c) => h("th", { scope: "col" }, t(`history.${c}`))))),
+        h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 6 }, t("history.none"))))));
+  }
+
+  function historyResult(r, net) {
+    if (r.status === "refunded" || r.status === "void") return t("history.refunded");
+    const d = r.detail || {};
+    if (r.winner && d.player_total != null) return resultLine({ winner: r.winner, player_total: d.player_total, banker_total: d.banker_total });
+    if (r.bets.enter) {
+      const event = r.bets.enter.event;
+      return event === "Player wins" ? t("history.you_won") : event === "Dealer wins" ? t("history.dealer_won") : t("history.push");
+    }
+    return net > 0 ? t("history.won") : net < 0 ? t("history.lost") : t("history.push");
+  }
+
+  function describe(r) {
+    const d = r.detail || {};
+    const lines = [t("history.cards", { cards: (r.cards || []).map(cardLabel).join(" ") })];
+    if (d.player_cards) {
+      lines.push(t("history.hands", { player: d.player_cards.map(cardLabel).join(" "), pt: d.player_total,
+                                      banker: d.banker_cards.map(cardLabel).join(" "), bt: d.banker_total }));
+      if (d.reasons) {
+        lines.push(reasonText(d.reasons.player));
+        if (d.reasons.banker !== d.reasons.player) lines.push(reasonText(d.reasons.banker));
+      }
+    }
+    if (d.hands) {
+      lines.push(Object.entries(d.hands).map(([who, cards]) => `${who === "dealer" ? t("hand.dealer")
+        : who === `seat:${mySeat()}` ? t("hand.you") : t("hand.seat", { seat: who.split(":")[1], name: "" }).trim()}: ${cards.map(cardLabel).join(" ")}`).join("; "));
+    }
+    lines.push(Object.entries(r.bets).map(([code, bet]) => `${wagerName(code, bet.name)}: ${eventName(bet.event, code)} (${bet.net > 0 ? "+" : ""}${money(bet.net)})`).join("; "));
+    return h("div", {}, lines.map((line) => h("div", {}, line)));
+  }
+
+  // ------------------------------------------------------------ the table's feed
+  function onView(message) {
+    S.lastFrame = performance.now();
+    if (message.table.server_time) syncClock(message.table.server_time);
+    const before = S.view;
+    S.view = message.table;
+    if (message.you) S.you = message.you;
+    if (S.you && S.you.balance != null) setBalance(S.you.balance);
+    // "bets placed" and other notes belong to their phase
+    if (before && before.phase !== S.view.phase && S.messageKind === "info" && !S.inflight) say("");
+    // a new betting window: staged chips and old messages go
+    // (the view's round is the one taking bets: from BETTING until the dealer deals it)
+    const betting = S.view.round ? S.view.round.number : null;
+    if (betting !== S.bettingRound) {
+      if (betting !== null) {
+        if (!S.inflight) { S.staged = {}; S.steps = []; }
+        if (before) say("");
+      } else if (Object.keys(S.staged).length && !S.inflight) {
+        S.staged = {};
+        S.steps = [];
+        say(t("bet.not_placed"), "info");
+      }
+      S.bettingRound = betting;
+    }
+    if (before && before.shoe && S.view.shoe && before.shoe.number !== S.view.shoe.number) S.roads = null;
+    S.firstFrame = !before;
+    render();
+    S.firstFrame = false;
+    if (!before) { loadRoads(); loadHistory(); }
+  }
+
+  function onAnswer(message) {
+    const inflight = S.inflight;
+    S.inflight = null;
+    if (message.type === "ok") {
+      if (inflight && inflight.kind === "bet") {
+        S.staged = {};
+        S.steps = [];
+        say(t("bet.placed"), "info");
+      }
+      const result = message.result || {};
+      if (result.balance != null && S.you) { S.you.balance = result.balance; setBalance(result.balance); }
+      if (result.bets && S.you && inflight && inflight.kind === "bet") S.you.bets = { ...result.bets };
+    } else {
+      say(refusalText(message));
+    }
+    S.decisionKey = null;
+    render();
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    socket = new WebSocket(`${scheme}://${location.host}/ws/tables/${tableId}`);
+    const mine = socket;
+    socket.onopen = () => mine.send(JSON.stringify({ type: "auth", token }));
+    socket.onmessage = (event) => {
+      if (mine !== socket) return;
+      let message;
+      try { message = JSON.parse(event.data); } catch (error) { return; }
+      if (message.type === "state") {
+        if (!S.connected) {
+          S.connected = true;
+          S.attempts = 0;
+          connection(false);
+          if (S.everConnected) announce(t("connection.back"));
+          S.everConnected = true;
+          if (S.inflight) transmit();  // a command in flight when the line dropped: the same key again
+          if (S.message === t("bet.held_until_connected")) say("");
+        }
+        onView(message);
+      } else if (message.type === "ok" || message.type === "error") {
+        S.lastFrame = performance.now();
+        onAnswer(message);
+      }
+    };
+    socket.onclose = (event) => {
+      if (mine !== socket || closed) return;
+      S.connected = false;
+      if (event.code === 4401) { window.dispatchEvent(new Event("signed-out")); return; }  // signed out elsewhere
+      // 1008: the server refused this socket (too many open tables for the account): say so, try again slowly
+      const refused = event.code === 1008;
+      connection(true, refused ? t("connection.refused") : null);
+      render();
+      const wait = refused ? 5000 : RECONNECT_MS[Math.min(S.attempts, RECONNECT_MS.length - 1)];
+      S.attempts += 1;
+      timers.push(setTimeout(() => { if (!closed) connect(); }, wait));
+    };
+  }
+
+  // A line that is open but silent (a peer gone without closing) is found by a REST probe, which also
+  // takes a fresh clock sample: every 10 s, and at once after 12 s without a frame.
+  async function probe() {
+    try {
+      const v = await api("GET", `/api/tables/${tableId}`);
+      if (v && v.server_time) syncClock(v.server_time);
+      if (!S.view && v) { rememberWagers(v.wagers); }
+    } catch (error) {
+      if (error.status === 0 && S.connected && socket) { S.connected = false; connection(true); socket.close(); }
+    }
+  }
+
+  (async () => {
+    try {
+      const games = await api("GET", "/api/games");
+      for (const g of games || []) rememberWagers(g.wagers);
+      const here = (games || []).find((g) => S.view && g.code === S.view.game);
+      if (here && here.max_seats) { S.max_seats = here.max_seats; if (S.view) renderSeats(); }
+      else if (games && games[0] && games[0].max_seats) S.max_seats = games[0].max_seats;
+    } catch (error) { /* seven seats */ }
+  })();
+  probe();
+  connect();
+  timers.push(setInterval(() => { if (S.view) renderCountdown(); }, 100));
+  let ticks = 0;
+  timers.push(setInterval(() => {
+    ticks += 1;
+    if (ticks % 10 === 0 || (S.connected && performance.now() - S.lastFrame > 12000)) probe();
+  }, 1000));
+  return () => {
+    closed = true;
+    for (const timer of timers) { clearTimeout(timer); clearInterval(timer); }
+    connection(false);
+    if (socket) socket.close();
+  };
+}

@@ -1,0 +1,597 @@
+"""What players see, computed for a moment ``now``: the table view, each player's own state, the
+balance shown, the history and the scoreboards.
+
+The database may be ahead of what is shown (a round is settled the moment it is dealt); every
+function here shows only what the round's timeline (:mod:`baccarat.server.timeline`) has revealed
+by ``now``: no card before its moment, no result, settlement, payout, history row or road mark
+before the round's ``result_at``, no bet taken before the next window's ``opens_at``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, cast
+
+from sqlalchemy import Table as SqlTable
+from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy.engine import Row
+from sqlalchemy.orm import Session
+
+from baccarat.cards import Card, hand_total
+from baccarat.errors import IllegalActionError, UnknownSeatError
+from baccarat.games import Game, TableLimits, Wager
+from baccarat.presets import GAME_CODES, get_game
+from baccarat.roads import hand_from_json, roads
+from baccarat.server import fairness, wallet
+from baccarat.server.models import (
+    Account,
+    Announcement,
+    Bet,
+    Decision,
+    GameTable,
+    Round,
+    Seat,
+    Settlement,
+    ShoeRow,
+    aware,
+)
+from baccarat.server.models import now as _now
+from baccarat.server.timeline import card_label, hands, later, pace_of, shown, stamp
+
+#: Announcements shown: the newest this many, of the last :data:`ANNOUNCED_FOR`.
+ANNOUNCEMENTS = 10
+ANNOUNCED_FOR = timedelta(minutes=10)
+
+_TABLES = cast(SqlTable, GameTable.__table__)
+_ROUNDS = cast(SqlTable, Round.__table__)
+_SEATS = cast(SqlTable, Seat.__table__)
+_BETS = cast(SqlTable, Bet.__table__)
+_SETTLEMENTS = cast(SqlTable, Settlement.__table__)
+_SHOES = cast(SqlTable, ShoeRow.__table__)
+_ACCOUNTS = cast(SqlTable, Account.__table__)
+_DECISIONS = cast(SqlTable, Decision.__table__)
+_ANNOUNCEMENTS = cast(SqlTable, Announcement.__table__)
+
+# The table view is read for every watched table several times a second: Core statements, each on an index.
+_VIEW_TABLE = select(_TABLES).where(_TABLES.c.id == bindparam("table"))
+_VIEW_LATEST = (select(_ROUNDS).where(_ROUNDS.c.table_id == bindparam("table"))
+                .order_by(_ROUNDS.c.number.desc()).limit(2))
+_VIEW_LAST = (select(_ROUNDS.c.number, _ROUNDS.c.result)
+              .where(_ROUNDS.c.table_id == bindparam("table"), _ROUNDS.c.status == "settled",
+                     or_(_ROUNDS.c.result_at.is_(None), _ROUNDS.c.result_at <= bindparam("now")))
+              .order_by(_ROUNDS.c.number.desc()).limit(1))
+_SHOE_COLUMNS = (_SHOES.c.id, _SHOES.c.number, _SHOES.c.algorithm, _SHOES.c.commitment, _SHOES.c.position,
+                 _SHOES.c.decks, _SHOES.c.cut_card, _SHOES.c.last_coup, _SHOES.c.client_seeds)
+_VIEW_SHOE = select(*_SHOE_COLUMNS).where(_SHOES.c.id == bindparam("shoe"))
+_VIEW_NEWEST_SHOE = (select(*_SHOE_COLUMNS).where(_SHOES.c.table_id == bindparam("table"))
+                     .order_by(_SHOES.c.number.desc()).limit(1))
+_VIEW_SEATS = (select(_SEATS.c.number, _SEATS.c.account_id, _SEATS.c.away_since, _ACCOUNTS.c.username)
+               .join(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id)
+               .where(_SEATS.c.table_id == bindparam("table")).order_by(_SEATS.c.number))
+_VIEW_BETS = (select(_BETS.c.id, _BETS.c.account_id, _BETS.c.seat, _BETS.c.wager, _BETS.c.amount)
+              .where(_BETS.c.round_id == bindparam("round")).order_by(_BETS.c.id))
+_VIEW_SETTLED = (select(_SETTLEMENTS.c.bet_id, _SETTLEMENTS.c.event, _SETTLEMENTS.c.net)
+                 .join(_BETS, _BETS.c.id == _SETTLEMENTS.c.bet_id)
+                 .where(_BETS.c.round_id == bindparam("round"),
+                        or_(_SETTLEMENTS.c.shown_at.is_(None), _SETTLEMENTS.c.shown_at <= bindparam("now"))))
+_VIEW_DECISIONS = select(_DECISIONS.c.account_id, _DECISIONS.c.seat, _DECISIONS.c.action).where(
+    _DECISIONS.c.round_id == bindparam("round"))
+_VIEW_ANNOUNCEMENTS = (select(_ANNOUNCEMENTS.c.at, _ANNOUNCEMENTS.c.kind, _ANNOUNCEMENTS.c.seat,
+                              _ANNOUNCEMENTS.c.name, _ANNOUNCEMENTS.c.text)
+                       .where(_ANNOUNCEMENTS.c.table_id == bindparam("table"),
+                              _ANNOUNCEMENTS.c.at <= bindparam("now"), _ANNOUNCEMENTS.c.at > bindparam("since"))
+                       .order_by(_ANNOUNCEMENTS.c.at.desc(), _ANNOUNCEMENTS.c.id.desc()).limit(ANNOUNCEMENTS))
+#: Payouts already in the wallets but not shown yet (their result is still to come).
+_AHEAD = (select(_BETS.c.account_id, func.sum(_BETS.c.amount + _SETTLEMENTS.c.net))
+          .select_from(_SETTLEMENTS.join(_BETS, _BETS.c.id == _SETTLEMENTS.c.bet_id))
+          .where(_SETTLEMENTS.c.shown_at > bindparam("now"),
+                 _BETS.c.account_id.in_(bindparam("accounts", expanding=True)))
+          .group_by(_BETS.c.account_id))
+
+
+def pending_payouts(s: Session, account_ids: Iterable[int], now: datetime) -> dict[int, int]:
+    """Account -> what its wallet already holds from results not shown by ``now``."""
+    accounts = list(account_ids)
+    if not accounts:
+        return {}
+    rows = s.connection().execute(_AHEAD, {"now": now, "accounts": accounts})
+    return {account_id: int(amount) for account_id, amount in rows if amount}
+
+
+def shown_balances(s: Session, account_ids: Iterable[int], now: datetime | None = None) -> dict[int, int]:
+    """Each account's balance as shown at ``now``: its wallet less the payouts whose result is still
+    to be shown (stakes leave the balance at once; winnings arrive with the result)."""
+    accounts = list(account_ids)
+    ahead = pending_payouts(s, accounts, now or _now())
+    return {account_id: balance - ahead.get(account_id, 0) for account_id, balance in wallet.balances(s, accounts)}
+
+
+def shown_balance(s: Session, account_id: int, now: datetime | None = None) -> int:
+    return wallet.balance(s, account_id) - pending_payouts(s, [account_id], now or _now()).get(account_id, 0)
+
+
+@lru_cache(maxsize=256)
+def stored_limits(game: str, paytable: int | None, stored: str | None) -> TableLimits:
+    if stored is None:
+        return get_game(game, paytable=paytable).limits
+    data = json.loads(stored)
+    return TableLimits(data["minimum"], data["maximums"])
+
+
+def limits_json(limits: TableLimits) -> dict[str, Any]:
+    return {"minimum": limits.minimum, "maximums": dict(limits.maximums)}
+
+
+# --- the games' wagers, as the page needs them -------------------------------------------------------
+
+
+def odds_label(odds: Fraction) -> str:
+    """``1:1``, ``0.95:1``, ``3:2``, ``push``, ``loses``.
+
+    >>> [odds_label(Fraction(n, d)) for n, d in ((19, 20), (3, 2), (40, 1), (0, 1), (-1, 1))]
+    ['0.95:1', '3:2', '40:1', 'push', 'loses']
+    """
+    if odds < 0:
+        return "loses"
+    if odds == 0:
+        return "push"
+    if odds.denominator == 1:
+        return f"{odds.numerator}:1"
+    if 100 % odds.denominator == 0 and odds.denominator not in (2, 4):
+        return f"{float(odds):g}:1"
+    return f"{odds.numerator}:{odds.denominator}"
+
+
+def _wager_json(wager: Wager[Any], limits: TableLimits) -> dict[str, Any]:
+    pays = [{"event": event, "odds": str(odds), "label": odds_label(odds)} for event, odds in wager.paytable.items()]
+    best = max(wager.paytable.values())
+    winning = [odds_label(odds) for odds in wager.paytable.values() if odds > 0]
+    return {"code": wager.code, "name": wager.name, "placed": wager.placed, "requires": wager.requires,
+            "settles": wager.settles, "maximum": limits.maximum(wager.code), "pays": pays,
+            "summary": winning[0] if len(set(winning)) == 1 else f"up to {odds_label(best)}"}
+
+
+@lru_cache(maxsize=64)
+def _wagers(game_code: str, paytable: int | None, stored: str | None) -> tuple[dict[str, Any], ...]:
+    game = get_game(game_code, paytable=paytable)
+    limits = stored_limits(game_code, paytable, stored)
+    return tuple(_wager_json(w, limits) for w in game.wagers)
+
+
+def game_json(game: Game) -> dict[str, Any]:
+    return {"code": game.code, "name": game.name, "kind": game.kind, "paytable": game.paytable,
+            "max_seats": game.max_seats, "minimum": game.limits.minimum,
+            "wagers": [_wager_json(w, game.limits) for w in game.wagers]}
+
+
+def games_json() -> list[dict[str, Any]]:
+    """Every game and its wagers with names and pays, from :mod:`baccarat.presets` (``GET /api/games``);
+    Lucky Draw once per DrawWin pay table."""
+    games = [get_game(code) for code in GAME_CODES if code != "lucky-draw"]
+    games += [get_game("lucky-draw", paytable=paytable) for paytable in (1, 2)]
+    return [game_json(game) for game in games]
+
+
+# --- the moment: which round is on show, in which phase -----------------------------------------------
+
+
+@dataclass
+class Moment:
+    """The table at ``now``: the round on show (the one taking bets, being dealt or deciding, or the
+    one whose result is on show during the results pause), its phase, what of it is shown."""
+
+    table: Row[Any]
+    now: datetime
+    on_show: Row[Any] | None = None
+    upcoming: Row[Any] | None = None  #: the next round, made but not taking bets yet
+    phase: str = "closed"
+    started: datetime | None = None
+    ends: datetime | None = None
+    stored: dict[str, Any] = field(default_factory=dict)
+    cards: list[dict[str, Any]] = field(default_factory=list)
+    result_due: bool = False
+    changes: list[datetime] = field(default_factory=list)  #: moments when the view will change
+    seats: list[Row[Any]] | None = None  #: the table's seats (number, account_id, away_since, username), once read
+    bets: list[Row[Any]] | None = None  #: the bets on the round on show, once read
+    settled: dict[int, Row[Any]] | None = None  #: bet id -> its settlement shown by now, once read
+
+    def read_seats(self, connection: Any) -> list[Row[Any]]:
+        if self.seats is None:
+            self.seats = list(connection.execute(_VIEW_SEATS, {"table": self.table.id}))
+        return self.seats
+
+    def read_bets(self, connection: Any) -> tuple[list[Row[Any]], dict[int, Row[Any]]]:
+        """The bets on the round on show and their settlements shown by now (none when there is no round)."""
+        if self.bets is None or self.settled is None:
+            current = self.on_show
+            if current is None or self.phase == "closed":
+                self.bets, self.settled = [], {}
+            else:
+                self.bets = list(connection.execute(_VIEW_BETS, {"round": current.id}))
+                self.settled = {row.bet_id: row for row in connection.execute(
+                    _VIEW_SETTLED, {"round": current.id, "now": self.now})}
+        return self.bets, self.settled
+
+    def at(self, moment: datetime | None) -> None:
+        if moment is not None and moment > self.now:
+            self.changes.append(moment)
+
+
+def _when(value: datetime | None) -> datetime | None:
+    return None if value is None else aware(value)
+
+
+def moment(s: Session, table_id: int, now: datetime) -> Moment:
+    connection = s.connection()
+    table = connection.execute(_VIEW_TABLE, {"table": table_id}).first()
+    if table is None:
+        raise UnknownSeatError(f"no table {table_id}")
+    latest = list(connection.execute(_VIEW_LATEST, {"table": table_id}))
+    state = Moment(table, now)
+    if not latest:
+        return state
+    newest, previous = latest[0], latest[1] if len(latest) > 1 else None
+    on_show = newest
+    opens = _when(newest.opens_at)
+    if newest.status == "betting" and opens is not None and opens > now:
+        state.upcoming = newest
+        state.at(opens)
+        if previous is not None and previous.status in ("settled", "void"):
+            on_show = previous
+    elif (newest.status == "no_action" and previous is not None and previous.status in ("settled", "void")
+          and (previous.result_at is None or now < later(aware(previous.result_at), pace_of(table).results))):
+        on_show = previous  # the table closed during a round's reveal or results pause: it plays out first
+    state.on_show = on_show
+    state.stored = json.loads(on_show.result or "{}")
+    _phase(state, on_show, pace_of(table).results)
+    return state
+
+
+def _phase(state: Moment, current: Row[Any], results_seconds: float) -> None:
+    now, stored = state.now, state.stored
+    closes = aware(current.closes_at)
+    deal: list[dict[str, Any]] = stored.get("deal", [])
+    state.cards = shown(deal, now)
+    for card in deal[len(state.cards):len(state.cards) + 1]:
+        state.at(datetime.fromisoformat(card["at"]))
+    first_at = datetime.fromisoformat(deal[0]["at"]) if deal else None
+    opens = _when(current.opens_at)
+    if current.status in ("no_action", "refunded"):  # an empty round the table closed on
+        state.cards, state.phase = [], "closed"
+        return
+    if current.status == "betting" or now < closes:  # (or a dealt round sampled during its own window)
+        state.cards = []
+        if now < closes:
+            state.phase, state.started, state.ends = "betting", opens, closes
+        else:  # closed, and the dealer has not dealt it yet
+            state.phase, state.started = "no_more_bets", closes
+            state.ends = later(closes, state.table.no_more_bets_seconds)
+        state.at(closes)
+        return
+    decisions_at = datetime.fromisoformat(stored["decisions_at"]) if "decisions_at" in stored else None
+    result_at = _when(current.result_at)
+    dealt_at = _when(current.dealt_at)
+    if current.status == "void":
+        state.cards = shown(deal, now)
+        state.result_due = True
+        state.phase, state.started = "result", result_at
+        state.ends = _when(state.upcoming.opens_at) if state.upcoming is not None else None
+        return
+    if (result_at is not None and now >= result_at) or (current.status == "settled" and result_at is None):
+        state.result_due = True
+        pause_end = (_when(state.upcoming.opens_at) if state.upcoming is not None
+                     else None if result_at is None else later(result_at, results_seconds))
+        if state.upcoming is None and state.table.status == "closed" and (pause_end is None or now >= pause_end):
+            state.phase, state.started = "closed", pause_end
+            return
+        state.phase, state.started, state.ends = "result", result_at, pause_end
+        state.at(pause_end)
+        return
+    state.at(result_at)
+    if not state.cards:
+        state.phase, state.started, state.ends = "no_more_bets", closes, first_at
+    elif decisions_at is not None and now >= decisions_at and (
+            (current.status == "decision" and now < aware(current.decides_at or now))
+            or (current.status == "settled" and dealt_at is not None and now < dealt_at)):
+        state.phase, state.started = "decisions", decisions_at
+        state.ends = _when(current.decides_at)
+        state.at(state.ends)
+        state.at(dealt_at)
+    else:
+        state.phase = "dealing"
+        state.started = first_at if decisions_at is None or now < decisions_at else (
+            dealt_at if dealt_at is not None and current.status == "settled" else _when(current.decides_at))
+        # when the deal ends would tell how many cards are still to come: not shown (None) until it does
+        state.ends = decisions_at if decisions_at is not None and now < decisions_at else None
+        state.at(decisions_at)
+
+
+# --- the table view ------------------------------------------------------------------------------------
+
+
+def table_view(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """What anyone may see of a table at ``now``: never a seed before its shoe is over, never a card
+    before its moment, never a result before the last card (see TIMELINE.md for the fields)."""
+    return table_view_at(s, table_id, now or _now())[0]
+
+
+def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, Any], Moment]:
+    """The table view at ``now`` and the moment it was computed from (for :func:`yours`)."""
+    state = moment(s, table_id, now)
+    connection = s.connection()
+    table, current = state.table, state.on_show
+    game = get_game(table.game, paytable=table.paytable)
+    view: dict[str, Any] = {
+        "id": table.id, "name": table.name, "game": table.game, "game_name": game.name, "status": table.status,
+        "paytable": table.paytable, "betting_seconds": table.betting_seconds,
+        "decision_seconds": table.decision_seconds,
+        "pace": {"no_more_bets": table.no_more_bets_seconds, "card": table.card_seconds,
+                 "results": table.results_seconds},
+        "limits": limits_json(stored_limits(table.game, table.paytable, table.limits)),
+        "pending_limits": None if table.pending_limits is None else json.loads(table.pending_limits),
+        "server_time": stamp(now),
+        "phase": state.phase,
+        "phase_started_at": None if state.started is None else stamp(state.started),
+        "phase_ends_at": None if state.ends is None else stamp(state.ends),
+        "round_number": None if current is None else current.number,
+        "round": None,
+        # when the next window opens is shown with the result (before, it would tell how many cards are to come)
+        "next_round": None if state.upcoming is None else {
+            "number": state.upcoming.number,
+            "opens_at": stamp(aware(state.upcoming.opens_at)) if state.result_due else None},
+        "cards": state.cards,
+        "hands": hands(state.cards),
+        "result": None,
+        "seats": {},
+        "players": {},
+        "spots": {w.code: {"total": 0, "players": 0} for w in game.wagers},
+        "announcements": [],
+        "shoe": None,
+        "last_result": None,
+        "decision": None,
+        "wagers": list(_wagers(table.game, table.paytable, table.limits)),
+    }
+    if current is not None and current.status == "betting" and state.upcoming is None:  # taking bets (or closed
+        # and not dealt yet: no_more_bets)
+        opens = _when(current.opens_at)
+        view["round"] = {"number": current.number, "opens_at": None if opens is None else stamp(opens),
+                         "closes_at": stamp(aware(current.closes_at))}
+    seats = state.read_seats(connection)
+    view["seats"] = {str(row.number): row.username for row in seats}
+    seat_of = {row.account_id: row.number for row in seats}
+    players: dict[str, dict[str, Any]] = {str(row.number): {"name": row.username, "away": row.away_since is not None,
+                                                            "bets": {}, "results": None} for row in seats}
+    if current is not None and state.phase != "closed":
+        bets, settled = state.read_bets(connection)
+        on_spot: dict[str, set[int]] = {}
+        for bet in bets:
+            spot = view["spots"].setdefault(bet.wager, {"total": 0, "players": 0})
+            spot["total"] += bet.amount
+            on_spot.setdefault(bet.wager, set()).add(bet.account_id)
+            player = players.get(str(seat_of.get(bet.account_id)))
+            if player is None:
+                continue  # a player who left after the round was settled: counted on the spot only
+            player["bets"][bet.wager] = bet.amount
+            if bet.id in settled:
+                results = player["results"] = player["results"] or {}
+                results[bet.wager] = {"event": settled[bet.id].event, "net": settled[bet.id].net}
+        for code, accounts in on_spot.items():
+            view["spots"][code]["players"] = len(accounts)
+        if state.phase == "decisions":
+            decided = {row.account_id for row in connection.execute(_VIEW_DECISIONS, {"round": current.id})}
+            view["decision"] = {"round": current.number, "opens_at": state.stored.get("decisions_at"),
+                                "decides_at": stamp(aware(current.decides_at)),
+                                "first_deal": state.stored.get("first_deal", {}),
+                                "decided": sorted(str(seat_of[a]) for a in decided if a in seat_of)}
+        if state.result_due:
+            view["result"] = _result(game, current.number, state.stored, state.started)
+    view["players"] = players
+    view["announcements"] = [{"at": stamp(aware(row.at)), "kind": row.kind, "seat": row.seat, "name": row.name,
+                              "text": row.text} for row in reversed(list(connection.execute(
+                                  _VIEW_ANNOUNCEMENTS, {"table": table_id, "now": now, "since": now - ANNOUNCED_FOR})))]
+    view["shoe"] = _shoe(connection, table_id, state)
+    last = (current if current is not None and current.status == "settled" and state.result_due
+            else connection.execute(_VIEW_LAST, {"table": table_id, "now": now}).first())
+    if last is not None and last.result:
+        result = json.loads(last.result)
+        for private in ("balances", "deal", "names", "spots"):
+            result.pop(private, None)
+        view["last_result"] = {"round": last.number, **result}
+    return view, state
+
+
+def _shoe(connection: Any, table_id: int, state: Moment) -> dict[str, Any] | None:
+    """The shoe of the round on show, its cards dealt counting only the cards shown."""
+    current = state.on_show
+    if current is not None:
+        shoe = connection.execute(_VIEW_SHOE, {"shoe": current.shoe_id}).first()
+    else:
+        shoe = connection.execute(_VIEW_NEWEST_SHOE, {"table": table_id}).first()
+    if shoe is None:
+        return None
+    dealt = shoe.position
+    if current is not None and current.status == "decision":
+        dealt += len(state.cards)  # the first deal moves the stored cursor only when the round is finished
+    elif current is not None and current.status in ("settled", "void") and current.status != "void":
+        dealt -= len(state.stored.get("deal", [])) - len(state.cards)
+    return {"number": shoe.number, "algorithm": shoe.algorithm, "commitment": shoe.commitment,
+            "cards_dealt": dealt, "cards": 52 * shoe.decks, "cut_card": shoe.cut_card, "last_hand": shoe.last_coup,
+            # until its first deal the shoe takes the seeds of those who bet; then they are public
+            # (the server seed stays secret)
+            "taking_client_seeds": fairness.takes_seeds(shoe.algorithm, shoe.client_seeds),
+            "client_seeds": None if shoe.client_seeds is None else json.loads(shoe.client_seeds)}
+
+
+def _result(game: Game, number: int, stored: dict[str, Any], at: datetime | None) -> dict[str, Any]:
+    """The round's result in a player's words (only once it is due)."""
+    when = None if at is None else stamp(at)
+    if "void" in stored:
+        return {"round": number, "void": stored["void"], "at": when,
+                "message": f"Round {number} void: every stake refunded"}
+    if "winner" in stored:
+        player, banker, winner = stored["player_total"], stored["banker_total"], stored["winner"]
+        hand = stored.get("hand", {})
+        callouts = ["Natural"] if hand.get("natural") else []
+        codes = {w.code for w in game.wagers}
+        if hand.get("dragon_7") and "dragon_7" in codes:
+            callouts.append("Dragon 7")
+        if hand.get("panda_8") and "panda_8" in codes:
+            callouts.append("Panda 8")
+        spots = stored.get("spots", {})
+        message = (f"Tie {player} : {player}" if winner == "tie" else
+                   f"Banker wins {banker} : {player}" if winner == "banker" else f"Player wins {player} : {banker}")
+        return {"round": number, "winner": winner, "player_total": player, "banker_total": banker,
+                "natural": bool(hand.get("natural")), "callouts": callouts, "message": message,
+                "winning_spots": [code for code, spot in spots.items() if Fraction(spot["odds"]) > 0],
+                "pushed_spots": [code for code, spot in spots.items() if Fraction(spot["odds"]) == 0],
+                "at": when}
+    hands_ = stored.get("hands", {})
+    dealer = hand_total(Card.parse(c) for c in hands_.get("dealer", []))
+    names = stored.get("names", {})
+    seats: dict[str, Any] = {}
+    for to, cards in sorted(hands_.items()):
+        if not to.startswith("seat:"):
+            continue
+        total = hand_total(Card.parse(c) for c in cards)
+        name = names.get(to) or f"Seat {to[5:]}"
+        winner = "player" if total > dealer else "dealer" if total < dealer else "tie"
+        words = {"player": f"{name} wins {total} : {dealer}", "dealer": f"Dealer wins {dealer} : {total}",
+                 "tie": f"Push {total} : {dealer}"}[winner]
+        seats[to[5:]] = {"name": name, "total": total, "winner": winner, "message": words}
+    return {"round": number, "dealer_total": dealer, "seats": seats, "at": when,
+            "message": "; ".join(f"{seat['name']}: {seat['message']}" if seat["winner"] != "player"
+                                 else seat["message"] for seat in seats.values())}
+
+
+# --- each player's own state ------------------------------------------------------------------------------
+
+
+def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """Each account's seat, shown balance, bets on the round on show and (once shown) their settlement."""
+    connection = s.connection()
+    now, current = state.now, state.on_show
+    seats = {row.account_id: row for row in state.read_seats(connection)}
+    balances = shown_balances(s, account_ids, now)
+    bets: dict[int, dict[str, int]] = {}
+    settled: dict[int, dict[str, dict[str, int | str]]] = {}
+    decided: dict[int, str] = {}
+    if current is not None and state.phase != "closed":
+        bets_on_show, paid = state.read_bets(connection)
+        for bet in bets_on_show:
+            if bet.account_id in account_ids:
+                bets.setdefault(bet.account_id, {})[bet.wager] = bet.amount
+                if bet.id in paid:
+                    settled.setdefault(bet.account_id, {})[bet.wager] = {
+                        "amount": bet.amount, "event": paid[bet.id].event, "net": paid[bet.id].net}
+        if state.table.game == "lucky-draw":
+            decided = {row.account_id: row.action
+                       for row in connection.execute(_VIEW_DECISIONS, {"round": current.id})}
+    answer: dict[int, dict[str, Any]] = {}
+    for account_id in account_ids:
+        seat = seats.get(account_id)
+        mine = settled.get(account_id)
+        answer[account_id] = {
+            "seat": None if seat is None else seat.number, "name": None if seat is None else seat.username,
+            "balance": balances.get(account_id), "round": None if current is None else current.number,
+            "bets": bets.get(account_id, {}),
+            "settlement": None if mine is None else {"bets": mine, "net": sum(int(b["net"]) for b in mine.values())},
+            "decision": decided.get(account_id)}
+    return answer
+
+
+def you(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """One player's own state at a table (``GET /api/tables/{id}/you``)."""
+    return yours(s, moment(s, table_id, now or _now()), [account_id])[account_id]
+
+
+# --- the scoreboards and the history ------------------------------------------------------------------------
+
+
+def table_roads(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """The scoreboards of the shoe on show (they start again with each shoe), with the hands whose
+    result is shown by ``now``."""
+    now = now or _now()
+    state = moment(s, table_id, now)
+    game = get_game(state.table.game, paytable=state.table.paytable)
+    if game.kind != "punto_banco":
+        raise IllegalActionError(f"{game.name} has no Banker and Player scoreboards")
+    connection = s.connection()
+    shoe = (connection.execute(_VIEW_SHOE, {"shoe": state.on_show.shoe_id}).first() if state.on_show is not None
+            else connection.execute(_VIEW_NEWEST_SHOE, {"table": table_id}).first())
+    results: list[str | None] = [] if shoe is None else list(s.scalars(select(Round.result).where(
+        Round.shoe_id == shoe.id, Round.status == "settled", or_(Round.result_at.is_(None), Round.result_at <= now))
+        .order_by(Round.number)))
+    hands_ = [hand_from_json(data["hand"]) for data in (json.loads(r or "{}") for r in results) if "hand" in data]
+    return {"shoe": None if shoe is None else shoe.number, **roads(hands_).to_json()}
+
+
+def _result_words(result: dict[str, Any], username: str | None) -> str | None:
+    """The round's result in words: ``Banker wins 7 : 5``; Lucky Draw from the player's side:
+    ``You win 8 : 6``, ``Dealer wins 6 : 3``, ``Push 5 : 5``."""
+    if "void" in result:
+        return "Void: every stake refunded"
+    if "winner" in result:
+        player, banker = result["player_total"], result["banker_total"]
+        return {"tie": f"Tie {player} : {banker}", "banker": f"Banker wins {banker} : {player}",
+                "player": f"Player wins {player} : {banker}"}[result["winner"]]
+    hands_ = result.get("hands", {})
+    mine = next((seat for seat, name in result.get("names", {}).items() if name == username), None)
+    if mine is None or mine not in hands_ or "dealer" not in hands_:
+        return None
+    you = hand_total(Card.parse(c) for c in hands_[mine])
+    dealer = hand_total(Card.parse(c) for c in hands_["dealer"])
+    return (f"You win {you} : {dealer}" if you > dealer else f"Dealer wins {dealer} : {you}" if dealer > you
+            else f"Push {you} : {dealer}")
+
+
+def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = None) -> list[dict[str, Any]]:
+    """The player's last rounds whose result is shown by ``now``: cards in deal order, bets, results,
+    balance before and after, and the shoe each was dealt from (and in Lucky Draw the seat that was
+    theirs), for checking it."""
+    from baccarat.server.tables import core_seats  # tables builds on these views
+
+    now = now or _now()
+    rows = s.execute(select(Round, GameTable.name, GameTable.game, GameTable.paytable, ShoeRow.number)
+                     .join(Bet, Bet.round_id == Round.id).join(GameTable, GameTable.id == Round.table_id)
+                     .join(ShoeRow, ShoeRow.id == Round.shoe_id)
+                     .where(Bet.account_id == account_id, Round.status.in_(("settled", "refunded", "void")),
+                            or_(Round.result_at.is_(None), Round.result_at <= now))
+                     .group_by(Round.id, GameTable.name, GameTable.game, GameTable.paytable, ShoeRow.number)
+                     .order_by(Round.id.desc()).limit(limit)).all()
+    history = []
+    username = s.scalar(select(Account.username).where(Account.id == account_id)) if rows else None
+    for current, name, game_code, paytable, shoe_number in rows:
+        game = get_game(game_code, paytable=paytable)
+        bets = s.execute(select(Bet, Settlement).join(Settlement, Settlement.bet_id == Bet.id)
+                         .where(Bet.round_id == current.id, Bet.account_id == account_id).order_by(Bet.id)).all()
+        result = json.loads(current.result or "{}")
+        detail = {key: value for key, value in result.items()
+                  if key not in ("balances", "cards", "winner", "deal", "names", "spots")}
+        cards = result.get("cards", [])
+        entry = {
+            "table": name, "table_id": current.table_id, "round": current.number, "status": current.status,
+            "shoe": shoe_number, "time": aware(current.closes_at).isoformat(), "detail": detail,
+            "cards": cards, "cards_named": [card_label(c) for c in cards], "winner": result.get("winner"),
+            "result_message": _result_words(result, username),
+            "bets": {b.wager: {"amount": b.amount, "event": st.event, "net": st.net, "name": _name(game, b.wager)}
+                     for b, st in bets},
+            "balance_before": bets[0][0].balance_before if bets else None,
+            "balance_after": result.get("balances", {}).get(str(account_id)),
+        }
+        if game.kind == "lucky_draw":
+            everyone = list(s.scalars(select(Bet).where(Bet.round_id == current.id).order_by(Bet.id)))
+            entry["seat"] = f"seat:{core_seats(everyone, game.max_seats)[account_id]}"
+        history.append(entry)
+    return history
+
+
+def _name(game: Game, code: str) -> str:
+    try:
+        return game.wager(code).name
+    except LookupError:
+        return code
