@@ -23,6 +23,7 @@ from baccarat.server import history as played
 from baccarat.server.db import make_engine, read, session_factory, transaction
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Round, ShoeRow, aware
+from baccarat.server.timeline import Pace
 from baccarat.shoe import Shoe
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -51,7 +52,7 @@ def _players(sessions, *names: str, seeds: dict[str, str] | None = None) -> list
 def _table(sessions, game: str, name: str, players: list[int], *, decks: int = 1, paytable: int | None = None) -> int:
     def work(s):
         table = tables.create_table(s, name, game, paytable=paytable, decks=decks, betting_seconds=10,
-                                    decision_seconds=5, now=T0)
+                                    decision_seconds=5, pace=Pace(0, 0, 0), now=T0)  # no pauses between rounds
         for account_id in players:
             tables.sit(s, table.id, account_id)
         return table.id
