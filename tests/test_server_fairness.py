@@ -16,11 +16,12 @@ from sqlalchemy import select
 
 from baccarat import verify as verifier
 from baccarat.cli import main
-from baccarat.errors import ConfigurationError
+from baccarat.errors import ConfigurationError, IllegalActionError
 from baccarat.fair import ALGORITHM, ALGORITHM_1, fair_cards, shoe_key
 from baccarat.server import accounts, fairness, tables, wallet
 from baccarat.server import history as played
 from baccarat.server.db import make_engine, read, session_factory, transaction
+from baccarat.server.dealer import deal_due
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Round, ShoeRow, aware
 from baccarat.server.timeline import Pace
@@ -426,3 +427,20 @@ def test_the_client_seed_and_export_routes(client):
     for table in client.get("/api/tables").json():
         assert len(table["shoe"]["commitment"]) == 64 and table["shoe"]["taking_client_seeds"] is True
         assert "server_seed" not in json.dumps(table)
+
+
+def test_the_export_never_tells_a_result_before_the_table_shows_it(sessions):
+    """At the table's real pace the settlement is in the ledger at the deal but shown seconds later:
+    until then the export is refused, saying when to ask again."""
+    def work(s):
+        table = tables.create_table(s, "paced", "ez", betting_seconds=10, now=T0)  # the default pace
+        ann = accounts.register(s, "paula", "correct horse", grant=100_000).id
+        tables.sit(s, table.id, ann)
+        return table.id, ann
+    table_id, ann = transaction(sessions, work)
+    transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"banker": 100}, now=T0))
+    deal_due(sessions, now=T0 + timedelta(seconds=10))
+    with pytest.raises(IllegalActionError, match="still being dealt: export again in"):
+        read(sessions, lambda s: played.export(s, ann, now=T0 + timedelta(seconds=11)))
+    later = T0 + timedelta(seconds=60)
+    assert read(sessions, lambda s: played.export(s, ann, now=later))["rounds"][0]["round"] == 1

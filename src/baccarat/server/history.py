@@ -12,6 +12,8 @@ when it ends.
 from __future__ import annotations
 
 import json
+import math
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -31,6 +33,7 @@ from baccarat.server.models import (
     ShoeRow,
     aware,
 )
+from baccarat.server.models import now as _now
 
 #: Named in the file, so the verifier knows what it reads.
 EXPORT_FORMAT = "baccarat history export/1"
@@ -43,12 +46,21 @@ def _total(cards: list[str]) -> int:
     return hand_total(Card.parse(c) for c in cards)
 
 
-def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS) -> dict[str, Any]:
+def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: datetime | None = None) -> dict[str, Any]:
     """The player's last ``limit`` rounds (and any other round their wallet moved for since the
-    first of them), the wallet's movements since, and the revealed records of their shoes."""
+    first of them), the wallet's movements since, and the revealed records of their shoes.
+
+    Refused while one of the player's rounds is being dealt: its settlement is in the ledger before
+    the table shows its result, and the export must not tell it sooner than the table does."""
+    now = now or _now()
     account = s.get(Account, account_id)
     if account is None:
         raise UnknownSeatError(f"no account {account_id}")
+    showing = s.scalar(select(func.max(Settlement.shown_at)).join(Bet, Bet.id == Settlement.bet_id)
+                       .where(Bet.account_id == account_id, Settlement.shown_at > now))
+    if showing is not None:
+        wait = max(1, math.ceil((aware(showing) - now).total_seconds()))
+        raise IllegalActionError(f"a round of yours is still being dealt: export again in {wait} s")
     wallet_name = wallet.wallet_account(account_id)
     recent = list(s.scalars(select(Bet.round_id).where(Bet.account_id == account_id).group_by(Bet.round_id)
                             .order_by(Bet.round_id.desc()).limit(limit)))
