@@ -6,8 +6,10 @@
 // mistake in the table's code cannot hide the same mistake here.  The protocol is described in the
 // README ("Provably fair shoes"); `baccarat verify` does the same for a whole history.
 //
-// app.js calls only Fair.shoePanel / Fair.showShoe (the commitment and your seed on the table) and
+// table.js calls only Fair.shoePanel / Fair.showShoe (the commitment and your seed on the table) and
 // Fair.verifyButton (one per history row).  Never builds HTML from data: DOM nodes and text only.
+// Its words are its own (WORDS below, English and Simplified Chinese), in the page's language as
+// <html lang> says when they are shown; a language it does not have reads English.
 "use strict";
 
 window.Fair = (() => {
@@ -19,7 +21,111 @@ window.Fair = (() => {
   const SEED_RULE = /^[\x21-\x7e]{1,64}$/;
   const SEEDS_KEY = "fair.seeds";      // localStorage: "table:shoe" -> the client seed this browser gave that shoe
   const OWN_KEY = "fair.own-seed";     // localStorage: a seed the player typed (else a fresh random one per shoe)
+  const PANEL_KEY = "fair.panel";      // localStorage: "open" / "closed", as the player last left the panel
   const encoder = new TextEncoder();
+
+  // ------------------------------------------------------------------ its words, in two languages
+
+  // Hexadecimal digests and seeds, and the algorithm's name (hmac-sha256-fisher-yates/2), are shown
+  // as they are in every language: they are what a player compares with other tools.
+  const WORDS = {
+    en: {
+      title: "Provably fair",
+      summary: "the shoe's commitment and your client seed",
+      commitment: "Shoe commitment (SHA-256 of the server seed, published before any bet): ",
+      shoe_title: ({ n, algorithm }) => `shoe ${n}, ${algorithm}`,
+      taking: ({ n }) => `Shoe ${n} takes the seeds of those who bet before its first deal.`,
+      shuffled: ({ n, count }) => `Shoe ${n} was shuffled with ${count} client seed${count === 1 ? "" : "s"}; `
+        + "a seed you set now goes into the next shoe you bet on.",
+      shoe_plain: ({ n, algorithm }) => `Shoe ${n} (${algorithm}).`,
+      seed_label: "Your client seed",
+      new_seed: "New",
+      new_seed_name: "New random client seed",
+      use_seed: "Use this seed",
+      fresh: "A new random seed, drawn by this browser.",
+      random: "A random seed, drawn by this browser.",
+      own: "Your own seed.",
+      seed_rule: "a client seed is 1 to 64 letters, digits or punctuation marks, without spaces",
+      seed_refused: ({ detail }) => detail || "the seed was refused",
+      verify: "Verify",
+      verify_name: ({ round }) => `Verify round ${round}`,
+      no_cards: "no cards dealt",
+      checking: "checking…",
+      pending: ({ shoe, table }) => `Verifiable when shoe ${shoe} of ${table} ends: its server seed is revealed then.`,
+      not_fetched: ({ status }) => `the shoe's record could not be fetched (${status})`,
+      could_not: ({ message }) => `could not check: ${message}`,
+      verified: "verified",
+      verified_rest: ": the revealed seeds deal these cards, this result and these payouts.",
+      mismatch: "MISMATCH",
+      seed_in: ({ seed }) => ` Your seed ${seed} is among the shoe's client seeds.`,
+      seed_not_in: ({ seed, seeds }) => ` The seed this browser gave, ${seed}, is not among the shoe's client seeds `
+        + `(${seeds}): did another tab or device change it before you bet?`,
+      unreadable: "the server seed is not readable",
+      bad_commitment: ({ said, digest }) => `commitment: the record says ${said}, SHA-256 of the revealed seed is ${digest}`,
+      bad_burn: ({ said, gives }) => `burned cards: the record says ${said}, the seed gives ${gives}`,
+      no_round: ({ round }) => `round ${round} is not in the shoe's record`,
+      claim: ({ field, said, gives }) => `${field}: your history says ${said}, the seeds give ${gives}`,
+      field: { cards: "cards", your_cards: "your cards", dealer_cards: "the dealer's cards", player: "Player",
+        banker: "Banker", result: "result" },
+      wager: {},   // wager codes as the records name them
+      winner: {},  // "player", "banker", "tie" as the records name them
+    },
+    "zh-CN": {
+      title: "可证明公平",
+      summary: "本靴承诺值与您的客户端种子",
+      commitment: "本靴承诺值（服务器种子的哈希值，在任何下注之前公布）：",
+      shoe_title: ({ n, algorithm }) => `第 ${n} 靴，${algorithm}`,
+      taking: ({ n }) => `第 ${n} 靴收取首次发牌前下注玩家的种子。`,
+      shuffled: ({ n, count }) => `第 ${n} 靴已用 ${count} 个客户端种子洗牌；您现在设置的种子用于您下注的下一靴。`,
+      shoe_plain: ({ n, algorithm }) => `第 ${n} 靴（${algorithm}）。`,
+      seed_label: "您的客户端种子",
+      new_seed: "新种子",
+      new_seed_name: "随机抽取新种子",
+      use_seed: "使用此种子",
+      fresh: "本浏览器新抽取的随机种子。",
+      random: "本浏览器抽取的随机种子。",
+      own: "您自己的种子。",
+      seed_rule: "客户端种子为 1 到 64 个字母、数字或标点符号，不含空格。",
+      seed_refused: () => "种子未被接受：客户端种子为 1 到 64 个字母、数字或标点符号，不含空格。",
+      verify: "验证",
+      verify_name: ({ round }) => `验证第 ${round} 局`,
+      no_cards: "未发牌",
+      checking: "验证中…",
+      pending: ({ shoe }) => `第 ${shoe} 靴结束后即可验证：届时公开其服务器种子。`,
+      not_fetched: ({ status }) => `无法取得本靴记录（${status}）`,
+      could_not: () => "无法验证：请稍后再试。",
+      verified: "已验证",
+      verified_rest: "：公开的种子发出的正是这些牌、这个结果和这些派彩。",
+      mismatch: "不一致",
+      seed_in: ({ seed }) => ` 您的种子 ${seed} 在本靴的客户端种子之中。`,
+      seed_not_in: ({ seed, seeds }) => ` 本浏览器提供的种子 ${seed} 不在本靴的客户端种子（${seeds}）之中：`
+        + "是否有您的其他标签页或设备在您下注前更改了它？",
+      unreadable: "服务器种子无法读取",
+      bad_commitment: ({ said, digest }) => `承诺值：记录为 ${said}，公开种子的哈希值为 ${digest}`,
+      bad_burn: ({ said, gives }) => `烧牌：记录为 ${said}，种子得出 ${gives}`,
+      no_round: ({ round }) => `第 ${round} 局不在本靴记录中`,
+      claim: ({ field, said, gives }) => `${field}：您的记录为 ${said}，种子得出 ${gives}`,
+      field: { cards: "牌", your_cards: "您的牌", dealer_cards: "荷官的牌", player: "闲", banker: "庄", result: "结果" },
+      wager: { player: "闲", banker: "庄", tie: "和", dragon_bonus_player: "闲龙宝", dragon_bonus_banker: "庄龙宝",
+        dragon_7: "龙7", panda_8: "熊猫8", enter: "入局注", draw: "补牌注", block_bonus: "封牌奖" },
+      winner: { player: "闲赢", banker: "庄赢", tie: "和局" },
+    },
+  };
+
+  /** The words of the page's language (<html lang>, which the page sets when it picks or switches). */
+  function words() {
+    const lang = document.documentElement.lang || "en";
+    if (WORDS[lang]) return WORDS[lang];
+    const base = lang.toLowerCase().split("-")[0];
+    const near = Object.keys(WORDS).find((code) => code.toLowerCase().split("-")[0] === base);
+    return WORDS[near] || WORDS.en;
+  }
+
+  /** ``key``'s words, a function's filled from ``params``. */
+  function say(key, params) {
+    const value = words()[key];
+    return typeof value === "function" ? value(params || {}) : value;
+  }
 
   // ------------------------------------------------------------------ small helpers of its own
 
@@ -232,15 +338,15 @@ window.Fair = (() => {
   // Deal the shoe of `record` again up to round `number`; problems found on the way are named.
   async function dealtRound(record, number, problems) {
     const seed = unhex(record.server_seed);
-    if (!seed) { problems.push("the server seed is not readable"); return null; }
+    if (!seed) { problems.push(say("unreadable")); return null; }
     const digest = hex(await sha256(seed));
     if (digest !== String(record.commitment).toLowerCase()) {
-      problems.push(`commitment: the record says ${record.commitment}, SHA-256 of the revealed seed is ${digest}`);
+      problems.push(say("bad_commitment", { said: record.commitment, digest }));
     }
     const order = await shoeOrder(await streamKey(record, seed), record.decks);
     let position = burnCount(order[0]);
     if (record.burned && !same(record.burned, order.slice(0, position))) {
-      problems.push(`burned cards: the record says ${show(record.burned)}, the seed gives ${show(order.slice(0, position))}`);
+      problems.push(say("bad_burn", { said: show(record.burned), gives: show(order.slice(0, position)) }));
     }
     const luckyDraw = record.game === "lucky-draw";
     for (const entry of record.rounds) {
@@ -250,7 +356,7 @@ window.Fair = (() => {
       if (entry.round === number) return { dealt, entry };
       position += dealt.cards.length;
     }
-    problems.push(`round ${number} is not in the shoe's record`);
+    problems.push(say("no_round", { round: number }));
     return null;
   }
 
@@ -262,55 +368,54 @@ window.Fair = (() => {
     let note = "";
     if (record.algorithm === ALGORITHM && given) {
       // only a note: another tab or device of yours may have set another seed before you bet
-      note = (record.client_seeds || []).includes(given) ? ` Your seed ${given} is among the shoe's client seeds.`
-        : ` The seed this browser gave, ${given}, is not among the shoe's client seeds `
-          + `(${show(record.client_seeds || [])}): did another tab or device change it before you bet?`;
+      note = (record.client_seeds || []).includes(given) ? say("seed_in", { seed: given })
+        : say("seed_not_in", { seed: given, seeds: show(record.client_seeds || []) });
     }
     const found = await dealtRound(record, row.round, problems);
     if (!found) return { problems, note };
     const { dealt, entry } = found;
     const game = record.game === "lucky-draw" ? `lucky-draw/${record.paytable || 1}` : record.game;
-    const claim = (field, said, gives) => {
-      if (!same(said, gives)) problems.push(`${field}: your history says ${show(said)}, the seeds give ${show(gives)}`);
+    const { field, wager: wagerWords, winner: winnerWords } = words();
+    const claim = (name, said, gives) => {
+      if (!same(said, gives)) problems.push(say("claim", { field: name, said: show(said), gives: show(gives) }));
     };
-    claim("cards", row.cards, dealt.cards);
+    claim(field.cards, row.cards, dealt.cards);
     const voided = "void" in entry;
     const seat = row.seat || "";
     const detail = row.detail || {};
     if (!voided && game.startsWith("lucky-draw")) {
-      claim("your cards", (detail.hands || {})[seat], dealt.hands[seat]);
-      claim("the dealer's cards", (detail.hands || {}).dealer, dealt.hands.dealer);
+      claim(field.your_cards, (detail.hands || {})[seat], dealt.hands[seat]);
+      claim(field.dealer_cards, (detail.hands || {}).dealer, dealt.hands.dealer);
     } else if (!voided) {
-      claim("Player", detail.player_cards, dealt.hands.player);
-      claim("Banker", detail.banker_cards, dealt.hands.banker);
-      claim("result", row.winner, winner(dealt));
+      claim(field.player, detail.player_cards, dealt.hands.player);
+      claim(field.banker, detail.banker_cards, dealt.hands.banker);
+      claim(field.result, winnerWords[row.winner] || row.winner, winnerWords[winner(dealt)] || winner(dealt));
     }
     for (const [code, bet] of Object.entries(row.bets)) {
       const [event, net] = voided && code !== "block_bonus" ? ["Void", 0] : settle(game, code, bet.amount, dealt, seat);
-      claim(`${code}`, `${bet.event} ${cents(bet.net)}`, `${event} ${cents(net)}`);
+      claim(wagerWords[code] || code, `${bet.event} ${cents(bet.net)}`, `${event} ${cents(net)}`);
     }
     return { problems, note };
   }
 
   async function verify(row, output) {
     output.className = "fair-result";
-    output.textContent = "checking…";
+    output.textContent = say("checking");
     try {
       const response = await fetch(`/api/tables/${row.table_id}/shoes/${row.shoe}`);
       if (response.status === 409) {
         output.className = "fair-result pending";
-        output.textContent = `Verifiable when shoe ${row.shoe} of ${row.table} ends: its server seed is revealed then.`;
+        output.textContent = say("pending", { shoe: row.shoe, table: row.table });
         return;
       }
-      if (!response.ok) throw new Error(`the shoe's record could not be fetched (${response.status})`);
+      if (!response.ok) throw new Error(say("not_fetched", { status: response.status }));
       const { problems, note } = await check(row, await response.json());
       output.className = `fair-result ${problems.length ? "mismatch" : "verified"}`;
-      output.replaceChildren(problems.length ? "MISMATCH" : "verified",
-        problems.length ? el("ul", {}, ...problems.map((p) => el("li", {}, p)))
-          : ": the revealed seeds deal these cards, this result and these payouts.", note);
+      output.replaceChildren(problems.length ? say("mismatch") : say("verified"),
+        problems.length ? el("ul", {}, ...problems.map((p) => el("li", {}, p))) : say("verified_rest"), note);
     } catch (error) {
       output.className = "fair-result mismatch";
-      output.textContent = `could not check: ${error.message}`;
+      output.textContent = say("could_not", { message: error.message });
     }
   }
 
@@ -333,29 +438,36 @@ window.Fair = (() => {
   /** A Verify button for one round of your history; its answer appears under the round. */
   function verifyButton(row) {
     if (row.shoe == null || row.status === "refunded" || !row.cards.length) {
-      return el("span", { class: "fair-result" }, row.cards.length ? "" : "no cards dealt");
+      return el("span", { class: "fair-result" }, row.cards.length ? "" : say("no_cards"));
     }
     const button = el("button", { type: "button", class: "fair-verify", "data-verify": row.round,
-      onclick: (event) => { event.stopPropagation(); verify(row, answerBox(button)); } }, "Verify");
+      "aria-label": say("verify_name", { round: row.round }),
+      onclick: (event) => { event.stopPropagation(); verify(row, answerBox(button)); } }, say("verify"));
     return el("span", { class: "fair-cell" }, button, el("span", { class: "fair-result" }));
   }
 
   // ------------------------------------------------------------------ the commitment and your seed
 
-  /** The table's provably fair line: the shoe's commitment and your client seed. */
+  /** The table's provably fair panel: the shoe's commitment and your client seed.  A <details> that
+   *  opens by itself on a wide screen and stays one line on a phone (the cards and the chips first),
+   *  until the player opens or closes it (remembered). */
   function shoePanel(tableId, token) {
     const commitment = el("code", { class: "fair-commitment", id: "fair-commitment" });
     const state = el("span", { class: "fair-state", id: "fair-state" });
-    const input = el("input", { id: "client-seed", maxlength: "64", spellcheck: "false", autocomplete: "off",
-      "aria-label": "your client seed" });
+    const input = el("input", { id: "client-seed", maxlength: "64", spellcheck: "false", autocomplete: "off" });
     const note = el("span", { class: "fair-note", id: "client-seed-note", role: "status" });
-    const panel = el("section", { class: "fair", id: "fair" },
-      el("div", {}, el("b", {}, "Provably fair"), " · shoe commitment (SHA-256 of the server seed, published before any bet): ",
-        commitment),
-      el("div", { class: "fair-seed" }, el("label", { for: "client-seed" }, "Your client seed"), input,
-        el("button", { type: "button", id: "new-client-seed", onclick: () => fresh() }, "New"),
-        el("button", { type: "button", id: "set-client-seed", onclick: () => own() }, "Use this seed")),
+    const summary = el("summary", {}, el("b", {}, say("title")), el("span", { class: "fair-summary" }, ` · ${say("summary")}`));
+    const panel = el("details", { class: "fair", id: "fair" }, summary,
+      el("div", {}, say("commitment"), commitment),
+      el("div", { class: "fair-seed" }, el("label", { for: "client-seed" }, say("seed_label")), input,
+        el("button", { type: "button", id: "new-client-seed", "aria-label": say("new_seed_name"), onclick: () => fresh() },
+          say("new_seed")),
+        el("button", { type: "button", id: "set-client-seed", onclick: () => own() }, say("use_seed"))),
       el("div", {}, state, " ", note));
+    const remembered = localStorage.getItem(PANEL_KEY);
+    panel.open = remembered ? remembered === "open" : !window.matchMedia("(max-width: 600px)").matches;
+    // a click on the summary (or Enter / Space on it) toggles the panel after this handler: remember the new state
+    summary.addEventListener("click", () => localStorage.setItem(PANEL_KEY, panel.open ? "closed" : "open"));
     panel.fair = { tableId, token, shoe: null, sent: null, table: null };
 
     async function send(seed) {
@@ -365,8 +477,8 @@ window.Fair = (() => {
       const data = await response.json().catch(() => null);
       if (!response.ok) {
         const detail = data && Array.isArray(data.detail) ? data.detail.map((d) => d.problem).join("; ")
-          : (data && data.detail) || "the seed was refused";
-        throw new Error(detail);
+          : data && data.detail;
+        throw new Error(say("seed_refused", { detail }));
       }
       panel.fair.sent = seed;
       input.value = seed;
@@ -375,43 +487,48 @@ window.Fair = (() => {
     }
     async function fresh() {
       localStorage.removeItem(OWN_KEY);
-      try { await send(randomSeed()); note.textContent = "A new random seed, drawn by this browser."; }
+      try { await send(randomSeed()); note.textContent = say("fresh"); }
       catch (error) { note.textContent = error.message; }
     }
     async function own() {
       const seed = input.value.trim();
-      if (!SEED_RULE.test(seed)) { note.textContent = "a client seed is 1 to 64 letters, digits or punctuation marks, without spaces"; return; }
-      try { await send(seed); localStorage.setItem(OWN_KEY, seed); note.textContent = "Your own seed."; }
+      if (!SEED_RULE.test(seed)) { note.textContent = say("seed_rule"); return; }
+      try { await send(seed); localStorage.setItem(OWN_KEY, seed); note.textContent = say("own"); }
       catch (error) { note.textContent = error.message; }
     }
     input.addEventListener("keydown", (event) => { if (event.key === "Enter") own(); });
     panel.fair.send = send;
+    // the seed you have now, shown while the table's shoe no longer takes seeds (one that does gets a new one)
+    (async () => {
+      try {
+        const response = await fetch("/api/fairness/client-seed", { headers: token() ? { Authorization: `Bearer ${token()}` } : {} });
+        const data = response.ok ? await response.json() : null;
+        if (data && data.client_seed && panel.fair.sent === null && !input.value) input.value = data.client_seed;
+      } catch (error) { /* the field stays empty until a seed is sent */ }
+    })();
     return panel;
   }
+
+  function setText(node, value) { if (node.textContent !== value) node.textContent = value; }
 
   /** Show the table's shoe; while it takes seeds, give it yours (a fresh random one unless you chose your own). */
   function showShoe(panel, table) {
     const shoe = table && table.shoe;
     panel.fair.table = table;
     if (!shoe) return;
-    panel.querySelector("#fair-commitment").textContent = shoe.commitment;
-    panel.querySelector("#fair-commitment").title = `shoe ${shoe.number}, ${shoe.algorithm}`;
+    const commitment = panel.querySelector("#fair-commitment");
+    setText(commitment, shoe.commitment);
+    commitment.title = say("shoe_title", { n: shoe.number, algorithm: shoe.algorithm });
     const state = panel.querySelector("#fair-state");
-    if (shoe.taking_client_seeds) {
-      state.textContent = `Shoe ${shoe.number} takes the seeds of those who bet before its first deal.`;
-    } else if (shoe.client_seeds) {
-      const count = shoe.client_seeds.length;
-      state.textContent = `Shoe ${shoe.number} was shuffled with ${count} client seed${count === 1 ? "" : "s"}; `
-        + "a seed you set now goes into the next shoe you bet on.";
-    } else state.textContent = `Shoe ${shoe.number} (${shoe.algorithm}).`;
+    if (shoe.taking_client_seeds) setText(state, say("taking", { n: shoe.number }));
+    else if (shoe.client_seeds) setText(state, say("shuffled", { n: shoe.number, count: shoe.client_seeds.length }));
+    else setText(state, say("shoe_plain", { n: shoe.number, algorithm: shoe.algorithm }));
     const key = `${table.id}:${shoe.number}`;
     if (!shoe.taking_client_seeds || panel.fair.shoe === key) return;
     panel.fair.shoe = key;
     const chosen = localStorage.getItem(OWN_KEY);
     panel.fair.send(chosen || randomSeed())
-      .then(() => {
-        panel.querySelector("#client-seed-note").textContent = chosen ? "Your own seed." : "A random seed, drawn by this browser.";
-      })
+      .then(() => { panel.querySelector("#client-seed-note").textContent = chosen ? say("own") : say("random"); })
       .catch((error) => { panel.querySelector("#client-seed-note").textContent = error.message; });
   }
 
