@@ -63,6 +63,11 @@ function tableView(tableId) {
   function chipButton(value) { return chipButtons[CHIPS.indexOf(value)]; }
   el.chips.append(...chipButtons);
 
+  // ---- provably fair: fair.js, a module of its own (it shares no code with this file), owns these
+  // three hooks: its panel (the shoe's commitment, your client seed) on the felt under the shoe line,
+  // Fair.showShoe on every view (onView), and a Verify cell in each history row (drawHistory).
+  const fair = window.Fair ? Fair.shoePanel(tableId, () => token) : null;
+
   const buttons = {
     undo: h("button", { type: "button", id: "undo", onclick: undo }, t("controls.undo")),
     clear: h("button", { type: "button", id: "clear", onclick: clearStaged }, t("controls.clear")),
@@ -78,7 +83,7 @@ function tableView(tableId) {
       h("div", { class: "status-row" }, el.title,
         h("div", { class: "phase-box" }, el.phase, el.round, el.countdown)),
       h("div", { class: "phase-bar", "aria-hidden": "true" }, el.bar),
-      el.lastResult, el.pending, el.shoe, el.news, el.seats, el.hands, el.banner, el.callouts, el.decision,
+      el.lastResult, el.pending, el.shoe, fair, el.news, el.seats, el.hands, el.banner, el.callouts, el.decision,
       el.layout, el.paytables, el.refusal,
       h("div", { class: "tray", id: "tray" },
         h("div", { class: "tray-row" }, el.chips, el.totals),
@@ -732,11 +737,18 @@ function tableView(tableId) {
   }
 
   function drawHistory() {
+    // Verify's answers (rows fair.js puts under a round's row) stay under their round when it is redrawn
+    const answers = new Map();
+    for (const answer of el.history.querySelectorAll("tr.fair-answer")) {
+      const above = answer.previousElementSibling;
+      if (above && above.dataset.round) answers.set(above.dataset.round, answer);
+    }
+    const columns = ["time", "round", "bets", "result", "net", "balance", ...(fair ? ["fair"] : [])];
     const rows = S.history.slice(0, 12).flatMap((r) => {
       const net = Object.values(r.bets).reduce((total, bet) => total + bet.net, 0);
       const id = `round-${r.round}-detail`;
       const open = S.openRows.has(r.round);
-      const detail = h("tr", { class: "detail", id, hidden: !open }, h("td", { colspan: 6 }, describe(r)));
+      const detail = h("tr", { class: "detail", id, hidden: !open }, h("td", { colspan: columns.length }, describe(r)));
       const toggle = h("button", { type: "button", class: "link", "aria-expanded": String(open), "aria-controls": id,
         onclick: () => {
           const now = detail.hidden;
@@ -749,13 +761,14 @@ function tableView(tableId) {
         h("td", {}, Object.entries(r.bets).map(([code, bet]) => `${wagerName(code, bet.name)} ${money(bet.amount)}`).join(", ")),
         h("td", {}, historyResult(r, net)),
         h("td", { class: net > 0 ? "plus" : net < 0 ? "minus" : "" }, net > 0 ? `+${money(net)}` : money(net)),
-        h("td", {}, r.balance_after == null ? "" : money(r.balance_after)));
-      return [row, detail];
+        h("td", {}, r.balance_after == null ? "" : money(r.balance_after)),
+        fair ? h("td", { class: "fair-cell" }, Fair.verifyButton(r)) : null);  // deals the round again from its revealed shoe (fair.js)
+      return [row, answers.get(String(r.round)), detail];
     });
     el.history.replaceChildren(h("h3", { id: "history-title" }, t("history.title")),
       h("table", { class: "history" },
-        h("thead", {}, h("tr", {}, ["time", "round", "bets", "result", "net", "balance"].map((c) => h("th", { scope: "col" }, t(`history.${c}`))))),
-        h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 6 }, t("history.none"))))));
+        h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, t(`history.${c}`))))),
+        h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: columns.length }, t("history.none"))))));
   }
 
   function historyResult(r, net) {
@@ -817,6 +830,7 @@ function tableView(tableId) {
     render();
     S.firstFrame = false;
     if (!before) { loadRoads(); loadHistory(); }
+    if (fair) Fair.showShoe(fair, S.view);  // provably fair: the shoe's commitment; gives it your seed (fair.js)
   }
 
   function onAnswer(message) {

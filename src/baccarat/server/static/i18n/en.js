@@ -287,6 +287,7 @@ window.BACCARAT_I18N.en = {
   "history.result": "Result",
   "history.net": "Net",
   "history.balance": "Balance",
+  "history.fair": "Fair",
   "history.none": "No rounds yet",
   "history.refunded": "Void: refunded",
   "history.you_won": "You won",

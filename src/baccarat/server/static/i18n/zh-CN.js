@@ -285,6 +285,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "history.result": "结果",
   "history.net": "输赢",
   "history.balance": "余额",
+  "history.fair": "公平",
   "history.none": "还没有牌局",
   "history.refunded": "作废：已退还",
   "history.you_won": "您赢",
