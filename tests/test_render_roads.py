@@ -26,4 +26,4 @@ def test_without_colour_the_roads_still_read():
         for colour in ("red", "blue"):
             if any(m.colour == colour for m in road):
                 assert MARK_GLYPHS[name][colour] in text, (name, colour)
-    assert "red ● ■ \\   blue ○ □ /" in text  # the legend
+    assert "red ○ ● /   blue □ ■ \\" in text  # the legend, as the browser's (red round, blue square)

@@ -117,12 +117,13 @@ def decision_panel(
 
 
 ROAD_STYLES = {"B": "bold white on red", "P": "bold white on blue", "red": "bold red", "blue": "bold blue"}
-#: Each derived road's marks, red and blue, differ in shape as well as colour (filled or hollow; the
-#: cockroach pig's slash leans one way or the other), so they read the same without colour (NO_COLOR,
-#: a monochrome terminal, a colour-blind player).
-MARK_GLYPHS = {"big_eye_boy": {"red": "●", "blue": "○"}, "small_road": {"red": "■", "blue": "□"},
-               "cockroach_pig": {"red": "\\", "blue": "/"}}
-ROAD_LEGEND = "red ● ■ \\   blue ○ □ /"
+#: Each derived road's red and blue marks differ in shape as well as colour, as on the browser table:
+#: red marks are round (a ring, a disc) and the cockroach pig's red slash leans right (/), blue marks
+#: are square and the blue slash leans left (\\), so they read the same without colour (NO_COLOR, a
+#: monochrome terminal, a colour-blind player).
+MARK_GLYPHS = {"big_eye_boy": {"red": "○", "blue": "□"}, "small_road": {"red": "●", "blue": "■"},
+               "cockroach_pig": {"red": "/", "blue": "\\"}}
+ROAD_LEGEND = "red ○ ● /   blue □ ■ \\"
 
 
 def mark(road: str, colour: str) -> Text:
