@@ -128,7 +128,7 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
     expect(row).to_contain_text("Banker 25.00")
     expect(row).to_contain_text("Dragon 7 1.00")
     expect(row).to_contain_text(re.compile(r"(Banker wins|Player wins|Tie) \d : \d"))
-    row.locator("button").click()
+    row.locator("button[aria-controls]").click()  # the row's time opens its detail (Verify is the other)
     detail = page.locator("#history tr.detail").first
     expect(detail).to_contain_text("Cards in deal order:")
     expect(detail).to_contain_text(re.compile(r"[AKQJ2-9]|10[♠♥♦♣]"))
@@ -202,5 +202,5 @@ def test_lucky_draw_round_with_draw(page: Page):
     expect(row).to_contain_text("Enter 5.00")
     net = round(float(row.locator("td").nth(4).inner_text().replace(",", "").replace("−", "-")) * 100)
     assert balance(page) == before + net
-    row.locator("button").click()
+    row.locator("button[aria-controls]").click()  # the row's time opens its detail (Verify is the other)
     expect(page.locator("#history tr.detail").first).to_contain_text("Draw:")
