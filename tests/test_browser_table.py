@@ -212,6 +212,8 @@ def test_a_phone_shows_the_cards_the_countdown_the_chips_and_place_bets_together
             assert phase(page) == "result"
             page.wait_for_timeout(300)
             shot(page, f"15-phone-{locale}-result", full_page=False)
+            expect(page.locator("#history tr.row")).to_have_count(1)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the page is wider than the phone"
             shot(page, f"15-phone-{locale}-result-full")
             context.close()
     assert errors == [], errors
