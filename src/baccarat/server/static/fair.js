@@ -65,10 +65,13 @@ window.Fair = (() => {
       bad_burn: ({ said, gives }) => `burned cards: the record says ${said}, the seed gives ${gives}`,
       no_round: ({ round }) => `round ${round} is not in the shoe's record`,
       claim: ({ field, said, gives }) => `${field}: your history says ${said}, the seeds give ${gives}`,
-      field: { cards: "cards", your_cards: "your cards", dealer_cards: "the dealer's cards", player: "Player",
-        banker: "Banker", result: "result" },
-      wager: {},   // wager codes as the records name them
-      winner: {},  // "player", "banker", "tie" as the records name them
+      field: { cards: "cards", your_cards: "your cards", dealer_cards: "the dealer's cards", player: "Player's cards",
+        banker: "Banker's cards", result: "result" },
+      wager: { player: "Player", banker: "Banker", tie: "Tie", dragon_bonus_player: "Dragon Bonus on Player",
+        dragon_bonus_banker: "Dragon Bonus on Banker", dragon_7: "Dragon 7", panda_8: "Panda 8", enter: "Enter",
+        draw: "Draw", block_bonus: "Block Bonus" },
+      winner: { player: "Player wins", banker: "Banker wins", tie: "Tie" },
+      event: {},   // pay-table events ("Banker wins") as the records name them
     },
     "zh-CN": {
       title: "可证明公平",
@@ -105,10 +108,19 @@ window.Fair = (() => {
       bad_burn: ({ said, gives }) => `烧牌：记录为 ${said}，种子得出 ${gives}`,
       no_round: ({ round }) => `第 ${round} 局不在本靴记录中`,
       claim: ({ field, said, gives }) => `${field}：您的记录为 ${said}，种子得出 ${gives}`,
-      field: { cards: "牌", your_cards: "您的牌", dealer_cards: "荷官的牌", player: "闲", banker: "庄", result: "结果" },
+      field: { cards: "牌", your_cards: "您的牌", dealer_cards: "荷官的牌", player: "闲家的牌", banker: "庄家的牌", result: "结果" },
       wager: { player: "闲", banker: "庄", tie: "和", dragon_bonus_player: "闲龙宝", dragon_bonus_banker: "庄龙宝",
         dragon_7: "龙7", panda_8: "熊猫8", enter: "入局注", draw: "补牌注", block_bonus: "封牌奖" },
       winner: { player: "闲赢", banker: "庄赢", tie: "和局" },
+      event: { "Player wins": "闲赢", "Banker wins": "庄赢", Tie: "和局", "Dealer wins": "荷官赢", Void: "作废",
+        "enter.Player wins": "您的牌赢", "draw.Player wins": "您的牌赢", "Natural win": "例牌赢",
+        "Win by 9": "赢 9 点", "Win by 8": "赢 8 点", "Win by 7": "赢 7 点", "Win by 6": "赢 6 点", "Win by 5": "赢 5 点",
+        "Win by 4": "赢 4 点", "Win by 1-3": "赢 1 至 3 点", "Natural tie": "例牌和局", "Tie without natural": "非例牌和局",
+        "Hand loses": "该方输", "Dragon 7 (Banker pushes)": "龙7（庄退回本金）", "Dragon 7": "龙7", "No Dragon 7": "没有龙7",
+        "Panda 8": "熊猫8", "No Panda 8": "没有熊猫8", "Lucky 9 (3-card 9)": "幸运9（三张牌 9 点）",
+        "Lucky 8 (3-card 8)": "幸运8（三张牌 8 点）", "Lucky 7 (3-card 7)": "幸运7（三张牌 7 点）",
+        "Win with 6 or less": "以 6 点或以下赢", "Ultimate Block": "至尊封牌", "Pair Block": "对子封牌",
+        "Flush Block": "同花封牌", "Normal Block": "普通封牌", "No Block": "无封牌" },
     },
   };
 
@@ -334,6 +346,13 @@ window.Fair = (() => {
   function cents(minor) { return (minor / 100).toFixed(2); }
   function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
   function show(value) { return Array.isArray(value) ? value.join(" ") : String(value); }
+  // cards as the table shows them ("Kc" -> "K♣", "Td" -> "10♦"): the same in every language
+  const SUIT_SIGNS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+  function showCards(value) {
+    if (!Array.isArray(value)) return show(value);
+    return value.map((card) => (/^[A2-9TJQK][cdhs]$/.test(card) ? (card[0] === "T" ? "10" : card[0]) + SUIT_SIGNS[card[1]] : card))
+      .join(" ");
+  }
 
   // Deal the shoe of `record` again up to round `number`; problems found on the way are named.
   async function dealtRound(record, number, problems) {
@@ -346,7 +365,7 @@ window.Fair = (() => {
     const order = await shoeOrder(await streamKey(record, seed), record.decks);
     let position = burnCount(order[0]);
     if (record.burned && !same(record.burned, order.slice(0, position))) {
-      problems.push(say("bad_burn", { said: show(record.burned), gives: show(order.slice(0, position)) }));
+      problems.push(say("bad_burn", { said: showCards(record.burned), gives: showCards(order.slice(0, position)) }));
     }
     const luckyDraw = record.game === "lucky-draw";
     for (const entry of record.rounds) {
@@ -375,25 +394,26 @@ window.Fair = (() => {
     if (!found) return { problems, note };
     const { dealt, entry } = found;
     const game = record.game === "lucky-draw" ? `lucky-draw/${record.paytable || 1}` : record.game;
-    const { field, wager: wagerWords, winner: winnerWords } = words();
-    const claim = (name, said, gives) => {
-      if (!same(said, gives)) problems.push(say("claim", { field: name, said: show(said), gives: show(gives) }));
+    const { field, wager: wagerWords, winner: winnerWords, event: eventWords } = words();
+    const claim = (name, said, gives, display = show) => {
+      if (!same(said, gives)) problems.push(say("claim", { field: name, said: display(said), gives: display(gives) }));
     };
-    claim(field.cards, row.cards, dealt.cards);
+    claim(field.cards, row.cards, dealt.cards, showCards);
     const voided = "void" in entry;
     const seat = row.seat || "";
     const detail = row.detail || {};
     if (!voided && game.startsWith("lucky-draw")) {
-      claim(field.your_cards, (detail.hands || {})[seat], dealt.hands[seat]);
-      claim(field.dealer_cards, (detail.hands || {}).dealer, dealt.hands.dealer);
+      claim(field.your_cards, (detail.hands || {})[seat], dealt.hands[seat], showCards);
+      claim(field.dealer_cards, (detail.hands || {}).dealer, dealt.hands.dealer, showCards);
     } else if (!voided) {
-      claim(field.player, detail.player_cards, dealt.hands.player);
-      claim(field.banker, detail.banker_cards, dealt.hands.banker);
-      claim(field.result, winnerWords[row.winner] || row.winner, winnerWords[winner(dealt)] || winner(dealt));
+      claim(field.player, detail.player_cards, dealt.hands.player, showCards);
+      claim(field.banker, detail.banker_cards, dealt.hands.banker, showCards);
+      claim(field.result, row.winner, winner(dealt), (who) => winnerWords[who] || who);
     }
     for (const [code, bet] of Object.entries(row.bets)) {
       const [event, net] = voided && code !== "block_bonus" ? ["Void", 0] : settle(game, code, bet.amount, dealt, seat);
-      claim(wagerWords[code] || code, `${bet.event} ${cents(bet.net)}`, `${event} ${cents(net)}`);
+      claim(wagerWords[code] || code, [bet.event, bet.net], [event, net],
+        ([what, amount]) => `${eventWords[`${code}.${what}`] || eventWords[what] || what} ${cents(amount)}`);
     }
     return { problems, note };
   }

@@ -762,7 +762,7 @@ function tableView(tableId) {
         h("td", {}, historyResult(r, net)),
         h("td", { class: net > 0 ? "plus" : net < 0 ? "minus" : "" }, net > 0 ? `+${money(net)}` : money(net)),
         h("td", {}, r.balance_after == null ? "" : money(r.balance_after)),
-        fair ? h("td", { class: "fair-cell" }, Fair.verifyButton(r)) : null);  // deals the round again from its revealed shoe (fair.js)
+        fair ? h("td", {}, Fair.verifyButton(r)) : null);  // deals the round again from its revealed shoe (fair.js)
       return [row, answers.get(String(r.round)), detail];
     });
     el.history.replaceChildren(h("h3", { id: "history-title" }, t("history.title")),
