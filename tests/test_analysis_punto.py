@@ -15,6 +15,7 @@ import pytest
 
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.batch import BatchEvaluator
+from baccarat.analysis.batch_kernel import LANES
 from baccarat.analysis.composition import Composition, falling
 from baccarat.analysis.punto import event_combinations
 from baccarat.analysis.report import format_analysis
@@ -161,6 +162,17 @@ def test_batch_takes_value_order_too(ez_batch):
     by_value = ez_batch.expected_values(shoe, order="value")
     by_label = ez_batch.expected_values(np.array([_by_label(PARTIAL_SHOES[0])]))
     assert np.array_equal(by_value, by_label)
+
+
+def test_batch_gives_every_shoe_the_same_value_in_any_block(ez_batch):
+    # Shoes are evaluated in blocks of LANES; a shoe's value must not depend on its block or place.
+    rng = np.random.default_rng(7)
+    shoes = rng.integers(0, 33, size=(2 * LANES + 3, 10)) * np.array([1] * 9 + [4])
+    together = ez_batch.expected_values(shoes)
+    for row in (0, LANES - 1, LANES, 2 * LANES + 2):
+        alone = ez_batch.expected_values(shoes[row:row + 1])[0]
+        assert together[row] == pytest.approx(alone, rel=1e-13, abs=1e-15)
+    assert ez_batch.expected_values(np.zeros((0, 10), dtype=int)).shape == (0, len(ez_batch.codes))
 
 
 def test_batch_mini_matches_published_banker_edge():

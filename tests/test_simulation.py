@@ -4,6 +4,7 @@ results do not depend on the workers (local processes or a real Dask cluster), c
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -20,13 +21,14 @@ from baccarat.analysis.composition import Composition
 from baccarat.cli import main
 from baccarat.coup import deal_coup
 from baccarat.errors import ConfigurationError
+from baccarat.lucky import BLOCK_EVENTS, LuckyDrawHand
 from baccarat.presets import EZ, get_game
 from baccarat.shoe import Shoe, seeded_rng, shuffle
-from baccarat.sim import kernels
-from baccarat.sim.counting import PRESETS, CountPlan, _exact_ev, _polynomial, run_count
+from baccarat.sim import compiled, kernels
+from baccarat.sim.counting import PRESETS, CountPlan, _polynomial, run_count
 from baccarat.sim.report import summarize
-from baccarat.sim.run import Plan, run
-from baccarat.sim.tables import punto_banco_tables, shoe_tables, strategy_draws
+from baccarat.sim.run import Plan, chunk_state, execute, run
+from baccarat.sim.tables import lucky_draw_tables, punto_banco_tables, shoe_tables, strategy_draws
 
 
 def _engine_keys(cards, cut_card):
@@ -47,12 +49,16 @@ def _engine_keys(cards, cut_card):
 @pytest.mark.parametrize(("decks", "cut_card", "seed"), [(8, 14, 1), (8, 14, 2), (1, 0, 3), (1, 26, 4), (6, 60, 5)])
 def test_kernel_deals_every_shoe_like_the_engine(decks, cut_card, seed):
     cards = shuffle([CARD_KINDS[k] for k in range(52)] * decks, seeded_rng(seed))
-    values = np.array([card.value for card in cards], dtype=np.int64)
+    values = np.array([card.value for card in cards], dtype=np.int32)
     tables, shoe = punto_banco_tables("ez"), shoe_tables(decks)
     keys = np.empty(len(cards), dtype=np.int64)
+    histogram, net = np.zeros(10_000, dtype=np.int64), np.zeros(len(EZ.wagers))
     n = kernels.punto_banco_shoe(values, shoe.burn, cut_card, tables.player_draws, tables.banker_draws,
-                                 tables.natural, keys)
-    assert list(keys[:n]) == _engine_keys(cards, cut_card)
+                                 tables.natural, tables.pays_by_key, keys, histogram, net)
+    engine = _engine_keys(cards, cut_card)
+    assert list(keys[:n]) == engine
+    assert histogram.sum() == n and all(histogram[key] == engine.count(key) for key in set(engine))
+    assert np.array_equal(net, tables.pays_by_key[engine].sum(axis=0))  # small whole numbers: exact
 
 
 def test_shuffle_is_a_permutation_and_depends_on_the_state():
@@ -66,6 +72,56 @@ def test_shuffle_is_a_permutation_and_depends_on_the_state():
     for _ in range(60_000):
         counts[kernels.below(state, 6)] += 1
     assert np.all(np.abs(counts - 10_000) < 500)  # about 5 standard deviations
+
+
+def test_xoshiro_and_the_shuffle_draw_as_published():
+    state = np.array([1, 2, 3, 4], dtype=np.uint64)
+    assert [int(kernels.next_u64(state)) for _ in range(2)] == [11520, 0]  # xoshiro256** from s = {1, 2, 3, 4}
+    # The shuffle keeps the generator in registers; it must still draw exactly as below() does.
+    cards, state = np.arange(416, dtype=np.int32), np.array([5, 6, 7, 8], dtype=np.uint64)
+    expected, expected_state = cards.copy(), state.copy()
+    for i in range(415, 0, -1):
+        j = kernels.below(expected_state, i + 1)
+        expected[i], expected[j] = expected[j], expected[i]
+    kernels.shuffle_in_place(cards, state)
+    assert np.array_equal(cards, expected) and np.array_equal(state, expected_state)
+
+
+def _engine_lucky_draw_histogram(cards, draws, cut_card):
+    """The Lucky Draw kernel's histogram of one shoe dealt by the engine's Shoe and LuckyDrawHand."""
+    histogram = np.zeros(200 + len(BLOCK_EVENTS), dtype=np.int64)
+    shoe = Shoe(cards, cut_card=cut_card, burn=True)
+    while not shoe.finished and shoe.can_start_coup(6):
+        shoe.start_coup(6)
+        first, up, second = shoe.draw(), shoe.draw(), shoe.draw()  # seat, dealer's up card, seat
+        drew = bool(draws[first.value, up.value, second.value])
+        seat = (first, second, shoe.draw()) if drew else (first, second)
+        hand = LuckyDrawHand(seat, (up, shoe.draw()))
+        if not hand.complete:
+            hand = LuckyDrawHand(seat, (*hand.dealer_cards, shoe.draw()))
+        shoe.end_coup()
+        histogram[drew * 100 + hand.seat_total * 10 + hand.dealer_total] += 1
+        histogram[200 + BLOCK_EVENTS.index(hand.block_bonus)] += 1
+    return histogram
+
+
+@pytest.mark.parametrize(("paytable", "strategy", "cut_card"), [(1, "composition", 14), (2, "0,1,2,3,4,5", 60)])
+def test_lucky_draw_kernel_deals_every_shoe_like_the_engine(paytable, strategy, cut_card):
+    tables, shoe = lucky_draw_tables(paytable), shoe_tables(8)
+    draws = strategy_draws(get_game("lucky-draw", paytable=paytable), 8, strategy)
+    state = chunk_state(3, 0)
+    histogram, sums = kernels.lucky_draw_chunk(30, state.copy(), shoe.deck, shoe.value_of, shoe.burn, cut_card,
+                                               tables.dealer_draws, draws.astype(np.int64), tables.enter_pay,
+                                               tables.block_event, tables.block_pay)
+    expected = np.zeros_like(histogram)
+    cards = shoe.deck.copy()
+    for _ in range(30):  # the kernel's own shuffles, each of the previous shoe's order
+        kernels.shuffle_in_place(cards, state)
+        expected += _engine_lucky_draw_histogram([CARD_KINDS[k] for k in cards], draws, cut_card)
+    assert np.array_equal(histogram, expected)
+    assert sums[2, 0] == expected[200:].sum() and sums[2, 2] == 30  # hands and shoes
+    assert sums[0, 0] == pytest.approx(histogram[:200] @ tables.enter_pay)
+    assert sums[1, 0] == pytest.approx(histogram[200:] @ tables.block_pay)
 
 
 def _plan(game, shoes, seed, **kwargs):
@@ -98,6 +154,82 @@ def test_same_seed_same_result_for_one_and_two_workers():
     assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
     _, other = _plan("lucky-draw", 5000, 22, paytable=1, chunk_size=2000)
     assert not np.array_equal(run(other)[0], one[0])
+
+
+@pytest.mark.parametrize("game", ["ez", "mini"])
+def test_same_seed_same_result_for_any_number_of_workers(game):
+    _, plan = _plan(game, 3100, 23, chunk_size=500)  # seven chunks, the last one short
+    one = run(plan)
+    for workers in (2, 3, 9):
+        other = run(plan, workers=workers)
+        assert np.array_equal(one[0], other[0]) and np.array_equal(one[1], other[1]), workers
+
+
+def _failing_chunk(plan, index):
+    if index == 2:
+        raise ValueError("chunk two")
+    return index
+
+
+def test_a_failing_worker_is_reported():
+    _, plan = _plan("ez", 1000, 1, chunk_size=100)
+    with pytest.raises(RuntimeError, match="ValueError: chunk two"):
+        execute(plan, _failing_chunk, workers=2)
+    assert execute(plan, lambda p, i: i * i, workers=1) == [i * i for i in range(10)]
+
+
+def _compiled_or_skip():
+    loaded = compiled.kernels()
+    if not loaded.ahead_of_time:
+        if os.environ.get("BACCARAT_KERNELS", "").strip().lower() == "jit":
+            pytest.skip("BACCARAT_KERNELS=jit")
+        if shutil.which("cc") or shutil.which("gcc"):
+            pytest.fail("a C compiler is here but the kernels were not compiled ahead of time")
+        pytest.skip("no C compiler: the kernels run through numba's JIT")
+    return loaded
+
+
+def test_kernels_compiled_ahead_of_time_deal_exactly_like_the_jit():
+    aot = _compiled_or_skip()
+    shoe, pb, ez, ld = shoe_tables(6), punto_banco_tables("mini"), punto_banco_tables("ez"), lucky_draw_tables(2)
+    draws = strategy_draws(get_game("lucky-draw", paytable=2), 6, "total").astype(np.int64)
+    row = EZ.wagers.index(EZ.wager("dragon_7"))
+    tags = np.array([0, 0, 0, 0, -1, -1, -1, -1, 2, 2])
+    calls = [
+        ("punto_banco_chunk", (777, shoe.deck_values, shoe.burn, 30, pb.player_draws, pb.banker_draws, pb.natural,
+                               pb.pays_by_key)),
+        ("lucky_draw_chunk", (555, shoe.deck, shoe.value_of, shoe.burn, 30, ld.dealer_draws, draws, ld.enter_pay,
+                              ld.block_event, ld.block_pay)),
+    ]
+    for perfect, true_count in ((False, True), (False, False), (True, True)):
+        polynomial = _polynomial("ez", row) if perfect else (np.zeros(2, dtype=np.int64),) * 3 + (np.zeros(1),)
+        calls.append(("count_chunk", (300, shoe.deck, shoe.value_of, shoe.burn, 30, ez.player_draws, ez.banker_draws,
+                                      ez.natural, ez.pays[row], tags, 1.5, true_count, 2, perfect, *polynomial)))
+    for name, (shoes, *rest) in calls:
+        # Each call gets its own copy of the generator's state: the kernels advance it in place.
+        ahead = getattr(aot, name)(shoes, chunk_state(9, 4), *rest)
+        jit = getattr(kernels, name)(shoes, chunk_state(9, 4), *rest)
+        for one, two in zip(*((ahead, jit) if isinstance(jit, tuple) else ((ahead,), (jit,))), strict=True):
+            assert np.array_equal(one, two), name
+
+
+def test_kernels_compiled_ahead_of_time_refuse_arrays_of_another_type():
+    aot = _compiled_or_skip()
+    shoe, pb = shoe_tables(8), punto_banco_tables("ez")
+    with pytest.raises(TypeError, match="argument 2 must be a C-contiguous 1-d int32 array"):
+        aot.punto_banco_chunk(1, chunk_state(1, 0), shoe.deck_values.astype(np.int64), shoe.burn, 14,
+                              pb.player_draws, pb.banker_draws, pb.natural, pb.pays_by_key)
+    with pytest.raises(TypeError, match="argument 8"):
+        aot.punto_banco_chunk(1, chunk_state(1, 0), shoe.deck_values, shoe.burn, 14, pb.player_draws,
+                              pb.banker_draws, pb.natural, pb.pays.T)  # the right shape, but not C-contiguous
+
+
+def test_simulate_starts_without_importing_numba():
+    _compiled_or_skip()
+    code = ("import sys; from baccarat.cli import main; code = main(['simulate', 'ez', '--shoes', '20', '--seed', '1',"
+            " '--workers', '2', '--json']); print('numba' in sys.modules, code, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stderr.split()[-2:] == ["False", "0"] and json.loads(done.stdout)["shoes"] == 20
 
 
 def test_bad_plans_are_refused():
@@ -173,7 +305,8 @@ def test_perfect_information_kernel_matches_the_batch_analyzer():
     for shoe in [(128,) + (32,) * 9, (20, 3, 9, 1, 0, 7, 4, 8, 2, 5)]:
         counts = np.array(shoe, dtype=np.int64)
         exact = evaluator.expected_values(counts[None, :], order="value")[0, row]
-        assert _exact_ev(counts, parent, last, earlier, coefficients, monomial) == pytest.approx(exact, abs=1e-12)
+        value = kernels.exact_ev(counts, parent, last, earlier, coefficients, monomial)
+        assert value == pytest.approx(exact, abs=1e-12)
 
 
 def test_counting_is_reproducible_and_the_dragon_count_has_an_edge():

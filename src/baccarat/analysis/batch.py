@@ -9,19 +9,18 @@ is a polynomial in the counts with one term per multiset of six values (5,005
 of them).  The coefficients (the sum of the wager's pays over the sequences
 of each multiset) are computed once per game from the exact analyzer's own
 coup table; evaluating a shoe is then 5,005 products of falling factorials and
-one dot product per wager, compiled with numba and run in parallel over shoes.
+one dot product per wager (:mod:`baccarat.analysis.batch_kernel`).
 """
 
 from __future__ import annotations
 
 from itertools import combinations_with_replacement
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
+from baccarat.analysis import cache as disk
 from baccarat.analysis.composition import LABEL_VALUES, MAX_CARDS, MIN_CARDS
-from baccarat.analysis.punto import coup_table
 from baccarat.errors import ConfigurationError
 from baccarat.games import Game
 
@@ -52,6 +51,8 @@ def _factor_tree() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.ND
 
 def _coefficients(game: Game) -> FloatArray:
     """``[wager, multiset]``: the sum of the wager's pays over the ordered sequences of each multiset."""
+    from baccarat.analysis.punto import coup_table
+
     table = coup_table()
     grid = np.indices((10,) * 6).reshape(6, -1)  # every ordered sequence p1, b1, p2, b2, fifth, sixth
     key = (((grid[0] + grid[2]) % 10 * 10 + (grid[1] + grid[3]) % 10) * 10 + grid[4]) * 10 + grid[5]
@@ -67,51 +68,6 @@ def _coefficients(game: Game) -> FloatArray:
         pays = np.array([float(wager.odds(coup)) for coup in table.coups])
         coefficients[w] = np.bincount(multiset_of, weights=pays[coup_of], minlength=len(MULTISETS))
     return coefficients
-
-
-#: Shoes evaluated together: the inner loops run across a block of shoes, which the compiler vectorises.
-BLOCK = 16
-
-
-@numba.njit(parallel=True, cache=True, fastmath=True)
-def _evaluate(counts: npt.NDArray[np.int64], parent: npt.NDArray[np.int64], last: npt.NDArray[np.int64],
-              earlier: npt.NDArray[np.int64], coefficients: FloatArray) -> FloatArray:  # pragma: no cover - compiled
-    shoes, nodes = counts.shape[0], parent.shape[0]
-    wagers, terms = coefficients.shape
-    first = nodes - terms  # the six-value multisets are the last ``terms`` nodes
-    out = np.empty((shoes, wagers))
-    blocks = (shoes + BLOCK - 1) // BLOCK
-    for block in numba.prange(blocks):
-        start = block * BLOCK
-        width = min(BLOCK, shoes - start)
-        c = np.zeros((10, BLOCK))
-        for b in range(width):
-            for v in range(10):
-                c[v, b] = counts[start + b, v]
-        monomial = np.empty((first, BLOCK))  # multisets of 0 to 5 values
-        monomial[0, :] = 1.0
-        for t in range(1, first):
-            p, v, e = parent[t], last[t], earlier[t]
-            for b in range(BLOCK):
-                monomial[t, b] = monomial[p, b] * max(c[v, b] - e, 0.0)
-        total = np.zeros((wagers, BLOCK))
-        term = np.empty(BLOCK)
-        for t in range(terms):  # six-value multisets: used at once, never stored
-            p, v, e = parent[first + t], last[first + t], earlier[first + t]
-            for b in range(BLOCK):
-                term[b] = monomial[p, b] * max(c[v, b] - e, 0.0)
-            for w in range(wagers):
-                k = coefficients[w, t]
-                for b in range(BLOCK):
-                    total[w, b] += k * term[b]
-        for b in range(width):
-            size = 0.0
-            for v in range(10):
-                size += c[v, b]
-            denominator = size * (size - 1) * (size - 2) * (size - 3) * (size - 4) * (size - 5)
-            for w in range(wagers):
-                out[start + b, w] = total[w, b] / denominator
-    return out
 
 
 class BatchEvaluator:
@@ -132,8 +88,11 @@ class BatchEvaluator:
         self.codes = tuple(wager.code for wager in game.wagers)
         #: (parent, last value, earlier equal values) of every multiset node; see :func:`_factor_tree`.
         self.tree = _factor_tree()
-        #: ``[wager, multiset]`` coefficients of each wager's polynomial.
-        self.coefficients = _coefficients(game)
+        #: ``[wager, multiset]`` coefficients of each wager's polynomial (kept on disk: 0.1 s to compute).
+        key = {"game": game.code, "wagers": [[w.code, {e: str(p) for e, p in w.paytable.items()}] for w in game.wagers]}
+        self.coefficients: FloatArray = disk.arrays("batch-coefficients", key,
+                                                    lambda: {"coefficients": _coefficients(game)})["coefficients"]
+        self._by_multiset = np.ascontiguousarray(self.coefficients.T)  # one multiset's wagers together
 
     def expected_values(self, shoes: npt.ArrayLike, *, order: str = "A-T") -> FloatArray:
         """EV per unit wagered, shape ``(shoes, wagers)``, for an array of shape ``(shoes, 10)``.
@@ -153,4 +112,6 @@ class BatchEvaluator:
         sizes = counts.sum(axis=1)
         if (counts < 0).any() or (sizes < MIN_CARDS).any() or (sizes > MAX_CARDS).any():
             raise ConfigurationError(f"every shoe needs non-negative counts and {MIN_CARDS} to {MAX_CARDS} cards")
-        return _evaluate(np.ascontiguousarray(counts), *self.tree, self.coefficients)
+        from baccarat.analysis.batch_kernel import LANES, evaluate  # numba: only when shoes are evaluated
+
+        return evaluate(np.ascontiguousarray(counts), self._by_multiset, max(1, min(LANES, len(counts))))

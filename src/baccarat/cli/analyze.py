@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
-import json
+import hashlib
+import os
 import sys
 from enum import StrEnum
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from baccarat.cli import GameCode, UsageProblem, app, handle_errors
 from baccarat.presets import get_game
 from baccarat.shoe import DEFAULT_DECKS
+
+if TYPE_CHECKING:
+    from baccarat.analysis.lucky_draw import StrategyKind
+    from baccarat.games import Game
+
+
+def single_threaded_blas() -> None:
+    """Ask numpy's OpenBLAS for no thread pool, unless the user chose a size: call before numpy is imported.
+
+    Neither the analyzer nor the simulator uses BLAS, and starting its threads is about a third
+    of numpy's import time (0.06 s of a command that should take 0.2 s).
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 class StrategyChoice(StrEnum):
@@ -36,10 +51,7 @@ def analyze(
     Counts are six-card-convention combinations (Block Bonus: ordered three-card
     sequences).  Lucky Draw adds the optimal Draw strategy and its strategy card.
     """
-    # Imported here: numpy and the analyzer are not needed by the other commands.
-    from baccarat.analysis.analyze import analyze as run_analysis
-    from baccarat.analysis.composition import Composition
-    from baccarat.analysis.report import analysis_json, format_analysis
+    from baccarat.analysis import cache as disk  # the standard library only: a cached report needs no numpy
 
     with handle_errors():
         if shoe is not None and decks is not None:
@@ -47,12 +59,30 @@ def analyze(
         chosen = get_game(game.value, paytable=paytable)
         if strategy is not StrategyChoice.composition and chosen.kind != "lucky_draw":
             raise UsageProblem("--strategy applies to lucky-draw only")
-        if shoe is not None:
-            composition = Composition.parse(shoe)
-        else:
-            composition = Composition.full(DEFAULT_DECKS if decks is None else decks)
-        result = run_analysis(chosen, composition, strategy=strategy.value, eor=eor)
-    if as_json:
-        sys.stdout.write(json.dumps(analysis_json(result), indent=2) + "\n")
+        full_decks = DEFAULT_DECKS if shoe is None and decks is None else decks
+        # The report is a function of these and of the code (the cache's key has a digest of the
+        # package's source; this module is added, as the cache leaves the command line out).
+        key = {"game": chosen.code, "paytable": chosen.paytable, "decks": full_decks,
+               "shoe": None if shoe is None else shoe.replace(" ", ""), "strategy": strategy.value, "eor": eor,
+               "json": as_json, "command": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}
+        text = disk.text("analyze", key, lambda: _report(chosen, full_decks, shoe, strategy.value, eor, as_json))
+    sys.stdout.write(text)
+
+
+def _report(game: Game, decks: int | None, shoe: str | None, strategy: StrategyKind, eor: bool, as_json: bool) -> str:
+    """Analyse and format (the work a cached report saves)."""
+    single_threaded_blas()  # before numpy is imported
+    from baccarat.analysis.analyze import analyze as run_analysis
+    from baccarat.analysis.composition import Composition
+    from baccarat.analysis.report import analysis_json, format_analysis
+
+    if shoe is not None:
+        composition = Composition.parse(shoe)
     else:
-        sys.stdout.write(format_analysis(result))
+        composition = Composition.full(DEFAULT_DECKS if decks is None else decks)
+    result = run_analysis(game, composition, strategy=strategy, eor=eor)
+    if as_json:
+        import json
+
+        return json.dumps(analysis_json(result), indent=2) + "\n"
+    return format_analysis(result)

@@ -23,7 +23,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -31,7 +30,7 @@ from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.composition import LABEL_VALUES, VALUE_LABELS
 from baccarat.errors import ConfigurationError
 from baccarat.presets import get_game
-from baccarat.sim import kernels
+from baccarat.sim.compiled import kernels
 from baccarat.sim.run import CHUNK_SHOES, ChunkedRun, chunk_state, execute
 from baccarat.sim.tables import punto_banco_tables, shoe_tables
 
@@ -102,93 +101,17 @@ class CountPlan(ChunkedRun):
         return by_value
 
 
-@numba.njit(cache=True)
-def _exact_ev(counts: np.ndarray, parent: np.ndarray, last: np.ndarray, earlier: np.ndarray,
-              coefficients: np.ndarray, monomial: np.ndarray) -> float:  # pragma: no cover - compiled
-    """The batch analyzer's polynomial for one wager and one composition."""
-    nodes, terms = parent.shape[0], coefficients.shape[0]
-    first = nodes - terms
-    size = counts.sum()
-    monomial[0] = 1.0
-    total = 0.0
-    for t in range(1, nodes):
-        value = monomial[parent[t]] * max(counts[last[t]] - earlier[t], 0)
-        if t < first:
-            monomial[t] = value
-        else:
-            total += coefficients[t - first] * value
-    return float(total / (size * (size - 1.0) * (size - 2.0) * (size - 3.0) * (size - 4.0) * (size - 5.0)))
-
-
-@numba.njit(cache=True)
-def count_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: np.ndarray, burn: np.ndarray,
-                cut_card: int, player_draws: np.ndarray, banker_draws: np.ndarray, natural: np.ndarray,
-                pay: np.ndarray, tags: np.ndarray, trigger: float, true_count: bool, initial: int,
-                perfect: bool, parent: np.ndarray, last: np.ndarray, earlier: np.ndarray,
-                coefficients: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """Per chunk: sums of hands, bets, win, win squared, win x hands... (see :func:`summarize_count`)."""
-    sums = np.zeros(8)
-    cards = deck.copy()
-    size = cards.shape[0]
-    values = np.empty(size, dtype=np.int64)
-    cut_index = size - cut_card
-    left = np.zeros(10, dtype=np.int64)
-    monomial = np.empty(parent.shape[0] - coefficients.shape[0])
-    for _ in range(shoes):
-        kernels.shuffle_in_place(cards, state)
-        left[:] = 0
-        for i in range(size):
-            values[i] = value_of[cards[i]]
-            left[values[i]] += 1
-        pos = 1 + burn[values[0]]
-        for i in range(pos):
-            left[values[i]] -= 1
-        running = initial + tags[values[0]]  # only the turned card is seen
-        last_coup = False
-        hands = 0
-        bets = 0
-        win = 0.0
-        while size - pos >= 6:
-            if perfect:
-                bet = _exact_ev(left, parent, last, earlier, coefficients, monomial) > 0.0
-            elif true_count:
-                bet = running / ((size - pos) / 52.0) >= trigger
-            else:
-                bet = running >= trigger
-            start = pos
-            key, pos = kernels.punto_banco_coup(values, pos, player_draws, banker_draws, natural)
-            for i in range(start, pos):
-                running += tags[values[i]]
-                left[values[i]] -= 1
-            hands += 1
-            if bet:
-                bets += 1
-                win += pay[key]
-            if last_coup:
-                break
-            if pos > cut_index:
-                last_coup = True
-        sums[0] += hands
-        sums[1] += hands * hands
-        sums[2] += bets
-        sums[3] += win
-        sums[4] += win * win
-        sums[5] += 1
-        sums[6] += win * bets
-        sums[7] += bets * bets
-    return sums
-
-
 def run_count_chunk(plan: CountPlan, index: int) -> npt.NDArray[np.float64]:
     """One chunk of a counting study (top level, for processes and Dask)."""
     shoe = shoe_tables(plan.decks)
     tables = punto_banco_tables(plan.game)
     row = [w.code for w in get_game(plan.game).wagers].index(plan.wager)
     parent, last, earlier, coefficients = _polynomial(plan.game, row) if plan.perfect else _NO_POLYNOMIAL
-    result: npt.NDArray[np.float64] = count_chunk(
+    result: npt.NDArray[np.float64] = kernels().count_chunk(
         plan.chunk_shoes(index), chunk_state(plan.seed, index), shoe.deck, shoe.value_of, shoe.burn, plan.cut_card,
-        tables.player_draws, tables.banker_draws, tables.natural, tables.pays[row], plan.tags_by_value,
-        plan.trigger, plan.true_count, plan.initial_count, plan.perfect, parent, last, earlier, coefficients)
+        tables.player_draws, tables.banker_draws, tables.natural, tables.pays[row],
+        plan.tags_by_value, float(plan.trigger), plan.true_count, plan.initial_count, plan.perfect, parent, last,
+        earlier, coefficients)
     return result
 
 

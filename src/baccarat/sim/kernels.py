@@ -11,6 +11,11 @@ has come out (a card behind it was dealt).
 Random numbers: xoshiro256** (Blackman and Vigna), seeded per chunk from a
 numpy ``SeedSequence``, with Lemire's unbiased bounded integers for the
 Fisher-Yates shuffle.
+
+These are plain numba functions; :mod:`baccarat.sim.compiled` compiles the
+three chunk kernels ahead of time so that a run need not import numba, and
+falls back to these very functions when it cannot.  Both deal the same shoes
+to the bit.
 """
 
 from __future__ import annotations
@@ -20,49 +25,74 @@ import numpy as np
 
 _U64 = np.uint64
 _MASK32 = _U64(0xFFFFFFFF)
-#: The right-hand digit of a sum of two point values: a table look-up instead of a division.
-_DIGIT = np.arange(20, dtype=np.int64) % 10
-
+#: The right-hand digit of a sum of two or three point values: a table look-up instead of a division.
+_DIGIT = np.arange(30, dtype=np.int64) % 10
 
 @numba.njit(cache=True, inline="always")
 def _rotl(x: np.uint64, k: int) -> np.uint64:  # pragma: no cover - compiled
     return (x << _U64(k)) | (x >> _U64(64 - k))
 
 
+@numba.njit(cache=True, inline="always")
+def _step(s0: np.uint64, s1: np.uint64, s2: np.uint64,
+          s3: np.uint64) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:  # pragma: no cover
+    """One xoshiro256** step on the four state words: (64 random bits, the new words)."""
+    result = _rotl(s1 * _U64(5), 7) * _U64(9)
+    t = s1 << _U64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    return result, s0, s1, s2, s3
+
+
+@numba.njit(cache=True, inline="always")
+def _below(n: int, s0: np.uint64, s1: np.uint64, s2: np.uint64,
+           s3: np.uint64) -> tuple[int, np.uint64, np.uint64, np.uint64, np.uint64]:  # pragma: no cover
+    """A uniform integer in ``[0, n)`` (n < 2**32), without bias (Lemire's method), and the new words."""
+    bound = _U64(n)
+    bits, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+    product = (bits >> _U64(32)) * bound
+    low = product & _MASK32
+    if low < bound:
+        threshold = ((_MASK32 + _U64(1)) - bound) % bound
+        while low < threshold:
+            bits, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+            product = (bits >> _U64(32)) * bound
+            low = product & _MASK32
+    return int(product >> _U64(32)), s0, s1, s2, s3
+
+
 @numba.njit(cache=True)
 def next_u64(state: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
     """xoshiro256**: the next 64 random bits; ``state`` is four uint64, not all zero."""
-    result = _rotl(state[1] * _U64(5), 7) * _U64(9)
-    t = state[1] << _U64(17)
-    state[2] ^= state[0]
-    state[3] ^= state[1]
-    state[1] ^= state[2]
-    state[0] ^= state[3]
-    state[2] ^= t
-    state[3] = _rotl(state[3], 45)
+    result, state[0], state[1], state[2], state[3] = _step(state[0], state[1], state[2], state[3])
     return result
 
 
 @numba.njit(cache=True)
 def below(state: np.ndarray, n: int) -> int:  # pragma: no cover - compiled
     """A uniform integer in ``[0, n)`` (n < 2**32), without bias (Lemire's method)."""
-    bound = _U64(n)
-    product = (next_u64(state) >> _U64(32)) * bound
-    low = product & _MASK32
-    if low < bound:
-        threshold = ((_MASK32 + _U64(1)) - bound) % bound
-        while low < threshold:
-            product = (next_u64(state) >> _U64(32)) * bound
-            low = product & _MASK32
-    return int(product >> _U64(32))
+    j, state[0], state[1], state[2], state[3] = _below(n, state[0], state[1], state[2], state[3])
+    return j
 
 
 @numba.njit(cache=True)
 def shuffle_in_place(cards: np.ndarray, state: np.ndarray) -> None:  # pragma: no cover - compiled
-    """Fisher-Yates."""
+    """Fisher-Yates, drawing exactly as :func:`below` would.
+
+    The generator's four words stay in local variables for the whole shuffle: kept in the
+    ``state`` array, they would be stored and loaded again at every draw (the compiler cannot
+    prove that writing a card does not change them), which put a store-to-load delay on the
+    generator's critical path and cost about a fifth of the shuffle.
+    """
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for i in range(cards.shape[0] - 1, 0, -1):
-        j = below(state, i + 1)
+        j, s0, s1, s2, s3 = _below(i + 1, s0, s1, s2, s3)
         cards[i], cards[j] = cards[j], cards[i]
+    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
 
 
 @numba.njit(cache=True)
@@ -76,8 +106,8 @@ def punto_banco_coup(values: np.ndarray, pos: int, player_draws: np.ndarray, ban
     pt = _DIGIT[values[pos] + values[pos + 2]]
     bt = _DIGIT[values[pos + 1] + values[pos + 3]]
     pos += 4
-    # Written without branches (0/1 arithmetic): which way a coup goes is random, and
-    # mispredicted branches would cost more than the few extra operations.
+    # Written without branches (0/1 arithmetic): which way a coup goes is random, so branches
+    # would be mispredicted about once a coup; the arithmetic costs less.
     play = 1 - (natural[pt] | natural[bt])  # 1 when neither hand has a natural
     player_draw = play * player_draws[pt]
     next_card = values[pos]
@@ -92,25 +122,46 @@ def punto_banco_coup(values: np.ndarray, pos: int, player_draws: np.ndarray, ban
 
 @numba.njit(cache=True)
 def punto_banco_shoe(values: np.ndarray, burn: np.ndarray, cut_card: int, player_draws: np.ndarray,
-                     banker_draws: np.ndarray, natural: np.ndarray, keys: np.ndarray) -> int:  # pragma: no cover
+                     banker_draws: np.ndarray, natural: np.ndarray, pays: np.ndarray, keys: np.ndarray,
+                     histogram: np.ndarray, net: np.ndarray) -> int:  # pragma: no cover - compiled
     """Deal one shoe whose card values are ``values`` (already shuffled): burn, coups, cut card, last coup.
 
-    Writes each coup's key to ``keys`` and returns the number of coups.
+    Writes each coup's key to ``keys``, counts it in ``histogram``, sets ``net[w]`` to the
+    shoe's net result on wager ``w`` (``pays[key, w]`` per coup, added in deal order) and
+    returns the number of coups.
     """
     size = values.shape[0]
     cut_index = size - cut_card
+    wagers = pays.shape[1]
+    net[:] = 0.0
     pos = 1 + burn[values[0]]
     last = False
     coups = 0
     while size - pos >= 6:  # a coup may need six cards and is never split
         key, pos = punto_banco_coup(values, pos, player_draws, banker_draws, natural)
         keys[coups] = key
+        histogram[key] += 1
+        for w in range(wagers):
+            net[w] += pays[key, w]
         coups += 1
         if last:
             break
         if pos > cut_index:  # the cut card is out: one more coup
             last = True
     return coups
+
+
+@numba.njit(cache=True)
+def _add_shoe(sums: np.ndarray, net: np.ndarray, hands: int) -> None:  # pragma: no cover - compiled
+    """Per wager row, add a shoe's net, net squared and net x hands; the last row: hands, hands squared, 1."""
+    wagers = net.shape[0]
+    for w in range(wagers):
+        sums[w, 0] += net[w]
+        sums[w, 1] += net[w] * net[w]
+        sums[w, 2] += net[w] * hands
+    sums[wagers, 0] += hands
+    sums[wagers, 1] += hands * hands
+    sums[wagers, 2] += 1
 
 
 @numba.njit(cache=True)
@@ -132,40 +183,32 @@ def punto_banco_chunk(shoes: int, state: np.ndarray, deck_values: np.ndarray, bu
     net = np.zeros(wagers)
     for _ in range(shoes):
         shuffle_in_place(values, state)
-        hands = punto_banco_shoe(values, burn, cut_card, player_draws, banker_draws, natural, keys)
-        net[:] = 0.0
-        for h in range(hands):
-            key = keys[h]
-            histogram[key] += 1
-            for w in range(wagers):
-                net[w] += pays[key, w]
-        for w in range(wagers):
-            sums[w, 0] += net[w]
-            sums[w, 1] += net[w] * net[w]
-            sums[w, 2] += net[w] * hands
-        sums[wagers, 0] += hands
-        sums[wagers, 1] += hands * hands
-        sums[wagers, 2] += 1
+        hands = punto_banco_shoe(values, burn, cut_card, player_draws, banker_draws, natural, pays, keys,
+                                 histogram, net)
+        _add_shoe(sums, net, hands)
     return histogram, sums
 
 
 @numba.njit(cache=True)
 def lucky_draw_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: np.ndarray, burn: np.ndarray,
-                     cut_card: int, dealer_draws: np.ndarray, draws: np.ndarray, stand_pay: np.ndarray,
-                     draw_pay: np.ndarray, block_event: np.ndarray,
+                     cut_card: int, dealer_draws: np.ndarray, draws: np.ndarray, enter_pay: np.ndarray,
+                     block_event: np.ndarray,
                      block_pay: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """Deal ``shoes`` full Lucky Draw shoes, one seat heads-up, one unit of Enter and of Block Bonus.
 
-    ``draws[s1, up, s2]`` is the seat's strategy.  Histogram bins: ``drew * 100 +
-    seat total * 10 + dealer total`` for Enter, then ``200 + event`` for Block Bonus.
-    Sums as in :func:`punto_banco_chunk`, wagers Enter (with the Draw) and Block Bonus.
+    ``draws[s1, up, s2]`` (0/1) is the seat's strategy and ``dealer_draws[total]`` (0/1) the
+    dealer's rule.  Histogram bins: ``drew * 100 + seat total * 10 + dealer total`` for Enter,
+    then ``200 + event`` for Block Bonus; ``enter_pay`` is the Enter (and Draw) pay of each of
+    the first 200 bins.  Sums as in :func:`punto_banco_chunk`, wagers Enter (with the Draw) and
+    Block Bonus.  Like :func:`punto_banco_coup`, a round is dealt without branches.
     """
     histogram = np.zeros(200 + block_pay.shape[0], dtype=np.int64)
     sums = np.zeros((3, 3))
     cards = deck.copy()
-    values = np.empty(cards.shape[0], dtype=np.int64)
     size = cards.shape[0]
+    values = np.empty(size, dtype=np.int32)
     cut_index = size - cut_card
+    net = np.zeros(2)
     for _ in range(shoes):
         shuffle_in_place(cards, state)
         for i in range(size):
@@ -179,22 +222,17 @@ def lucky_draw_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: 
             s1, up, s2 = values[pos], values[pos + 1], values[pos + 2]
             event = block_event[cards[pos], cards[pos + 2], cards[pos + 1]]
             pos += 3
-            seat = (s1 + s2) % 10
             drew = draws[s1, up, s2]
-            if drew:
-                seat = (seat + values[pos]) % 10
-                pos += 1
-            dealer = (up + values[pos]) % 10
+            seat = _DIGIT[s1 + s2 + drew * values[pos]]  # the Draw card counts only if the seat drew
+            pos += drew
+            dealer = _DIGIT[up + values[pos]]
             pos += 1
-            if dealer_draws[dealer]:
-                dealer = (dealer + values[pos]) % 10
-                pos += 1
-            if drew:
-                enter += draw_pay[seat, dealer]
-                histogram[100 + seat * 10 + dealer] += 1
-            else:
-                enter += stand_pay[seat, dealer]
-                histogram[seat * 10 + dealer] += 1
+            third = dealer_draws[dealer]
+            dealer = _DIGIT[dealer + third * values[pos]]
+            pos += third
+            outcome = drew * 100 + seat * 10 + dealer
+            enter += enter_pay[outcome]
+            histogram[outcome] += 1
             block += block_pay[event]
             histogram[200 + event] += 1
             hands += 1
@@ -202,13 +240,84 @@ def lucky_draw_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: 
                 break
             if pos > cut_index:
                 last = True
-        sums[0, 0] += enter
-        sums[0, 1] += enter * enter
-        sums[0, 2] += enter * hands
-        sums[1, 0] += block
-        sums[1, 1] += block * block
-        sums[1, 2] += block * hands
-        sums[2, 0] += hands
-        sums[2, 1] += hands * hands
-        sums[2, 2] += 1
+        net[0] = enter
+        net[1] = block
+        _add_shoe(sums, net, hands)
     return histogram, sums
+
+
+@numba.njit(cache=True)
+def exact_ev(counts: np.ndarray, parent: np.ndarray, last: np.ndarray, earlier: np.ndarray,
+             coefficients: np.ndarray, monomial: np.ndarray) -> float:  # pragma: no cover - compiled
+    """The batch analyzer's polynomial for one wager and one composition (counts by point value)."""
+    nodes, terms = parent.shape[0], coefficients.shape[0]
+    first = nodes - terms
+    size = counts.sum()
+    monomial[0] = 1.0
+    total = 0.0
+    for t in range(1, nodes):
+        value = monomial[parent[t]] * max(counts[last[t]] - earlier[t], 0)
+        if t < first:
+            monomial[t] = value
+        else:
+            total += coefficients[t - first] * value
+    return float(total / (size * (size - 1.0) * (size - 2.0) * (size - 3.0) * (size - 4.0) * (size - 5.0)))
+
+
+@numba.njit(cache=True)
+def count_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: np.ndarray, burn: np.ndarray,
+                cut_card: int, player_draws: np.ndarray, banker_draws: np.ndarray, natural: np.ndarray,
+                pay: np.ndarray, tags: np.ndarray, trigger: float, true_count: bool, initial: int,
+                perfect: bool, parent: np.ndarray, last: np.ndarray, earlier: np.ndarray,
+                coefficients: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """A counting study's chunk: sums of hands, bets, win, win squared... (see ``counting.summarize_count``)."""
+    sums = np.zeros(8)
+    cards = deck.copy()
+    size = cards.shape[0]
+    values = np.empty(size, dtype=np.int64)
+    cut_index = size - cut_card
+    left = np.zeros(10, dtype=np.int64)
+    monomial = np.empty(parent.shape[0] - coefficients.shape[0])
+    for _ in range(shoes):
+        shuffle_in_place(cards, state)
+        left[:] = 0
+        for i in range(size):
+            values[i] = value_of[cards[i]]
+            left[values[i]] += 1
+        pos = 1 + burn[values[0]]
+        for i in range(pos):
+            left[values[i]] -= 1
+        running = initial + tags[values[0]]  # only the turned card is seen
+        last_coup = False
+        hands = 0
+        bets = 0
+        win = 0.0
+        while size - pos >= 6:
+            if perfect:
+                bet = exact_ev(left, parent, last, earlier, coefficients, monomial) > 0.0
+            elif true_count:
+                bet = running / ((size - pos) / 52.0) >= trigger
+            else:
+                bet = running >= trigger
+            start = pos
+            key, pos = punto_banco_coup(values, pos, player_draws, banker_draws, natural)
+            for i in range(start, pos):
+                running += tags[values[i]]
+                left[values[i]] -= 1
+            hands += 1
+            if bet:
+                bets += 1
+                win += pay[key]
+            if last_coup:
+                break
+            if pos > cut_index:
+                last_coup = True
+        sums[0] += hands
+        sums[1] += hands * hands
+        sums[2] += bets
+        sums[3] += win
+        sums[4] += win * win
+        sums[5] += 1
+        sums[6] += win * bets
+        sums[7] += bets * bets
+    return sums

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -9,15 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from baccarat.analysis import lucky_draw as ld
-from baccarat.analysis.analyze import analyze, block_bonus, enter_lines
-from baccarat.analysis.composition import Composition
-from baccarat.analysis.punto import coup_table
-from baccarat.analysis.report import WagerAnalysis
+from baccarat.analysis import cache as disk
 from baccarat.games import Game
 from baccarat.lucky import BLOCK_EVENTS
 from baccarat.sim.run import ChunkResult, Plan
-from baccarat.sim.tables import lucky_draw_tables
+from baccarat.sim.tables import lucky_draw_tables, punto_banco_tables
 
 Z95 = 1.959963984540054
 
@@ -66,23 +63,48 @@ def ratio_stats(sums: np.ndarray, row: int) -> tuple[float, float]:
 
 
 def _punto_banco_events(game: Game, histogram: np.ndarray) -> dict[str, dict[str, int]]:
-    table = coup_table()
-    per_coup = np.bincount(table.index.ravel(), weights=histogram, minlength=len(table.coups))
+    """Hands per event of every wager, from the coup-key histogram and each key's event."""
+    events = punto_banco_tables(game.code).events
     result: dict[str, dict[str, int]] = {}
-    for wager in game.wagers:
-        counts: Counter[str] = Counter({event: 0 for event in wager.paytable})
-        for coup, n in zip(table.coups, per_coup, strict=True):
-            if n:
-                counts[wager.event(coup)] += int(n)
-        result[wager.code] = dict(counts)
+    for row, wager in enumerate(game.wagers):
+        counts = np.zeros(len(wager.paytable), dtype=np.int64)
+        np.add.at(counts, events[row], histogram)
+        result[wager.code] = {event: int(n) for event, n in zip(wager.paytable, counts, strict=True)}
     return result
+
+
+def _compute_exact_values(game: Game, plan: Plan) -> dict[str, float]:
+    # Imported here: the analyzer is needed only when the values are not on disk yet.
+    from baccarat.analysis import lucky_draw as ld
+    from baccarat.analysis.analyze import analyze, block_bonus, enter_lines
+    from baccarat.analysis.composition import Composition
+    from baccarat.analysis.report import WagerAnalysis
+
+    shoe = Composition.full(plan.decks)
+    if game.kind == "lucky_draw":
+        draws = np.frombuffer(plan.draws or b"", dtype=bool).reshape(10, 10, 10)
+        enter = WagerAnalysis("enter", "", enter_lines(ld.cells(game, shoe), draws)).expected_value
+        return {"enter": float(enter), "block_bonus": float(block_bonus(game.wager("block_bonus"), plan.decks)
+                                                              .expected_value)}
+    return {w.code: float(w.expected_value) for w in analyze(game, shoe).wagers}
+
+
+def exact_values(game: Game, plan: Plan) -> dict[str, float]:
+    """The exact full-shoe expected value of every wager, for the plan's shoe (and Lucky Draw strategy).
+
+    Kept on disk (:mod:`baccarat.analysis.cache`): the analysis takes 40 to 150 ms, which a run
+    would otherwise add to its start-up.  JSON keeps the floats exactly.
+    """
+    key = {"game": game.code, "paytable": game.paytable, "decks": plan.decks,
+           "draws": hashlib.sha256(plan.draws).hexdigest() if plan.draws is not None else None}
+    return disk.json_value("exact-values", key, lambda: _compute_exact_values(game, plan))
 
 
 def summarize(game: Game, plan: Plan, totals: ChunkResult) -> SimulationResult:
     """Per-wager counts, means, standard errors and the exact values beside them."""
     histogram, sums = totals
     hands, shoes = int(sums[-1, 0]), int(sums[-1, 2])
-    exact_shoe = Composition.full(plan.decks)
+    exact = exact_values(game, plan)
     wagers = []
     draw_fraction = None
     if game.kind == "lucky_draw":
@@ -93,23 +115,19 @@ def summarize(game: Game, plan: Plan, totals: ChunkResult) -> SimulationResult:
                 enter[tables.stand.events[tables.stand.table[seat, dealer]]] += int(histogram[seat * 10 + dealer])
                 enter[tables.draw.events[tables.draw.table[seat, dealer]]] += int(histogram[100 + seat * 10 + dealer])
         block = {event: int(histogram[200 + i]) for i, event in enumerate(BLOCK_EVENTS)}
-        draws = np.frombuffer(plan.draws or b"", dtype=bool).reshape(10, 10, 10)
-        exact_enter = float(WagerAnalysis("enter", "", enter_lines(ld.cells(game, exact_shoe), draws)).expected_value)
-        block_wager = block_bonus(game.wager("block_bonus"), plan.decks)
         draw_fraction = float(histogram[100:200].sum() / hands) if hands else 0.0
-        for code, name, events, exact, row in (
-            ("enter", "Enter, with the Draw wager", dict(enter), exact_enter, 0),
-            ("block_bonus", "Block Bonus", block, float(block_wager.expected_value), 1),
+        for code, name, events, row in (
+            ("enter", "Enter, with the Draw wager", dict(enter), 0),
+            ("block_bonus", "Block Bonus", block, 1),
         ):
             mean, error = ratio_stats(sums, row)
-            wagers.append(WagerResult(code, name, events, mean, error, exact))
+            wagers.append(WagerResult(code, name, events, mean, error, exact[code]))
     else:
         events_by_wager = _punto_banco_events(game, histogram)
-        exact_values = {w.code: float(w.expected_value) for w in analyze(game, exact_shoe).wagers}
         for row, wager in enumerate(game.wagers):
             mean, error = ratio_stats(sums, row)
             wagers.append(WagerResult(wager.code, wager.name, events_by_wager[wager.code], mean, error,
-                                      exact_values[wager.code]))
+                                      exact[wager.code]))
     return SimulationResult(game.code, game.name, plan, shoes, hands, tuple(wagers), draw_fraction)
 
 

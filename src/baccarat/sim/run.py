@@ -11,19 +11,21 @@ in this process, in local worker processes (``workers``), or on a Dask cluster
 from __future__ import annotations
 
 import math
-import multiprocessing
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from baccarat.errors import ConfigurationError
 from baccarat.shoe import check_cut_card, check_decks
-from baccarat.sim import kernels
+from baccarat.sim.compiled import kernels
 from baccarat.sim.tables import lucky_draw_tables, punto_banco_tables, shoe_tables
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.sharedctypes import Synchronized
 
 #: Shoes per chunk by default: a chunk is a fraction of a second of work, so the per-task
 #: overhead of a process pool or a Dask cluster stays small and the progress bar still moves.
@@ -110,30 +112,91 @@ def run_chunk(plan: Plan, index: int) -> ChunkResult:
     shoes = plan.chunk_shoes(index)
     if plan.game == "lucky-draw":
         t = lucky_draw_tables(plan.paytable or 1)
-        draws = np.frombuffer(plan.draws or b"", dtype=bool).reshape(10, 10, 10)
-        result: ChunkResult = kernels.lucky_draw_chunk(
+        draws = np.frombuffer(plan.draws or b"", dtype=bool).reshape(10, 10, 10).astype(np.int64)
+        result: ChunkResult = kernels().lucky_draw_chunk(
             shoes, state, shoe.deck, shoe.value_of, shoe.burn, plan.cut_card, t.dealer_draws, draws,
-            t.stand_pay, t.draw_pay, t.block_event, t.block_pay)
+            t.enter_pay, t.block_event, t.block_pay)
         return result
     p = punto_banco_tables(plan.game)
-    result = kernels.punto_banco_chunk(shoes, state, shoe.value_of[shoe.deck], shoe.burn, plan.cut_card,
-                                       p.player_draws, p.banker_draws, p.natural, p.pays_by_key)
+    result = kernels().punto_banco_chunk(shoes, state, shoe.deck_values, shoe.burn, plan.cut_card,
+                                         p.player_draws, p.banker_draws, p.natural, p.pays_by_key)
     return result
 
 
+def _take(counter: Synchronized[int]) -> int:
+    """The next chunk nobody has taken yet (shared by all the processes of a run)."""
+    with counter.get_lock():
+        index = counter.value
+        counter.value = index + 1
+    return index
+
+
+def _deal_taken_chunks(plan: P, chunk: Callable[[P, int], R], counter: Synchronized[int],
+                       sender: Connection) -> None:  # pragma: no cover - runs in the forked worker
+    """A worker process: deal chunks until none is left, sending each result as it is done."""
+    try:
+        while (index := _take(counter)) < plan.chunks:
+            sender.send((index, chunk(plan, index)))
+    except BaseException as error:  # reported by the parent, which raises it
+        sender.send((-1, f"{type(error).__name__}: {error}"))
+    finally:
+        sender.close()
+
+
+def _received(ready: list[Any], receivers: list[Connection]) -> Generator[tuple[int, Any], None, int]:
+    """The results waiting on the ``ready`` connections, and how many (a closed connection is dropped)."""
+    count = 0
+    for receiver in ready:
+        try:
+            index, result = receiver.recv()
+        except EOFError:
+            receivers.remove(receiver)
+            continue
+        if index < 0:
+            raise RuntimeError(f"a simulation worker process failed: {result}")
+        count += 1
+        yield index, result
+    return count
+
+
 def _local(plan: P, workers: int, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:
-    if workers == 1:
+    """Deal every chunk in ``workers`` forked processes, each taking the next chunk nobody has taken.
+
+    The kernels and tables are loaded here first (a one-shoe chunk, result dropped), so the
+    forked workers inherit them and start dealing at once.  Taking chunks one at a time evens
+    out the work when other programs slow one worker down.  Each worker sends a chunk's
+    fixed-size summary as soon as it is done; this process only waits for them (it stays free to
+    read, so a worker never waits on a full pipe), and :func:`execute` adds them up in chunk order.
+    """
+    if workers == 1 or plan.chunks == 1:
         for index in range(plan.chunks):
             yield index, chunk(plan, index)
         return
-    # Load the compiled kernel and build the rule tables here first (one one-shoe chunk, result
-    # dropped); forked workers then inherit them and start at once (the kernels use no threads).
+    import multiprocessing  # not needed by one worker: about 10 ms of start-up
+    from multiprocessing.connection import wait
+
     chunk(replace(plan, shoes=1), 0)  # type: ignore[type-var]
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(chunk, plan, index): index for index in range(plan.chunks)}
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+    context = multiprocessing.get_context("fork")  # the workers start with everything loaded above
+    counter: Synchronized[int] = context.Value("q", 0)
+    children, receivers = [], []
+    done = 0
+    try:
+        for _ in range(min(workers, plan.chunks)):
+            receiver, sender = context.Pipe(duplex=False)
+            child = context.Process(target=_deal_taken_chunks, args=(plan, chunk, counter, sender), daemon=True)
+            child.start()
+            sender.close()
+            children.append(child)
+            receivers.append(receiver)
+        while done < plan.chunks:
+            if not receivers:
+                raise RuntimeError("a simulation worker process ended before its chunks were dealt")
+            done += yield from _received(wait(receivers), receivers)
+    finally:
+        for child in children:
+            if child.is_alive() and done < plan.chunks:
+                child.terminate()
+            child.join()
 
 
 def _dask(plan: P, scheduler: str, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:

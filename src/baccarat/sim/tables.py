@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from baccarat.analysis import lucky_draw as ld
+from baccarat.analysis import cache as disk
 from baccarat.analysis.block import CARD_KINDS, event_table
-from baccarat.analysis.composition import Composition
-from baccarat.analysis.punto import VALUE_CARDS, coup_table
 from baccarat.errors import ConfigurationError
 from baccarat.games import Game
 from baccarat.lucky import BLOCK_EVENTS
@@ -26,7 +25,14 @@ from baccarat.presets import get_game
 from baccarat.shoe import burn_count
 from baccarat.tableau import BANKER_CHART, DEALER_CHART, PLAYER_CHART, is_natural
 
+if TYPE_CHECKING:
+    from baccarat.analysis import lucky_draw as ld
+
+# The analyzer's modules (coup table, Lucky Draw cells) are imported where a table is computed:
+# once the tables are on disk a run does not need them, and they are 15 ms of start-up.
+
 IntArray = npt.NDArray[np.int64]
+SmallIntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -35,32 +41,42 @@ BoolArray = npt.NDArray[np.bool_]
 class ShoeTables:
     """The cards of a shoe and the procedure's numbers."""
 
-    deck: IntArray  #: card kinds, ``decks`` of each
-    value_of: IntArray  #: point value of each kind
+    deck: SmallIntArray  #: card kinds, ``decks`` of each
+    value_of: SmallIntArray  #: point value of each kind
     burn: IntArray  #: cards burned after turning a card of each value
 
+    @property
+    def deck_values(self) -> SmallIntArray:
+        """The point values of :attr:`deck`, in its order (what punto banco shuffles)."""
+        return self.value_of[self.deck]
 
+
+@cache
 def shoe_tables(decks: int) -> ShoeTables:
     """Cards and burn counts for a shoe of ``decks`` decks."""
-    value_of = np.array([card.value for card in CARD_KINDS], dtype=np.int64)
+    from baccarat.analysis.punto import VALUE_CARDS
+
+    # 32-bit cards: half the memory the shuffle moves, and the same random draws.
+    value_of = np.array([card.value for card in CARD_KINDS], dtype=np.int32)
     burn = np.array([burn_count(VALUE_CARDS[v]) for v in range(10)], dtype=np.int64)
-    return ShoeTables(np.tile(np.arange(52, dtype=np.int64), decks), value_of, burn)
+    return ShoeTables(np.tile(np.arange(52, dtype=np.int32), decks), value_of, burn)
 
 
 @dataclass(frozen=True)
 class PuntoBancoTables:
-    """The tableau as arrays, and every wager's pay for every coup key."""
+    """The tableau as arrays, and every wager's pay and event for every coup key."""
 
     player_draws: IntArray  #: [player total] -> 1 draws, 0 stands
     banker_draws: IntArray  #: [banker total, player's third card or 10 = stood]; rows 8-9 unused
     natural: IntArray  #: [two-card total] -> 1 for a natural
     pays: FloatArray  #: [wager, key]
     pays_by_key: FloatArray  #: [key, wager], contiguous per key, for the kernels
+    events: IntArray  #: [wager, key] -> the event's position in the wager's pay table
 
 
-@cache
-def punto_banco_tables(code: str) -> PuntoBancoTables:
-    """Kernel tables for a punto banco game (by code, so worker processes can rebuild them)."""
+def _punto_banco_arrays(code: str) -> dict[str, npt.NDArray[np.generic]]:
+    from baccarat.analysis.punto import coup_table
+
     game = get_game(code)
     banker = np.zeros((10, 11), dtype=bool)
     for total, row in BANKER_CHART.items():
@@ -68,35 +84,59 @@ def punto_banco_tables(code: str) -> PuntoBancoTables:
     table = coup_table()
     keys = table.index.ravel()
     pays = np.array([[float(w.odds(coup)) for coup in table.coups] for w in game.wagers])[:, keys]
+    events = np.array([[list(w.paytable).index(w.event(coup)) for coup in table.coups] for w in game.wagers])
     natural = np.array([is_natural(total) for total in range(10)], dtype=np.int64)
     # 0/1 integers rather than booleans: the kernels compute with them (see kernels.punto_banco_coup).
-    return PuntoBancoTables(np.array(PLAYER_CHART, dtype=np.int64), banker.astype(np.int64), natural, pays,
-                            np.ascontiguousarray(pays.T))
+    return {"player_draws": np.array(PLAYER_CHART, dtype=np.int64), "banker_draws": banker.astype(np.int64),
+            "natural": natural, "pays": np.ascontiguousarray(pays), "events": events[:, keys].astype(np.int64)}
+
+
+@cache
+def punto_banco_tables(code: str) -> PuntoBancoTables:
+    """Kernel tables for a punto banco game (by code, so worker processes can rebuild them).
+
+    Kept on disk (:mod:`baccarat.analysis.cache`): asking the engine about every coup and
+    every wager takes about 50 ms, a fifth of a run's start-up.
+    """
+    a = disk.arrays("punto-banco-tables", {"game": code}, lambda: _punto_banco_arrays(code))
+    return PuntoBancoTables(a["player_draws"], a["banker_draws"], a["natural"], a["pays"],
+                            np.ascontiguousarray(a["pays"].T), a["events"])
 
 
 @dataclass(frozen=True)
 class LuckyDrawTables:
     """The dealer's rule, the pays of standing and drawing, and Block Bonus by card kinds."""
 
-    dealer_draws: BoolArray  #: [two-card total]
+    dealer_draws: IntArray  #: [two-card total] -> 1 draws, 0 stands
     stand: ld.Outcomes
     draw: ld.Outcomes
     stand_pay: FloatArray  #: [seat total, dealer total], per unit of Enter
     draw_pay: FloatArray  #: the same with the Draw wager added
-    block_event: IntArray  #: [first, second, up] card kinds -> index in BLOCK_EVENTS
+    block_event: npt.NDArray[np.int8]  #: [first, second, up] card kinds -> index in BLOCK_EVENTS
     block_pay: FloatArray  #: [event]
+
+    @property
+    def enter_pay(self) -> FloatArray:
+        """The pay of every Enter histogram bin of the kernel: ``drew * 100 + seat * 10 + dealer``."""
+        return np.concatenate([self.stand_pay.ravel(), self.draw_pay.ravel()])
 
 
 @cache
 def lucky_draw_tables(paytable: int) -> LuckyDrawTables:
     """Kernel tables for Lucky Draw with DrawWin pay table ``paytable``."""
+    from baccarat.analysis import lucky_draw as ld
+
     game = get_game("lucky-draw", paytable=paytable)
     stand, draw = ld.outcomes(game, drew=False), ld.outcomes(game, drew=True)
     stand_pay = np.array([float(p) for p in stand.pays])[stand.table]
     draw_pay = np.array([float(p) for p in draw.pays])[draw.table]
     block = game.wager("block_bonus")
     block_pay = np.array([float(block.paytable[event]) for event in BLOCK_EVENTS])
-    return LuckyDrawTables(np.array(DEALER_CHART), stand, draw, stand_pay, draw_pay, event_table(), block_pay)
+    # One byte per triple (140,608 of them) keeps the table in the processor's cache; kept on disk
+    # because the engine is asked about some eleven thousand triples to build it (about 30 ms).
+    block_event = disk.arrays("block-events", {}, lambda: {"event": event_table().astype(np.int8)})["event"]
+    return LuckyDrawTables(np.array(DEALER_CHART, dtype=np.int64), stand, draw, stand_pay, draw_pay, block_event,
+                           block_pay)
 
 
 def strategy_draws(game: Game, decks: int, strategy: str) -> BoolArray:
@@ -106,8 +146,15 @@ def strategy_draws(game: Game, decks: int, strategy: str) -> BoolArray:
     shoe of ``decks`` decks; otherwise a list of seat totals to draw on, such as
     ``"0,1,2,3,4,5"`` (any up card), or ``"never"``.
     """
+    from baccarat.analysis import lucky_draw as ld
+    from baccarat.analysis.composition import Composition
+
     if strategy in ld.STRATEGIES:
-        return ld.strategy_draws(ld.cells(game, Composition.full(decks)), strategy)
+        # Kept on disk: the exact analysis behind it takes about 0.1 s.
+        key = {"game": game.code, "paytable": game.paytable, "decks": decks, "strategy": strategy}
+        stored = disk.arrays("lucky-draw-strategy", key, lambda: {
+            "draws": ld.strategy_draws(ld.cells(game, Composition.full(decks)), strategy)})
+        return stored["draws"]
     return ld.draws_from_card(np.repeat(totals_card(strategy)[:, None], 10, axis=1))
 
 
