@@ -26,8 +26,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from baccarat.cli import EXIT_UNAVAILABLE
 from baccarat.server import accounts, faults, tables
-from baccarat.server.app import MAX_BODY, RETRY_AFTER, create_app
+from baccarat.server.app import create_app
 from baccarat.server.db import connect, make_engine, session_factory, sqlite_url, transaction
+from baccarat.server.refusals import MAX_BODY, RETRY_AFTER
 from baccarat.server.settings import Settings
 
 PASSWORD = "a long and unusual passphrase 7"

@@ -1,0 +1,205 @@
+"""Refusals over HTTP, in one place: :class:`~baccarat.errors.BaccaratError` and the framework's own
+refusals (404, 405, 400, 413) become ``{"error", "detail", "message"}``: the code, the detail (words, or
+a 422's list of problems), and one sentence for the player.  A database that cannot save
+(:mod:`baccarat.server.faults`) is 503 with ``Retry-After``; anything else unexpected is a bare 500
+with no detail (the traceback goes to the server log, never to the client).  :class:`BodyLimit`
+refuses bodies over :data:`MAX_BODY` while they are received.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from baccarat.errors import (
+    AuthenticationError,
+    AuthorizationError,
+    BaccaratError,
+    BetLimitError,
+    ConfigurationError,
+    ConflictError,
+    IllegalActionError,
+    InsufficientFundsError,
+    InvalidAmountError,
+    RateLimitedError,
+    UnknownSeatError,
+    UnknownWagerError,
+    WagerPrerequisiteError,
+)
+from baccarat.server import faults
+
+log = logging.getLogger("baccarat.server")
+
+STATUS = {
+    AuthenticationError: 401,
+    AuthorizationError: 403,
+    ConflictError: 409,
+    InsufficientFundsError: 409,
+    ConfigurationError: 422,
+    InvalidAmountError: 422,
+    UnknownWagerError: 422,
+    BetLimitError: 422,
+    WagerPrerequisiteError: 422,
+    UnknownSeatError: 404,
+    IllegalActionError: 409,  #: the table is not in a state that allows it (no more bets, not seated...)
+    RateLimitedError: 429,
+}
+
+#: The largest request body accepted (bytes); bigger ones get 413 before they are read.
+MAX_BODY = 16_384
+#: Seconds a client is asked to wait (``Retry-After``) when the database cannot save.
+RETRY_AFTER = 5
+UNAVAILABLE = "the table server cannot save right now; try again in a moment"
+
+
+def _message(detail: Any) -> str:
+    """One sentence for the player: the detail itself, or a 422's problems as words."""
+    if isinstance(detail, list):
+        words = [f"{problem['field'].removeprefix('body.')}: {problem['problem']}" if isinstance(problem, dict)
+                 else str(problem) for problem in detail]
+        return "; ".join(words) or "the request was refused"
+    return str(detail)
+
+
+def _error(status: int, kind: str, detail: Any, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """Every refusal has this shape: ``{"error": <kind>, "detail": <words>, "message": <a sentence>}``."""
+    return JSONResponse({"error": kind, "detail": detail, "message": _message(detail)}, status_code=status,
+                        headers=headers)
+
+
+#: Words for Starlette's and FastAPI's own refusals, which say only "Not Found" or "Method Not Allowed".
+_HTTP_WORDS = {
+    400: ("BadRequest", "the request could not be read: send a JSON body encoded in UTF-8"),
+    404: ("NotFound", "there is nothing at this address"),
+    405: ("MethodNotAllowed", "this address does not answer that method"),
+    413: ("TooLarge", f"request bodies are at most {MAX_BODY} bytes"),
+}
+_FASTAPI_BODY_ERROR = "There was an error parsing the body"  # FastAPI's 400 for a body it cannot decode
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def _problem(error: Any) -> dict[str, str]:
+    """One validation problem for the player: which field, and what is wrong with it."""
+    location = [str(part) for part in error.get("loc", ())]
+    if error.get("type") == "json_invalid":  # FastAPI says "JSON decode error" at "body.<offset>"
+        reason = (error.get("ctx") or {}).get("error", "")
+        return {"field": "body", "problem": f"the body is not valid JSON: {reason} at character {location[-1]}"}
+    return {"field": ".".join(location), "problem": error.get("msg", "")}
+
+
+class BodyTooLarge(HTTPException):
+    """Raised from ``receive`` once the bytes received pass :data:`MAX_BODY`.  An HTTPException,
+    because FastAPI turns any other error while reading a body into a 400."""
+
+    def __init__(self) -> None:
+        # Connection: close tells uvicorn to stop reading this client, not to read and discard the rest.
+        super().__init__(413, f"request bodies are at most {MAX_BODY} bytes", headers={"Connection": "close"})
+
+
+class BodyLimit:
+    """Refuses request bodies over :data:`MAX_BODY` by counting the bytes actually received.
+
+    A declared ``Content-Length`` over the limit is refused before anything is read; a chunked
+    body (no length declared) or a body longer than declared is refused as soon as the count
+    passes the limit, so no more than about ``MAX_BODY`` plus one chunk is ever held (an
+    ``http`` middleware that trusted ``Content-Length`` let a 256 MB chunked body be read whole).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = Headers(scope=scope).get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            too_large = BodyTooLarge()
+            await _error(413, "TooLarge", too_large.detail, too_large.headers)(scope, receive, send)
+            return
+        received, started = 0, False
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > MAX_BODY:
+                    raise BodyTooLarge()
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except BodyTooLarge as too_large:  # normally answered by the HTTPException handler; this is the fallback
+            if started:
+                raise
+            await _error(413, "TooLarge", too_large.detail, too_large.headers)(scope, receive, send)
+
+
+def install(app: FastAPI) -> None:
+    """Answer every refusal of ``app`` in the one shape, and limit its request bodies."""
+    app.add_middleware(BodyLimit)
+    storage_faults = faults.FaultLog(log)
+
+    @app.exception_handler(BaccaratError)
+    async def _known(_: Request, error: BaccaratError) -> JSONResponse:
+        status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
+        wait = getattr(error, "retry_after", None)
+        return _error(status, type(error).__name__, str(error), {"Retry-After": str(wait)} if wait else None)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, error: RequestValidationError) -> JSONResponse:
+        return _error(422, "InvalidRequest", [_problem(e) for e in error.errors()])
+
+    @app.exception_handler(HTTPException)
+    async def _refused(request: Request, error: HTTPException) -> JSONResponse:
+        """Starlette's and FastAPI's own refusals (unknown address, wrong method, unreadable body,
+        too large) in the same shape as ours, their headers (``Allow`` on a 405) kept."""
+        status, headers = error.status_code, error.headers or {}
+        phrase = _phrase(status)
+        kind, words = _HTTP_WORDS.get(status, ("".join(w for w in phrase.title().split() if w.isalnum()), phrase))
+        detail: Any = error.detail
+        if detail not in (phrase, _FASTAPI_BODY_ERROR, "", None):
+            words = detail  # raised with words of its own: keep them
+        allowed = next((value for name, value in headers.items() if name.lower() == "allow"), None)
+        if status == 405 and allowed:
+            words = f"this address does not answer {request.method}; it answers {allowed}"
+        return _error(status, kind, words, headers)
+
+    @app.exception_handler(DBAPIError)
+    async def _database(request: Request, error: DBAPIError) -> JSONResponse:
+        """A full disk, a read-only or unopenable database, a PostgreSQL server that is down: 503 with
+        ``Retry-After`` and one log line now and then (:mod:`baccarat.server.faults`), not a 500 and a
+        traceback per request.  Any other database error is unexpected."""
+        reason = faults.storage_problem(error)
+        if reason is None:
+            return await _unexpected(request, error)
+        storage_faults.report(reason, error, consequence="requests that need the database are answered 503")
+        return _error(503, "Unavailable", UNAVAILABLE, {"Retry-After": str(RETRY_AFTER)})
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected error", exc_info=error)
+        return JSONResponse({"error": "InternalError", "detail": "internal error",
+                             "message": "something went wrong on the server: try again"}, status_code=500)

@@ -1,0 +1,47 @@
+"""Accounts and sessions: register, log in and out, and who you are."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from baccarat.server import accounts, views, wallet
+from baccarat.server.answers import AccountCreated, Me, SessionToken
+from baccarat.server.bodies import Credentials
+from baccarat.server.routers.deps import REFUSALS, Token, address, look, me, run
+
+router = APIRouter(tags=["accounts"], responses=REFUSALS)
+
+
+@router.post("/api/accounts", status_code=201, response_model=AccountCreated)
+def register(request: Request, body: Credentials) -> dict[str, object]:
+    """A new account with the server's grant of play money; limited per client address, and the
+    password is hashed with no transaction open (see :func:`accounts.sign_up`)."""
+    state = request.app.state
+    with state.limiter.registration(address(request)), state.hashing.admit():
+        account = accounts.sign_up(state.sessions, body.username, body.password,
+                                   grant=state.settings.grant, hashing=state.hashing)
+    balance = look(request, lambda s: wallet.balance(s, account.id))
+    return {"id": account.id, "username": account.username, "balance": balance}
+
+
+@router.post("/api/sessions", status_code=201, response_model=SessionToken)
+def log_in(request: Request, body: Credentials) -> dict[str, str]:
+    """A session token; limited per username and per client address, hashed outside any transaction."""
+    state = request.app.state
+    with state.limiter.login(accounts.login_key(body.username), address(request)), state.hashing.admit():
+        return {"token": accounts.sign_in(state.sessions, body.username, body.password, hashing=state.hashing)}
+
+
+@router.delete("/api/sessions", status_code=204)
+def log_out(request: Request, token: Token) -> None:
+    """End this session: its token stops working at once, on REST and on the table's WebSocket."""
+    me(request, token)
+    run(request, lambda s: accounts.log_out(s, token or ""))
+
+
+@router.get("/api/me", response_model=Me)
+def who_am_i(request: Request, token: Token) -> dict[str, object]:
+    """Your account and balance."""
+    account = me(request, token)
+    balance = look(request, lambda s: views.shown_balance(s, account.id))  # never ahead of a result on show
+    return {"id": account.id, "username": account.username, "role": account.role, "balance": balance}

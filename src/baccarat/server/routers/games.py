@@ -1,0 +1,18 @@
+"""The games and their wagers, with names, pays and default limits (the page draws its layouts from it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from baccarat.server import views
+from baccarat.server.answers import GameInfo
+
+router = APIRouter(tags=["games"])
+
+
+@router.get("/api/games", response_model=list[GameInfo])
+def games() -> list[dict[str, Any]]:
+    """Every game's wagers with their names and pays (Lucky Draw once per DrawWin pay table)."""
+    return views.games_json()

@@ -1,0 +1,31 @@
+"""Your rounds: the recent ones with their cards and results, and the export ``baccarat verify`` checks."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+
+from baccarat.server import history as played
+from baccarat.server import tables
+from baccarat.server.answers import HistoryExport, RoundRecall
+from baccarat.server.routers.deps import REFUSALS, Token, look, me
+
+router = APIRouter(tags=["history"], responses=REFUSALS)
+
+
+@router.get("/api/history", response_model=list[RoundRecall])
+def history(request: Request, token: Token) -> list[dict[str, Any]]:
+    """Your last rounds whose results are shown: cards in deal order, bets, results, balances."""
+    account = me(request, token)
+    return look(request, lambda s: tables.recall(s, account.id))
+
+
+@router.get("/api/history/export", response_model=HistoryExport)
+def history_export(request: Request, token: Token, limit: Annotated[int, Query(
+        ge=1, le=played.MOST_ROUNDS, description="how many of your last rounds")] = played.DEFAULT_ROUNDS,
+        ) -> dict[str, Any]:
+    """Your last rounds with their bets, settlements and balances, your wallet's movements since,
+    and the records of their shoes once revealed: check it with `baccarat verify FILE`."""
+    account = me(request, token)
+    return look(request, lambda s: played.export(s, account.id, limit))

@@ -1,0 +1,100 @@
+"""Tables: the lobby, a table's view, your seat, bets and Lucky Draw decisions, the scoreboards,
+the strategy hint and revealed shoes.  The table's live feed is the WebSocket in
+:mod:`baccarat.server.live`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from baccarat.server import tables, views
+from baccarat.server.answers import (
+    BetsPlaced,
+    Decided,
+    Roads,
+    Seated,
+    ShoeRecord,
+    Strategy,
+    TableView,
+    YourState,
+)
+from baccarat.server.bodies import BetsBody, DecisionBody, SeatBody
+from baccarat.server.models import GameTable
+from baccarat.server.routers.deps import REFUSALS, Id, IdempotencyKey, Token, look, me, once, run
+
+router = APIRouter(tags=["tables"], responses=REFUSALS)
+
+
+@router.get("/api/tables", response_model=list[TableView])
+def list_tables(request: Request) -> list[dict[str, Any]]:
+    """Every table as a player sees it now (the lobby)."""
+    def work(s: Session) -> list[dict[str, Any]]:
+        ids = s.scalars(select(GameTable.id).order_by(GameTable.id))
+        return [tables.table_view(s, table_id) for table_id in ids]
+    return look(request, work)
+
+
+@router.get("/api/tables/{table_id}", response_model=TableView)
+def show_table(request: Request, table_id: Id) -> dict[str, Any]:
+    """One table as a player sees it now."""
+    return look(request, lambda s: tables.table_view(s, table_id))
+
+
+@router.get("/api/tables/{table_id}/you", response_model=YourState)
+def your_state(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
+    """Your seat, shown balance, bets on the round on show and, once shown, their settlement."""
+    account = me(request, token)
+    return look(request, lambda s: views.you(s, table_id, account.id))
+
+
+@router.post("/api/tables/{table_id}/seats", status_code=201, response_model=Seated)
+def take_seat(request: Request, table_id: Id, body: SeatBody, token: Token) -> dict[str, int]:
+    """Sit down: at the seat asked for, or the first free one."""
+    account = me(request, token)
+    return {"seat": run(request, lambda s: tables.sit(s, table_id, account.id, body.seat))}
+
+
+@router.delete("/api/tables/{table_id}/seats", status_code=204)
+def leave_seat(request: Request, table_id: Id, token: Token) -> None:
+    """Stand up (refused while your bets are on a round in play)."""
+    account = me(request, token)
+    run(request, lambda s: tables.leave(s, table_id, account.id))
+
+
+@router.post("/api/tables/{table_id}/bets", status_code=201, response_model=BetsPlaced)
+def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
+        idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
+    """Stake wagers on the open round (added to what you have on it); once per idempotency key."""
+    account = me(request, token)
+    return once(request, account, idempotency_key, tables.bet_request(table_id, body.bets, body.round),
+                lambda s: tables.place_bets(s, table_id, account.id, body.bets, round_number=body.round))
+
+
+@router.post("/api/tables/{table_id}/decision", status_code=201, response_model=Decided)
+def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
+             idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
+    """Lucky Draw: draw (staking the Draw wager, equal to Enter) or stand."""
+    account = me(request, token)
+    return once(request, account, idempotency_key, {"table": table_id, "action": body.action},
+                lambda s: tables.decide(s, table_id, account.id, body.action))
+
+
+@router.get("/api/tables/{table_id}/roads", response_model=Roads)
+def roads(request: Request, table_id: Id) -> dict[str, Any]:
+    """The current shoe's scoreboards (Bead Plate, Big Road, derived roads, asks, statistics)."""
+    return look(request, lambda s: tables.table_roads(s, table_id))
+
+
+@router.get("/api/tables/{table_id}/strategy", response_model=Strategy)
+def strategy(request: Request, table_id: Id) -> dict[str, Any]:
+    """Lucky Draw: the optimal Draw decisions by seat total and up card (the page's hint)."""
+    return look(request, lambda s: tables.table_strategy(s, table_id))
+
+
+@router.get("/api/tables/{table_id}/shoes/{number}", response_model=ShoeRecord, response_model_exclude_unset=True)
+def shoe(request: Request, table_id: Id, number: Id) -> dict[str, Any]:
+    """A finished shoe's record, its server seed revealed, for ``baccarat verify`` (refused while in play)."""
+    return look(request, lambda s: tables.shoe_record(s, table_id, number))
