@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from baccarat.analysis.composition import Composition, IntArray, sequence_weight
 from baccarat.cards import Card
 from baccarat.coup import Coup, deal_coup
 from baccarat.errors import ConfigurationError
-from baccarat.games import Game
+from baccarat.games import Game, Wager
 
 #: One card of each point value (index = value; 0 stands for tens and pictures).
 VALUE_CARDS = (Card("T", "s"), *(Card(rank, "s") for rank in "A23456789"))
@@ -89,21 +90,90 @@ def _check_punto_banco(game: Game) -> None:
         raise ConfigurationError(f"{game.name} is not a punto banco game")
 
 
-def event_combinations(game: Game, composition: Composition) -> dict[str, dict[str, int]]:
+# Other cards of each point value, none alike: every deal of the coup table dealt again with these
+# has no pair and no two cards of a suit, where the table's own deals have pairs of tens.  A wager
+# said to read point values only must give every coup the same event both ways.
+_OTHER_TENS = ("K", "Q", "J", "K", "Q", "J")
+_OTHER_SUITS = ("h", "d", "c", "h", "d", "c")
+
+
+@cache
+def _other_coups() -> tuple[Coup, ...]:
+    def other(coup: Coup) -> Coup:
+        order = tuple(
+            (side, Card(_OTHER_TENS[i] if card.value == 0 else card.rank, _OTHER_SUITS[i]))
+            for i, (side, card) in enumerate(coup.deal_order)
+        )
+        # Dealt again so that the record is the engine's own, then the cards compared.
+        again = deal_coup(iter(card for _, card in order).__next__)
+        assert again.deal_order == order
+        return again
+
+    return tuple(other(coup) for coup in coup_table().coups)
+
+
+def unpriceable(wager: Wager[Any], composition: Composition | None = None) -> str | None:
+    """Why ``wager`` cannot be priced exactly (in ``composition``, when given), or None when it can.
+
+    A wager that reads point values only is priced from the coup table; one that reads ranks or
+    suits needs its event declared on the coup's facts (``rule``), the ranks of the shoe and, for
+    suits, full decks.  A wager said to read values that gives a coup another event when the same
+    values come as other ranks and suits is caught here.
+    """
+    if wager.depends == "values" and wager.rule is not None:
+        return None  # declared on facts of point values only: priced by them, by construction
+    if wager.depends == "values":
+        table = coup_table()
+        if any(wager.event(a) != wager.event(b) for a, b in zip(table.coups, _other_coups(), strict=True)):
+            return ("it reads the cards' ranks or suits, not only their point values; declare it on the "
+                    "coup's facts (a rules file, or depends and rule) to price it exactly")
+        return None
+    if wager.rule is None:
+        return (f"it reads the cards' {wager.depends} through code the analysis cannot follow; declare its events "
+                "on the coup's facts (a rules file) to price it exactly")
+    if composition is not None and composition.ranks is None:
+        return "it depends on the cards' ranks; give full decks (--decks) or a shoe by rank (13 counts, A..K)"
+    if composition is not None and wager.depends == "suits" and composition.decks is None:
+        return "it depends on the cards' suits, so it needs full decks (--decks), not a partly dealt shoe"
+    return None
+
+
+def event_combinations(game: Game, composition: Composition,
+                       wagers: tuple[Wager[Any], ...] | None = None) -> dict[str, dict[str, int]]:
     """Exact six-card-convention combinations of every event of every wager.
 
     Returns ``{wager code: {event: combinations}}`` with the events in pay-table
-    order (events that cannot happen are listed with 0).
+    order (events that cannot happen are listed with 0).  A wager that cannot be
+    priced exactly in this shoe raises :class:`ConfigurationError` saying why.
+    ``wagers`` picks some of the game's wagers (default: all).
     """
     _check_punto_banco(game)
+    chosen = game.wagers if wagers is None else wagers
+    for wager in chosen:
+        why = unpriceable(wager, composition)
+        if why is not None:
+            raise ConfigurationError(f"{wager.name} cannot be priced exactly: {why}")
     table = coup_table()
     weights = key_weights(composition).ravel()
     flat_index = table.index.ravel()
+    by_pattern = None
     result: dict[str, dict[str, int]] = {}
-    for wager in game.wagers:
+    for wager in chosen:
         events = list(wager.paytable)
-        coup_event = np.array([events.index(wager.event(coup)) for coup in table.coups], dtype=np.int64)
+        if wager.rule is not None and wager.depends != "values":
+            from baccarat.analysis import patterns  # it imports this module
+
+            if by_pattern is None:
+                assert composition.ranks is not None
+                by_pattern = patterns.key_pattern_weights(composition.ranks, composition.decks)
+            result[wager.code] = patterns.event_counts(wager.rule, events, by_pattern)
+            continue
+        if wager.rule is not None:  # declared on facts: asked once per distinct set of facts
+            from baccarat.analysis import patterns
+
+            coup_event = patterns.coup_events(wager.rule, events)[:, patterns.NO_PATTERN]
+        else:
+            coup_event = np.array([events.index(wager.event(coup)) for coup in table.coups], dtype=np.int64)
         key_event = coup_event[flat_index]
         result[wager.code] = {event: int(weights[key_event == i].sum()) for i, event in enumerate(events)}
     return result
-
