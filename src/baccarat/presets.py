@@ -187,7 +187,7 @@ _BUILT_IN: set[str] = set()
 
 def _fixed(game: Game) -> Callable[[int | None], Game]:
     def chosen(paytable: int | None) -> Game:
-        if paytable is not None:
+        if paytable is not None and paytable != game.paytable:
             raise ConfigurationError(f"--paytable applies to Lucky Draw games only, not {game.code}")
         return game
 
@@ -217,6 +217,11 @@ def unregister(code: str) -> None:
     if code in _BUILT_IN:
         raise ConfigurationError(f"{code!r} is a built-in game")
     _REGISTRY.pop(code, None)
+
+
+def built_in(code: str) -> bool:
+    """Whether ``code`` is one of the built-in games (not from a rules file)."""
+    return code in _BUILT_IN
 
 
 def game_codes() -> tuple[str, ...]:

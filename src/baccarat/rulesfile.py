@@ -224,7 +224,8 @@ def parse_rules(text: str, *, origin: str = "rules file") -> Game:
         raise RulesError(f"{origin}: give a [game] table with code, name, procedure and minimum")
     unknown = sorted(set(data) - {"game", "wagers", "limits"})
     if unknown:
-        raise RulesError(f"{origin}: unknown tables {', '.join(unknown)}; a rules file has [game], [[wagers]], [limits]")
+        raise RulesError(f"{origin}: unknown tables {', '.join(unknown)}; "
+                         "a rules file has [game], [[wagers]] and [limits]")
     code = _text(game, "code", origin)
     if not _CODE.fullmatch(code):
         raise RulesError(f"{origin}: game code {code!r} must be lower-case letters, digits, - and _ (up to 16)")
@@ -276,7 +277,8 @@ def read_rules(path: str | Path) -> Game:
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise RulesError(f"cannot read the rules file {str(file)!r}: {error.strerror if isinstance(error, OSError) else error}") from error
+        why = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
+        raise RulesError(f"cannot read the rules file {str(file)!r}: {why}") from error
     return parse_rules(text, origin=file.name)
 
 

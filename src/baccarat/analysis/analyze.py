@@ -59,7 +59,8 @@ def _punto_banco(game: Game, composition: Composition, *, eor: bool) -> GameAnal
     wagers = []
     for wager in priced:
         lines = _lines(wager, combinations[wager.code])
-        effects, notes = None, ()
+        effects: tuple[Fraction, ...] | None = None
+        notes: tuple[str, ...] = ()
         if eor and wager.depends == "values":
             full = _ev(lines)
             effects = tuple(_ev(_lines(wager, r[wager.code])) - full if r is not None else Fraction(0)

@@ -200,7 +200,7 @@ def coup_events(rule: Callable[[CoupFacts], str], events: list[str]) -> IntArray
     """``[coup of the coup table, pattern]``: the position in ``events`` of each coup's event."""
     class_of, _ = _value_classes()
     by_class = np.array([[events.index(rule(f)) for f in row] for row in _class_facts()], dtype=np.int64)
-    return by_class[class_of]  # type: ignore[no-any-return]
+    return by_class[class_of]
 
 
 def event_counts(rule: Callable[[CoupFacts], str], events: list[str], weights: IntArray) -> dict[str, int]:

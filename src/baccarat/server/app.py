@@ -55,6 +55,7 @@ from baccarat.server.dealer import Dealer
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Account, GameTable
 from baccarat.server.ratelimit import HashGate, LoginLimiter
+from baccarat.server.registry import GameCode
 from baccarat.server.settings import Settings
 from baccarat.server.timeline import Pace
 
@@ -245,7 +246,7 @@ class BetsBody(Strict):
 
 class TableBody(Strict):
     name: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")
-    game: Literal["mini", "ez", "lucky-draw"]
+    game: GameCode
     paytable: Annotated[Literal[1, 2], _json_integer("the pay table is 1 or 2")] | None = Field(
         default=None, description="Lucky Draw's DrawWin pay table")
     decks: int = Field(default=8, ge=1, le=16)
