@@ -42,7 +42,7 @@ from baccarat.errors import ConfigurationError, InvalidAmountError
 from baccarat.facts import FACT_VALUES, FACTS, CoupFacts, coup_facts, level_of
 from baccarat.games import LOSE, PUSH, Game, TableLimits, Wager
 from baccarat.money import MAX_AMOUNT, parse_amount
-from baccarat.presets import DRAWWIN_LUCKY_7, lucky_draw, register
+from baccarat.presets import DRAWWIN_LUCKY_7, built_in, lucky_draw, register
 
 _CODE = re.compile(r"^[a-z][a-z0-9_-]{0,15}$")
 _WAGER_CODE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -230,6 +230,8 @@ def parse_rules(text: str, *, origin: str = "rules file") -> Game:
     if not _CODE.fullmatch(code):
         raise RulesError(f"{origin}: game code {code!r} must be lower-case letters, digits, - and _ (up to 16)")
     where = f"{origin} ({code})"
+    if built_in(code):
+        raise _fail(where, f"{code!r} is a built-in game; give the game in the rules file another code")
     name = _text(game, "name", where)
     procedure = _text(game, "procedure", where)
     if "minimum" not in game:
