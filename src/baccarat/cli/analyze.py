@@ -45,6 +45,12 @@ def analyze(
         help="Lucky Draw: the Draw decision the Enter table follows.")] = StrategyChoice.composition,
     eor: Annotated[bool, typer.Option("--eor", help="Add the effect of removal of each card value.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Write JSON to stdout instead of tables.")] = False,
+    report: Annotated[Path | None, typer.Option(
+        dir_okay=False, help="Write the game's PAR sheet (one self-contained HTML page) to this file.")] = None,
+    report_shoes: Annotated[int, typer.Option(min=0, help="PAR sheet: shoes simulated to confirm the edges.")]
+    = 20_000,
+    report_count_shoes: Annotated[int, typer.Option(
+        min=0, help="PAR sheet: shoes per count trigger tried (0: no count study).")] = 5_000,
 ) -> None:
     """Exact probabilities, house edge, standard deviation and hit frequency of every wager.
 
@@ -60,6 +66,11 @@ def analyze(
         if strategy is not StrategyChoice.composition and chosen.kind != "lucky_draw":
             raise UsageProblem("--strategy applies to lucky-draw only")
         full_decks = DEFAULT_DECKS if shoe is None and decks is None else decks
+        if report is not None:
+            if shoe is not None or as_json:
+                raise UsageProblem("--report is for full decks (--decks) and writes HTML: leave out --shoe and --json")
+            _par_sheet(chosen, full_decks or DEFAULT_DECKS, report, report_shoes, report_count_shoes)
+            return
         # The report is a function of these and of the code (the cache's key has a digest of the
         # package's source; this module is added, as the cache leaves the command line out).
         key = {"game": chosen.code, "source": chosen.source, "paytable": chosen.paytable, "decks": full_decks,
@@ -67,6 +78,18 @@ def analyze(
                "json": as_json, "command": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}
         text = disk.text("analyze", key, lambda: _report(chosen, full_decks, shoe, strategy.value, eor, as_json))
     sys.stdout.write(text)
+
+
+def _par_sheet(game: Game, decks: int, path: Path, shoes: int, count_shoes: int) -> None:
+    single_threaded_blas()
+    from baccarat.sim.par import build, render
+
+    page = render(build(game, decks=decks, shoes=shoes, count_shoes=count_shoes))
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as error:
+        raise UsageProblem(f"cannot write the PAR sheet to {path}: {error.strerror}") from error
+    print(f"PAR sheet of {game.name} written to {path}", file=sys.stderr)
 
 
 def _report(game: Game, decks: int | None, shoe: str | None, strategy: StrategyKind, eor: bool, as_json: bool) -> str:
