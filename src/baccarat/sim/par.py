@@ -209,6 +209,10 @@ def _confirmation(sheet: ParSheet, code: str) -> str:
             f"the exact {result.exact:+.6f}: {z:+.2f} standard errors, {verdict}.</p>")
 
 
+def _maximum(amount: int | None) -> str:
+    return "as its base wager" if amount is None else format_amount(amount)
+
+
 def render(sheet: ParSheet) -> str:
     """The PAR sheet as one HTML document."""
     game, analysis = sheet.game, sheet.analysis
@@ -216,8 +220,8 @@ def render(sheet: ParSheet) -> str:
     rules_rows = "".join(
         f"<tr><td>{_e(w.name)} <span class=muted>({_e(w.code)})</span></td>"
         f"<td>{_e('; '.join(f'{event}: {_pays(pays)}' for event, pays in w.paytable.items()))}</td>"
-        f"<td class=n>{_e(format_amount(limits.maximum(w.code)) if limits.maximum(w.code) else 'as its base wager')}"
-        f"</td><td>{_e(w.requires or '')}</td></tr>" for w in game.wagers)
+        f"<td class=n>{_e(_maximum(limits.maximum(w.code)))}</td><td>{_e(w.requires or '')}</td></tr>"
+        for w in game.wagers)
     summary_rows = "".join(
         f"<tr><td>{_e(w.name)}</td><td class=n>{_pct(w.house_edge)}</td><td class=n>{_e(w.house_edge)}</td>"
         f"<td class=n>{_pct(w.hit_frequency, 3)}</td><td class=n>{w.std_dev:.4f}</td>"
