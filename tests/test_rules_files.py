@@ -175,3 +175,12 @@ def test_the_server_serves_a_game_from_a_file_alone(tmp_path: Path, database_url
         paired = cards[0][0] == cards[1][0]
         assert entry["bets"]["player_pair"]["net"] == (1_100 if paired else -100)
     assert get_game("pairs").source is not None
+
+
+def test_the_catalogue_s_lucky_draw_file_is_the_rule_card_s_game_with_its_own_limits(capsys) -> None:
+    try:
+        doc = _json(capsys, "analyze", "lucky-draw-low", "--rules", str(CATALOGUE / "lucky-draw-low.toml"), "--json")
+    finally:
+        unregister("lucky-draw-low")
+    assert doc["paytable"] == 2
+    assert doc["wagers"]["enter"]["house_edge_exact"] == "653066236804/19524993263685"  # the rule card's 3.34%
