@@ -15,7 +15,7 @@ from baccarat.analysis.composition import Composition
 from baccarat.cli import main
 from baccarat.presets import get_game, unregister
 from baccarat.rulesfile import read_rules
-from baccarat.sim.par import build, count_tags, element_of_risk, render
+from baccarat.sim.par import build, count_tags, edge_without_pushes, element_of_risk, render
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
 
@@ -46,10 +46,14 @@ def test_no_resource_is_fetched_from_anywhere(pairs_page: str) -> None:
     assert "<script" not in pairs_page and "@import" not in pairs_page and "url(" not in pairs_page
 
 
-def test_element_of_risk_counts_only_what_is_at_risk() -> None:
+def test_element_of_risk_and_the_edge_without_pushes() -> None:
     player = next(w for w in analyze(get_game("mini"), Composition.full(8)).wagers if w.code == "player")
     tie = sum((player.probability(line) for line in player.lines if line.pays == 0), Fraction(0))
-    assert element_of_risk(player) == player.house_edge / (1 - tie) == player.house_edge_excluding_ties
+    assert element_of_risk(player) == player.house_edge  # one bet: all of it is wagered
+    assert edge_without_pushes(player) == player.house_edge / (1 - tie) == player.house_edge_excluding_ties
+    enter = analyze(get_game("lucky-draw"), Composition.full(8)).wagers[0]
+    assert enter.draw_probability is not None
+    assert element_of_risk(enter) == enter.house_edge / (1 + enter.draw_probability)  # the Draw adds to the bet
 
 
 def test_count_tags_follow_the_effects_of_removal() -> None:

@@ -141,9 +141,13 @@ def _pays(pays: Fraction) -> str:
 
 
 def element_of_risk(wager: WagerAnalysis) -> Fraction:
-    """Expected loss per unit actually at risk: pushes are not at risk (Lucky Draw: per unit bet with the Draw)."""
-    if wager.element_of_risk is not None:
-        return wager.element_of_risk
+    """Expected loss per unit of the total amount wagered: the house edge, but for Lucky Draw's Enter,
+    where the Draw wager adds to what is bet."""
+    return wager.element_of_risk if wager.element_of_risk is not None else wager.house_edge
+
+
+def edge_without_pushes(wager: WagerAnalysis) -> Fraction:
+    """Expected loss per bet that is decided (a push counted as no bet), as Player and Banker are often quoted."""
     push = sum((wager.probability(line) for line in wager.lines if line.pays == 0), Fraction(0))
     return wager.house_edge / (1 - push) if push < 1 else Fraction(0)
 
@@ -225,7 +229,8 @@ def render(sheet: ParSheet) -> str:
     summary_rows = "".join(
         f"<tr><td>{_e(w.name)}</td><td class=n>{_pct(w.house_edge)}</td><td class=n>{_e(w.house_edge)}</td>"
         f"<td class=n>{_pct(w.hit_frequency, 3)}</td><td class=n>{w.std_dev:.4f}</td>"
-        f"<td class=n>{_pct(element_of_risk(w))}</td></tr>" for w in analysis.wagers)
+        f"<td class=n>{_pct(element_of_risk(w))}</td><td class=n>{_pct(edge_without_pushes(w))}</td></tr>"
+        for w in analysis.wagers)
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -239,7 +244,8 @@ def render(sheet: ParSheet) -> str:
         "<table><tr><th>Wager</th><th>Pays</th><th>Maximum</th><th>Needs</th></tr>" + rules_rows + "</table>",
         "<h2>Summary</h2>",
         "<table class=summary><tr><th>Wager</th><th>House edge</th><th>Exactly</th><th>Hit frequency</th>"
-        "<th>Standard deviation</th><th>Element of risk</th></tr>" + summary_rows + "</table>",
+        "<th>Standard deviation</th><th>Element of risk</th><th>Edge, pushes excluded</th></tr>"
+        + summary_rows + "</table>",
     ]
     for code, why in analysis.skipped.items():
         parts.append(f"<p class=bad>{_e(code)}: not analysed: {_e(why)}</p>")
@@ -249,7 +255,7 @@ def render(sheet: ParSheet) -> str:
         parts.append(_return_table(wager))
         parts.append(f"<p>House edge <b>{_pct(wager.house_edge)}</b> (exactly {_e(wager.house_edge)}); hit frequency "
                      f"{_pct(wager.hit_frequency, 3)}; standard deviation {wager.std_dev:.4f}; element of risk "
-                     f"{_pct(element_of_risk(wager))}.</p>")
+                     f"{_pct(element_of_risk(wager))}; pushes excluded {_pct(edge_without_pushes(wager))}.</p>")
         for note in wager.notes:
             parts.append(f"<p class=muted>{_e(note)}</p>")
         if wager.eor is not None:
