@@ -3,7 +3,8 @@
 A wager is a condition on the dealt result (``classify`` names the event that
 happened) plus a pay table (event -> net odds: -1 loses, 0 pushes, a positive
 fraction wins).  A game is a frozen record of its wagers and default limits.
-A new side bet is a new record in :mod:`baccarat.presets`, not a new ``if``.
+A new side bet is a new record, not a new ``if``: in :mod:`baccarat.presets`, or in a rules file
+(:mod:`baccarat.rulesfile`) as events declared on the coup's facts (:mod:`baccarat.facts`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The games of the four rule cards, as data.
+"""The games of the four rule cards, as data, and the registry of every game (these and rules files').
 
 Default limits (minor units; every one is table configuration):
 

@@ -46,7 +46,7 @@ from baccarat.presets import DRAWWIN_LUCKY_7, built_in, lucky_draw, register
 
 _CODE = re.compile(r"^[a-z][a-z0-9_-]{0,15}$")
 _WAGER_CODE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
-#: Built-in event names Lucky Draw's limits refer to.
+#: The Lucky Draw wagers a file gives maximums for (the Draw always equals the Enter).
 _LUCKY_LIMITS = ("enter", "block_bonus")
 
 Condition = tuple[tuple[str, tuple[object, ...]], ...]
