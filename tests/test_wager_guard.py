@@ -138,3 +138,13 @@ def test_the_simulation_deals_pairs_as_real_cards_count_them() -> None:
         suited = int(suit_of[p1] == suit_of[p2]) * 2 + int(suit_of[b1] == suit_of[b2])
         index = bits[pp * 16 + bp * 8 + twin * 4 + suited]
         assert PATTERNS[index] == pattern_of(coup)
+
+
+@pytest.mark.parametrize("reads", [
+    lambda coup: coup.player_cards[0].rank == coup.player_cards[1].rank == "A",  # a pair of Aces only
+    lambda coup: coup.banker_cards[0].suit == coup.banker_cards[1].suit,  # a suited Banker hand
+    lambda coup: coup.player_cards[0].rank == "K",  # a King, not any ten-value card
+])
+def test_other_wagers_that_read_cards_in_code_are_refused(reads: Any) -> None:
+    wager = Wager("side", "Side", lambda coup: "Yes" if reads(coup) else "No", {"Yes": 10, "No": LOSE})
+    assert unpriceable(wager) is not None

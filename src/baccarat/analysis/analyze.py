@@ -50,7 +50,7 @@ def analyze(game: Game, composition: Composition, *, strategy: ld.StrategyKind =
 
 
 def _punto_banco(game: Game, composition: Composition, *, eor: bool) -> GameAnalysis:
-    skipped = {w.code: why for w in game.wagers if (why := unpriceable(w, composition)) is not None}
+    skipped = {w.code: why for w in game.wagers if (why := unpriceable(w, composition, game=game)) is not None}
     priced = tuple(w for w in game.wagers if w.code not in skipped)
     combinations = event_combinations(game, composition, priced)
     by_value = tuple(w for w in priced if w.depends == "values")

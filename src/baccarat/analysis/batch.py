@@ -91,7 +91,7 @@ class BatchEvaluator:
         #: wager on ranks or suits is refused (``baccarat analyze`` prices it exactly for one shoe).
         self.refused: dict[str, str] = {}
         for wager in game.wagers:
-            why = unpriceable(wager) or (
+            why = unpriceable(wager, game=game) or (
                 None if wager.depends == "values" else
                 f"it depends on the cards' {wager.depends}, and the batch evaluator works by point value")
             if why is not None:

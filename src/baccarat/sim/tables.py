@@ -86,7 +86,7 @@ def _punto_banco_arrays(game: Game) -> dict[str, npt.NDArray[np.generic]]:
     from baccarat.analysis.punto import coup_table, unpriceable
 
     for wager in game.wagers:
-        why = unpriceable(wager)
+        why = unpriceable(wager, game=game)
         if why is not None:
             raise ConfigurationError(f"{wager.name} cannot be simulated: {why}")
     banker = np.zeros((10, 11), dtype=bool)
