@@ -148,3 +148,34 @@ def test_the_simulation_deals_pairs_as_real_cards_count_them() -> None:
 def test_other_wagers_that_read_cards_in_code_are_refused(reads: Any) -> None:
     wager = Wager("side", "Side", lambda coup: "Yes" if reads(coup) else "No", {"Yes": 10, "No": LOSE})
     assert unpriceable(wager) is not None
+
+
+def test_the_card_kernel_compiled_ahead_of_time_deals_exactly_like_the_jit_and_the_value_kernel() -> None:
+    """The kernel that deals real cards: the same shoes as numba's JIT to the bit, and (on the wagers on
+    point values) the same results as the kernel that deals point values only."""
+    from baccarat.sim import kernels
+    from baccarat.sim.compiled import kernels as loaded
+    from baccarat.sim.run import chunk_state
+    from baccarat.sim.tables import _punto_banco_arrays, card_kinds, shoe_tables
+
+    shoe = shoe_tables(6)
+    rank_of, suit_of = card_kinds()
+    cards = _punto_banco_arrays(read_rules(CATALOGUE / "pairs.toml"))
+    pays = np.ascontiguousarray(cards["pays"].T)
+    arguments = (shoe.deck, shoe.value_of, rank_of, suit_of, cards["pattern_index"], shoe.burn, 30,
+                 cards["player_draws"], cards["banker_draws"], cards["natural"], pays)
+    jit = kernels.punto_banco_cards_chunk(400, chunk_state(9, 4), *arguments)
+    chosen = loaded()
+    if chosen.ahead_of_time:
+        ahead = chosen.punto_banco_cards_chunk(400, chunk_state(9, 4), *arguments)
+        assert all(np.array_equal(a, b) for a, b in zip(ahead, jit, strict=True))
+    histogram, sums = jit
+    assert histogram.sum() == sums[-1, 0] and sums[-1, 2] == 400  # every hand counted, 400 shoes
+    patterns = len(PATTERNS)
+    by_key = histogram.reshape(10_000, patterns).sum(axis=1)
+    # The value kernel shuffles the point values with the same draws: same coups, same key counts.
+    values = kernels.punto_banco_chunk(400, chunk_state(9, 4), shoe.deck_values, shoe.burn, 30,
+                                       cards["player_draws"], cards["banker_draws"], cards["natural"],
+                                       np.ascontiguousarray(pays.reshape(10_000, patterns, -1)[:, 0, :3]))
+    assert np.array_equal(values[0], by_key)
+    assert np.allclose(values[1][:3], sums[:3])  # Player, Banker, Tie: the same sums
