@@ -48,8 +48,8 @@ class Server:
     """``baccarat serve`` on SQLite in ``data``; :meth:`stop` and :meth:`start` again keep its port and data."""
 
     def __init__(self, data: Path, *, betting_seconds: float, port: int | None = None,
-                 env: dict[str, str] | None = None):
-        self.data, self.betting_seconds = data, betting_seconds
+                 env: dict[str, str] | None = None, args: tuple[str, ...] = ()):
+        self.data, self.betting_seconds, self.args = data, betting_seconds, args
         self.port = port or free_port()
         self.env = {**os.environ, "BACCARAT_SIT_OUT_ROUNDS": "1000", **(env or {})}
         self.process: subprocess.Popen[str] | None = None
@@ -59,7 +59,7 @@ class Server:
         exe = shutil.which("baccarat", path=str(Path(sys.executable).parent)) or "baccarat"
         self.process = subprocess.Popen(
             [exe, "serve", "--port", str(self.port), "--data-dir", str(self.data),
-             "--betting-seconds", str(self.betting_seconds)],
+             "--betting-seconds", str(self.betting_seconds), *self.args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()

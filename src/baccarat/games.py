@@ -3,7 +3,8 @@
 A wager is a condition on the dealt result (``classify`` names the event that
 happened) plus a pay table (event -> net odds: -1 loses, 0 pushes, a positive
 fraction wins).  A game is a frozen record of its wagers and default limits.
-A new side bet is a new record in :mod:`baccarat.presets`, not a new ``if``.
+A new side bet is a new record, not a new ``if``: in :mod:`baccarat.presets`, or in a rules file
+(:mod:`baccarat.rulesfile`) as events declared on the coup's facts (:mod:`baccarat.facts`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeVar
 
 from baccarat.errors import ConfigurationError, UnknownWagerError
+from baccarat.facts import LEVELS, CoupFacts, Level
 from baccarat.money import settle_net
 
 R = TypeVar("R")
@@ -35,8 +37,15 @@ class Wager(Generic[R]):
     requires: str | None = None  #: code of the base wager this side wager needs
     placed: Literal["betting", "decision"] = "betting"  #: Draw is placed at the decision
     settles: Literal["coup", "first_deal"] = "coup"  #: Block Bonus settles after the first deal
+    #: What pricing it needs to know of the cards (:mod:`baccarat.facts`): point values only, or
+    #: the ranks (and suits) of each hand's first two cards.  A wager that reads ranks or suits is
+    #: priced exactly only through ``rule``, its event as a function of the coup's facts.
+    depends: Level = "values"
+    rule: Callable[[CoupFacts], str] | None = None
 
     def __post_init__(self) -> None:
+        if self.depends not in LEVELS:
+            raise ConfigurationError(f"{self.code}: depends is one of {', '.join(LEVELS)}, not {self.depends!r}")
         for event, odds in self.paytable.items():
             if odds < 0 and odds != LOSE:
                 raise ConfigurationError(f"{self.code}: event {event!r} has odds {odds}; a loss is -1")
@@ -82,6 +91,27 @@ class Game:
     limits: TableLimits
     max_seats: int = 7
     paytable: int | None = None  #: Lucky Draw's DrawWin pay table (1 or 2)
+    #: A digest of the rules file the game was read from (None for the built-in games): part of
+    #: every cached result's key, since the package's source digest does not cover the file.
+    source: str | None = None
+    description: str = ""  #: the rules in a sentence or two (rules files; the PAR sheet shows it)
+    references: tuple[str, ...] = ()  #: published analyses of its wagers
+
+    def __post_init__(self) -> None:
+        codes = [w.code for w in self.wagers]
+        if len(set(codes)) != len(codes):
+            raise ConfigurationError(f"{self.code}: two wagers share a code")
+        for wager in self.wagers:
+            # A wager placed at the decision (Lucky Draw's Draw) always equals its base wager.
+            if wager.placed == "betting" and self.limits.maximum(wager.code) is None:
+                raise ConfigurationError(
+                    f"{self.code}: wager {wager.code!r} has no maximum; give it one in the game's limits")
+            if wager.requires is not None and wager.requires not in codes:
+                raise ConfigurationError(f"{self.code}: wager {wager.code!r} requires {wager.requires!r}, "
+                                         "which the game does not have")
+        unknown = sorted(set(self.limits.maximums) - set(codes))
+        if unknown:
+            raise ConfigurationError(f"{self.code}: limits name wagers the game does not have: {', '.join(unknown)}")
 
     def wager(self, code: str) -> Wager[Any]:
         """The wager with this code; raises :class:`UnknownWagerError` naming the valid ones."""

@@ -1,4 +1,4 @@
-"""The games of the four rule cards, as data.
+"""The games of the four rule cards, as data, and the registry of every game (these and rules files').
 
 Default limits (minor units; every one is table configuration):
 
@@ -174,23 +174,97 @@ def lucky_draw(paytable: int = 1) -> Game:
 LUCKY_DRAW = lucky_draw(1)
 LUCKY_DRAW_2 = lucky_draw(2)
 
-GAME_CODES = ("mini", "ez", "lucky-draw")
+# --- the registry -------------------------------------------------------------------
+#
+# Every game is registered here once; the command line's choices, the server's validation, the
+# counting studies' eligibility and ``GET /api/games`` all read this registry.  Rules files
+# (:mod:`baccarat.rulesfile`) add games to it.
+
+#: code -> the game, for a DrawWin pay table (None: the game's own) -> Game
+_REGISTRY: dict[str, Callable[[int | None], Game]] = {}
+_BUILT_IN: set[str] = set()
+
+
+def _fixed(game: Game) -> Callable[[int | None], Game]:
+    def chosen(paytable: int | None) -> Game:
+        if paytable is not None and paytable != game.paytable:
+            raise ConfigurationError(f"--paytable applies to Lucky Draw games only, not {game.code}")
+        return game
+
+    return chosen
+
+
+def register(game: Game | Callable[[int | None], Game], code: str | None = None, *, replace: bool = False) -> None:
+    """Add a game to the registry: a :class:`Game`, or a factory taking a DrawWin pay table (with ``code``).
+
+    A code already registered is refused unless ``replace`` (a rules file read again).
+    """
+    if isinstance(game, Game):
+        code, factory = game.code, _fixed(game)
+    else:
+        if code is None:
+            raise ConfigurationError("a game factory needs its code")
+        factory = game
+    if code in _BUILT_IN:
+        raise ConfigurationError(f"{code!r} is a built-in game; give the game in the rules file another code")
+    if code in _REGISTRY and not replace:
+        raise ConfigurationError(f"there is already a game called {code!r}")
+    _REGISTRY[code] = factory
+
+
+def unregister(code: str) -> None:
+    """Remove a game added by a rules file (tests; built-in games stay)."""
+    if code in _BUILT_IN:
+        raise ConfigurationError(f"{code!r} is a built-in game")
+    _REGISTRY.pop(code, None)
+
+
+def built_in(code: str) -> bool:
+    """Whether ``code`` is one of the built-in games (not from a rules file)."""
+    return code in _BUILT_IN
+
+
+def game_codes() -> tuple[str, ...]:
+    """The codes of every registered game, built-in ones first."""
+    return tuple(_REGISTRY)
 
 
 def get_game(code: str, *, paytable: int | None = None) -> Game:
-    """The preset for ``code`` (``mini``, ``ez``, ``lucky-draw``); ``paytable`` only for Lucky Draw."""
-    if code == "lucky-draw":
-        return lucky_draw(1 if paytable is None else paytable)
-    if paytable is not None:
-        raise ConfigurationError(f"--paytable applies to lucky-draw only, not {code}")
-    games: dict[str, Game] = {"mini": MINI, "ez": EZ}
-    if code not in games:
-        raise ConfigurationError(f"unknown game {code!r}; games are: {', '.join(GAME_CODES)}")
-    return games[code]
+    """The registered game ``code``; ``paytable`` only for Lucky Draw games."""
+    factory = _REGISTRY.get(code)
+    if factory is None:
+        raise ConfigurationError(f"unknown game {code!r}; games are: {', '.join(_REGISTRY)}")
+    return factory(paytable)
+
+
+def all_games() -> tuple[Game, ...]:
+    """Every registered game as served: a Lucky Draw game once per DrawWin pay table it offers."""
+    out: list[Game] = []
+    for code in _REGISTRY:
+        game = get_game(code)
+        if game.kind != "lucky_draw":
+            out.append(game)
+            continue
+        for paytable in sorted(DRAWWIN_LUCKY_7):
+            try:
+                out.append(get_game(code, paytable=paytable))
+            except ConfigurationError:  # a rules file's Lucky Draw game offers one pay table
+                continue
+    return tuple(out)
+
+
+def _lucky_draw_factory(paytable: int | None) -> Game:
+    return lucky_draw(1 if paytable is None else paytable)
+
+
+register(MINI)
+register(EZ)
+register(_lucky_draw_factory, "lucky-draw")
+_BUILT_IN.update(_REGISTRY)
+#: The built-in games (the registry may hold more: :func:`game_codes`).
+GAME_CODES = tuple(_REGISTRY)
 
 
 def wager_codes(game: Game) -> tuple[str, ...]:
     """All wager codes of a game in layout order (including Lucky Draw's Draw)."""
     return tuple(w.code for w in game.wagers)
-
-

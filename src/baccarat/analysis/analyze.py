@@ -10,7 +10,7 @@ import numpy as np
 from baccarat.analysis import lucky_draw as ld
 from baccarat.analysis.block import block_combinations, kind_counts
 from baccarat.analysis.composition import LABEL_VALUES, Composition
-from baccarat.analysis.punto import event_combinations
+from baccarat.analysis.punto import event_combinations, unpriceable
 from baccarat.analysis.report import EventLine, GameAnalysis, StrategyReport, WagerAnalysis
 from baccarat.cards import RANKS, SUITS, Card
 from baccarat.errors import ConfigurationError
@@ -50,19 +50,46 @@ def analyze(game: Game, composition: Composition, *, strategy: ld.StrategyKind =
 
 
 def _punto_banco(game: Game, composition: Composition, *, eor: bool) -> GameAnalysis:
-    combinations = event_combinations(game, composition)
-    removed = [event_combinations(game, composition.without(v)) if eor and composition.counts[v] else None
+    skipped = {w.code: why for w in game.wagers if (why := unpriceable(w, composition, game=game)) is not None}
+    priced = tuple(w for w in game.wagers if w.code not in skipped)
+    combinations = event_combinations(game, composition, priced)
+    by_value = tuple(w for w in priced if w.depends == "values")
+    removed = [event_combinations(game, composition.without(v), by_value) if eor and composition.counts[v] else None
                for v in range(10)]
     wagers = []
-    for wager in game.wagers:
+    for wager in priced:
         lines = _lines(wager, combinations[wager.code])
-        effects = None
-        if eor:
+        effects: tuple[Fraction, ...] | None = None
+        notes: tuple[str, ...] = ()
+        if eor and wager.depends == "values":
             full = _ev(lines)
             effects = tuple(_ev(_lines(wager, r[wager.code])) - full if r is not None else Fraction(0)
                             for r in removed)
-        wagers.append(WagerAnalysis(wager.code, wager.name, lines, eor=effects))
-    return GameAnalysis(game.code, game.name, composition, tuple(wagers))
+        elif eor and wager.depends == "ranks":
+            effects = _rank_eor(game, wager, composition, _ev(lines))
+        elif eor:
+            notes = ("Effects of removal are not computed for a wager on suits (removing one card breaks the "
+                     "suits' symmetry).",)
+        wagers.append(WagerAnalysis(wager.code, wager.name, lines, eor=effects, notes=notes))
+    return GameAnalysis(game.code, game.name, composition, tuple(wagers),
+                        skipped={code: f"cannot be priced exactly: {why}" for code, why in skipped.items()})
+
+
+def _rank_eor(game: Game, wager: Wager[object], composition: Composition, full: Fraction) -> tuple[Fraction, ...]:
+    """Effect of removing a card of each value on a wager on ranks: removing a card of that value drawn
+    at random from the shoe, so the average over its ranks weighted by their counts."""
+    assert composition.ranks is not None
+    effects = []
+    for value in range(10):
+        ranks = [r for r in range(13) if (r + 1 if r < 9 else 0) == value and composition.ranks[r]]
+        total = sum(composition.ranks[r] for r in ranks)
+        effect = Fraction(0)
+        for r in ranks:
+            without = composition.without_rank(r)
+            ev = _ev(_lines(wager, event_combinations(game, without, (wager,))[wager.code]))
+            effect += Fraction(composition.ranks[r], total) * (ev - full)
+        effects.append(effect)
+    return tuple(effects)
 
 
 def enter_lines(cells: ld.Cells, draws: ld.BoolArray) -> tuple[EventLine, ...]:

@@ -15,6 +15,7 @@ one dot product per wager (:mod:`baccarat.analysis.batch_kernel`).
 from __future__ import annotations
 
 from itertools import combinations_with_replacement
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,7 +23,7 @@ import numpy.typing as npt
 from baccarat.analysis import cache as disk
 from baccarat.analysis.composition import LABEL_VALUES, MAX_CARDS, MIN_CARDS
 from baccarat.errors import ConfigurationError
-from baccarat.games import Game
+from baccarat.games import Game, Wager
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -49,7 +50,7 @@ def _factor_tree() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.ND
     return parent, last, earlier
 
 
-def _coefficients(game: Game) -> FloatArray:
+def _coefficients(game: Game, wagers: tuple[Wager[Any], ...]) -> FloatArray:
     """``[wager, multiset]``: the sum of the wager's pays over the ordered sequences of each multiset."""
     from baccarat.analysis.punto import coup_table
 
@@ -63,8 +64,8 @@ def _coefficients(game: Game) -> FloatArray:
         code = code * 10 + row
     multiset_codes = np.array([int("".join(map(str, m))) for m in MULTISETS], dtype=np.int64)
     multiset_of = np.searchsorted(multiset_codes, code)
-    coefficients = np.empty((len(game.wagers), len(MULTISETS)))
-    for w, wager in enumerate(game.wagers):
+    coefficients = np.empty((len(wagers), len(MULTISETS)))
+    for w, wager in enumerate(wagers):
         pays = np.array([float(wager.odds(coup)) for coup in table.coups])
         coefficients[w] = np.bincount(multiset_of, weights=pays[coup_of], minlength=len(MULTISETS))
     return coefficients
@@ -83,15 +84,28 @@ class BatchEvaluator:
     def __init__(self, game: Game) -> None:
         if game.kind != "punto_banco":
             raise ConfigurationError(f"the batch evaluator takes punto banco games, not {game.name}")
+        from baccarat.analysis.punto import unpriceable
+
         self.game = game
-        #: Wager codes, in the order of the result's columns.
-        self.codes = tuple(wager.code for wager in game.wagers)
+        #: Wagers it cannot evaluate, and why: the polynomial is in the counts by point value, so a
+        #: wager on ranks or suits is refused (``baccarat analyze`` prices it exactly for one shoe).
+        self.refused: dict[str, str] = {}
+        for wager in game.wagers:
+            why = unpriceable(wager, game=game) or (
+                None if wager.depends == "values" else
+                f"it depends on the cards' {wager.depends}, and the batch evaluator works by point value")
+            if why is not None:
+                self.refused[wager.code] = why
+        wagers = tuple(w for w in game.wagers if w.code not in self.refused)
+        #: Wager codes, in the order of the result's columns (the wagers on point values).
+        self.codes = tuple(wager.code for wager in wagers)
         #: (parent, last value, earlier equal values) of every multiset node; see :func:`_factor_tree`.
         self.tree = _factor_tree()
         #: ``[wager, multiset]`` coefficients of each wager's polynomial (kept on disk: 0.1 s to compute).
-        key = {"game": game.code, "wagers": [[w.code, {e: str(p) for e, p in w.paytable.items()}] for w in game.wagers]}
-        self.coefficients: FloatArray = disk.arrays("batch-coefficients", key,
-                                                    lambda: {"coefficients": _coefficients(game)})["coefficients"]
+        key = {"game": game.code, "source": game.source,
+               "wagers": [[w.code, {e: str(p) for e, p in w.paytable.items()}] for w in wagers]}
+        self.coefficients: FloatArray = disk.arrays(
+            "batch-coefficients", key, lambda: {"coefficients": _coefficients(game, wagers)})["coefficients"]
         self._by_multiset = np.ascontiguousarray(self.coefficients.T)  # one multiset's wagers together
 
     def expected_values(self, shoes: npt.ArrayLike, *, order: str = "A-T") -> FloatArray:

@@ -40,8 +40,20 @@ class Composition:
 
     counts: tuple[int, ...]
     decks: int | None = None  #: set when this is ``decks`` full decks (ranks and suits known)
+    ranks: tuple[int, ...] | None = None  #: counts by rank A,2,...,9,T,J,Q,K, when known
 
     def __post_init__(self) -> None:
+        self._check()
+        if self.ranks is not None:
+            if len(self.ranks) != 13 or not all(isinstance(n, int) and n >= 0 for n in self.ranks):
+                raise ConfigurationError("a shoe by rank is thirteen whole counts, A,2,...,9,T,J,Q,K")
+            by_value = [0] * 10
+            for rank, n in enumerate(self.ranks):
+                by_value[rank + 1 if rank < 9 else 0] += n
+            if tuple(by_value) != self.counts:
+                raise ConfigurationError("the counts by rank do not add up to the counts by value")
+
+    def _check(self) -> None:
         if len(self.counts) != 10 or not all(isinstance(n, int) and not isinstance(n, bool) for n in self.counts):
             raise ConfigurationError("a shoe composition is ten whole counts, A,2,...,9,T")
         if any(n < 0 for n in self.counts):
@@ -55,16 +67,31 @@ class Composition:
     def full(cls, decks: int) -> Composition:
         """``decks`` full 52-card decks."""
         check_decks(decks)
-        return cls((16 * decks,) + (4 * decks,) * 9, decks=decks)
+        return cls((16 * decks,) + (4 * decks,) * 9, decks=decks, ranks=(4 * decks,) * 13)
+
+    @classmethod
+    def by_rank(cls, ranks: tuple[int, ...]) -> Composition:
+        """A shoe given by rank (A,2,...,9,T,J,Q,K): pair wagers can be priced, suited ones only for full decks."""
+        if len(ranks) != 13:
+            raise ConfigurationError("a shoe by rank is thirteen whole counts, A,2,...,9,T,J,Q,K")
+        by_value = [0] * 10
+        for rank, n in enumerate(ranks):
+            by_value[rank + 1 if rank < 9 else 0] += n
+        composition = cls(tuple(by_value), ranks=tuple(ranks))
+        full = composition.as_full()
+        return full if full is not None and full.ranks == composition.ranks else composition
 
     @classmethod
     def parse(cls, text: str) -> Composition:
         """Parse ``"A,2,...,9,T"`` counts, e.g. ``"32,32,32,32,32,32,32,32,32,128"``."""
         parts = [part.strip() for part in str(text).split(",")]
-        if len(parts) != 10 or not all(part.isascii() and part.isdigit() for part in parts):
+        if len(parts) not in (10, 13) or not all(part.isascii() and part.isdigit() for part in parts):
             raise ConfigurationError(
-                f"--shoe takes ten whole counts in the order {','.join(VALUE_LABELS)}, got {text!r}"
+                f"--shoe takes ten whole counts in the order {','.join(VALUE_LABELS)}, or thirteen by rank "
+                f"A,2,...,9,T,J,Q,K; got {text!r}"
             )
+        if len(parts) == 13:
+            return cls.by_rank(tuple(int(part) for part in parts))
         by_label = [int(part) for part in parts]
         counts = [0] * 10
         for value, count in zip(LABEL_VALUES, by_label, strict=True):
@@ -92,6 +119,14 @@ class Composition:
         counts[value] -= 1
         return Composition(tuple(counts))
 
+    def without_rank(self, rank: int) -> Composition:
+        """The composition with one card of ``rank`` (0 = Ace ... 12 = King) removed; needs the ranks."""
+        if self.ranks is None or self.ranks[rank] == 0:
+            raise ConfigurationError("no card of that rank left to remove")
+        ranks = list(self.ranks)
+        ranks[rank] -= 1
+        return Composition.by_rank(tuple(ranks)) if sum(ranks) >= MIN_CARDS else Composition(self.counts)
+
     def array(self) -> IntArray:
         """Counts as an int64 array indexed by point value."""
         return np.array(self.counts, dtype=np.int64)
@@ -100,6 +135,8 @@ class Composition:
         """``"8 decks"`` or the counts in user order."""
         if self.decks is not None:
             return f"{self.decks} deck" + ("s" if self.decks > 1 else "")
+        if self.ranks is not None:
+            return "shoe " + ",".join(str(n) for n in self.ranks) + " (A..9,T,J,Q,K)"
         return "shoe " + ",".join(str(self.counts[v]) for v in LABEL_VALUES) + " (A..9,T)"
 
 

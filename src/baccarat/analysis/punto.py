@@ -16,14 +16,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
+from baccarat.analysis import cache as disk
 from baccarat.analysis.composition import Composition, IntArray, sequence_weights
 from baccarat.cards import Card
 from baccarat.coup import Coup, deal_coup
 from baccarat.errors import ConfigurationError
-from baccarat.games import Game
+from baccarat.games import Game, Wager
+from baccarat.presets import built_in, get_game
 
 #: One card of each point value (index = value; 0 stands for tens and pictures).
 VALUE_CARDS = (Card("T", "s"), *(Card(rank, "s") for rank in "A23456789"))
@@ -89,21 +92,124 @@ def _check_punto_banco(game: Game) -> None:
         raise ConfigurationError(f"{game.name} is not a punto banco game")
 
 
-def event_combinations(game: Game, composition: Composition) -> dict[str, dict[str, int]]:
+# The coup table's deals again with other cards of the same point values, twice: once with no two
+# cards alike (no pair, no two of a suit; the table's own deals have pairs of tens), once with each
+# hand's first two cards an identical pair wherever its total allows (2 as A-A, 4 as 2-2, ..., 0 as
+# 5-5).  A wager said to read point values only must give every coup the same event all three ways.
+_OTHER_TENS = ("K", "Q", "J", "K", "Q", "J")
+_OTHER_SUITS = ("h", "d", "c", "h", "d", "c")
+_PAIR_OF = {0: "5", 2: "A", 4: "2", 6: "3", 8: "4"}  #: two-card total -> the rank of a pair making it
+
+
+def _dealt(cards: list[Card], like: Coup) -> Coup:
+    # The same two-card totals and third cards make the same coup: the record is ``like``'s with
+    # these cards (the drawing was decided by the values alone).
+    order = tuple((side, card) for (side, _), card in zip(like.deal_order, cards, strict=True))
+    return Coup(order, like.player_natural, like.banker_natural, like.player_reason, like.banker_reason)
+
+
+@cache
+def _other_coups() -> tuple[tuple[Coup, ...], tuple[Coup, ...]]:
+    def unlike(coup: Coup) -> Coup:
+        return _dealt([Card(_OTHER_TENS[i] if card.value == 0 else card.rank, _OTHER_SUITS[i])
+                       for i, (_, card) in enumerate(coup.deal_order)], coup)
+
+    def paired(coup: Coup) -> Coup:
+        cards = [card for _, card in coup.deal_order]
+        for first, second, total in ((0, 2, coup.player_cards), (1, 3, coup.banker_cards)):
+            two = (total[0].value + total[1].value) % 10
+            if two in _PAIR_OF:
+                cards[first] = cards[second] = Card(_PAIR_OF[two], "d")
+        return _dealt(cards, coup)
+
+    table = coup_table()
+    return tuple(unlike(c) for c in table.coups), tuple(paired(c) for c in table.coups)
+
+
+def _reads_values_only(wager: Wager[Any]) -> bool:
+    table = coup_table()
+    unlike, paired = _other_coups()
+    return all(wager.event(a) == wager.event(b) == wager.event(c)
+               for a, b, c in zip(table.coups, unlike, paired, strict=True))
+
+
+def _built_in(game: Game | None) -> bool:
+    """Whether ``game`` is the registry's own built-in game (its wagers are in the package's source)."""
+    if game is None or not built_in(game.code):
+        return False
+    try:
+        return get_game(game.code, paytable=game.paytable) is game
+    except ConfigurationError:
+        return False
+
+
+def unpriceable(wager: Wager[Any], composition: Composition | None = None, *, game: Game | None = None) -> str | None:
+    """Why ``wager`` cannot be priced exactly (in ``composition``, when given), or None when it can.
+
+    A wager that reads point values only is priced from the coup table; one that reads ranks or
+    suits needs its event declared on the coup's facts (``rule``), the ranks of the shoe and, for
+    suits, full decks.  A wager said to read values that gives a coup another event when the same
+    values come as other ranks and suits is caught here.
+    """
+    if wager.depends == "values" and wager.rule is not None:
+        return None  # declared on facts of point values only: priced by them, by construction
+    if wager.depends == "values":
+        if _built_in(game):  # the answer depends on the source only: kept on disk with it
+            assert game is not None
+            key = {"game": game.code, "paytable": game.paytable, "wager": wager.code}
+            values_only = disk.json_value("values-only", key, lambda: _reads_values_only(wager))
+        else:
+            values_only = _reads_values_only(wager)
+        if not values_only:
+            return ("it reads the cards' ranks or suits, not only their point values; declare it on the "
+                    "coup's facts (a rules file, or depends and rule) to price it exactly")
+        return None
+    if wager.rule is None:
+        return (f"it reads the cards' {wager.depends} through code the analysis cannot follow; declare its events "
+                "on the coup's facts (a rules file) to price it exactly")
+    if composition is not None and composition.ranks is None:
+        return "it depends on the cards' ranks; give full decks (--decks) or a shoe by rank (13 counts, A..K)"
+    if composition is not None and wager.depends == "suits" and composition.decks is None:
+        return "it depends on the cards' suits, so it needs full decks (--decks), not a partly dealt shoe"
+    return None
+
+
+def event_combinations(game: Game, composition: Composition,
+                       wagers: tuple[Wager[Any], ...] | None = None) -> dict[str, dict[str, int]]:
     """Exact six-card-convention combinations of every event of every wager.
 
     Returns ``{wager code: {event: combinations}}`` with the events in pay-table
-    order (events that cannot happen are listed with 0).
+    order (events that cannot happen are listed with 0).  A wager that cannot be
+    priced exactly in this shoe raises :class:`ConfigurationError` saying why.
+    ``wagers`` picks some of the game's wagers (default: all).
     """
     _check_punto_banco(game)
+    chosen = game.wagers if wagers is None else wagers
+    for wager in chosen:
+        why = unpriceable(wager, composition, game=game)
+        if why is not None:
+            raise ConfigurationError(f"{wager.name} cannot be priced exactly: {why}")
     table = coup_table()
     weights = key_weights(composition).ravel()
     flat_index = table.index.ravel()
+    by_pattern = None
     result: dict[str, dict[str, int]] = {}
-    for wager in game.wagers:
+    for wager in chosen:
         events = list(wager.paytable)
-        coup_event = np.array([events.index(wager.event(coup)) for coup in table.coups], dtype=np.int64)
+        if wager.rule is not None and wager.depends != "values":
+            from baccarat.analysis import patterns  # it imports this module
+
+            if by_pattern is None:
+                assert composition.ranks is not None
+                by_pattern = patterns.key_pattern_weights(composition.ranks, composition.decks)
+            result[wager.code] = patterns.event_counts(wager.rule, events, by_pattern)
+            continue
+        if wager.rule is not None:  # declared on facts: asked once per distinct set of facts
+            from baccarat.analysis import patterns
+
+            coup_event = patterns.coup_events(wager.rule, events)[:, patterns.NO_PATTERN]
+        else:
+            coup_event = np.array([events.index(wager.event(coup)) for coup in table.coups], dtype=np.int64)
         key_event = coup_event[flat_index]
         result[wager.code] = {event: int(weights[key_event == i].sum()) for i, event in enumerate(events)}
     return result
-

@@ -15,16 +15,20 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import StrEnum
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from baccarat import __version__
 from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
 
+if TYPE_CHECKING:
+    from baccarat.games import Game
+
 app = typer.Typer(
-    help="Casino-grade baccarat: mini-baccarat with Dragon Bonus, EZ Baccarat, Lucky Draw Baccarat.",
+    help="Casino-grade baccarat: mini-baccarat with Dragon Bonus, EZ Baccarat, Lucky Draw Baccarat, and games "
+         "from rules files.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -34,10 +38,28 @@ EXIT_RUNTIME, EXIT_INTERRUPTED = 1, 130  # usage errors exit 2 through Typer
 EXIT_UNAVAILABLE = 4  #: the server cannot start: its database, data directory or address is unavailable
 
 
-class GameCode(StrEnum):
-    mini = "mini"
-    ez = "ez"
-    lucky_draw = "lucky-draw"
+def _game_help() -> str:
+    from baccarat.presets import game_codes  # the registry: the one list of games
+
+    return f"Which game: {', '.join(game_codes())}, or one that a --rules file defines."
+
+
+#: The game argument of every command: a code from the registry (checked when the command runs,
+#: after its --rules files have added their games).
+GameArgument = Annotated[str, typer.Argument(help=_game_help(), show_default=False)]
+#: ``--rules FILE``: games from rules files (TOML), added to the registry for this command.
+RulesOption = Annotated[list[Path] | None, typer.Option(
+    "--rules", dir_okay=False, help="A rules file (TOML) defining a game; may be given more than once.")]
+
+
+def choose_game(code: str, paytable: int | None, rules: list[Path] | None) -> Game:
+    """Load the rules files, then the registered game ``code`` (a usage error names the games)."""
+    from baccarat.presets import get_game
+    from baccarat.rulesfile import load_rules
+
+    for path in rules or ():
+        load_rules(path)
+    return get_game(code, paytable=paytable)
 
 
 class UsageProblem(typer.BadParameter):
@@ -85,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
 # Registered after ``app`` exists: each module adds its command to it.
 from baccarat.cli import analyze, play, roads, rounds, serve, simulate, verify  # noqa: E402
 
-__all__ = ["analyze", "app", "main", "play", "roads", "rounds", "serve", "simulate", "verify"]
+__all__ = ["GameArgument", "RulesOption", "analyze", "app", "choose_game", "main", "play", "roads", "rounds", "serve",
+           "simulate", "verify"]
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from baccarat.cli import GameCode, UsageProblem, app, handle_errors
-from baccarat.presets import get_game
+from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
 from baccarat.shoe import DEFAULT_DECKS
 
 if TYPE_CHECKING:
@@ -36,15 +35,22 @@ class StrategyChoice(StrEnum):
 
 @app.command()
 def analyze(
-    game: Annotated[GameCode, typer.Argument(help="Which game: mini, ez or lucky-draw.")],
+    game: GameArgument,
     decks: Annotated[int | None, typer.Option(help=f"Full decks in the shoe (default {DEFAULT_DECKS}).")] = None,
     shoe: Annotated[str | None, typer.Option(
         help="A partly dealt shoe: ten counts A,2,3,4,5,6,7,8,9,T (T = tens and pictures).")] = None,
     paytable: Annotated[int | None, typer.Option(help="Lucky Draw DrawWin pay table: 1 or 2.")] = None,
+    rules: RulesOption = None,
     strategy: Annotated[StrategyChoice, typer.Option(
         help="Lucky Draw: the Draw decision the Enter table follows.")] = StrategyChoice.composition,
     eor: Annotated[bool, typer.Option("--eor", help="Add the effect of removal of each card value.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Write JSON to stdout instead of tables.")] = False,
+    report: Annotated[Path | None, typer.Option(
+        dir_okay=False, help="Write the game's PAR sheet (one self-contained HTML page) to this file.")] = None,
+    report_shoes: Annotated[int, typer.Option(min=0, help="PAR sheet: shoes simulated to confirm the edges.")]
+    = 20_000,
+    report_count_shoes: Annotated[int, typer.Option(
+        min=0, help="PAR sheet: shoes per count trigger tried (0: no count study).")] = 5_000,
 ) -> None:
     """Exact probabilities, house edge, standard deviation and hit frequency of every wager.
 
@@ -56,17 +62,34 @@ def analyze(
     with handle_errors():
         if shoe is not None and decks is not None:
             raise UsageProblem("give --decks or --shoe, not both")
-        chosen = get_game(game.value, paytable=paytable)
+        chosen = choose_game(game, paytable, rules)
         if strategy is not StrategyChoice.composition and chosen.kind != "lucky_draw":
             raise UsageProblem("--strategy applies to lucky-draw only")
         full_decks = DEFAULT_DECKS if shoe is None and decks is None else decks
+        if report is not None:
+            if shoe is not None or as_json:
+                raise UsageProblem("--report is for full decks (--decks) and writes HTML: leave out --shoe and --json")
+            _par_sheet(chosen, full_decks or DEFAULT_DECKS, report, report_shoes, report_count_shoes)
+            return
         # The report is a function of these and of the code (the cache's key has a digest of the
         # package's source; this module is added, as the cache leaves the command line out).
-        key = {"game": chosen.code, "paytable": chosen.paytable, "decks": full_decks,
+        key = {"game": chosen.code, "source": chosen.source, "paytable": chosen.paytable, "decks": full_decks,
                "shoe": None if shoe is None else shoe.replace(" ", ""), "strategy": strategy.value, "eor": eor,
                "json": as_json, "command": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}
         text = disk.text("analyze", key, lambda: _report(chosen, full_decks, shoe, strategy.value, eor, as_json))
     sys.stdout.write(text)
+
+
+def _par_sheet(game: Game, decks: int, path: Path, shoes: int, count_shoes: int) -> None:
+    single_threaded_blas()
+    from baccarat.sim.par import build, render
+
+    page = render(build(game, decks=decks, shoes=shoes, count_shoes=count_shoes))
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as error:
+        raise UsageProblem(f"cannot write the PAR sheet to {path}: {error.strerror}") from error
+    print(f"PAR sheet of {game.name} written to {path}", file=sys.stderr)
 
 
 def _report(game: Game, decks: int | None, shoe: str | None, strategy: StrategyKind, eor: bool, as_json: bool) -> str:

@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from baccarat.cli import GameCode, UsageProblem, app, handle_errors
+from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
 from baccarat.errors import BaccaratError
 from baccarat.money import format_amount, parse_amount
-from baccarat.presets import get_game
 from baccarat.script import parse_line, strip_comment
 from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 
@@ -29,7 +28,7 @@ QUIT_WORDS = {"q", "quit", "exit"}
 
 @app.command()
 def play(
-    game: Annotated[GameCode, typer.Argument(help="Which game: mini, ez or lucky-draw.")],
+    game: GameArgument,
     seed: Annotated[int | None, typer.Option(min=0, help="Seed for a reproducible shoe (default: OS randomness).")]
     = None,
     script: Annotated[Path | None, typer.Option(exists=True, dir_okay=False, readable=True,
@@ -40,6 +39,7 @@ def play(
     decks: Annotated[int, typer.Option(help="Decks in the shoe.")] = DEFAULT_DECKS,
     cut_card: Annotated[int, typer.Option(help="Cards behind the cut card.")] = DEFAULT_CUT_CARD,
     paytable: Annotated[int | None, typer.Option(help="Lucky Draw DrawWin pay table: 1 or 2.")] = None,
+    rules: RulesOption = None,
     client_seed: Annotated[str | None, typer.Option(
         help="Your client seed, mixed into every shoe's shuffle (1 to 64 letters, digits or punctuation).")] = None,
 ) -> None:
@@ -51,7 +51,7 @@ def play(
     from baccarat.session import Session  # here, not at the top: see baccarat.cli
 
     with handle_errors():
-        chosen = get_game(game.value, paytable=paytable)
+        chosen = choose_game(game, paytable, rules)
         session = Session(chosen, bankroll=parse_amount(bankroll), seed=seed, decks=decks, cut_card=cut_card,
                           client_seed=client_seed)
     with handle_errors():

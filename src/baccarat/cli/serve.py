@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from baccarat.cli import EXIT_UNAVAILABLE, app, handle_errors
+from baccarat.cli import EXIT_UNAVAILABLE, RulesOption, app, handle_errors
 
 if TYPE_CHECKING:
     from baccarat.server.settings import Settings
@@ -103,16 +103,23 @@ def serve(
     trusted_proxy: Annotated[list[str] | None, typer.Option(
         help="Address of a reverse proxy whose X-Forwarded-For names the client (repeatable). Without it the "
              "connection's own address is the client's, for the login limits.")] = None,
+    rules: RulesOption = None,
 ) -> None:
-    """Run the table server; prints its address when it is ready (GET /health answers 200)."""
+    """Run the table server; prints its address when it is ready (GET /health answers 200).
+
+    Each --rules file adds its game: served like the built-in games, with a table of its own.
+    """
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
+    from baccarat.rulesfile import load_rules
     from baccarat.server import live
     from baccarat.server.app import create_app
     from baccarat.server.settings import Settings
 
     with handle_errors():
+        for path in rules or ():
+            load_rules(path)
         settings = Settings.from_options(data_dir=data_dir, database=database, betting_seconds=betting_seconds)
         ready_database(settings)
         # h11 rather than httptools (uvicorn's default when installed): httptools holds a request line

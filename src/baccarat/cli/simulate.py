@@ -9,9 +9,8 @@ from typing import Annotated
 
 import typer
 
-from baccarat.cli import GameCode, UsageProblem, app, handle_errors
+from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
 from baccarat.cli.analyze import single_threaded_blas
-from baccarat.presets import get_game
 from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 
 
@@ -42,7 +41,7 @@ def _random_seed() -> int:
 
 @app.command()
 def simulate(
-    game: Annotated[GameCode, typer.Argument(help="Which game: mini, ez or lucky-draw.")],
+    game: GameArgument,
     shoes: Annotated[int, typer.Option(min=1, help="Shoes to deal.")] = 10_000,
     seed: Annotated[int | None, typer.Option(min=0, help="Seed (default: a random one, printed with the result).")]
     = None,
@@ -51,6 +50,7 @@ def simulate(
     decks: Annotated[int, typer.Option(help="Decks in the shoe.")] = DEFAULT_DECKS,
     cut_card: Annotated[int, typer.Option(help="Cards behind the cut card.")] = DEFAULT_CUT_CARD,
     paytable: Annotated[int | None, typer.Option(help="Lucky Draw DrawWin pay table: 1 or 2.")] = None,
+    rules: RulesOption = None,
     strategy: Annotated[str, typer.Option(
         help="Lucky Draw: composition, total (the optimal strategies), never, or seat totals to draw on "
              "such as 0,1,2,3,4,5.")] = "composition",
@@ -75,7 +75,7 @@ def simulate(
     chosen_seed = seed if seed is not None else _random_seed()
     single_threaded_blas()
     with handle_errors():
-        chosen = get_game(game.value, paytable=paytable)
+        chosen = choose_game(game, paytable, rules)
         if count is not None:
             _count_study(chosen.code, count, wager, trigger, running_count, initial_count, bound_shoes, shoes,
                          chosen_seed, decks, cut_card, workers, scheduler, as_json)

@@ -12,6 +12,7 @@ from pydantic_core import PydanticCustomError
 
 from baccarat.fair import CLIENT_SEED, CLIENT_SEED_RULE
 from baccarat.money import MAX_AMOUNT
+from baccarat.server.registry import GameCode
 
 
 class Strict(BaseModel):
@@ -57,7 +58,7 @@ class BetsBody(Strict):
 
 class TableBody(Strict):
     name: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")
-    game: Literal["mini", "ez", "lucky-draw"]
+    game: GameCode
     paytable: Annotated[Literal[1, 2], _json_integer("the pay table is 1 or 2")] | None = Field(
         default=None, description="Lucky Draw's DrawWin pay table")
     decks: int = Field(default=8, ge=1, le=16)

@@ -147,7 +147,7 @@ def _rounds(s: Session, account_id: int, round_ids: list[int]
             entry.update(player_cards=result["player_cards"], banker_cards=result["banker_cards"],
                          player_total=result["player_total"], banker_total=result["banker_total"],
                          result=result["winner"])
-        if table.game == "lucky-draw" and mine:
+        if tables.game_of(table).kind == "lucky_draw" and mine:
             seat_of = tables.core_seats(everyone[current.id], tables.game_of(table).max_seats)
             seat = entry["seat"] = f"seat:{seat_of[account_id]}"
             hands = result.get("hands", {})

@@ -47,7 +47,7 @@ from baccarat.events import BetSettled, CardDealt, CoupResolved
 from baccarat.fair import ALGORITHM, commitment, new_server_seed
 from baccarat.games import Game, TableLimits
 from baccarat.money import MAX_AMOUNT
-from baccarat.presets import get_game
+from baccarat.presets import built_in, game_codes, get_game
 from baccarat.roads import hand_json, hand_of
 from baccarat.server import fairness, wallet
 from baccarat.server.models import (
@@ -70,8 +70,10 @@ __all__ = ["recall", "table_roads", "table_view"]  # the views, where callers ha
 from baccarat.shoe import Shoe, check_cut_card, check_decks
 from baccarat.table import Table
 
-#: Tables made on a fresh database.
-DEFAULT_TABLES = (("mini-1", "mini"), ("ez-1", "ez"), ("lucky-draw-1", "lucky-draw"))
+
+def default_tables() -> tuple[tuple[str, str], ...]:
+    """(name, game) of the table each registered game gets: ``<code>-1``."""
+    return tuple((f"{code}-1", code) for code in game_codes())
 #: A seated player who lets this many dealt rounds go by without a bet is stood up.
 SIT_OUT_ROUNDS = 5
 #: A player whose sockets all closed keeps the seat this long (seconds) to come back.
@@ -108,10 +110,14 @@ def create_table(s: Session, name: str, game: str, *, paytable: int | None = Non
 
 
 def ensure_default_tables(s: Session, *, betting_seconds: float = 15.0, pace: Pace | None = None) -> None:
-    """One table per served game on a database that has none."""
-    if s.scalar(select(func.count(GameTable.id))) == 0:
-        for name, game in DEFAULT_TABLES:
-            create_table(s, name, game, betting_seconds=betting_seconds, decision_seconds=betting_seconds, pace=pace)
+    """One table per served game on a database that has none; and a game from a rules file that has no
+    table yet gets one (``serve --rules``), unless its table's name is taken."""
+    fresh = s.scalar(select(func.count(GameTable.id))) == 0
+    for name, game in default_tables():
+        if not fresh and (built_in(game) or s.scalar(select(GameTable.id).where(
+                (GameTable.game == game) | (GameTable.name == name)).limit(1)) is not None):
+            continue
+        create_table(s, name, game, betting_seconds=betting_seconds, decision_seconds=betting_seconds, pace=pace)
 
 
 def _current_shoe(s: Session, table: GameTable) -> ShoeRow | None:
@@ -831,7 +837,7 @@ def shoe_record(s: Session, table_id: int, number: int) -> dict[str, Any]:
     table = _table(s, table_id)
     rounds = [r for r in s.scalars(select(Round).where(Round.shoe_id == row.id, Round.status.in_(("settled", "void")))
                                    .order_by(Round.number)) if json.loads(r.result or "{}").get("cards")]
-    seats = _lucky_seats(s, table, rounds) if table.game == "lucky-draw" else {}
+    seats = _lucky_seats(s, table, rounds) if game_of(table).kind == "lucky_draw" else {}
     entries = []
     for current in rounds:
         result = json.loads(current.result or "{}")

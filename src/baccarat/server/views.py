@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from baccarat.cards import Card, hand_total
 from baccarat.errors import IllegalActionError, UnknownSeatError
 from baccarat.games import Game, TableLimits, Wager
-from baccarat.presets import GAME_CODES, get_game
+from baccarat.presets import all_games, get_game
 from baccarat.roads import hand_from_json, roads
 from baccarat.server import fairness, wallet
 from baccarat.server.models import (
@@ -172,9 +172,7 @@ def game_json(game: Game) -> dict[str, Any]:
 def games_json() -> list[dict[str, Any]]:
     """Every game and its wagers with names and pays, from :mod:`baccarat.presets` (``GET /api/games``);
     Lucky Draw once per DrawWin pay table."""
-    games = [get_game(code) for code in GAME_CODES if code != "lucky-draw"]
-    games += [get_game("lucky-draw", paytable=paytable) for paytable in (1, 2)]
-    return [game_json(game) for game in games]
+    return [game_json(game) for game in all_games()]
 
 
 # --- the moment: which round is on show, in which phase -----------------------------------------------
@@ -488,7 +486,7 @@ def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, dict[s
                 if bet.id in paid:
                     settled.setdefault(bet.account_id, {})[bet.wager] = {
                         "amount": bet.amount, "event": paid[bet.id].event, "net": paid[bet.id].net}
-        if state.table.game == "lucky-draw":
+        if get_game(state.table.game, paytable=state.table.paytable).kind == "lucky_draw":
             decided = {row.account_id: row.action
                        for row in connection.execute(_VIEW_DECISIONS, {"round": current.id})}
     answer: dict[int, dict[str, Any]] = {}

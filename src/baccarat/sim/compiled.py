@@ -52,6 +52,9 @@ EXPORTS: dict[str, tuple[tuple[Argument, ...], tuple[Argument, ...]]] = {
     "punto_banco_chunk": (_CHUNK_RESULT, (
         _INT, ("uint64", 1), ("int32", 1), ("int64", 1), _INT, ("int64", 1), ("int64", 2), ("int64", 1),
         ("float64", 2))),
+    "punto_banco_cards_chunk": (_CHUNK_RESULT, (
+        _INT, ("uint64", 1), ("int32", 1), ("int32", 1), ("int32", 1), ("int32", 1), ("int64", 1), ("int64", 1),
+        _INT, ("int64", 1), ("int64", 2), ("int64", 1), ("float64", 2))),
     "lucky_draw_chunk": (_CHUNK_RESULT, (
         _INT, ("uint64", 1), ("int32", 1), ("int32", 1), ("int64", 1), _INT, ("int64", 1), ("int64", 3),
         ("float64", 1), ("int8", 3), ("float64", 1))),
@@ -80,6 +83,7 @@ class Kernels(NamedTuple):
     """The chunk kernels, compiled ahead of time or through numba's JIT."""
 
     punto_banco_chunk: Callable[..., Any]
+    punto_banco_cards_chunk: Callable[..., Any]
     lucky_draw_chunk: Callable[..., Any]
     count_chunk: Callable[..., Any]
     ahead_of_time: bool  #: False: numba's JIT (no C compiler, or ``BACCARAT_KERNELS=jit``)

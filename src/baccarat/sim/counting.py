@@ -29,7 +29,7 @@ import numpy.typing as npt
 from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.composition import LABEL_VALUES, VALUE_LABELS
 from baccarat.errors import ConfigurationError
-from baccarat.presets import get_game
+from baccarat.presets import all_games, get_game
 from baccarat.sim.compiled import kernels
 from baccarat.sim.run import CHUNK_SHOES, ChunkedRun, chunk_state, execute
 from baccarat.sim.tables import punto_banco_tables, shoe_tables
@@ -84,11 +84,17 @@ class CountPlan(ChunkedRun):
     chunk_size: int = CHUNK_SHOES  #: shoes per chunk; part of what the seed reproduces
 
     def __post_init__(self) -> None:
-        if self.game not in ("mini", "ez"):
-            raise ConfigurationError("counting studies are for punto banco games (mini, ez)")
-        codes = [w.code for w in get_game(self.game).wagers]
+        game = get_game(self.game)
+        if game.kind != "punto_banco":
+            eligible = ", ".join(g.code for g in all_games() if g.kind == "punto_banco")
+            raise ConfigurationError(f"counting studies are for punto banco games ({eligible}), not {game.name}")
+        codes = [w.code for w in game.wagers]
         if self.wager not in codes:
             raise ConfigurationError(f"unknown wager {self.wager!r} in {self.game}; wagers are: {', '.join(codes)}")
+        if game.wager(self.wager).depends != "values":
+            raise ConfigurationError(f"{game.wager(self.wager).name} depends on the cards' "
+                                     f"{game.wager(self.wager).depends}: a count by point value cannot follow it; "
+                                     "count a wager on point values")
         if not math.isfinite(self.trigger):
             raise ConfigurationError("the trigger must be a finite number")
         self.check_run()
@@ -106,10 +112,13 @@ def run_count_chunk(plan: CountPlan, index: int) -> npt.NDArray[np.float64]:
     shoe = shoe_tables(plan.decks)
     tables = punto_banco_tables(plan.game)
     row = [w.code for w in get_game(plan.game).wagers].index(plan.wager)
+    # A counted wager reads point values only: in a game that also has wagers on pairs its pay is
+    # the same under every card pattern of a key, so the first pattern's is the key's.
+    pay_by_key = np.ascontiguousarray(tables.pays[row].reshape(10_000, tables.patterns)[:, 0])
     parent, last, earlier, coefficients = _polynomial(plan.game, row) if plan.perfect else _NO_POLYNOMIAL
     result: npt.NDArray[np.float64] = kernels().count_chunk(
         plan.chunk_shoes(index), chunk_state(plan.seed, index), shoe.deck, shoe.value_of, shoe.burn, plan.cut_card,
-        tables.player_draws, tables.banker_draws, tables.natural, tables.pays[row],
+        tables.player_draws, tables.banker_draws, tables.natural, pay_by_key,
         plan.tags_by_value, float(plan.trigger), plan.true_count, plan.initial_count, plan.perfect, parent, last,
         earlier, coefficients)
     return result
@@ -123,7 +132,9 @@ _POLYNOMIALS: dict[tuple[str, int], tuple[Any, ...]] = {}
 def _polynomial(game: str, row: int) -> tuple[Any, ...]:
     if (game, row) not in _POLYNOMIALS:
         evaluator = BatchEvaluator(get_game(game))
-        _POLYNOMIALS[(game, row)] = (*evaluator.tree, np.ascontiguousarray(evaluator.coefficients[row]))
+        code = get_game(game).wagers[row].code
+        _POLYNOMIALS[(game, row)] = (*evaluator.tree,
+                                     np.ascontiguousarray(evaluator.coefficients[evaluator.codes.index(code)]))
     return _POLYNOMIALS[(game, row)]
 
 

@@ -190,6 +190,57 @@ def punto_banco_chunk(shoes: int, state: np.ndarray, deck_values: np.ndarray, bu
 
 
 @numba.njit(cache=True)
+def punto_banco_cards_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: np.ndarray,
+                            rank_of: np.ndarray, suit_of: np.ndarray, pattern_index: np.ndarray, burn: np.ndarray,
+                            cut_card: int, player_draws: np.ndarray, banker_draws: np.ndarray, natural: np.ndarray,
+                            pays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """:func:`punto_banco_chunk` dealing real cards (rank and suit), for games with wagers on pairs.
+
+    The first four cards of each coup give its pattern (:mod:`baccarat.facts`):
+    ``pattern_index[player pair * 16 + banker pair * 8 + twin * 4 + player suited * 2 + banker suited]``;
+    a coup is counted in histogram bin ``key * patterns + pattern`` and paid ``pays[bin, wager]``.
+    The shoe procedure is :func:`punto_banco_shoe`'s, on the cards' point values.
+    """
+    wagers = pays.shape[1]
+    patterns = pays.shape[0] // 10_000
+    histogram = np.zeros(pays.shape[0], dtype=np.int64)
+    sums = np.zeros((wagers + 1, 3))
+    cards = deck.copy()
+    size = cards.shape[0]
+    values = np.empty(size, dtype=np.int32)
+    cut_index = size - cut_card
+    net = np.zeros(wagers)
+    for _ in range(shoes):
+        shuffle_in_place(cards, state)
+        for i in range(size):
+            values[i] = value_of[cards[i]]
+        net[:] = 0.0
+        pos = 1 + burn[values[0]]
+        last = False
+        hands = 0
+        while size - pos >= 6:
+            p1, b1, p2, b2 = cards[pos], cards[pos + 1], cards[pos + 2], cards[pos + 3]
+            player_pair = 1 if rank_of[p1] == rank_of[p2] else 0
+            banker_pair = 1 if rank_of[b1] == rank_of[b2] else 0
+            twin = 1 if player_pair == 1 and banker_pair == 1 and rank_of[p1] == rank_of[b1] else 0
+            player_suited = 1 if suit_of[p1] == suit_of[p2] else 0
+            banker_suited = 1 if suit_of[b1] == suit_of[b2] else 0
+            pattern = pattern_index[player_pair * 16 + banker_pair * 8 + twin * 4 + player_suited * 2 + banker_suited]
+            key, pos = punto_banco_coup(values, pos, player_draws, banker_draws, natural)
+            cell = key * patterns + pattern
+            histogram[cell] += 1
+            for w in range(wagers):
+                net[w] += pays[cell, w]
+            hands += 1
+            if last:
+                break
+            if pos > cut_index:
+                last = True
+        _add_shoe(sums, net, hands)
+    return histogram, sums
+
+
+@numba.njit(cache=True)
 def lucky_draw_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: np.ndarray, burn: np.ndarray,
                      cut_card: int, dealer_draws: np.ndarray, draws: np.ndarray, enter_pay: np.ndarray,
                      block_event: np.ndarray,

@@ -95,7 +95,7 @@ def exact_values(game: Game, plan: Plan) -> dict[str, float]:
     Kept on disk (:mod:`baccarat.analysis.cache`): the analysis takes 40 to 150 ms, which a run
     would otherwise add to its start-up.  JSON keeps the floats exactly.
     """
-    key = {"game": game.code, "paytable": game.paytable, "decks": plan.decks,
+    key = {"game": game.code, "source": game.source, "paytable": game.paytable, "decks": plan.decks,
            "draws": hashlib.sha256(plan.draws).hexdigest() if plan.draws is not None else None}
     return disk.json_value("exact-values", key, lambda: _compute_exact_values(game, plan))
 

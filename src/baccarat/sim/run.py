@@ -19,9 +19,10 @@ import numpy as np
 import numpy.typing as npt
 
 from baccarat.errors import ConfigurationError
+from baccarat.presets import get_game
 from baccarat.shoe import check_cut_card, check_decks
 from baccarat.sim.compiled import kernels
-from baccarat.sim.tables import lucky_draw_tables, punto_banco_tables, shoe_tables
+from baccarat.sim.tables import card_kinds, lucky_draw_tables, punto_banco_tables, shoe_tables
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -91,9 +92,14 @@ class Plan(ChunkedRun):
     draws: bytes | None = field(default=None, repr=False)  #: Lucky Draw strategy, 1,000 booleans [s1, up, s2]
     chunk_size: int = CHUNK_SHOES  #: shoes per chunk; part of what the seed reproduces
 
+    @property
+    def kind(self) -> str:
+        """The game's kind of deal, from the registry (which also refuses an unknown game)."""
+        return get_game(self.game, paytable=self.paytable).kind
+
     def __post_init__(self) -> None:
         self.check_run()
-        if self.game == "lucky-draw" and (self.draws is None or len(self.draws) != 1000):
+        if self.kind == "lucky_draw" and (self.draws is None or len(self.draws) != 1000):
             raise ConfigurationError("a Lucky Draw plan needs the seat's strategy (1,000 cells)")
 
 
@@ -110,7 +116,7 @@ def run_chunk(plan: Plan, index: int) -> ChunkResult:
     state = chunk_state(plan.seed, index)
     shoe = shoe_tables(plan.decks)
     shoes = plan.chunk_shoes(index)
-    if plan.game == "lucky-draw":
+    if plan.kind == "lucky_draw":
         t = lucky_draw_tables(plan.paytable or 1)
         draws = np.frombuffer(plan.draws or b"", dtype=bool).reshape(10, 10, 10).astype(np.int64)
         result: ChunkResult = kernels().lucky_draw_chunk(
@@ -118,6 +124,13 @@ def run_chunk(plan: Plan, index: int) -> ChunkResult:
             t.enter_pay, t.block_event, t.block_pay)
         return result
     p = punto_banco_tables(plan.game)
+    if p.patterns > 1:  # a wager reads ranks or suits: deal real cards
+        rank_of, suit_of = card_kinds()
+        assert p.pattern_index is not None
+        result = kernels().punto_banco_cards_chunk(
+            shoes, state, shoe.deck, shoe.value_of, rank_of, suit_of, p.pattern_index, shoe.burn, plan.cut_card,
+            p.player_draws, p.banker_draws, p.natural, p.pays_by_key)
+        return result
     result = kernels().punto_banco_chunk(shoes, state, shoe.deck_values, shoe.burn, plan.cut_card,
                                          p.player_draws, p.banker_draws, p.natural, p.pays_by_key)
     return result

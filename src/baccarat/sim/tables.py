@@ -64,31 +64,58 @@ def shoe_tables(decks: int) -> ShoeTables:
 
 @dataclass(frozen=True)
 class PuntoBancoTables:
-    """The tableau as arrays, and every wager's pay and event for every coup key."""
+    """The tableau as arrays, and every wager's pay and event for every coup key (and card pattern)."""
 
     player_draws: IntArray  #: [player total] -> 1 draws, 0 stands
     banker_draws: IntArray  #: [banker total, player's third card or 10 = stood]; rows 8-9 unused
     natural: IntArray  #: [two-card total] -> 1 for a natural
-    pays: FloatArray  #: [wager, key]
-    pays_by_key: FloatArray  #: [key, wager], contiguous per key, for the kernels
-    events: IntArray  #: [wager, key] -> the event's position in the wager's pay table
+    pays: FloatArray  #: [wager, bin]; a bin is a coup key, or ``key * patterns + pattern``
+    pays_by_key: FloatArray  #: [bin, wager], contiguous per bin, for the kernels
+    events: IntArray  #: [wager, bin] -> the event's position in the wager's pay table
+    patterns: int = 1  #: card patterns per key: 1 when every wager reads point values only
+    pattern_index: IntArray | None = None  #: pattern bits (see kernels.punto_banco_cards_chunk) -> pattern
 
 
-def _punto_banco_arrays(code: str) -> dict[str, npt.NDArray[np.generic]]:
-    from baccarat.analysis.punto import coup_table
+def needs_cards(game: Game) -> bool:
+    """Whether a wager of ``game`` reads ranks or suits (the simulation then deals real cards)."""
+    return any(w.depends != "values" for w in game.wagers)
 
-    game = get_game(code)
+
+def _punto_banco_arrays(game: Game) -> dict[str, npt.NDArray[np.generic]]:
+    from baccarat.analysis import patterns as pt
+    from baccarat.analysis.punto import coup_table, unpriceable
+
+    for wager in game.wagers:
+        why = unpriceable(wager, game=game)
+        if why is not None:
+            raise ConfigurationError(f"{wager.name} cannot be simulated: {why}")
     banker = np.zeros((10, 11), dtype=bool)
     for total, row in BANKER_CHART.items():
         banker[total] = row
     table = coup_table()
     keys = table.index.ravel()
-    pays = np.array([[float(w.odds(coup)) for coup in table.coups] for w in game.wagers])[:, keys]
-    events = np.array([[list(w.paytable).index(w.event(coup)) for coup in table.coups] for w in game.wagers])
+    cards = needs_cards(game)
+    count = len(pt.PATTERNS) if cards else 1
+    pays_rows, event_rows = [], []
+    for wager in game.wagers:
+        odds = np.array([float(p) for p in wager.paytable.values()])
+        events = list(wager.paytable)
+        if wager.rule is not None:
+            by_coup = pt.coup_events(wager.rule, events)  # [coup, pattern]
+            by_coup = by_coup if cards else by_coup[:, pt.NO_PATTERN:pt.NO_PATTERN + 1]
+        else:
+            by_coup = np.repeat(np.array([events.index(wager.event(c)) for c in table.coups])[:, None], count, axis=1)
+        by_bin = by_coup[keys].reshape(-1)  # [key * patterns + pattern]
+        event_rows.append(by_bin)
+        pays_rows.append(odds[by_bin])
     natural = np.array([is_natural(total) for total in range(10)], dtype=np.int64)
+    bits = np.zeros(32, dtype=np.int64)
+    for index, p in enumerate(pt.PATTERNS):
+        bits[p.player_pair * 16 + p.banker_pair * 8 + p.twin * 4 + p.player_suited * 2 + p.banker_suited] = index
     # 0/1 integers rather than booleans: the kernels compute with them (see kernels.punto_banco_coup).
     return {"player_draws": np.array(PLAYER_CHART, dtype=np.int64), "banker_draws": banker.astype(np.int64),
-            "natural": natural, "pays": np.ascontiguousarray(pays), "events": events[:, keys].astype(np.int64)}
+            "natural": natural, "pays": np.ascontiguousarray(np.array(pays_rows)),
+            "events": np.array(event_rows, dtype=np.int64), "patterns": np.array([count]), "pattern_index": bits}
 
 
 @cache
@@ -96,11 +123,24 @@ def punto_banco_tables(code: str) -> PuntoBancoTables:
     """Kernel tables for a punto banco game (by code, so worker processes can rebuild them).
 
     Kept on disk (:mod:`baccarat.analysis.cache`): asking the engine about every coup and
-    every wager takes about 50 ms, a fifth of a run's start-up.
+    every wager takes about 50 ms, a fifth of a run's start-up.  A rules file's game is kept
+    under its file's digest too.
     """
-    a = disk.arrays("punto-banco-tables", {"game": code}, lambda: _punto_banco_arrays(code))
+    game = get_game(code)
+    a = disk.arrays("punto-banco-tables", {"game": code, "source": game.source},
+                    lambda: _punto_banco_arrays(game))
     return PuntoBancoTables(a["player_draws"], a["banker_draws"], a["natural"], a["pays"],
-                            np.ascontiguousarray(a["pays"].T), a["events"])
+                            np.ascontiguousarray(a["pays"].T), a["events"], int(a["patterns"][0]),
+                            a["pattern_index"])
+
+
+@cache
+def card_kinds() -> tuple[SmallIntArray, SmallIntArray]:
+    """The rank (0-12) and suit (0-3) of each of the 52 card kinds."""
+    from baccarat.cards import RANKS, SUITS
+
+    return (np.array([RANKS.index(c.rank) for c in CARD_KINDS], dtype=np.int32),
+            np.array([SUITS.index(c.suit) for c in CARD_KINDS], dtype=np.int32))
 
 
 @dataclass(frozen=True)

@@ -106,11 +106,13 @@ function lobbyView() {
   let closed = false;
   const cards = {};
   const seatsOf = {};  // game code -> seats at its tables, from the game records
-  api("GET", "/api/games").then((games) => {
-    for (const g of games) { seatsOf[g.code] = g.max_seats; rememberWagers(g.wagers); }
+  const gamesRead = api("GET", "/api/games").then((games) => {
+    rememberGames(games);
+    for (const g of games) seatsOf[g.code] = g.max_seats;
   }).catch(() => {});
   async function refresh() {
     let tables;
+    await gamesRead;  // the registry names the games, and says which are default tables
     try { tables = await api("GET", "/api/tables"); } catch (error) { if (!closed) toast(error.message); return; }
     if (closed) return;
     for (const table of tables) {
@@ -125,10 +127,10 @@ function lobbyView() {
           node: h("section", { class: "table-card", "data-table": table.id, "aria-labelledby": `table-${table.id}-name` },
             h("h2", { id: `table-${table.id}-name` }, tableName(table.name, table.game)),
             // a default table's name already says its game ("EZ Baccarat table 1")
-            /^(mini|ez|lucky-draw)-\d+$/.test(table.name) ? null : h("div", { class: "game-name" }, t(`game.${table.game}`)),
+            defaultTable(table.name) ? null : h("div", { class: "game-name" }, gameName(table.game)),
             meta, phase, road, button) };
         list.append(cards[table.id].node);
-        if (table.game !== "lucky-draw") {
+        if (!isLuckyDraw(table.game)) {
           api("GET", `/api/tables/${table.id}/roads`).then((roads) => {
             const box = lobbyRoad(roads, table.game);
             road.replaceChildren(box);

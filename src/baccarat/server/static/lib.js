@@ -213,11 +213,38 @@ function paysLabel(label) {
   return upTo ? t("pays.up_to", { pays: upTo[1] }) : label;
 }
 
+/** The games of the server's registry (GET /api/games): code -> {name, kind}. */
+const gamesByCode = {};
+
+function rememberGames(games) {
+  for (const game of games || []) {
+    gamesByCode[game.code] = { name: game.name, kind: game.kind };
+    rememberWagers(game.wagers);
+  }
+}
+
+/** A game's name: in the player's language for the built-in games, else as the registry names it. */
+function gameName(code) {
+  if (has(`game.${code}`)) return t(`game.${code}`);
+  return (gamesByCode[code] && gamesByCode[code].name) || code;
+}
+
+/** Whether a game is dealt as Lucky Draw (a seat against the dealer) rather than punto banco. */
+function isLuckyDraw(code) {
+  return gamesByCode[code] ? gamesByCode[code].kind === "lucky_draw" : code === "lucky-draw";
+}
+
+/** Whether a table name is a game's default table ("ez-1"): it reads as its game and number. */
+function defaultTable(name) {
+  const match = /^([a-z][a-z0-9_-]*?)-(\d+)$/.exec(name || "");
+  return match && (has(`game.${match[1]}`) || gamesByCode[match[1]]) ? match : null;
+}
+
 /** A table's name: the default tables ("ez-1") read as their game and number in every language. */
 function tableName(name, game) {
-  const match = /^(mini|ez|lucky-draw)-(\d+)$/.exec(name || "");
-  if (match) return t("table.numbered", { game: t(`game.${match[1]}`), n: match[2] });
-  return name || t(`game.${game}`);
+  const match = defaultTable(name);
+  if (match) return t("table.numbered", { game: gameName(match[1]), n: match[2] });
+  return name || gameName(game);
 }
 
 // Known server sentences -> catalogue keys.  The server keeps its codes and words; until it sends a

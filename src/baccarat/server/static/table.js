@@ -93,7 +93,7 @@ function tableView(tableId) {
   // ------------------------------------------------------------ helpers on the view
   const view = () => S.view;
   const game = () => (S.view ? S.view.game : null);
-  const lucky = () => game() === "lucky-draw";
+  const lucky = () => isLuckyDraw(game());
   const mySeat = () => (S.you && S.you.seat ? String(S.you.seat) : null);
   const myBets = () => (S.you && S.you.bets) || {};
   const wagers = () => (S.view && S.view.wagers) || [];
@@ -352,7 +352,7 @@ function tableView(tableId) {
 
   function renderStatus() {
     const v = view();
-    text(el.title, /^(mini|ez|lucky-draw)-\d+$/.test(v.name) ? tableName(v.name, v.game) : `${v.name} · ${t(`game.${v.game}`)}`);
+    text(el.title, defaultTable(v.name) ? tableName(v.name, v.game) : `${v.name} · ${gameName(v.game)}`);
     if (v.phase !== S.phase) {
       const before = S.phase;
       S.phase = v.phase;
@@ -906,7 +906,7 @@ function tableView(tableId) {
   (async () => {
     try {
       const games = await api("GET", "/api/games");
-      for (const g of games || []) rememberWagers(g.wagers);
+      rememberGames(games);
       const here = (games || []).find((g) => S.view && g.code === S.view.game);
       if (here && here.max_seats) { S.max_seats = here.max_seats; if (S.view) renderSeats(); }
       else if (games && games[0] && games[0].max_seats) S.max_seats = games[0].max_seats;

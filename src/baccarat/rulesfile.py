@@ -1,0 +1,291 @@
+"""Games from a rules file (TOML): wagers declared on a coup's facts, pay tables as fractions, limits.
+
+A rules file defines one game on an existing procedure, ``punto_banco`` or ``lucky_draw``.  A punto
+banco game's wagers are declared from the vocabulary of :mod:`baccarat.facts`: each wager lists its
+events in order, each with a condition (facts and the values they must have; a list means any of
+them) and its pay; the first event whose condition holds is the coup's, and the last event has no
+condition, so every coup has one.  A Lucky Draw game takes the built-in wagers (Enter, Draw, Block
+Bonus) with the DrawWin pay table and limits of the file.  Everything is checked at load, and what
+cannot be priced exactly is refused with the reason; a game read is added to the registry of
+:mod:`baccarat.presets` by :func:`load_rules`.  See ``catalogue/`` for examples::
+
+    [game]
+    code = "super-6"
+    name = "Super 6"
+    procedure = "punto_banco"
+    minimum = "1.00"
+
+    [[wagers]]
+    code = "banker"
+    name = "Banker"
+    maximum = "5000.00"
+    events = [
+      { event = "Banker wins with 6", when = { winner = "banker", banker_total = 6 }, pays = "1/2" },
+      { event = "Banker wins", when = { winner = "banker" }, pays = "1" },
+      { event = "Tie", when = { winner = "tie" }, pays = "push" },
+      { event = "Player wins", pays = "lose" },
+    ]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from baccarat.coup import Coup
+from baccarat.errors import ConfigurationError, InvalidAmountError
+from baccarat.facts import FACT_VALUES, FACTS, CoupFacts, coup_facts, level_of
+from baccarat.games import LOSE, PUSH, Game, TableLimits, Wager
+from baccarat.money import MAX_AMOUNT, parse_amount
+from baccarat.presets import DRAWWIN_LUCKY_7, built_in, lucky_draw, register
+
+_CODE = re.compile(r"^[a-z][a-z0-9_-]{0,15}$")
+_WAGER_CODE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+#: The Lucky Draw wagers a file gives maximums for (the Draw always equals the Enter).
+_LUCKY_LIMITS = ("enter", "block_bonus")
+
+Condition = tuple[tuple[str, tuple[object, ...]], ...]
+
+
+class RulesError(ConfigurationError):
+    """A rules file that cannot be read or priced; the message says where and what to do."""
+
+
+def _fail(where: str, message: str) -> RulesError:
+    return RulesError(f"{where}: {message}")
+
+
+def _text(data: Mapping[str, Any], key: str, where: str, *, required: bool = True, default: str = "") -> str:
+    value = data.get(key, None)
+    if value is None:
+        if required:
+            raise _fail(where, f"give {key} (a text)")
+        return default
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(where, f"{key} must be a non-empty text, not {value!r}")
+    return value.strip()
+
+
+def _amount(value: object, where: str) -> int:
+    """An amount written as ``"5000.00"`` (currency units) or a whole number of minor units."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise _fail(where, f"an amount is written like \"5000.00\", not {value!r}")
+    try:
+        minor = parse_amount(value) if isinstance(value, str) else value
+    except InvalidAmountError as error:
+        raise _fail(where, str(error)) from error
+    if not 0 < minor <= MAX_AMOUNT:
+        raise _fail(where, f"the amount must be positive and at most {MAX_AMOUNT // 100:,}.00")
+    return minor
+
+
+def parse_pays(value: object, where: str) -> Fraction:
+    """Net odds: ``"11"``, ``"19/20"``, ``"1/2"``, ``"push"`` (0) or ``"lose"`` (-1)."""
+    if isinstance(value, bool):
+        raise _fail(where, f"pays is a fraction such as \"11\", \"19/20\", \"push\" or \"lose\", not {value!r}")
+    if isinstance(value, int):
+        value = str(value)
+    if not isinstance(value, str):
+        raise _fail(where, f"pays is a fraction such as \"11\", \"19/20\", \"push\" or \"lose\", not {value!r}")
+    word = value.strip().lower()
+    if word == "push":
+        return PUSH
+    if word in ("lose", "loses"):
+        return LOSE
+    if not re.fullmatch(r"-?[0-9]{1,6}(/[0-9]{1,6})?", word):
+        raise _fail(where, f"pays is a fraction such as \"11\", \"19/20\", \"push\" or \"lose\", not {value!r}")
+    try:
+        pays = Fraction(word)
+    except ZeroDivisionError as error:
+        raise _fail(where, f"pays {value!r} divides by zero") from error
+    if pays < 0 and pays != LOSE:
+        raise _fail(where, f"pays {value!r} is negative: a loss is \"lose\" (-1); a part loss cannot be priced here")
+    return pays
+
+
+def _condition(when: object, where: str) -> Condition:
+    if not isinstance(when, dict) or not when:
+        raise _fail(where, "when is a table of facts, e.g. { winner = \"banker\", banker_total = 6 }")
+    out = []
+    for name, wanted in when.items():
+        if name not in FACTS:
+            raise _fail(where, f"unknown fact {name!r}; facts are: {', '.join(FACTS)}")
+        values = tuple(wanted) if isinstance(wanted, list) else (wanted,)
+        if not values:
+            raise _fail(where, f"{name} lists no value")
+        for v in values:
+            kind = FACTS[name][1]
+            if type(v) is not kind or v not in FACT_VALUES[name]:
+                allowed = ", ".join(repr(x) for x in FACT_VALUES[name])
+                raise _fail(where, f"{name} cannot be {v!r}; it is one of {allowed}")
+        out.append((name, values))
+    return tuple(out)
+
+
+def _holds(condition: Condition, facts: CoupFacts) -> bool:
+    return all(getattr(facts, name) in values for name, values in condition)
+
+
+def _rule(events: tuple[tuple[str, Condition], ...]) -> Callable[[CoupFacts], str]:
+    def event_of(facts: CoupFacts) -> str:
+        for event, condition in events:
+            if _holds(condition, facts):
+                return event
+        raise AssertionError("the last event has no condition")  # pragma: no cover - checked at load
+
+    return event_of
+
+
+def _classify(rule: Callable[[CoupFacts], str]) -> Callable[[Coup], str]:
+    return lambda coup: rule(coup_facts(coup))
+
+
+def _wager(data: object, index: int, game: str) -> tuple[Wager[Coup], int]:
+    where = f"{game}: wager {index + 1}"
+    if not isinstance(data, dict):
+        raise _fail(where, "each [[wagers]] is a table")
+    code = _text(data, "code", where)
+    if not _WAGER_CODE.fullmatch(code):
+        raise _fail(where, f"code {code!r} must be lower-case letters, digits and _ (up to 32), starting with a letter")
+    where = f"{game}: wager {code}"
+    unknown = sorted(set(data) - {"code", "name", "maximum", "events", "requires"})
+    if unknown:
+        raise _fail(where, f"unknown keys {', '.join(unknown)}; a wager has code, name, maximum, requires, events")
+    name = _text(data, "name", where)
+    if "maximum" not in data:
+        raise _fail(where, "give it a maximum (e.g. maximum = \"500.00\"): a wager without limits is refused")
+    maximum = _amount(data["maximum"], f"{where}: maximum")
+    requires = data.get("requires")
+    if requires is not None and not isinstance(requires, str):
+        raise _fail(where, "requires is the code of another wager")
+    raw = data.get("events")
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise _fail(where, "give events: a list of at least two { event, when, pays }, the last without when")
+    events: list[tuple[str, Condition]] = []
+    pays: dict[str, Fraction] = {}
+    used: set[str] = set()
+    for number, item in enumerate(raw, start=1):
+        at = f"{where}: event {number}"
+        if not isinstance(item, dict):
+            raise _fail(at, "an event is { event = \"...\", when = { ... }, pays = \"...\" }")
+        extra = sorted(set(item) - {"event", "when", "pays"})
+        if extra:
+            raise _fail(at, f"unknown keys {', '.join(extra)}; an event has event, when and pays")
+        event = _text(item, "event", at)
+        if event in pays:
+            raise _fail(at, f"event {event!r} is listed twice; give each event once")
+        last = number == len(raw)
+        if last and "when" in item:
+            raise _fail(at, "the last event has no when: it is every other coup, so every coup has an event")
+        if not last and "when" not in item:
+            raise _fail(at, "only the last event may leave out when")
+        condition = () if last else _condition(item["when"], at)
+        used.update(name for name, _ in condition)
+        if "pays" not in item:
+            raise _fail(at, "give pays, e.g. \"11\", \"1/2\", \"push\" or \"lose\"")
+        pays[event] = parse_pays(item["pays"], at)
+        events.append((event, condition))
+    if not any(p > 0 for p in pays.values()):
+        raise _fail(where, "no event pays: a wager needs at least one winning event")
+    rule = _rule(tuple(events))
+    return Wager(code, name, _classify(rule), pays, requires=requires, depends=level_of(used), rule=rule), maximum
+
+
+def _lucky_draw(data: Mapping[str, Any], code: str, name: str, minimum: int, digest: str,
+                description: str, references: tuple[str, ...], where: str) -> Game:
+    if "wagers" in data:
+        raise _fail(where, "a Lucky Draw game's wagers are Enter, Draw and Block Bonus; give their limits in "
+                           "[limits] (enter, block_bonus) and the DrawWin pay table, not [[wagers]]")
+    paytable = data.get("game", {}).get("paytable", 1)
+    if paytable not in DRAWWIN_LUCKY_7 or isinstance(paytable, bool):
+        raise _fail(where, f"paytable is 1 or 2, not {paytable!r}")
+    limits = data.get("limits")
+    if not isinstance(limits, dict) or set(limits) != set(_LUCKY_LIMITS):
+        raise _fail(where, "give [limits] with enter and block_bonus maximums (a wager without limits is refused)")
+    maximums = {key: _amount(limits[key], f"{where}: limits.{key}") for key in _LUCKY_LIMITS}
+    base = lucky_draw(paytable)
+    return Game(code=code, name=name, kind="lucky_draw", wagers=base.wagers, limits=TableLimits(minimum, maximums),
+                paytable=paytable, source=digest, description=description, references=references)
+
+
+def parse_rules(text: str, *, origin: str = "rules file") -> Game:
+    """The game a rules file's text defines; :class:`RulesError` names what is wrong and where."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RulesError(f"{origin} is not valid TOML: {error}") from error
+    game = data.get("game")
+    if not isinstance(game, dict):
+        raise RulesError(f"{origin}: give a [game] table with code, name, procedure and minimum")
+    unknown = sorted(set(data) - {"game", "wagers", "limits"})
+    if unknown:
+        raise RulesError(f"{origin}: unknown tables {', '.join(unknown)}; "
+                         "a rules file has [game], [[wagers]] and [limits]")
+    code = _text(game, "code", origin)
+    if not _CODE.fullmatch(code):
+        raise RulesError(f"{origin}: game code {code!r} must be lower-case letters, digits, - and _ (up to 16)")
+    where = f"{origin} ({code})"
+    if built_in(code):
+        raise _fail(where, f"{code!r} is a built-in game; give the game in the rules file another code")
+    name = _text(game, "name", where)
+    procedure = _text(game, "procedure", where)
+    if "minimum" not in game:
+        raise _fail(where, "give the table minimum, e.g. minimum = \"1.00\"")
+    minimum = _amount(game["minimum"], f"{where}: minimum")
+    description = _text(game, "description", where, required=False)
+    references = game.get("references", [])
+    if not isinstance(references, list) or not all(isinstance(r, str) for r in references):
+        raise _fail(where, "references is a list of texts")
+    extra = sorted(set(game) - {"code", "name", "procedure", "minimum", "description", "references", "paytable",
+                                "max_seats"})
+    if extra:
+        raise _fail(where, f"unknown keys in [game]: {', '.join(extra)}")
+    seats = game.get("max_seats", 7)
+    if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= 7:
+        raise _fail(where, "max_seats is a whole number from 1 to 7")
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    if procedure == "lucky_draw":
+        return _lucky_draw(data, code, name, minimum, digest, description, tuple(references), where)
+    if procedure != "punto_banco":
+        raise _fail(where, f"procedure is punto_banco or lucky_draw, not {procedure!r}")
+    if "paytable" in game:
+        raise _fail(where, "paytable is Lucky Draw's DrawWin pay table; a punto banco game has none")
+    if "limits" in data:
+        raise _fail(where, "give each wager its maximum in its [[wagers]] table, not in [limits]")
+    raw = data.get("wagers")
+    if not isinstance(raw, list) or not raw:
+        raise _fail(where, "give at least one [[wagers]]")
+    wagers, maximums = [], {}
+    for index, item in enumerate(raw):
+        wager, maximum = _wager(item, index, code)
+        wagers.append(wager)
+        maximums[wager.code] = maximum
+    try:
+        return Game(code=code, name=name, kind="punto_banco", wagers=tuple(wagers),
+                    limits=TableLimits(minimum, maximums), max_seats=seats, source=digest,
+                    description=description, references=tuple(references))
+    except ConfigurationError as error:
+        raise _fail(where, str(error)) from error
+
+
+def read_rules(path: str | Path) -> Game:
+    """The game defined by the rules file at ``path``."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        why = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
+        raise RulesError(f"cannot read the rules file {str(file)!r}: {why}") from error
+    return parse_rules(text, origin=file.name)
+
+
+def load_rules(path: str | Path, *, replace: bool = True) -> Game:
+    """Read a rules file and add its game to the registry (a file read again replaces its game)."""
+    game = read_rules(path)
+    register(game, replace=replace)
+    return game

@@ -1,0 +1,60 @@
+"""A game from a rules file alone on the page (``serve --rules``): the lobby names its table, the table
+lays out its wagers with their pays from GET /api/games, and a bet on a side bet is placed and settled."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .browser_kit import (
+    Server,
+    chromium,
+    expect,
+    need_chromium,
+    new_page,
+    register,
+    running_server,
+    shot,
+    sit,
+    wait_for_betting,
+)
+
+need_chromium()
+CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    rules = ("--rules", str(CATALOGUE / "super-6.toml"), "--rules", str(CATALOGUE / "pairs.toml"))
+    with running_server(tmp_path_factory.mktemp("rules-data"), betting_seconds=8, args=rules) as running:
+        yield running
+
+
+def test_a_game_from_a_file_is_on_the_page(server: Server) -> None:
+    errors: list[str] = []
+    with chromium() as browser:
+        context, page = new_page(browser, server.url, errors=errors)
+        register(page, "rosa")
+        lobby = page.locator("#lobby")
+        expect(lobby).to_contain_text("Super 6")
+        expect(lobby).to_contain_text("Baccarat with Pair bets")
+        card = page.locator("[data-table]", has_text="Super 6")
+        table_id = int(card.get_attribute("data-table") or "0")
+        sit(page, table_id)
+        spots = page.locator("#layout [data-spot]")
+        expect(spots).to_have_count(4)
+        expect(page.locator("[data-spot=super_6]")).to_contain_text("12:1")
+        expect(page.locator("#paytables")).to_contain_text("Banker wins with 6")
+        wait_for_betting(page)
+        page.click("[data-chip='1']")
+        page.click("[data-spot=banker]")
+        page.click("[data-chip='1']")
+        page.click("[data-spot=super_6]")
+        page.click("#place")
+        expect(page.locator("#refusal")).to_have_class(re.compile("info"))
+        shot(page, "rules-super-6")
+        context.close()
+    assert errors == []
