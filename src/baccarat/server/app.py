@@ -48,13 +48,15 @@ from baccarat.errors import (
 )
 from baccarat.fair import CLIENT_SEED, CLIENT_SEED_RULE
 from baccarat.money import MAX_AMOUNT
-from baccarat.server import accounts, fairness, faults, live, tables, views, wallet, web
+from baccarat.server import accounts, fairness, faults, live, operations, tables, views, wallet, web
 from baccarat.server import history as played
 from baccarat.server.db import make_engine, read, session_factory, transaction
 from baccarat.server.dealer import Dealer
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Account, GameTable
 from baccarat.server.ratelimit import HashGate, LoginLimiter
+from baccarat.server.routers import oversight
+from baccarat.server.routers import protection as protect
 from baccarat.server.settings import Settings
 from baccarat.server.timeline import Pace
 
@@ -434,10 +436,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         manager = operator(request, token, "credit or debit wallets")
 
         def move(s: Session) -> dict[str, Any]:
-            amount = sign * body.amount
-            wallet.transfer(s, "credit" if sign > 0 else "debit",
-                            {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=body.memo)
-            return {"account_id": account_id, "balance": wallet.balance(s, account_id)}
+            return operations.move_money(s, manager, account_id, sign * body.amount, memo=body.memo)
         return once(request, manager, key, {"account_id": account_id, "sign": sign, **body.model_dump()}, move)
 
     def operator(request: Request, token: str | None, what: str) -> Account:
@@ -448,38 +447,37 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/operator/tables", status_code=201)
     def open_new_table(request: Request, body: TableBody, token: Token) -> dict[str, Any]:
-        operator(request, token, "open tables")
+        manager = operator(request, token, "open tables")
 
         def work(s: Session) -> dict[str, Any]:
-            table = tables.create_table(s, body.name, body.game, paytable=body.paytable, decks=body.decks,
-                                        cut_card=body.cut_card, betting_seconds=body.betting_seconds,
-                                        decision_seconds=body.decision_seconds,
-                                        pace=Pace(body.no_more_bets_seconds, body.card_seconds, body.results_seconds))
-            return tables.table_view(s, table.id)
+            return operations.open_new_table(
+                s, manager, body.name, body.game, paytable=body.paytable, decks=body.decks, cut_card=body.cut_card,
+                betting_seconds=body.betting_seconds, decision_seconds=body.decision_seconds,
+                pace=Pace(body.no_more_bets_seconds, body.card_seconds, body.results_seconds))
         return run(request, work)
 
     @app.post("/api/operator/tables/{table_id}/close")
     def close_table(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
         """Close now if no bets are on the layout, else after the round in play is settled."""
-        operator(request, token, "close tables")
-        return run(request, lambda s: tables.close_table(s, table_id))
+        manager = operator(request, token, "close tables")
+        return run(request, lambda s: operations.close_table(s, manager, table_id))
 
     @app.post("/api/operator/tables/{table_id}/open")
     def reopen_table(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
-        operator(request, token, "open tables")
-        return run(request, lambda s: tables.reopen_table(s, table_id))
+        manager = operator(request, token, "open tables")
+        return run(request, lambda s: operations.reopen_table(s, manager, table_id))
 
     @app.put("/api/operator/tables/{table_id}/limits")
     def change_limits(request: Request, table_id: Id, body: LimitsBody, token: Token) -> dict[str, Any]:
         """New limits, effective from the next round."""
-        operator(request, token, "change table limits")
-        return run(request, lambda s: tables.set_limits(s, table_id, body.minimum, body.maximums))
+        manager = operator(request, token, "change table limits")
+        return run(request, lambda s: operations.set_limits(s, manager, table_id, body.minimum, body.maximums))
 
     @app.post("/api/operator/tables/{table_id}/rounds/{number}/void")
     def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token: Token) -> dict[str, Any]:
         """Void a round in play that cannot be dealt: every unsettled stake is refunded."""
-        operator(request, token, "void rounds")
-        result = run(request, lambda s: tables.void_round(s, table_id, number, reason=body.reason))
+        manager = operator(request, token, "void rounds")
+        result = run(request, lambda s: operations.void_round(s, manager, table_id, number, reason=body.reason))
         log.critical("operator voided table %s round %s: %s", table_id, number, body.reason)
         return result
 
@@ -581,6 +579,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         account = me(request, token)
         return run(request, lambda s: fairness.set_client_seed(s, account.id, body.seed))
 
+    app.include_router(oversight.router)  # operator console: reports, player lookup, audit trail
+    app.include_router(protect.router)  # the player's own limits, reality check, time-out, self-exclusion
     live.install(app, settings.allowed_origins)
     web.install(app)
     return app
