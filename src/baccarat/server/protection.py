@@ -34,6 +34,8 @@ from sqlalchemy.orm import Session
 
 from baccarat.errors import ConfigurationError, ProtectionError
 from baccarat.money import MAX_AMOUNT, format_amount
+from baccarat.presets import HELP_PHONE as HELP_LINE
+from baccarat.presets import HELP_SITE
 from baccarat.server import wallet
 from baccarat.server.models import LedgerTransaction, PlayLimit, Posting, Protection, Seat, aware
 from baccarat.server.models import now as _now
@@ -47,8 +49,6 @@ LOOSER_WAIT = timedelta(hours=24)
 REALITY_MINUTES = (15, 60)
 TIMEOUT_HOURS = (24, 6 * 7 * 24)
 EXCLUSION_MONTHS = (6, 60)
-#: The help line on the Hollywood Casino rule card (mini-baccarat-and-dragon-bonus.txt).
-HELP_LINE = "1-800-GAMBLER"
 PLAY_KINDS = ("stake", "settle", "refund")
 
 
@@ -93,15 +93,15 @@ def check_play(s: Session, account_id: int, now: datetime | None = None) -> None
     if blocked is not None:
         words, until = blocked
         raise ProtectionError(f"your {words} runs until {until:%Y-%m-%d %H:%M} UTC: you can see your balance "
-                              f"and history, and play again after that. Help: {HELP_LINE}")
+                              f"and history, and play again after that. Help: {HELP_LINE}, {HELP_SITE}")
 
 
 def _sums(s: Session, account_id: int, since: datetime) -> tuple[int, int]:
-    """(stakes, loss) from the wallet's play movements dated after ``since`` (see the module)."""
+    """(stakes, loss) from the wallet's play movements dated from ``since`` on (see the module)."""
     rows = s.execute(select(LedgerTransaction.kind, func.coalesce(func.sum(Posting.amount), 0))
                      .join(LedgerTransaction, LedgerTransaction.id == Posting.transaction_id)
                      .where(Posting.account == wallet.wallet_account(account_id),
-                            LedgerTransaction.kind.in_(PLAY_KINDS), LedgerTransaction.created_at > since)
+                            LedgerTransaction.kind.in_(PLAY_KINDS), LedgerTransaction.created_at >= since)
                      .group_by(LedgerTransaction.kind)).all()
     moved = {kind: int(amount) for kind, amount in rows}
     stakes = -moved.get("stake", 0) - moved.get("refund", 0)
@@ -246,7 +246,7 @@ def status(s: Session, account_id: int, now: datetime | None = None) -> dict[str
     blocked = blocked_until(s, account_id, now)
     return {"limits": limits, "reality_minutes": row.reality_minutes if row else None,
             "blocked": None if blocked is None else {"kind": blocked[0], "until": blocked[1].isoformat()},
-            "help_line": HELP_LINE}
+            "help_line": HELP_LINE, "help_site": HELP_SITE}
 
 
 def session_result(s: Session, account_id: int, since: datetime, now: datetime | None = None) -> dict[str, Any]:

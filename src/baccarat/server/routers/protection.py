@@ -79,6 +79,7 @@ class ProtectionOut(BaseModel):
     reality_minutes: int | None
     blocked: BlockedOut | None
     help_line: str
+    help_site: str
     session: SessionOut | None = None
 
 
