@@ -13,7 +13,7 @@ function show(...nodes) { document.getElementById("view").replaceChildren(...nod
 
 function percent(value) {
   return value == null ? "–" : (value * 100).toLocaleString(lang === "en" ? "en-US" : lang,
-                                                         { minimumFractionDigits: 2, maximumFractionDigits: 2 }) + " %";
+                                                         { minimumFractionDigits: 2, maximumFractionDigits: 2 }).replace("-", "−") + " %";
 }
 
 function stamp(iso) {
@@ -193,7 +193,14 @@ function tablesView() {
       ...(hand.cards || []).map((c) => cardFace(c)), hand.total != null ? h("span", { class: "total" }, ` = ${hand.total}`) : null));
     const spots = Object.entries(view.spots || {}).filter(([, spot]) => spot.total > 0)
       .map(([code, spot]) => h("li", {}, `${wagerName(code)}: ${money(spot.total)} (${t("op.players_n", { n: spot.players })})`));
-    monitor.replaceChildren(
+    const last = view.last_result;
+    const lastLine = last && last.player_cards
+      ? h("div", { class: "monitor-hands", id: "monitor-last" }, h("b", {}, t("op.last_result", { n: last.round })),
+        h("span", { class: "monitor-hand" }, t("op.hand.player"), " ", ...last.player_cards.map((c) => cardFace(c)), h("span", { class: "total" }, ` = ${last.player_total}`)),
+        h("span", { class: "monitor-hand" }, t("op.hand.banker"), " ", ...last.banker_cards.map((c) => cardFace(c)), h("span", { class: "total" }, ` = ${last.banker_total}`)),
+        h("span", { class: "badge open" }, t(`op.hand.${last.winner}`)))
+      : null;
+    monitor.replaceChildren(...[
       h("div", { class: "card-head" }, h("h2", { id: "monitor-title" }, t("op.monitor", { table: tableName(view.name, view.game) })),
         h("button", { type: "button", class: "quiet", onclick: () => { watching = null; monitor.hidden = true; } }, t("op.stop_watching"))),
       h("p", { class: "round-line", id: "monitor-phase" }, t("op.monitor_phase", { n: view.round_number || "–", phase: t(`phase.${view.phase || "betting"}`) }),
@@ -202,7 +209,9 @@ function tablesView() {
       view.result ? h("p", { class: "result" }, t("op.result", { winner: view.result.winner ? t(`op.hand.${view.result.winner}`) : "" })) : null,
       h("h3", {}, t("op.bets_on_layout")),
       spots.length ? h("ul", {}, ...spots) : h("p", { class: "muted" }, t("op.no_bets")),
-      h("p", { class: "muted" }, t("op.seated", { names: Object.values(view.players || view.seats || {}).map((p) => (typeof p === "string" ? p : p.name)).join(", ") || "–" })));
+      lastLine,
+      h("p", { class: "muted" }, t("op.seated", { names: Object.values(view.players || view.seats || {}).map((p) => (typeof p === "string" ? p : p.name)).join(", ") || "–" }))]
+      .filter(Boolean));
   }
 
   function watch(tableId) {
@@ -225,7 +234,7 @@ function tablesView() {
     if (!/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,31}$/.test(body.name)) { toast(t("op.name_rule")); name.focus(); return; }
     act(() => api("POST", "/api/operator/tables", body), t("op.table_opened", { name: body.name }));
   } },
-    h("h2", {}, t("op.new_table")),
+    h("h2", { class: "full" }, t("op.new_table")),
     h("label", { for: "new-name" }, t("op.name")), name, h("label", { for: "new-game" }, t("op.game")), game,
     h("label", { for: "new-paytable" }, t("op.paytable")), paytable, h("label", { for: "new-decks" }, t("op.decks_label")), decks,
     h("label", { for: "new-betting" }, t("op.betting_seconds")), betting,
@@ -241,8 +250,8 @@ function tablesView() {
 // ---------------------------------------------------------------- reports
 
 /** Actual and theoretical win, cumulated day by day, as an inline SVG (no library, no CDN). */
-function winChart(series) {
-  const W = 760, H = 280, L = 78, R = 16, T = 18, B = 44;
+function winChart(series, width) {
+  const W = Math.max(480, Math.round(width || 760)), H = 300, L = 84, R = 24, T = 40, B = 40;
   const ns = "http://www.w3.org/2000/svg";
   const el = (tag, attrs, ...children) => {
     const node = document.createElementNS(ns, tag);
@@ -263,16 +272,20 @@ function winChart(series) {
                           "aria-labelledby": "chart-title chart-desc" });
   svg.append(el("title", { id: "chart-title" }, t("op.chart_title")),
              el("desc", { id: "chart-desc" }, t("op.chart_desc", { actual: money(actual), theo: money(Math.round(theo)) })));
-  for (let i = 0; i <= 4; i += 1) {  // the value grid
-    const v = low + ((high - low) * i) / 4;
+  // the value grid on round numbers (1, 2 or 5 times a power of ten, in minor units)
+  const raw = (high - low) / 4;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw);
+  for (let v = Math.ceil(low / step) * step; v <= high; v += step) {
     svg.append(el("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid-line" }),
                el("text", { x: L - 8, y: y(v) + 4, class: "axis", "text-anchor": "end" }, money(Math.round(v))));
   }
   svg.append(el("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "zero-line" }));
   const every = Math.max(1, Math.ceil(points.length / 8));
   points.forEach((p, i) => {
-    if (i % every === 0 || i === points.length - 1) {
-      svg.append(el("text", { x: x(i), y: H - B + 18, class: "axis", "text-anchor": "middle" }, p.day.slice(5)));
+    const last = i === points.length - 1;
+    if ((i % every === 0 && (last || points.length - 1 - i >= every / 2)) || last) {  // the last day always, never crowded
+      svg.append(el("text", { x: x(i), y: H - B + 20, class: "axis", "text-anchor": last ? "end" : "middle" }, p.day.slice(5)));
     }
   });
   const path = (key) => points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" ");
@@ -280,10 +293,10 @@ function winChart(series) {
   points.forEach((p, i) => svg.append(el("circle", { cx: x(i), cy: y(p.actual), r: 3, class: "dot actual" },
     el("title", {}, `${p.day}: ${t("op.actual")} ${money(p.actual)}, ${t("op.theoretical")} ${money(Math.round(p.theo))}`))));
   const legend = el("g", { class: "legend" },
-    el("line", { x1: L + 10, x2: L + 34, y1: T + 6, y2: T + 6, class: "line actual" }),
-    el("text", { x: L + 40, y: T + 10, class: "axis" }, t("op.actual_cumulative")),
-    el("line", { x1: L + 230, x2: L + 254, y1: T + 6, y2: T + 6, class: "line theo" }),
-    el("text", { x: L + 260, y: T + 10, class: "axis" }, t("op.theo_cumulative")));
+    el("line", { x1: L, x2: L + 24, y1: 16, y2: 16, class: "line actual" }),
+    el("text", { x: L + 30, y: 20, class: "axis" }, t("op.actual_cumulative")),
+    el("line", { x1: L + 240, x2: L + 264, y1: 16, y2: 16, class: "line theo" }),
+    el("text", { x: L + 270, y: 20, class: "axis" }, t("op.theo_cumulative")));
   svg.append(legend);
   return svg;
 }
@@ -325,18 +338,18 @@ function reportsView() {
       h("div", { class: "tiles" }, tile(t("op.rounds"), total.rounds, "tile-rounds"), tile(t("op.handle"), money(total.handle), "tile-handle"),
         tile(t("op.win"), signed(total.win), "tile-win"), tile(t("op.hold"), percent(total.hold), "tile-hold"),
         tile(t("op.theoretical"), money(total.theoretical), "tile-theo"), tile(t("op.theo_hold"), percent(total.theoretical_hold), "tile-theo-hold")),
-      h("section", { class: "panel" }, h("h2", {}, t("op.chart_title")), winChart(byTable.series),
+      h("section", { class: "panel" }, h("h2", {}, t("op.chart_title")), winChart(byTable.series, out.clientWidth - 40),
         h("p", { class: "muted" }, t("op.theo_rule"))),
       h("section", { class: "panel" },
         h("div", { class: "card-head" }, h("h2", {}, t("op.by_table_day")), csvButton(`/api/operator/reports/tables?${query("csv")}`, "csv-tables")),
-        h("div", { class: "scroll" }, h("table", { class: "grid", id: "report-rows" },
+        h("div", { class: "scroll" }, h("table", { class: "ledger", id: "report-rows" },
           head(["op.day", 0], ["op.table", 0], ...columns),
           h("tbody", {}, ...(byTable.rows.length ? byTable.rows.map((row) => h("tr", {}, h("td", {}, row.day),
             h("td", {}, tableName(row.table, row.game)), ...figures(row)))
             : [h("tr", {}, h("td", { colspan: "8", class: "muted" }, t("op.nothing")))]))))),
       h("section", { class: "panel" },
         h("div", { class: "card-head" }, h("h2", {}, t("op.by_wager")), csvButton(`/api/operator/reports/wagers?${query("csv")}`, "csv-wagers")),
-        h("div", { class: "scroll" }, h("table", { class: "grid", id: "wager-rows" },
+        h("div", { class: "scroll" }, h("table", { class: "ledger", id: "wager-rows" },
           head(["op.table", 0], ["op.wager", 0], ["op.edge", 1], ["op.bets", 1], ...columns.slice(1)),
           h("tbody", {}, ...(byWager.rows.length ? byWager.rows.map((row) => h("tr", {}, h("td", {}, tableName(row.table, row.game)),
             h("td", {}, wagerName(row.wager, row.wager_name)), cell(percent(row.edge)), cell(row.bets),
@@ -372,7 +385,7 @@ function recallPanel(round) {
     cards.length ? h("ol", { class: "deal-order" }, ...cards) : h("p", { class: "muted" }, t("op.no_cards")),
     hands,
     h("h3", {}, t("op.bets")),
-    h("table", { class: "grid" }, h("thead", {}, h("tr", {}, ...["op.player", "op.seat_col", "op.wager", "op.amount", "op.outcome", "op.net"]
+    h("table", { class: "ledger" }, h("thead", {}, h("tr", {}, ...["op.player", "op.seat_col", "op.wager", "op.amount", "op.outcome", "op.net"]
       .map((key, i) => h("th", { scope: "col", class: i >= 3 && i !== 4 ? "num" : "" }, t(key))))),
     h("tbody", {}, ...round.bets.map((bet) => h("tr", {}, h("td", {}, bet.player), h("td", {}, bet.seat), h("td", {}, wagerName(bet.wager)),
       cell(money(bet.amount)), h("td", {}, bet.event ? eventName(bet.event, bet.wager) : t("op.unsettled")),
@@ -421,7 +434,7 @@ function playersView(accountId) {
       h("p", { class: blocked ? "refusal info blocked" : "muted" }, blocked || t("op.no_break")),
       h("p", { class: "muted" }, limits.length ? t("op.player_limits", { list: limits.join(" · ") }) : t("protect.no_limits")),
       h("h3", {}, t("op.statement")),
-      h("div", { class: "scroll" }, h("table", { class: "grid", id: "statement" },
+      h("div", { class: "scroll tall" }, h("table", { class: "ledger", id: "statement" },
         h("thead", {}, h("tr", {}, ...[["op.when", 0], ["op.movement", 0], ["op.amount", 1], ["op.balance_after", 1], ["op.round_col", 0], ["op.bets", 0]]
           .map(([key, num]) => h("th", { scope: "col", class: num ? "num" : "" }, t(key))))),
         h("tbody", {}, ...player.statement.map((line) => h("tr", {},
@@ -435,7 +448,7 @@ function playersView(accountId) {
     h("form", { class: "row-form", role: "search", novalidate: true, onsubmit: (event) => { event.preventDefault(); find(); } },
       h("label", { for: "player-search" }, t("op.find_player")), search,
       h("button", { type: "submit", class: "primary", id: "player-find" }, t("op.find"))),
-    results, detail, recall);
+    results, recall, detail);
   if (accountId) load(accountId); else find();
   heading.focus();
   return () => { closed = true; };
@@ -474,7 +487,7 @@ function auditView() {
     h("div", { class: "actions" }, h("button", { type: "button", class: "primary", id: "audit-verify", onclick: verify }, t("op.verify_chain")),
       csvButton("/api/operator/audit?format=csv&limit=1000", "csv-audit")),
     verdict,
-    h("div", { class: "scroll" }, h("table", { class: "grid", id: "audit" }, h("thead", {}, h("tr", {},
+    h("div", { class: "scroll" }, h("table", { class: "ledger", id: "audit" }, h("thead", {}, h("tr", {},
       ...["op.entry", "op.when", "op.who", "op.what", "op.target", "op.change", "op.digest"].map((key, i) =>
         h("th", { scope: "col", class: i === 0 ? "num" : "" }, t(key))))), rows)));
   load();

@@ -67,6 +67,7 @@ async function realityCheck() {
   clearTimeout(realityTimer);  // the next one is scheduled when this one is answered
   const session = state.session;
   const net = session.net;
+  const minutes = session.minutes;  // the server's count since the login
   const continueButton = h("button", { type: "button", class: "primary", id: "reality-continue" }, t("reality.continue"));
   const leaveButton = h("button", { type: "button", id: "reality-leave" }, t("reality.leave"));
   const box = h("div", { class: "modal-back", id: "reality" },
@@ -74,9 +75,9 @@ async function realityCheck() {
                "aria-describedby": "reality-body" },
       h("h2", { id: "reality-title" }, t("reality.title")),
       h("div", { id: "reality-body" },
-        h("p", {}, t("reality.played", { minutes: session.minutes })),
-        h("p", { class: net < 0 ? "minus" : "plus", id: "reality-net" },
-          t(net < 0 ? "reality.net_lost" : "reality.net_won", { amount: money(Math.abs(net)) })),
+        h("p", {}, t("reality.played", { minutes })),
+        h("p", { class: net < 0 ? "minus" : net > 0 ? "plus" : "", id: "reality-net" },
+          t(net < 0 ? "reality.net_lost" : net > 0 ? "reality.net_won" : "reality.net_even", { amount: money(Math.abs(net)) })),
         h("p", { class: "muted" }, t("reality.staked", { amount: money(session.staked) }))),
       h("div", { class: "actions" }, continueButton, leaveButton),
       helpLine()));
@@ -174,7 +175,7 @@ function protectionView() {
     h("section", { class: "panel protect", "aria-labelledby": "limits-title" },
       h("h2", { id: "limits-title" }, t("protect.limits")),
       h("p", { class: "muted" }, t("protect.limits_rule")),
-      h("table", { class: "grid" }, h("thead", {}, h("tr", {},
+      h("table", { class: "ledger" }, h("thead", {}, h("tr", {},
         h("th", { scope: "col" }, t("protect.limit")), h("th", { scope: "col" }, t("protect.amount")),
         h("th", { scope: "col" }, t("protect.used")), h("th", { scope: "col" }, t("protect.left")),
         h("th", { scope: "col" }, t("protect.change")), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, t("protect.remove"))))),

@@ -507,4 +507,6 @@ window.BACCARAT_I18N["zh-CN"] = {
   "op.action.void_round": "作废牌局",
   "op.action.credit": "存入钱包",
   "op.action.debit": "从钱包扣除",
+  "op.last_result": "上一局（第 {n} 局）：",
+  "reality.net_even": "你目前不输不赢。",
 };
