@@ -461,7 +461,17 @@ function auditView() {
   const verdict = h("p", { id: "audit-verdict", role: "status" });
   const rows = h("tbody", { id: "audit-rows" });
   let closed = false;
-  const brief = (value) => Object.entries(value || {}).map(([k, v]) => `${k}: ${typeof v === "object" && v !== null ? JSON.stringify(v) : v}`).join(", ");
+  const shown = (v) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v));
+  /** Only what changed: ``field: before → after`` (a field new on the after side: ``field: value``). */
+  function changes(before, after) {
+    const lines = [];
+    for (const key of new Set([...Object.keys(before || {}), ...Object.keys(after || {})])) {
+      const old = (before || {})[key], now = (after || {})[key];
+      if (JSON.stringify(old) === JSON.stringify(now)) continue;
+      lines.push(h("div", {}, h("b", {}, key), ": ", old === undefined ? "" : h("span", { class: "muted" }, shown(old), " → "), shown(now)));
+    }
+    return lines.length ? lines : ["–"];
+  }
 
   async function verify() {
     try {
@@ -478,7 +488,7 @@ function auditView() {
     if (closed) return;
     rows.replaceChildren(...(entries.length ? entries.reverse().map((e) => h("tr", {},
       cell(e.id), h("td", {}, stamp(e.at)), h("td", {}, e.actor), h("td", {}, t(`op.action.${e.action}`)), h("td", {}, e.target),
-      h("td", { class: "change" }, h("span", { class: "muted" }, brief(e.before) || "–"), " → ", brief(e.after)),
+      h("td", { class: "change" }, ...changes(e.before, e.after)),
       h("td", { class: "digest", title: e.digest }, e.digest.slice(0, 12))))
       : [h("tr", {}, h("td", { colspan: "7", class: "muted" }, t("op.no_entries")))]));
   }

@@ -192,8 +192,7 @@ function protectionView() {
         h("label", { for: "timeout-hours" }, t("protect.timeout")), timeout,
         h("label", { for: "exclusion-months" }, t("protect.exclusion")), exclusion),
       h("p", {}, understand, " ", h("label", { for: "break-understood" }, t("protect.understand"))),
-      breakButtons),
-    helpLine());
+      breakButtons));  // the help line is at the foot of the page
   reality.addEventListener("change", () => act(() => api("PUT", "/api/protection/reality-check",
     { minutes: reality.value ? Number(reality.value) : null }), t("protect.saved")));
   loadProtection().then(render).catch((error) => { message.textContent = error.message; });
