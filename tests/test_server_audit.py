@@ -4,6 +4,7 @@ edit of any field of any entry (or a removed entry) named by ``baccarat audit ve
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -81,7 +82,7 @@ def test_every_operator_action_is_recorded_with_who_when_what_before_and_after(c
     assert entries[3]["before"]["status"] == "open" and entries[3]["after"]["status"] == "closed"
     assert entries[5]["before"] == {"balance": 10_000} and entries[5]["after"]["balance"] == 12_500
     assert entries[0]["previous"] == "0" * 64
-    assert all(e["previous"] == before["digest"] for before, e in zip(entries, entries[1:], strict=False))
+    assert all(e["previous"] == before["digest"] for before, e in itertools.pairwise(entries))
     assert client.get("/api/operator/audit/verify", headers=boss).json() == {
         "ok": True, "entries": 8, "broken": None, "head": entries[-1]["digest"]}
     csv = client.get("/api/operator/audit?format=csv", headers=boss)

@@ -86,7 +86,7 @@ def test_the_console_reports_lookup_and_recall_for_an_operator(client):
                                               "net": None}]
     statement = client.get(f"/api/operator/players/{vera_id}", params={"format": "csv"}, headers=boss)
     assert statement.headers["content-type"].startswith("text/csv")
-    assert 'attachment; filename="statement-vera.csv"' == statement.headers["content-disposition"]
+    assert statement.headers["content-disposition"] == 'attachment; filename="statement-vera.csv"'
     rows = list(csv.DictReader(io.StringIO(statement.text)))
     assert [(r["kind"], r["amount"], r["balance"]) for r in rows] == [("stake", "-1000", "49000"),
                                                                       ("grant", "50000", "50000")]

@@ -4,6 +4,7 @@ player statements and game recall agree with the ledger too."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
@@ -167,7 +168,7 @@ def test_a_statement_follows_the_balance_and_recall_shows_the_round(sessions, ma
         lines = lookup.statement(s, ann["id"], lines=10_000)
         assert lines[0]["balance"] == wallet.balance(s, ann["id"])
         assert lines[-1]["kind"] == "grant" and lines[-1]["balance"] == 10_000_000
-        for newer, older in zip(lines, lines[1:], strict=False):
+        for newer, older in itertools.pairwise(lines):
             assert newer["balance"] - newer["amount"] == older["balance"]
         void = [line for line in lines if line["kind"] == "refund"]
         assert len(void) == 1 and void[0]["bets"][0]["event"] == "Void"
