@@ -21,6 +21,7 @@ from baccarat.server.dealer import deal_due
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Bet
 from baccarat.server.settings import Settings
+from baccarat.server.timeline import Pace
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -258,3 +259,31 @@ def test_the_reality_check_tells_time_played_and_net_since_login(client, manual)
     manual.advance(minutes=16)
     session = client.get("/api/protection", headers=ivy).json()["session"]
     assert session["minutes"] == 16 and session["net"] == -700 and session["staked"] == 700
+
+
+def test_lucky_draw_s_draw_counts_as_a_stake_and_standing_is_never_refused(sessions, manual):
+    def work(s):
+        table = tables.create_table(s, "ld-p", "lucky-draw", paytable=1, betting_seconds=10, decision_seconds=30,
+                                    pace=Pace(0, 0, 0), now=T0)
+        ids = [accounts.register(s, name, "correct horse", grant=100_000).id for name in ("ann", "bob")]
+        for account_id in ids:
+            tables.sit(s, table.id, account_id)
+        return table.id, ids
+    table_id, (ann, bob) = transaction(sessions, work)
+    for player in (ann, bob):
+        _limit(sessions, player, "stake", "day", 1_500)
+        _bet(sessions, table_id, player, {"enter": 1_000})
+    manual.advance(seconds=11)
+    deal_due(sessions, now=manual.now())  # the first deal: the decisions open
+    manual.advance(seconds=1)
+    with pytest.raises(ProtectionError, match=re.escape("stake limit of 15.00 per 24 hours: 5.00 is left")):
+        transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw"))
+    assert transaction(sessions, lambda s: tables.decide(s, table_id, ann, "stand"))["action"] == "stand"
+    transaction(sessions, lambda s: protection.take_break(s, bob, hours=24))  # a break: standing still allowed
+    with pytest.raises(ProtectionError, match="time-out runs until"):
+        transaction(sessions, lambda s: tables.decide(s, table_id, bob, "draw"))
+    assert transaction(sessions, lambda s: tables.decide(s, table_id, bob, "stand"))["action"] == "stand"
+    with sessions() as s:  # Bob's seat is kept until his round is settled; Ann's Draw stake was never taken
+        assert s.scalar(select(func.count(Bet.id)).where(Bet.wager == "draw")) == 0
+    manual.advance(seconds=1)
+    deal_due(sessions, now=manual.now())

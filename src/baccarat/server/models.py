@@ -78,6 +78,8 @@ class Wallet(Base):
 
 class LedgerTransaction(Base):
     __tablename__ = "ledger_transactions"
+    #: where a rolling window of play begins (player protection counts from there)
+    __table_args__ = (Index("ix_ledger_transactions_created_at", "created_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(32))  #: grant, credit, debit, stake, settle, refund
@@ -87,6 +89,8 @@ class LedgerTransaction(Base):
 
 class Posting(Base):
     __tablename__ = "postings"
+    #: a wallet's movements from a given one on (a rolling window), without reading its whole history
+    __table_args__ = (Index("ix_postings_account_transaction", "account", "transaction_id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     transaction_id: Mapped[int] = mapped_column(ForeignKey("ledger_transactions.id"), index=True)

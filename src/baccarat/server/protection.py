@@ -29,10 +29,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
 
-from baccarat.errors import ConfigurationError, ProtectionError
+from baccarat.errors import ConfigurationError, IllegalActionError, ProtectionError
 from baccarat.money import MAX_AMOUNT, format_amount
 from baccarat.presets import HELP_PHONE as HELP_LINE
 from baccarat.presets import HELP_SITE
@@ -50,6 +50,7 @@ REALITY_MINUTES = (15, 60)
 TIMEOUT_HOURS = (24, 6 * 7 * 24)
 EXCLUSION_MONTHS = (6, 60)
 PLAY_KINDS = ("stake", "settle", "refund")
+WINDOW_MARGIN = timedelta(minutes=1)
 
 
 def _row(s: Session, account_id: int, *, lock: bool = False) -> Protection | None:
@@ -98,15 +99,38 @@ def check_play(s: Session, account_id: int, now: datetime | None = None) -> None
 
 def _sums(s: Session, account_id: int, since: datetime) -> tuple[int, int]:
     """(stakes, loss) from the wallet's play movements dated from ``since`` on (see the module)."""
-    rows = s.execute(select(LedgerTransaction.kind, func.coalesce(func.sum(Posting.amount), 0))
-                     .join(LedgerTransaction, LedgerTransaction.id == Posting.transaction_id)
-                     .where(Posting.account == wallet.wallet_account(account_id),
-                            LedgerTransaction.kind.in_(PLAY_KINDS), LedgerTransaction.created_at >= since)
-                     .group_by(LedgerTransaction.kind)).all()
-    moved = {kind: int(amount) for kind, amount in rows}
-    stakes = -moved.get("stake", 0) - moved.get("refund", 0)
-    loss = -sum(moved.values())
-    return stakes, loss
+    return _window_sums(s, account_id, {"since": since})["since"]
+
+
+def _window_sums(s: Session, account_id: int, starts: dict[str, datetime]) -> dict[str, tuple[int, int]]:
+    """(stakes, loss) for each window start in ``starts``, in one pass over the wallet's play
+    movements since the earliest (a bet with daily, weekly and monthly limits reads them once)."""
+    if not starts:
+        return {}
+    columns = []
+    for name, since in starts.items():
+        for kind in PLAY_KINDS:
+            columns.append(func.coalesce(func.sum(case(
+                (and_(LedgerTransaction.created_at >= since, LedgerTransaction.kind == kind), Posting.amount),
+                else_=0)), 0).label(f"{name}_{kind}"))
+    earliest = min(starts.values())
+    # The first movement of the window, found on the time index.  A movement's id and time are taken
+    # together at its insert, so none dated in the window has an id below the first one dated a
+    # minute before it (the margin: far more than the moment between the two).  The window's
+    # postings are then read on (account, id): a bet never reads the player's whole history.
+    first = s.scalar(select(LedgerTransaction.id).where(LedgerTransaction.created_at >= earliest - WINDOW_MARGIN)
+                     .order_by(LedgerTransaction.created_at, LedgerTransaction.id).limit(1))
+    if first is None:
+        return {name: (0, 0) for name in starts}
+    row = s.execute(select(*columns).select_from(Posting)
+                    .join(LedgerTransaction, LedgerTransaction.id == Posting.transaction_id)
+                    .where(Posting.account == wallet.wallet_account(account_id), Posting.transaction_id >= first,
+                           LedgerTransaction.kind.in_(PLAY_KINDS), LedgerTransaction.created_at >= earliest)).one()
+    sums = {}
+    for name in starts:
+        moved = {kind: int(row._mapping[f"{name}_{kind}"]) for kind in PLAY_KINDS}
+        sums[name] = (-moved["stake"] - moved["refund"], -sum(moved.values()))
+    return sums
 
 
 def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = None) -> None:
@@ -119,14 +143,11 @@ def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = 
     if _row(s, account_id) is None:
         return  # nothing set: nothing to count (a limit set meanwhile takes the row's lock first)
     _row(s, account_id, lock=True)
-    sums: dict[str, tuple[int, int]] = {}
-    for limit in s.scalars(select(PlayLimit).where(PlayLimit.account_id == account_id)
-                           .order_by(PlayLimit.kind, PlayLimit.id)):
-        amount = _effective(limit, now)
-        if amount is None or limit.period not in PERIODS:
-            continue
-        if limit.period not in sums:
-            sums[limit.period] = _sums(s, account_id, now - PERIODS[limit.period])
+    limits = [(limit, amount) for limit in s.scalars(select(PlayLimit).where(PlayLimit.account_id == account_id)
+                                                     .order_by(PlayLimit.kind, PlayLimit.id))
+              if (amount := _effective(limit, now)) is not None and limit.period in PERIODS]
+    sums = _window_sums(s, account_id, {limit.period: now - PERIODS[limit.period] for limit, _ in limits})
+    for limit, amount in limits:
         stakes, loss = sums[limit.period]
         used = stakes if limit.kind == "stake" else max(loss, 0)
         if used + stake > amount:
@@ -215,9 +236,7 @@ def take_break(s: Session, account_id: int, *, hours: int | None = None, months:
     for table_id in list(s.scalars(select(Seat.table_id).where(Seat.account_id == account_id))):
         try:
             tables.leave(s, table_id, account_id, now)
-        except ProtectionError:  # pragma: no cover - leave never refuses for protection
-            raise
-        except Exception:  # bets in play: the seat goes after the round (sit-out rules)
+        except IllegalActionError:  # bets in play: the seat goes after the round (sit-out rules)
             continue
     return status(s, account_id, now)
 
@@ -227,11 +246,10 @@ def status(s: Session, account_id: int, now: datetime | None = None) -> dict[str
     now = now or _now()
     row = _row(s, account_id)
     limits: list[dict[str, Any]] = []
-    sums: dict[str, tuple[int, int]] = {}
-    for limit in s.scalars(select(PlayLimit).where(PlayLimit.account_id == account_id)):
+    rows = list(s.scalars(select(PlayLimit).where(PlayLimit.account_id == account_id)))
+    sums = _window_sums(s, account_id, {limit.period: now - PERIODS[limit.period] for limit in rows})
+    for limit in rows:
         amount = _effective(limit, now)
-        if limit.period not in sums:
-            sums[limit.period] = _sums(s, account_id, now - PERIODS[limit.period])
         stakes, loss = sums[limit.period]
         used = stakes if limit.kind == "stake" else max(loss, 0)
         waiting = limit.pending_from is not None and aware(limit.pending_from) > now

@@ -3,6 +3,8 @@
 * ``player_protection``: reality-check interval, time-out and self-exclusion ends, per account.
 * ``play_limits``: loss and stake limits per rolling day, week and month, a looser one pending.
 * ``audit_log``: operator actions, hash-chained (``previous`` unique, so the chain cannot fork).
+* indexes for rolling windows: ``ledger_transactions(created_at)`` and ``postings(account,
+  transaction_id)``, so a bet counts only the player's movements in the window.
 
 Revision ID: 0008
 Revises: 0007
@@ -54,7 +56,13 @@ def upgrade() -> None:
     )
 
 
+    op.create_index("ix_ledger_transactions_created_at", "ledger_transactions", ["created_at"])
+    op.create_index("ix_postings_account_transaction", "postings", ["account", "transaction_id"])
+
+
 def downgrade() -> None:
+    op.drop_index("ix_postings_account_transaction", table_name="postings")
+    op.drop_index("ix_ledger_transactions_created_at", table_name="ledger_transactions")
     op.drop_table("audit_log")
     op.drop_index("ix_play_limits_account_id", table_name="play_limits")
     op.drop_table("play_limits")
