@@ -28,7 +28,7 @@ def open_new_table(s: Session, actor: Account | str, name: str, game: str, **set
     """A new table (:func:`baccarat.server.tables.create_table`), recorded."""
     pace: Pace | None = settings.pop("pace", None)
     table = tables.create_table(s, name, game, pace=pace, **settings)
-    shown = {key: value for key, value in settings.items()}
+    shown = dict(settings)
     if pace is not None:
         shown.update(no_more_bets_seconds=pace.no_more_bets, card_seconds=pace.card, results_seconds=pace.results)
     audit.record(s, actor, "open_table", f"table {table.id}", {}, {**_table_state(s, table.id), **shown})

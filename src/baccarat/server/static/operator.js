@@ -141,7 +141,7 @@ function tablesView() {
     } },
       h("label", { class: "stack", for: `min-${table.id}` }, t("op.minimum"), minimum), ...rows,
       h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, t("op.save_limits")),
-        h("button", { type: "button", class: "quiet", onclick: () => { editing.delete(table.id); refresh(); } }, t("op.cancel"))));
+        h("button", { type: "button", class: "quiet", onclick: () => { editing.delete(table.id); refresh(true); } }, t("op.cancel"))));
   }
 
   function card(table) {
@@ -168,11 +168,12 @@ function tablesView() {
       round, seats,
       editing.has(table.id) ? limitsForm(table) : null,
       h("div", { class: "actions" }, toggle,
-        h("button", { type: "button", class: "quiet", id: `limits-${table.id}`, onclick: () => { editing.add(table.id); refresh(); } }, t("op.change_limits")),
+        h("button", { type: "button", class: "quiet", id: `limits-${table.id}`, onclick: () => { editing.add(table.id); refresh(true); } }, t("op.change_limits")),
         h("button", { type: "button", class: "primary", id: `watch-${table.id}`, onclick: () => watch(table.id) }, t("op.watch"))));
   }
 
-  async function refresh() {
+  async function refresh(force) {
+    if (editing.size && force !== true) return;  // a limits form is open: what is typed stays
     let tables;
     try { tables = await api("GET", "/api/operator/console"); } catch (error) { if (!closed) toast(error.message); return; }
     if (closed) return;
