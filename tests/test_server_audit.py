@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, select, text, update
+from sqlalchemy.exc import DBAPIError
 
 from baccarat.cli import main
 from baccarat.server import accounts, audit, wallet
@@ -34,6 +35,15 @@ def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, st
         transaction(sessions, lambda s: accounts.register(s, name, "correct horse", grant=10_000, role=role))
     token = client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
     return {"Authorization": f"Bearer {token}"}
+
+
+def _unprotect(s) -> None:
+    """What someone with the database owner's rights can do first: drop the append-only trigger."""
+    if s.get_bind().dialect.name == "postgresql":
+        s.execute(text("DROP TRIGGER audit_log_append_only ON audit_log"))
+    else:
+        s.execute(text("DROP TRIGGER audit_log_no_update"))
+        s.execute(text("DROP TRIGGER audit_log_no_delete"))
 
 
 def _act(client: TestClient) -> tuple[dict[str, str], int]:
@@ -97,6 +107,7 @@ def test_editing_any_field_of_an_entry_is_detected_and_named(client, field):
 
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
         def tamper(s):
+            _unprotect(s)
             entry = s.get(AuditEntry, 4)
             value = {"at": entry.at + timedelta(seconds=1), "actor": "someone_else", "actor_id": None,
                      "action": "reopen_table", "target": "table 99", "before": '{"status":"closed"}',
@@ -114,7 +125,10 @@ def test_a_removed_entry_is_named_and_the_command_exits_3(client, tmp_path, caps
     assert main(["audit", "verify", *options]) == 0
     assert "audit trail intact: 7 entries" in capsys.readouterr().out
     with connect(url) as sessions:
-        transaction(sessions, lambda s: s.execute(delete(AuditEntry).where(AuditEntry.id == 3)))
+        def remove(s):
+            _unprotect(s)
+            s.execute(delete(AuditEntry).where(AuditEntry.id == 3))
+        transaction(sessions, remove)
     assert main(["audit", "verify", *options]) == 3
     assert "BROKEN at entry 3: entry 3 is missing" in capsys.readouterr().out
     with connect(url) as sessions:  # put a forged entry 3 in its place: its link is right, its hash is not
@@ -148,3 +162,14 @@ def test_the_chain_never_forks_under_concurrent_operators(client):
     with connect(client.settings.url) as sessions, sessions() as s:  # type: ignore[attr-defined]
         assert audit.verify(s)["ok"] and audit.verify(s)["entries"] == 16
         assert len(set(s.scalars(select(AuditEntry.previous)))) == 16
+
+
+def test_the_database_refuses_to_edit_or_delete_an_entry(client):
+    _act(client)
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        for change in (update(AuditEntry).where(AuditEntry.id == 2).values(actor="someone_else"),
+                       delete(AuditEntry).where(AuditEntry.id == 2)):
+            with pytest.raises(DBAPIError, match="append-only"):
+                transaction(sessions, lambda s, c=change: s.execute(c))
+        with sessions() as s:
+            assert audit.verify(s)["ok"] and s.get(AuditEntry, 2).actor == "pit_boss"

@@ -2,7 +2,8 @@
 
 * ``player_protection``: reality-check interval, time-out and self-exclusion ends, per account.
 * ``play_limits``: loss and stake limits per rolling day, week and month, a looser one pending.
-* ``audit_log``: operator actions, hash-chained (``previous`` unique, so the chain cannot fork).
+* ``audit_log``: operator actions, hash-chained (``previous`` unique, so the chain cannot fork),
+  append-only (a trigger refuses UPDATE and DELETE).
 * indexes for rolling windows: ``ledger_transactions(created_at)`` and ``postings(account,
   transaction_id)``, so a bet counts only the player's movements in the window.
 
@@ -56,11 +57,32 @@ def upgrade() -> None:
     )
 
 
+    _append_only()
     op.create_index("ix_ledger_transactions_created_at", "ledger_transactions", ["created_at"])
     op.create_index("ix_postings_account_transaction", "postings", ["account", "transaction_id"])
 
 
+#: The audit trail is append-only in the database itself: UPDATE and DELETE are refused by a trigger
+#: (someone with the rights to drop the trigger can still edit it; the hash chain shows that).
+REFUSAL = "the audit trail is append-only"
+
+
+def _append_only() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute(f"""CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+                       BEGIN RAISE EXCEPTION '{REFUSAL}'; END $$""")
+        op.execute("""CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
+                      FOR EACH ROW EXECUTE FUNCTION audit_log_append_only()""")
+    else:
+        for event in ("UPDATE", "DELETE"):
+            op.execute(f"""CREATE TRIGGER audit_log_no_{event.lower()} BEFORE {event} ON audit_log
+                           BEGIN SELECT RAISE(ABORT, '{REFUSAL}'); END""")
+
+
 def downgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP TRIGGER IF EXISTS audit_log_append_only ON audit_log")
+        op.execute("DROP FUNCTION IF EXISTS audit_log_append_only()")
     op.drop_index("ix_postings_account_transaction", table_name="postings")
     op.drop_index("ix_ledger_transactions_created_at", table_name="ledger_transactions")
     op.drop_table("audit_log")
