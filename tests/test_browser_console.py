@@ -146,6 +146,9 @@ def test_the_operator_runs_the_tables_from_the_console(server: Server):
         for tab in ("tables", "reports", "players", "audit"):
             page.click(f"#tab-{tab}")
             page.wait_for_timeout(600)
+            if tab == "reports":
+                expect(page.locator("#win-chart")).to_be_visible()
+                shot(page, "console-report-zh", full_page=False)
         assert page.evaluate("[...window.baccaratMissing]") == []
         expect(page.locator("#tab-audit")).to_have_text("审计记录")
         shot(page, "console-audit-zh")
