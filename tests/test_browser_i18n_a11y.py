@@ -42,8 +42,9 @@ LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # Exempt, and nothing else: what the provably fair panel (fair.js) shows as it is in every language,
 # because a player compares it with other tools: hexadecimal digests and seeds of 16 digits or more
 # (the shoe's commitment, a client seed: no word of English is 16 letters a to f) and the name of the
-# shuffle algorithm.
-AS_IT_IS = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{16,}(?![0-9A-Za-z])|(?<![0-9A-Za-z])hmac-sha256-fisher-yates/\d+")
+# shuffle algorithm; and the web address of the rule card's help line (an address is typed as it is).
+AS_IT_IS = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{16,}(?![0-9A-Za-z])|(?<![0-9A-Za-z])hmac-sha256-fisher-yates/\d+"
+                      r"|(?<![0-9A-Za-z])ksgamblinghelp\.com(?![0-9A-Za-z])")
 
 SHOWN = """() => {
   const parts = [document.title];

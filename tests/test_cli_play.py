@@ -128,6 +128,7 @@ def test_screen_play_from_a_script(capsys: pytest.CaptureFixture[str], tmp_path:
     assert "EZ Baccarat" in out and "Balance" in out and "Shoe 1" in out
     assert "Refused:" in out and "above its maximum" in out
     assert "dragon_7" in out  # the help table
+    assert out.count("800.522.4700") == 2  # the rule card's help line: with the help, and as the last line
 
 
 def test_console_script_reads_rounds_from_stdin() -> None:

@@ -40,6 +40,11 @@ class IllegalActionError(BaccaratError, RuntimeError):
     """An action is not allowed in the table's current phase or for this seat."""
 
 
+class ProtectionError(IllegalActionError):
+    """The player's own protection refuses the action: a loss or stake limit it would pass, or a
+    time-out or self-exclusion in force (no one, operators included, can lift those early)."""
+
+
 class UnknownSeatError(BaccaratError, LookupError):
     """A seat number does not exist at this table."""
 

@@ -23,6 +23,12 @@ from baccarat.lucky import BLOCK_EVENTS, LuckyDrawHand
 
 F = Fraction
 
+#: The foot of the Hollywood Casino rule card (mini-baccarat-and-dragon-bonus.txt): shown on the
+#: table page, in the player's protection panel and by ``baccarat play``.
+HELP_LINE = "Gambling problem? Getting Help is your Best Bet. 800.522.4700 ksgamblinghelp.com"
+HELP_PHONE = "800.522.4700"
+HELP_SITE = "ksgamblinghelp.com"
+
 # --- punto banco events ------------------------------------------------------------
 
 

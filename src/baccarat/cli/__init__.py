@@ -105,10 +105,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # Registered after ``app`` exists: each module adds its command to it.
-from baccarat.cli import analyze, play, roads, rounds, serve, simulate, verify  # noqa: E402
+from baccarat.cli import analyze, audit, play, roads, rounds, serve, simulate, verify  # noqa: E402
 
-__all__ = ["GameArgument", "RulesOption", "analyze", "app", "choose_game", "main", "play", "roads", "rounds", "serve",
-           "simulate", "verify"]
+__all__ = ["GameArgument", "RulesOption", "analyze", "app", "audit", "choose_game", "main", "play", "roads",
+           "rounds", "serve", "simulate", "verify"]
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -13,6 +13,7 @@ import typer
 from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
 from baccarat.errors import BaccaratError
 from baccarat.money import format_amount, parse_amount
+from baccarat.presets import HELP_LINE
 from baccarat.script import parse_line, strip_comment
 from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 
@@ -127,6 +128,7 @@ def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, inter
             break
         if word == "help":
             console.print(_help_table(game))
+            console.print(HELP_LINE)
             continue
         if not interactive:
             console.print(f"[dim]> {text.strip()}[/]")
@@ -139,6 +141,7 @@ def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, inter
             console.print(roads_panel(session.scoreboard.roads()))
     hands = sum(1 for r in session.rounds if "rejected" not in r)
     console.print(f"Final balance {format_amount(session.balance)} after {hands} hand{'' if hands == 1 else 's'}.")
+    console.print(f"[dim]{HELP_LINE}[/]")
 
 
 def _help_table(game: Game) -> RichTable:

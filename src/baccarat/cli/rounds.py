@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -9,6 +10,18 @@ import typer
 
 from baccarat.cli import app, handle_errors
 from baccarat.money import format_amount
+
+
+def _actor() -> str:
+    """Who ran the command, for the audit trail: the operating system's user on this host."""
+    import getpass
+    import socket
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a container)
+        user = f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
+    return f"command line: {user}@{socket.gethostname()}"[:64]
 
 
 @app.command("void-round")
@@ -25,13 +38,14 @@ def void_round(
     """Void a round in play: every stake not yet settled goes back to its player through the ledger,
     and the table opens its next round.  A running server picks the change up on its next pass."""
     from baccarat.cli.serve import ready_database
-    from baccarat.server import tables
+    from baccarat.server import operations
     from baccarat.server.db import connect, transaction
     from baccarat.server.settings import Settings
 
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
         with connect(ready_database(settings)) as sessions:
-            result = transaction(sessions, lambda s: tables.void_round(s, table, round_number, reason=reason))
+            result = transaction(sessions, lambda s: operations.void_round(s, _actor(), table, round_number,
+                                                                           reason=reason))
     print(f"round {round_number} at table {table} voided: {result['bets_refunded']} bets, "
           f"{format_amount(result['refunded'])} refunded")

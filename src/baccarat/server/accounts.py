@@ -26,7 +26,7 @@ import secrets
 import threading
 import unicodedata
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Protocol, TypeVar
 
 from sqlalchemy import select, update
@@ -271,6 +271,14 @@ def authenticate(session: Session, token: str | None) -> Account:
     if account is None:  # pragma: no cover - tokens are deleted with their account
         raise AuthenticationError("the account no longer exists")
     return account
+
+
+def session_started(session: Session, token: str) -> datetime:
+    """When the session of this (valid) token began: the login, from which a reality check counts."""
+    row = session.get(Token, _digest(token))
+    if row is None:
+        raise AuthenticationError("the session token is unknown or expired; log in again")
+    return aware(row.created_at)
 
 
 def log_out(session: Session, token: str) -> None:

@@ -22,12 +22,14 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-def _json_integer(words: str) -> BeforeValidator:
-    """Refuse anything but a JSON integer, with ``words`` as the message.  Even strict pydantic takes
-    ``true`` and ``1.0`` for ``Literal[1, 2]`` (they compare equal to 1), and lax mode took ``"100"``,
-    ``"1_000"``, ``1e3`` and ``true`` as amounts; the WebSocket never did."""
+def json_integer(words: str, *, optional: bool = False) -> BeforeValidator:
+    """Refuse anything but a JSON integer (or, if ``optional``, null), with ``words`` as the message.
+    Even strict pydantic takes ``true`` and ``1.0`` for ``Literal[1, 2]`` (they compare equal to 1), and
+    lax mode took ``"100"``, ``"1_000"``, ``1e3`` and ``true`` as amounts; the WebSocket never did."""
 
     def check(value: object) -> object:
+        if optional and value is None:
+            return value
         if type(value) is not int:  # bool is a subclass of int, and not a number here
             raise PydanticCustomError("int_type", words)
         return value
@@ -36,7 +38,7 @@ def _json_integer(words: str) -> BeforeValidator:
 
 
 #: An amount in a request body: a JSON integer of minor units (cents), as on the WebSocket.
-Amount = Annotated[int, _json_integer(
+Amount = Annotated[int, json_integer(
     "amounts are whole numbers of minor units (cents) written as JSON integers, e.g. 1050 for 10.50")]
 
 
@@ -59,7 +61,7 @@ class BetsBody(Strict):
 class TableBody(Strict):
     name: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")
     game: GameCode
-    paytable: Annotated[Literal[1, 2], _json_integer("the pay table is 1 or 2")] | None = Field(
+    paytable: Annotated[Literal[1, 2], json_integer("the pay table is 1 or 2")] | None = Field(
         default=None, description="Lucky Draw's DrawWin pay table")
     decks: int = Field(default=8, ge=1, le=16)
     cut_card: int = Field(default=14, ge=0, le=832, description="cards behind the cut card")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 
 class SteadyClock:
@@ -36,10 +37,42 @@ class SteadyClock:
         return self._anchor_wall + timedelta(seconds=self._monotonic() - self._anchor_monotonic)
 
 
+class ManualClock:
+    """A clock that stands still until moved: tests inject it with :func:`use` (a limit increase
+    that waits 24 hours is checked without waiting 24 hours).
+
+    >>> clock = ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
+    >>> clock.advance(hours=25).isoformat()
+    '2026-01-02T01:00:00+00:00'
+    """
+
+    def __init__(self, start: datetime) -> None:
+        self.moment = start
+
+    def now(self) -> datetime:
+        return self.moment
+
+    def advance(self, **delta: float) -> datetime:
+        """Move on by ``timedelta(**delta)``; returns the new time."""
+        self.moment += timedelta(**delta)
+        return self.moment
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
 #: The process's clock (anchored on first import, when the server starts).
-CLOCK = SteadyClock()
+CLOCK: Clock = SteadyClock()
 
 
 def now() -> datetime:
-    """The current UTC time on the process's steady clock."""
+    """The current UTC time on the process's clock."""
     return CLOCK.now()
+
+
+def use(clock: Clock) -> Clock:
+    """Make ``clock`` the process's clock (tests); returns the one it replaces."""
+    global CLOCK
+    previous, CLOCK = CLOCK, clock
+    return previous

@@ -40,7 +40,6 @@ import re
 import time
 from collections import Counter
 from contextlib import suppress
-from datetime import UTC, datetime
 from typing import Any, cast
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
@@ -131,7 +130,7 @@ def _valid_tokens(s: Session, digests: list[str]) -> set[str]:
     """Those of the token hashes ``digests`` that are still signed in: one query for a whole table."""
     if not digests:
         return set()
-    now = datetime.now(UTC)
+    now = _now()  # the steady clock, as accounts.authenticate
     rows = s.connection().execute(_TOKEN_STATES, {"digests": digests})
     return {digest for digest, expires_at in rows if aware(expires_at) > now}
 
@@ -139,7 +138,7 @@ def _valid_tokens(s: Session, digests: list[str]) -> set[str]:
 def _check_signed_in(s: Session, digest: str, account_id: int) -> None:
     """Raises :class:`Close` (:data:`SIGNED_OUT`) unless the socket's token still stands, in ``s``'s transaction."""
     row = s.connection().execute(_TOKEN_NOW, {"digest": digest}).first()
-    if row is None or row.account_id != account_id or aware(row.expires_at) <= datetime.now(UTC):
+    if row is None or row.account_id != account_id or aware(row.expires_at) <= _now():
         raise Close(SIGNED_OUT, SIGNED_OUT_REASON)
 
 

@@ -78,6 +78,8 @@ class Wallet(Base):
 
 class LedgerTransaction(Base):
     __tablename__ = "ledger_transactions"
+    #: where a rolling window of play begins (player protection counts from there)
+    __table_args__ = (Index("ix_ledger_transactions_created_at", "created_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(32))  #: grant, credit, debit, stake, settle, refund
@@ -87,6 +89,8 @@ class LedgerTransaction(Base):
 
 class Posting(Base):
     __tablename__ = "postings"
+    #: a wallet's movements from a given one on (a rolling window), without reading its whole history
+    __table_args__ = (Index("ix_postings_account_transaction", "account", "transaction_id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     transaction_id: Mapped[int] = mapped_column(ForeignKey("ledger_transactions.id"), index=True)
@@ -257,3 +261,53 @@ class Announcement(Base):
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     name: Mapped[str | None] = mapped_column(String(32), nullable=True)
     text: Mapped[str] = mapped_column(String(255))
+
+
+class Protection(Base):
+    """A player's own protection settings (:mod:`baccarat.server.protection`); one row per account
+    that has set anything.  The row is also the lock a bet takes (FOR UPDATE) before it counts the
+    player's losses and stakes, so two bets of one player are checked one after the other."""
+
+    __tablename__ = "player_protection"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    reality_minutes: Mapped[int | None] = mapped_column(Integer, nullable=True)  #: 15 to 60; None: off
+    #: no play until then (a time-out, or self-exclusion); no one can bring it forward
+    timeout_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    excluded_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class PlayLimit(Base):
+    """A player's loss or stake limit over a rolling day, week or month.  ``amount`` None: no limit
+    now.  A looser limit (higher, or none) waits in ``pending`` until ``pending_from``; with
+    ``pending_from`` set and ``pending`` None, the limit is being removed."""
+
+    __tablename__ = "play_limits"
+    __table_args__ = (UniqueConstraint("account_id", "kind", "period", name="one_limit_per_kind_and_period"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(8))  #: "loss" or "stake"
+    period: Mapped[str] = mapped_column(String(8))  #: "day", "week" or "month"
+    amount: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    pending: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    pending_from: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class AuditEntry(Base):
+    """One operator action in the append-only audit trail (:mod:`baccarat.server.audit`): each entry
+    holds the SHA-256 of the one before (``previous``) and its own (``digest``), so editing,
+    removing or reordering any entry breaks the chain from there on."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)  #: the entry's place in the chain, from 1
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)  #: None: command line
+    actor: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(32))
+    target: Mapped[str] = mapped_column(String(64))
+    before: Mapped[str] = mapped_column(Text)  #: JSON
+    after: Mapped[str] = mapped_column(Text)  #: JSON
+    previous: Mapped[str] = mapped_column(String(64), unique=True)  #: one entry per predecessor: no fork
+    digest: Mapped[str] = mapped_column(String(64))

@@ -49,7 +49,7 @@ from baccarat.games import Game, TableLimits
 from baccarat.money import MAX_AMOUNT
 from baccarat.presets import built_in, game_codes, get_game
 from baccarat.roads import hand_json, hand_of
-from baccarat.server import fairness, wallet
+from baccarat.server import fairness, protection, wallet
 from baccarat.server.models import (
     Account,
     Announcement,
@@ -254,6 +254,7 @@ def sit(s: Session, table_id: int, account_id: int, seat: int | None = None, now
     table = _table(s, table_id)
     if table.status != "open":
         raise IllegalActionError("the table is closed")
+    protection.check_play(s, account_id, now)  # a time-out or self-exclusion: no seat
     taken = {row.number: row.account_id for row in s.scalars(select(Seat).where(Seat.table_id == table_id))}
     if account_id in taken.values():
         return next(number for number, owner in taken.items() if owner == account_id)
@@ -441,6 +442,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         check.place_bets(seat, placed)
     check.place_bets(seat, bets)
     total = sum(bets.values())
+    protection.check_stake(s, account_id, total, now)  # the player's own limits, under their lock
     wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(row.id): total},
                     memo=f"table {row.name} round {row.number}")
     # The stake holds this wallet's row until commit, so the player's other bets now queue behind this
@@ -711,6 +713,7 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
     if s.scalar(select(Decision.id).where(Decision.round_id == current.id, Decision.account_id == account_id)):
         raise ConflictError("you have already decided this round")
     if action == "draw":
+        protection.check_stake(s, account_id, enter.amount, now)  # standing stays possible
         wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -enter.amount,
                                      wallet.escrow_account(current.id): enter.amount},
                         memo=f"round {current.number} Draw wager")

@@ -46,12 +46,17 @@ def policy(host: str | None) -> str:
 
 
 def install(app: FastAPI) -> None:
-    """``/`` is the page, ``/static/...`` its script and styles."""
+    """``/`` is the page, ``/operator`` the operator console, ``/static/...`` their scripts and styles."""
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    @app.get("/operator", include_in_schema=False)
+    def console() -> FileResponse:
+        """The operator console (its API answers operators only)."""
+        return FileResponse(STATIC / "operator.html")
 
     @app.middleware("http")
     async def _policy(request: Request, call_next: Callable[[Request], Any]) -> Any:

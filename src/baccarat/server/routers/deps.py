@@ -68,6 +68,20 @@ def operator(request: Request, token: str | None, what: str) -> Account:
     return account
 
 
+def caller(request: Request, token: Token) -> Account:
+    """The caller's account, as a dependency (401 without a valid token)."""
+    return me(request, token)
+
+
+def console_operator(request: Request, token: Token) -> Account:
+    """The caller, who must be an operator, as a dependency (403 otherwise)."""
+    return operator(request, token, "use the operator console, its reports and the audit trail")
+
+
+Caller = Annotated[Account, Depends(caller)]
+Operator = Annotated[Account, Depends(console_operator)]
+
+
 def once(request: Request, account: Account, key: str | None, body: dict[str, Any],
          act: Callable[[Session], dict[str, Any]]) -> dict[str, Any]:
     """A money-moving request: done once per idempotency key, a retry answered from the stored result."""

@@ -1,5 +1,6 @@
 """The operator's routes: open and close tables, change their limits, void a round that cannot be
-dealt, and credit or debit wallets.  Every route answers 403 to any other account."""
+dealt, and credit or debit wallets.  Every route answers 403 to any other account, and every action is
+written to the audit trail in its own transaction (:mod:`baccarat.server.operations`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from sqlalchemy.orm import Session
 
-from baccarat.server import tables, wallet
+from baccarat.server import operations
 from baccarat.server.answers import TableView, VoidedRound, WalletBalance
 from baccarat.server.bodies import LimitsBody, Movement, TableBody, VoidBody
 from baccarat.server.routers.deps import REFUSALS, Id, IdempotencyKey, Token, once, operator, run
@@ -22,43 +23,42 @@ router = APIRouter(prefix="/api/operator", tags=["operator"], responses=REFUSALS
 @router.post("/tables", status_code=201, response_model=TableView)
 def open_new_table(request: Request, body: TableBody, token: Token) -> dict[str, Any]:
     """A new table, open for bets at once."""
-    operator(request, token, "open tables")
+    manager = operator(request, token, "open tables")
 
     def work(s: Session) -> dict[str, Any]:
-        table = tables.create_table(s, body.name, body.game, paytable=body.paytable, decks=body.decks,
-                                    cut_card=body.cut_card, betting_seconds=body.betting_seconds,
-                                    decision_seconds=body.decision_seconds,
-                                    pace=Pace(body.no_more_bets_seconds, body.card_seconds, body.results_seconds))
-        return tables.table_view(s, table.id)
+        return operations.open_new_table(
+            s, manager, body.name, body.game, paytable=body.paytable, decks=body.decks, cut_card=body.cut_card,
+            betting_seconds=body.betting_seconds, decision_seconds=body.decision_seconds,
+            pace=Pace(body.no_more_bets_seconds, body.card_seconds, body.results_seconds))
     return run(request, work)
 
 
 @router.post("/tables/{table_id}/close", response_model=TableView)
 def close_table(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
     """Close now if no bets are on the layout, else after the round in play is settled."""
-    operator(request, token, "close tables")
-    return run(request, lambda s: tables.close_table(s, table_id))
+    manager = operator(request, token, "close tables")
+    return run(request, lambda s: operations.close_table(s, manager, table_id))
 
 
 @router.post("/tables/{table_id}/open", response_model=TableView)
 def reopen_table(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
     """Open a closed table again, with a new shoe."""
-    operator(request, token, "open tables")
-    return run(request, lambda s: tables.reopen_table(s, table_id))
+    manager = operator(request, token, "open tables")
+    return run(request, lambda s: operations.reopen_table(s, manager, table_id))
 
 
 @router.put("/tables/{table_id}/limits", response_model=TableView)
 def change_limits(request: Request, table_id: Id, body: LimitsBody, token: Token) -> dict[str, Any]:
     """New limits, effective from the next round."""
-    operator(request, token, "change table limits")
-    return run(request, lambda s: tables.set_limits(s, table_id, body.minimum, body.maximums))
+    manager = operator(request, token, "change table limits")
+    return run(request, lambda s: operations.set_limits(s, manager, table_id, body.minimum, body.maximums))
 
 
 @router.post("/tables/{table_id}/rounds/{number}/void", response_model=VoidedRound)
 def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token: Token) -> dict[str, Any]:
     """Void a round in play that cannot be dealt: every unsettled stake is refunded."""
-    operator(request, token, "void rounds")
-    result = run(request, lambda s: tables.void_round(s, table_id, number, reason=body.reason))
+    manager = operator(request, token, "void rounds")
+    result = run(request, lambda s: operations.void_round(s, manager, table_id, number, reason=body.reason))
     log.critical("operator voided table %s round %s: %s", table_id, number, body.reason)
     return result
 
@@ -68,10 +68,7 @@ def _move(request: Request, token: str | None, account_id: int, body: Movement, 
     manager = operator(request, token, "credit or debit wallets")
 
     def move(s: Session) -> dict[str, Any]:
-        amount = sign * body.amount
-        wallet.transfer(s, "credit" if sign > 0 else "debit",
-                        {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=body.memo)
-        return {"account_id": account_id, "balance": wallet.balance(s, account_id)}
+        return operations.move_money(s, manager, account_id, sign * body.amount, memo=body.memo)
     return once(request, manager, key, {"account_id": account_id, "sign": sign, **body.model_dump()}, move)
 
 

@@ -30,6 +30,8 @@ async function refreshMe() {
   setBalance(me.balance);
   document.getElementById("balance-box").hidden = false;
   document.getElementById("logout").hidden = false;
+  document.getElementById("protect-link").hidden = false;
+  loadProtection().catch(() => {});  // the reality check runs from the login on
 }
 
 function logOut() {
@@ -39,6 +41,9 @@ function logOut() {
   text(document.getElementById("who"), "");
   document.getElementById("balance-box").hidden = true;
   document.getElementById("logout").hidden = true;
+  document.getElementById("protect-link").hidden = true;
+  protectionState = null;
+  scheduleRealityCheck();  // (clears it)
   if (location.hash && location.hash !== "#/") location.hash = "#/";
   route();
 }
@@ -51,6 +56,8 @@ function applyChrome() {
   text(document.getElementById("balance-label"), t("header.balance"));
   text(document.getElementById("logout"), t("header.logout"));
   text(document.getElementById("lang-label"), t("header.language"));
+  text(document.getElementById("protect-link"), t("header.protection"));
+  showHelpFooter();
   document.getElementById("top").setAttribute("aria-label", t("header.label"));
   const select = document.getElementById("lang");
   if (!select.options.length) {
@@ -102,7 +109,12 @@ function loginView() {
 function lobbyView() {
   const list = h("div", { class: "lobby", id: "lobby" });
   const heading = h("h1", { tabindex: "-1" }, t("lobby.title"));
-  show(heading, h("p", { class: "lead" }, t("lobby.intro")), list);
+  const blocked = h("p", { class: "refusal info blocked", id: "lobby-blocked", role: "status", hidden: true });
+  show(heading, h("p", { class: "lead" }, t("lobby.intro")), blocked, list);
+  loadProtection().then((state) => {
+    const words = blockedText(state);
+    if (words && !closed) { text(blocked, words); blocked.hidden = false; }
+  }).catch(() => {});
   let closed = false;
   const cards = {};
   const seatsOf = {};  // game code -> seats at its tables, from the game records
@@ -174,7 +186,9 @@ async function route() {
   try {
     if (!me) await refreshMe();
     const match = location.hash.match(/^#\/table\/(\d+)$/);
-    if (match) {
+    if (location.hash === "#/protection") {
+      leaveView = protectionView();
+    } else if (match) {
       leaveView = tableView(Number(match[1]));
       document.getElementById("table-title").focus();
     } else {

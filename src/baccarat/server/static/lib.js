@@ -250,7 +250,14 @@ function tableName(name, game) {
 // Known server sentences -> catalogue keys.  The server keeps its codes and words; until it sends a
 // stable message code with parameters (see the README), its sentences are matched here so that a
 // refusal reads in the player's language.  An unknown one is shown as the server wrote it.
+const PERIOD_WORDS = { "24 hours": "day", "7 days": "week", "30 days": "month" };
 const SERVER_SENTENCES = [
+  [/^this bet of [\d,.]+ would pass your (loss|stake) limit of ([\d,.]+) per (24 hours|7 days|30 days): ([\d,.]+) is left/i,
+   (m) => ["refuse.limit", { kind: t(`protect.kind.${m[1]}`).toLowerCase(), limit: money(parseAmount(m[2])),
+                             period: t(`protect.period.${PERIOD_WORDS[m[3]]}`), left: money(parseAmount(m[4])) }]],
+  [/^your (time-out|self-exclusion) runs until (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/i,
+   (m) => ["refuse.blocked", { until: new Date(m[2].replace(" ", "T") + ":00Z").toLocaleString(lang === "en" ? "en-GB" : lang,
+                                                                                             { dateStyle: "medium", timeStyle: "short" }) }]],
   [/^the most you can add on (.+?) is ([\d,.]+)/i, (m) => ["refuse.room", { wager: wagerNameFromServer(m[1]), amount: money(parseAmount(m[2])) }]],
   [/^(.+) is at its maximum of ([\d,.]+)/i, (m) => ["bet.spot_full", { wager: wagerNameFromServer(m[1]), maximum: money(parseAmount(m[2])) }]],
   [/^the cards are still being dealt: decide in (\d+) s/i, (m) => ["refuse.decide_in", { seconds: m[1] }]],

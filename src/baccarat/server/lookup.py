@@ -1,0 +1,182 @@
+"""Player lookup for operators: find a player, their balance and protection, a statement of every
+ledger movement of their wallet (with the round and bets it was for), and the recall of any
+round (cards in deal order, every bet, the result and each settlement), as GLI-19's game recall
+asks.  Operators see the stored state, results included as soon as they are settled."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from baccarat.errors import UnknownSeatError
+from baccarat.server import protection, wallet
+from baccarat.server.models import (
+    Account,
+    Bet,
+    Decision,
+    GameTable,
+    LedgerTransaction,
+    Posting,
+    Round,
+    Seat,
+    Settlement,
+    ShoeRow,
+    aware,
+)
+
+#: Statement lines in one answer unless fewer are asked for.
+STATEMENT_LINES = 500
+
+
+def find_players(s: Session, text: str, *, limit: int = 20) -> list[dict[str, Any]]:
+    """Accounts whose name contains ``text`` (case-insensitive), or whose id it is."""
+    words = text.strip().casefold()
+    query = select(Account).order_by(Account.login).limit(limit)
+    if words.isdigit():
+        query = query.where((Account.id == int(words)) | Account.login.contains(words, autoescape=True))
+    elif words:
+        query = query.where(Account.login.contains(words, autoescape=True))
+    found = list(s.scalars(query))
+    balances = dict(wallet.balances(s, [a.id for a in found]))
+    return [{"id": a.id, "username": a.username, "role": a.role, "balance": balances.get(a.id, 0),
+             "created_at": aware(a.created_at).isoformat()} for a in found]
+
+
+def _account(s: Session, account_id: int) -> Account:
+    account = s.get(Account, account_id)
+    if account is None:
+        raise UnknownSeatError(f"no account {account_id}: look the player up by name first")
+    return account
+
+
+def player(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> dict[str, Any]:
+    """The player's balance, protection and newest ``lines`` statement lines (newest first)."""
+    account = _account(s, account_id)
+    return {"id": account.id, "username": account.username, "role": account.role,
+            "created_at": aware(account.created_at).isoformat(), "balance": wallet.balance(s, account.id),
+            "protection": protection.status(s, account.id), "statement": statement(s, account.id, lines=lines)}
+
+
+def statement(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> list[dict[str, Any]]:
+    """Every movement of the wallet, newest first, with the balance after it and, for play, the
+    table, round and the player's bets on it (stakes; and for a settlement each bet's result)."""
+    _account(s, account_id)
+    name = wallet.wallet_account(account_id)
+    rows = s.execute(select(Posting.id, Posting.transaction_id, Posting.amount, LedgerTransaction.kind,
+                            LedgerTransaction.memo, LedgerTransaction.created_at)
+                     .join(LedgerTransaction, LedgerTransaction.id == Posting.transaction_id)
+                     .where(Posting.account == name).order_by(Posting.id.desc()).limit(lines)).all()
+    if not rows:
+        return []
+    after = s.scalar(select(func.coalesce(func.sum(Posting.amount), 0))
+                     .where(Posting.account == name, Posting.id <= rows[0].id)) or 0
+    escrow = {transaction: int(account.split(":", 1)[1]) for transaction, account in s.execute(
+        select(Posting.transaction_id, Posting.account).where(
+            Posting.transaction_id.in_([r.transaction_id for r in rows]), Posting.account.like("escrow:%")))}
+    rounds = {r.id: r for r in s.execute(select(Round.id, Round.number, GameTable.id.label("table_id"),
+                                                GameTable.name).join(GameTable, GameTable.id == Round.table_id)
+                                         .where(Round.id.in_(set(escrow.values()))))}
+    bets: dict[int, list[dict[str, Any]]] = {}
+    for bet, settled in s.execute(select(Bet, Settlement).outerjoin(Settlement, Settlement.bet_id == Bet.id)
+                                  .where(Bet.round_id.in_(set(escrow.values())), Bet.account_id == account_id)
+                                  .order_by(Bet.id)):
+        bets.setdefault(bet.round_id, []).append(
+            {"bet_id": bet.id, "wager": bet.wager, "amount": bet.amount,
+             "event": settled.event if settled else None, "net": settled.net if settled else None,
+             "transaction_id": settled.transaction_id if settled else None})
+    lines_out = []
+    balance = int(after)
+    for row in rows:
+        line: dict[str, Any] = {"transaction_id": row.transaction_id, "at": aware(row.created_at).isoformat(),
+                                "kind": row.kind, "amount": int(row.amount), "balance": balance, "memo": row.memo}
+        round_id = escrow.get(row.transaction_id)
+        if round_id is not None and round_id in rounds:
+            where = rounds[round_id]
+            line.update(table_id=where.table_id, table=where.name, round=where.number)
+            mine = bets.get(round_id, [])
+            if row.kind == "settle" or row.kind == "refund":
+                mine = [b for b in mine if b["transaction_id"] == row.transaction_id]
+            line["bets"] = [{key: b[key] for key in ("bet_id", "wager", "amount", "event", "net")} for b in mine]
+        lines_out.append(line)
+        balance -= int(row.amount)
+    return lines_out
+
+
+def statement_rows(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Statement lines flattened for CSV (bets as ``wager amount result net`` words)."""
+    return [{**line, "bets": "; ".join(f"{b['wager']} {b['amount']}" + (f" {b['event']} {b['net']}" if b["event"]
+                                                                         else "") for b in line.get("bets", []))}
+            for line in lines]
+
+
+STATEMENT_COLUMNS = ["transaction_id", "at", "kind", "amount", "balance", "table_id", "table", "round", "bets", "memo"]
+
+
+def recall_round(s: Session, table_id: int, number: int) -> dict[str, Any]:
+    """One round as stored: its cards in deal order (who each went to and why), the hands and
+    result, every bet with its player and settlement, Lucky Draw's decisions, and a void's reason."""
+    found = s.execute(select(Round, GameTable, ShoeRow.number).join(GameTable, GameTable.id == Round.table_id)
+                      .join(ShoeRow, ShoeRow.id == Round.shoe_id)
+                      .where(Round.table_id == table_id, Round.number == number)).first()
+    if found is None:
+        raise UnknownSeatError(f"no round {number} at table {table_id}")
+    current, table, shoe_number = found
+    result = json.loads(current.result or "{}")
+    bets: list[dict[str, Any]] = []
+    for bet, settled, username in s.execute(
+            select(Bet, Settlement, Account.username).outerjoin(Settlement, Settlement.bet_id == Bet.id)
+            .join(Account, Account.id == Bet.account_id).where(Bet.round_id == current.id).order_by(Bet.id)):
+        bets.append({"bet_id": bet.id, "account_id": bet.account_id, "player": username, "seat": bet.seat,
+                     "wager": bet.wager, "amount": bet.amount, "event": settled.event if settled else None,
+                     "net": settled.net if settled else None,
+                     "transaction_id": settled.transaction_id if settled else None})
+    decisions = [{"account_id": d.account_id, "seat": d.seat, "action": d.action}
+                 for d in s.scalars(select(Decision).where(Decision.round_id == current.id).order_by(Decision.id))]
+    recalled: dict[str, Any] = {
+        "table_id": table.id, "table": table.name, "game": table.game, "paytable": table.paytable,
+        "round": current.number, "round_id": current.id, "shoe": shoe_number, "status": current.status,
+        "closes_at": aware(current.closes_at).isoformat(),
+        "dealt_at": aware(current.dealt_at).isoformat() if current.dealt_at else None,
+        "deal": [{"to": c.get("to"), "card": c["card"], "reason": c.get("reason"), "at": c.get("at")}
+                 for c in result.get("deal", [])],
+        "bets": bets, "decisions": decisions,
+        "handle": sum(b["amount"] for b in bets),
+        "house_net": -sum(b["net"] for b in bets if b["net"] is not None),
+    }
+    for key in ("player_cards", "banker_cards", "player_total", "banker_total", "winner", "hands", "void"):
+        if key in result:
+            recalled[key] = result[key]
+    return recalled
+
+
+def console_tables(s: Session) -> list[dict[str, Any]]:
+    """Every table as the operator console shows it: status, limits (and any waiting for the next
+    round), seated players, and the round in play with the bets on it so far."""
+    from baccarat.server import tables  # tables builds on this module's neighbours
+
+    out = []
+    for table in s.scalars(select(GameTable).order_by(GameTable.id)):
+        view = tables.table_view(s, table.id)
+        current = tables.round_in_play(s, table.id)
+        in_play = None
+        if current is not None:
+            placed = s.execute(select(func.count(Bet.id), func.coalesce(func.sum(Bet.amount), 0),
+                                      func.count(func.distinct(Bet.account_id)))
+                               .where(Bet.round_id == current.id)).one()
+            in_play = {"round": current.number, "status": current.status, "bets": int(placed[0]),
+                       "staked": int(placed[1]), "players": int(placed[2]),
+                       "closes_at": aware(current.closes_at).isoformat()}
+        seated = s.execute(select(Account.id, Account.username, Seat.number, Seat.away_since)
+                           .join(Account, Account.id == Seat.account_id).where(Seat.table_id == table.id)
+                           .order_by(Seat.number)).all()
+        out.append({"id": table.id, "name": table.name, "game": table.game, "paytable": table.paytable,
+                    "decks": table.decks, "status": table.status, "limits": view.get("limits"),
+                    "pending_limits": json.loads(table.pending_limits) if table.pending_limits else None,
+                    "seats": [{"seat": row.number, "account_id": row.id, "username": row.username,
+                               "away": row.away_since is not None} for row in seated],
+                    "round": in_play})
+    return out
+

@@ -1,0 +1,74 @@
+"""Operator actions, each done and written to the audit trail in one transaction
+(:mod:`baccarat.server.audit`): open, close and reopen a table, change its limits, void a round,
+credit or debit a wallet.  The REST routes and ``baccarat void-round`` both come through here."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from baccarat.server import audit, tables, wallet
+from baccarat.server.models import Account, GameTable, Round
+from baccarat.server.timeline import Pace
+
+
+def _table_state(s: Session, table_id: int) -> dict[str, Any]:
+    table = s.get(GameTable, table_id, populate_existing=True)
+    if table is None:
+        return {}
+    return {"name": table.name, "game": table.game, "status": table.status,
+            "limits": json.loads(table.limits) if table.limits else None,
+            "pending_limits": json.loads(table.pending_limits) if table.pending_limits else None}
+
+
+def open_new_table(s: Session, actor: Account | str, name: str, game: str, **settings: Any) -> dict[str, Any]:
+    """A new table (:func:`baccarat.server.tables.create_table`), recorded."""
+    pace: Pace | None = settings.pop("pace", None)
+    table = tables.create_table(s, name, game, pace=pace, **settings)
+    shown = dict(settings)
+    if pace is not None:
+        shown.update(no_more_bets_seconds=pace.no_more_bets, card_seconds=pace.card, results_seconds=pace.results)
+    audit.record(s, actor, "open_table", f"table {table.id}", {}, {**_table_state(s, table.id), **shown})
+    return tables.table_view(s, table.id)
+
+
+def close_table(s: Session, actor: Account | str, table_id: int) -> dict[str, Any]:
+    return audit.audited(s, actor, "close_table", f"table {table_id}", lambda: _table_state(s, table_id),
+                         lambda: tables.close_table(s, table_id))
+
+
+def reopen_table(s: Session, actor: Account | str, table_id: int) -> dict[str, Any]:
+    return audit.audited(s, actor, "reopen_table", f"table {table_id}", lambda: _table_state(s, table_id),
+                         lambda: tables.reopen_table(s, table_id))
+
+
+def set_limits(s: Session, actor: Account | str, table_id: int, minimum: int, maximums: dict[str, int]
+               ) -> dict[str, Any]:
+    return audit.audited(s, actor, "change_limits", f"table {table_id}", lambda: _table_state(s, table_id),
+                         lambda: tables.set_limits(s, table_id, minimum, maximums))
+
+
+def void_round(s: Session, actor: Account | str, table_id: int, number: int, *, reason: str) -> dict[str, Any]:
+    def look() -> dict[str, Any]:
+        current = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == number)
+                           .execution_options(populate_existing=True))
+        return {"status": current.status if current is not None else None}
+
+    return audit.audited(s, actor, "void_round", f"table {table_id} round {number}", look,
+                         lambda: tables.void_round(s, table_id, number, reason=reason),
+                         extra=lambda result: {"reason": reason.strip()[:200], "refunded": result["refunded"],
+                                               "bets_refunded": result["bets_refunded"]})
+
+
+def move_money(s: Session, actor: Account | str, account_id: int, amount: int, *, memo: str = "") -> dict[str, Any]:
+    """Credit (``amount`` > 0) or debit (< 0) a player's wallet from the cashier, recorded."""
+    kind = "credit" if amount > 0 else "debit"
+    before = wallet.balance(s, account_id)
+    wallet.transfer(s, kind, {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=memo)
+    after = wallet.balance(s, account_id)
+    audit.record(s, actor, kind, f"account {account_id}", {"balance": before},
+                 {"balance": after, "amount": abs(amount), "memo": memo})
+    return {"account_id": account_id, "balance": after}

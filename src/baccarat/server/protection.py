@@ -1,0 +1,279 @@
+"""Player protection: the player's own loss and stake limits, reality checks, time-outs and
+self-exclusion (as in UKGC RTS 12-14), enforced inside the bet's own transaction.
+
+Definitions (the README says the same):
+
+* **Periods are rolling**: a day is the last 24 hours, a week the last 7 days, a month the last
+  30 days, always ending now.  A calendar day would let a player lose the day's limit at 23:59
+  and again at 00:01; a rolling window never allows more than the limit in any such span.
+* **Stakes** in a period: every stake taken from the wallet in it (bets and Lucky Draw's Draw
+  wager), less stakes refunded when a round was voided.
+* **Loss** in a period counts the worst case: stakes still on the layout as lost, plus the net
+  result of everything settled in it.  It is minus the sum of the wallet's stake, settle and
+  refund movements dated in the period (credits, debits and grants are not play).  A bet is
+  refused when the loss would pass the limit if the bet were lost too.
+* A **tighter** limit (lower, or a first one) applies at once; a **looser** one (higher, or
+  removing it) applies 24 hours after it was asked for, and until then the current one holds.
+* A **time-out** (24 hours to 6 weeks) or **self-exclusion** (6 months to 5 years) stops the
+  player sitting down, betting and drawing, over REST and the WebSocket alike (both go through
+  :mod:`baccarat.server.tables`).  The player can still log in and see the balance and history.
+  Neither can be shortened, by the player or by any operator: there is no route that does.
+
+Races: a bet of a player who has set anything locks that player's protection row FOR UPDATE
+before it counts, so a player's bets are checked one after another (PostgreSQL; SQLite has one
+writer at a time), and 64 bets sent at once can never pass a limit together.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, case, func, select
+from sqlalchemy.orm import Session
+
+from baccarat.errors import ConfigurationError, IllegalActionError, ProtectionError
+from baccarat.money import MAX_AMOUNT, format_amount
+from baccarat.presets import HELP_PHONE as HELP_LINE
+from baccarat.presets import HELP_SITE
+from baccarat.server import wallet
+from baccarat.server.models import LedgerTransaction, PlayLimit, Posting, Protection, Seat, aware
+from baccarat.server.models import now as _now
+
+KINDS = ("loss", "stake")
+#: Rolling periods, in the order they are shown.
+PERIODS = {"day": timedelta(days=1), "week": timedelta(days=7), "month": timedelta(days=30)}
+PERIOD_WORDS = {"day": "24 hours", "week": "7 days", "month": "30 days"}
+#: A looser limit waits this long.
+LOOSER_WAIT = timedelta(hours=24)
+REALITY_MINUTES = (15, 60)
+TIMEOUT_HOURS = (24, 6 * 7 * 24)
+EXCLUSION_MONTHS = (6, 60)
+PLAY_KINDS = ("stake", "settle", "refund")
+WINDOW_MARGIN = timedelta(minutes=1)
+
+
+def _row(s: Session, account_id: int, *, lock: bool = False) -> Protection | None:
+    return s.get(Protection, account_id, with_for_update=lock, populate_existing=lock)
+
+
+def _ensure(s: Session, account_id: int) -> Protection:
+    """The player's protection row, made if missing, and locked (bets of theirs wait for this change)."""
+    row = _row(s, account_id, lock=True)
+    if row is None:
+        row = Protection(account_id=account_id)
+        s.add(row)
+        s.flush()
+        row = _row(s, account_id, lock=True)
+        assert row is not None
+    return row
+
+
+def _effective(limit: PlayLimit, now: datetime) -> int | None:
+    """The limit in force at ``now``: a looser one waiting is in force once its time has come
+    (read-only: stored as in force only when the player next changes that limit)."""
+    if limit.pending_from is not None and aware(limit.pending_from) <= now:
+        return limit.pending
+    return limit.amount
+
+
+def blocked_until(s: Session, account_id: int, now: datetime) -> tuple[str, datetime] | None:
+    """("time-out" or "self-exclusion", its end) when the player may not play at ``now``."""
+    row = _row(s, account_id)
+    if row is None:
+        return None
+    for words, until in (("self-exclusion", row.excluded_until), ("time-out", row.timeout_until)):
+        if until is not None and aware(until) > now:
+            return words, aware(until)
+    return None
+
+
+def check_play(s: Session, account_id: int, now: datetime | None = None) -> None:
+    """Refuse a player on a time-out or self-excluded (sitting down, betting, drawing)."""
+    blocked = blocked_until(s, account_id, now or _now())
+    if blocked is not None:
+        words, until = blocked
+        raise ProtectionError(f"your {words} runs until {until:%Y-%m-%d %H:%M} UTC: you can see your balance "
+                              f"and history, and play again after that. Help: {HELP_LINE}, {HELP_SITE}")
+
+
+def _sums(s: Session, account_id: int, since: datetime) -> tuple[int, int]:
+    """(stakes, loss) from the wallet's play movements dated from ``since`` on (see the module)."""
+    return _window_sums(s, account_id, {"since": since})["since"]
+
+
+def _window_sums(s: Session, account_id: int, starts: dict[str, datetime]) -> dict[str, tuple[int, int]]:
+    """(stakes, loss) for each window start in ``starts``, in one pass over the wallet's play
+    movements since the earliest (a bet with daily, weekly and monthly limits reads them once)."""
+    if not starts:
+        return {}
+    columns = []
+    for name, since in starts.items():
+        for kind in PLAY_KINDS:
+            columns.append(func.coalesce(func.sum(case(
+                (and_(LedgerTransaction.created_at >= since, LedgerTransaction.kind == kind), Posting.amount),
+                else_=0)), 0).label(f"{name}_{kind}"))
+    earliest = min(starts.values())
+    # The first movement of the window, found on the time index.  A movement's id and time are taken
+    # together at its insert, so none dated in the window has an id below the first one dated a
+    # minute before it (the margin: far more than the moment between the two).  The window's
+    # postings are then read on (account, id): a bet never reads the player's whole history.
+    first = s.scalar(select(LedgerTransaction.id).where(LedgerTransaction.created_at >= earliest - WINDOW_MARGIN)
+                     .order_by(LedgerTransaction.created_at, LedgerTransaction.id).limit(1))
+    if first is None:
+        return {name: (0, 0) for name in starts}
+    row = s.execute(select(*columns).select_from(Posting)
+                    .join(LedgerTransaction, LedgerTransaction.id == Posting.transaction_id)
+                    .where(Posting.account == wallet.wallet_account(account_id), Posting.transaction_id >= first,
+                           LedgerTransaction.kind.in_(PLAY_KINDS), LedgerTransaction.created_at >= earliest)).one()
+    sums = {}
+    for name in starts:
+        moved = {kind: int(row._mapping[f"{name}_{kind}"]) for kind in PLAY_KINDS}
+        sums[name] = (-moved["stake"] - moved["refund"], -sum(moved.values()))
+    return sums
+
+
+def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = None) -> None:
+    """Refuse a stake that would pass one of the player's limits, naming it and what is left.
+
+    Called inside the bet's transaction before the stake moves; it first locks the player's
+    protection row, so concurrent bets of the player are counted one after another."""
+    now = now or _now()
+    check_play(s, account_id, now)
+    if _row(s, account_id) is None:
+        return  # nothing set: nothing to count (a limit set meanwhile takes the row's lock first)
+    _row(s, account_id, lock=True)
+    limits = [(limit, amount) for limit in s.scalars(select(PlayLimit).where(PlayLimit.account_id == account_id)
+                                                     .order_by(PlayLimit.kind, PlayLimit.id))
+              if (amount := _effective(limit, now)) is not None and limit.period in PERIODS]
+    sums = _window_sums(s, account_id, {limit.period: now - PERIODS[limit.period] for limit, _ in limits})
+    for limit, amount in limits:
+        stakes, loss = sums[limit.period]
+        used = stakes if limit.kind == "stake" else max(loss, 0)
+        if used + stake > amount:
+            left = max(amount - used, 0)
+            what = f"your {limit.kind} limit of {format_amount(amount)} per {PERIOD_WORDS[limit.period]}"
+            advice = (f"bet at most {format_amount(left)}" if left else
+                      "you can bet again as earlier play leaves the rolling window")
+            raise ProtectionError(f"this bet of {format_amount(stake)} would pass {what}: "
+                                  f"{format_amount(left)} is left; {advice}")
+
+
+def set_limit(s: Session, account_id: int, kind: str, period: str, amount: int | None,
+              now: datetime | None = None) -> dict[str, Any]:
+    """Set (or with ``amount`` None remove) a loss or stake limit: tighter at once, looser in 24 hours."""
+    now = now or _now()
+    if kind not in KINDS:
+        raise ConfigurationError(f"a limit is on {' or '.join(KINDS)}, not {kind!r}")
+    if period not in PERIODS:
+        raise ConfigurationError(f"a limit is per {', '.join(PERIODS)}, not {period!r}")
+    if amount is not None and (type(amount) is not int or not 0 < amount <= MAX_AMOUNT):
+        raise ConfigurationError(f"a limit is a whole number of cents from 1 to {MAX_AMOUNT}")
+    _ensure(s, account_id)
+    limit = s.scalar(select(PlayLimit).where(PlayLimit.account_id == account_id, PlayLimit.kind == kind,
+                                             PlayLimit.period == period))
+    if limit is None:
+        limit = PlayLimit(account_id=account_id, kind=kind, period=period, amount=None)
+        s.add(limit)
+    current = _effective(limit, now)
+    if limit.pending_from is not None and aware(limit.pending_from) <= now:  # the looser one came into force
+        limit.amount, limit.pending, limit.pending_from = current, None, None
+    if amount is not None and (current is None or amount <= current):
+        limit.amount, limit.pending, limit.pending_from = amount, None, None  # tighter (or the same): now
+    else:
+        limit.pending, limit.pending_from = amount, now + LOOSER_WAIT
+    s.flush()
+    return status(s, account_id, now)
+
+
+def set_reality_check(s: Session, account_id: int, minutes: int | None) -> None:
+    """A reality check every ``minutes`` (15 to 60), or none."""
+    low, high = REALITY_MINUTES
+    if minutes is not None and (type(minutes) is not int or not low <= minutes <= high):
+        raise ConfigurationError(f"a reality check comes every {low} to {high} minutes")
+    _ensure(s, account_id).reality_minutes = minutes
+
+
+def add_months(moment: datetime, months: int) -> datetime:
+    """``moment`` that many calendar months later (the 31st becomes the month's last day)."""
+    month = moment.month - 1 + months
+    year, month = moment.year + month // 12, month % 12 + 1
+    for day in range(moment.day, 27, -1):
+        try:
+            return moment.replace(year=year, month=month, day=day)
+        except ValueError:
+            continue
+    return moment.replace(year=year, month=month, day=min(moment.day, 28))
+
+
+def take_break(s: Session, account_id: int, *, hours: int | None = None, months: int | None = None,
+               now: datetime | None = None) -> dict[str, Any]:
+    """A time-out of ``hours`` (24 to 6 weeks) or a self-exclusion of ``months`` (6 to 60).
+
+    Only ever lengthens: a break already running longer is kept.  The player is stood up from every
+    seat without a bet in play (a seat with a bet is given back after its round, as usual)."""
+    now = now or _now()
+    row = _ensure(s, account_id)
+    if (hours is None) == (months is None):
+        raise ConfigurationError("choose a time-out in hours or a self-exclusion in months")
+    if hours is not None:
+        low, high = TIMEOUT_HOURS
+        if type(hours) is not int or not low <= hours <= high:
+            raise ConfigurationError(f"a time-out lasts {low} hours to {high // 24 // 7} weeks ({high} hours)")
+        until = now + timedelta(hours=hours)
+        if row.timeout_until is None or aware(row.timeout_until) < until:
+            row.timeout_until = until
+    else:
+        low, high = EXCLUSION_MONTHS
+        if type(months) is not int or not low <= months <= high:
+            raise ConfigurationError(f"self-exclusion lasts {low} months to {high // 12} years ({high} months)")
+        until = add_months(now, months)
+        if row.excluded_until is None or aware(row.excluded_until) < until:
+            row.excluded_until = until
+    s.flush()
+    from baccarat.server import tables  # tables calls this module: imported when needed
+
+    for table_id in list(s.scalars(select(Seat.table_id).where(Seat.account_id == account_id))):
+        try:
+            tables.leave(s, table_id, account_id, now)
+        except IllegalActionError:  # bets in play: the seat goes after the round (sit-out rules)
+            continue
+    return status(s, account_id, now)
+
+
+def status(s: Session, account_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """The player's settings, each limit with what is used and left, and any break in force."""
+    now = now or _now()
+    row = _row(s, account_id)
+    limits: list[dict[str, Any]] = []
+    rows = list(s.scalars(select(PlayLimit).where(PlayLimit.account_id == account_id)))
+    sums = _window_sums(s, account_id, {limit.period: now - PERIODS[limit.period] for limit in rows})
+    for limit in rows:
+        amount = _effective(limit, now)
+        stakes, loss = sums[limit.period]
+        used = stakes if limit.kind == "stake" else max(loss, 0)
+        waiting = limit.pending_from is not None and aware(limit.pending_from) > now
+        if amount is None and not waiting:
+            continue  # removed
+        limits.append({"kind": limit.kind, "period": limit.period, "amount": amount,
+                       "used": used, "left": None if amount is None else max(amount - used, 0),
+                       "pending": limit.pending if waiting else None, "removing": waiting and limit.pending is None,
+                       "pending_from": aware(limit.pending_from).isoformat() if waiting and limit.pending_from
+                       else None})
+    limits.sort(key=lambda item: (KINDS.index(str(item["kind"])), list(PERIODS).index(str(item["period"]))))
+    blocked = blocked_until(s, account_id, now)
+    return {"limits": limits, "reality_minutes": row.reality_minutes if row else None,
+            "blocked": None if blocked is None else {"kind": blocked[0], "until": blocked[1].isoformat()},
+            "help_line": HELP_LINE, "help_site": HELP_SITE}
+
+
+def session_result(s: Session, account_id: int, since: datetime, now: datetime | None = None) -> dict[str, Any]:
+    """Time played and net result since ``since`` (the login), for the reality check.  Payouts not
+    shown yet are left out: the check never tells a result before the table shows it."""
+    from baccarat.server.views import pending_payouts
+
+    now = now or _now()
+    stakes, loss = _sums(s, account_id, since)
+    ahead = pending_payouts(s, [account_id], now).get(account_id, 0)
+    return {"since": since.isoformat(), "minutes": int((now - since).total_seconds() // 60),
+            "net": -loss - ahead, "staked": stakes}

@@ -1,0 +1,195 @@
+"""The house's reports: per table and day, and per wager, with the theoretical win.
+
+What is counted (the README says the same):
+
+* A **bet** counts once it is settled with a result (a bet refunded by a void does not count;
+  a Lucky Draw Block Bonus settled at the first deal of a round later voided does).  Its **day**
+  is the UTC date of the ledger movement that settled it.
+* **Handle**: the amounts staked on those bets (Lucky Draw's Draw wager included).
+  **Win**: the house's net on them, minus the sum of the players' nets, which is what the ledger's
+  ``house`` account received in those settlements.  **Hold**: win / handle.
+* **Theoretical win**: each stake times the exact house edge of its wager at the table's deck
+  count, from :mod:`baccarat.analysis` (full shoe).  An edge is per unit of the initial wager with
+  pushes counted as returning the stake (EZ's Banker on a Dragon 7, Player and Banker on a tie in
+  EZ: zero net, still in the handle), so handle x edge is the house's expectation.  Lucky Draw's
+  Enter edge is that of Enter together with the Draw wager played by the optimal
+  (composition-dependent) strategy, per unit of Enter; the Draw stake's own value is inside that
+  edge, so a Draw stake adds to the handle and nothing to the theoretical win.  A player who
+  draws or stands against the strategy gives the house more than the theoretical win.
+* Exact: the theoretical win is a fraction of a cent; ``theoretical`` is rounded to the cent
+  (half to even) and ``theoretical_exact`` keeps the fraction.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from baccarat.errors import ConfigurationError
+from baccarat.presets import get_game
+from baccarat.server.models import Bet, GameTable, LedgerTransaction, Round, Settlement, aware
+from baccarat.server.models import now as _now
+
+#: The longest span one report covers (days).
+MOST_DAYS = 366
+
+
+@lru_cache(maxsize=32)
+def house_edges(game: str, paytable: int | None, decks: int) -> dict[str, Fraction]:
+    """Wager code -> exact house edge at ``decks`` full decks (Lucky Draw: the optimal strategy;
+    its Draw wager 0, its value being in Enter's).  Kept on disk by the analysis cache."""
+    from baccarat.analysis import cache
+
+    def compute() -> dict[str, str]:
+        from baccarat.analysis.analyze import analyze
+        from baccarat.analysis.composition import Composition
+
+        analysis = analyze(get_game(game, paytable=paytable), Composition.full(decks))
+        return {wager.code: str(wager.house_edge) for wager in analysis.wagers}
+
+    stored = cache.json_value("house-edges", {"game": game, "paytable": paytable, "decks": decks}, compute)
+    edges = {code: Fraction(value) for code, value in stored.items()}
+    if game == "lucky-draw":
+        edges["draw"] = Fraction(0)
+    return edges
+
+
+@dataclass
+class Tally:
+    """Sums over a set of settled bets."""
+
+    rounds: set[int]
+    bets: int = 0
+    handle: int = 0
+    win: int = 0
+    theoretical: Fraction = Fraction(0)
+
+    def add(self, round_id: int, amount: int, net: int, edge: Fraction) -> None:
+        self.rounds.add(round_id)
+        self.bets += 1
+        self.handle += amount
+        self.win -= net
+        self.theoretical += amount * edge
+
+    def json(self) -> dict[str, Any]:
+        return {"rounds": len(self.rounds), "bets": self.bets, "handle": self.handle, "win": self.win,
+                "hold": round(self.win / self.handle, 6) if self.handle else None,
+                "theoretical": round(self.theoretical), "theoretical_exact": str(self.theoretical),
+                "theoretical_hold": round(float(self.theoretical / self.handle), 6) if self.handle else None}
+
+
+def _tally() -> Tally:
+    return Tally(rounds=set())
+
+
+def span(start: date | None, end: date | None, now: datetime | None = None) -> tuple[date, date]:
+    """The days reported: ``start`` to ``end`` inclusive (UTC), the last 30 days by default."""
+    today = (now or _now()).date()
+    end = end or today
+    start = start or end - timedelta(days=29)
+    if start > end:
+        raise ConfigurationError("the first day comes after the last: swap them")
+    if (end - start).days >= MOST_DAYS:
+        raise ConfigurationError(f"a report covers at most {MOST_DAYS} days: choose a shorter span")
+    return start, end
+
+
+def _settled(s: Session, start: date, end: date, table_id: int | None) -> Iterable[Any]:
+    begin = datetime.combine(start, time(), tzinfo=UTC)
+    finish = datetime.combine(end + timedelta(days=1), time(), tzinfo=UTC)
+    query = (select(Round.id.label("round_id"), GameTable.id.label("table_id"), GameTable.name, GameTable.game,
+                    GameTable.paytable, GameTable.decks, Bet.wager, Bet.amount, Settlement.net,
+                    LedgerTransaction.created_at)
+             .join(Settlement, Settlement.bet_id == Bet.id)
+             .join(LedgerTransaction, LedgerTransaction.id == Settlement.transaction_id)
+             .join(Round, Round.id == Bet.round_id).join(GameTable, GameTable.id == Round.table_id)
+             .where(Settlement.event != "Void", LedgerTransaction.created_at >= begin,
+                    LedgerTransaction.created_at < finish))
+    if table_id is not None:
+        query = query.where(GameTable.id == table_id)
+    return s.execute(query.order_by(LedgerTransaction.created_at, Bet.id))
+
+
+def tables_report(s: Session, start: date | None = None, end: date | None = None, *, table_id: int | None = None,
+                  now: datetime | None = None) -> dict[str, Any]:
+    """Per table and day, per table, per day (all tables: the chart's series) and in all."""
+    start, end = span(start, end, now)
+    by_day_table: dict[tuple[str, int], Tally] = {}
+    by_table: dict[int, Tally] = {}
+    by_day: dict[str, Tally] = {}
+    total = _tally()
+    names: dict[int, dict[str, Any]] = {}
+    for row in _settled(s, start, end, table_id):
+        day = aware(row.created_at).date().isoformat()
+        edge = house_edges(row.game, row.paytable, row.decks).get(row.wager, Fraction(0))
+        names[row.table_id] = {"table_id": row.table_id, "table": row.name, "game": row.game,
+                               "paytable": row.paytable, "decks": row.decks}
+        for tally in (by_day_table.setdefault((day, row.table_id), _tally()),
+                      by_table.setdefault(row.table_id, _tally()), by_day.setdefault(day, _tally()), total):
+            tally.add(row.round_id, row.amount, row.net, edge)
+    days = [(start + timedelta(days=i)).isoformat() for i in range((end - start).days + 1)]
+    return {"from": start.isoformat(), "to": end.isoformat(),
+            "rows": [{"day": day, **names[table], **tally.json()}
+                     for (day, table), tally in sorted(by_day_table.items())],
+            "tables": [{**names[table], **tally.json()} for table, tally in sorted(by_table.items())],
+            "series": [{"day": day, **by_day.get(day, _tally()).json()} for day in days],
+            "total": total.json()}
+
+
+def wagers_report(s: Session, start: date | None = None, end: date | None = None, *, table_id: int | None = None,
+                  now: datetime | None = None) -> dict[str, Any]:
+    """Per table and wager: bets, handle, win, hold, the exact edge and the theoretical win."""
+    start, end = span(start, end, now)
+    tallies: dict[tuple[int, str], Tally] = {}
+    info: dict[tuple[int, str], dict[str, Any]] = {}
+    for row in _settled(s, start, end, table_id):
+        edges = house_edges(row.game, row.paytable, row.decks)
+        edge = edges.get(row.wager, Fraction(0))
+        key = (row.table_id, row.wager)
+        info[key] = {"table_id": row.table_id, "table": row.name, "game": row.game, "wager": row.wager,
+                     "wager_name": _wager_name(row.game, row.paytable, row.wager),
+                     "edge": float(edge), "edge_exact": str(edge)}
+        tallies.setdefault(key, _tally()).add(row.round_id, row.amount, row.net, edge)
+    return {"from": start.isoformat(), "to": end.isoformat(),
+            "rows": [{**info[key], **tally.json()} for key, tally in sorted(tallies.items())]}
+
+
+def _wager_name(game: str, paytable: int | None, code: str) -> str:
+    if code == "draw":
+        return "Draw"
+    try:
+        return get_game(game, paytable=paytable).wager(code).name
+    except LookupError:
+        return code
+
+
+def as_csv(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    """Rows as CSV with a header line (amounts in minor units, as in the API)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: _cell(row.get(key)) for key in columns})
+    return out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    """A spreadsheet opens a cell starting with = + - @ as a formula: such text gets a quote first."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return "" if value is None else value
+
+
+TABLE_COLUMNS = ["day", "table_id", "table", "game", "rounds", "bets", "handle", "win", "hold", "theoretical",
+                 "theoretical_exact", "theoretical_hold"]
+WAGER_COLUMNS = ["table_id", "table", "game", "wager", "wager_name", "edge_exact", "edge", "rounds", "bets",
+                 "handle", "win", "hold", "theoretical", "theoretical_exact", "theoretical_hold"]

@@ -1,0 +1,168 @@
+"""The operator console's API (operators only): the tables at a glance, reports per table, day and
+wager with the theoretical win, player lookup with statements and game recall, and the audit trail.
+Every report and statement also comes as CSV (``?format=csv``)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from baccarat.server import audit, lookup, reports
+from baccarat.server.answers import Answer
+from baccarat.server.routers.deps import REFUSALS, Id, Operator, look
+
+router = APIRouter(prefix="/api/operator", tags=["operator console"], responses=REFUSALS)
+
+Day = Annotated[date | None, Query(description="UTC date, YYYY-MM-DD")]
+Format = Annotated[Literal["json", "csv"], Query(description="json, or csv for a spreadsheet")]
+TableFilter = Annotated[int | None, Query(ge=1, le=2**31 - 1, description="one table only")]
+
+
+class ConsoleTable(Answer):
+    id: int
+    name: str
+    game: str
+    status: str
+    seats: list[dict[str, Any]]
+    round: dict[str, Any] | None
+
+
+class TablesReport(Answer):
+    rows: list[dict[str, Any]]
+    tables: list[dict[str, Any]]
+    series: list[dict[str, Any]]
+    total: dict[str, Any]
+
+
+class WagersReport(Answer):
+    rows: list[dict[str, Any]]
+
+
+class PlayerFound(Answer):
+    id: int
+    username: str
+    role: str
+    balance: int
+
+
+class PlayerOut(Answer):
+    id: int
+    username: str
+    balance: int
+    protection: dict[str, Any]
+    statement: list[dict[str, Any]]
+
+
+class RoundRecall(Answer):
+    table_id: int
+    round: int
+    status: str
+    deal: list[dict[str, Any]]
+    bets: list[dict[str, Any]]
+
+
+class AuditEntryOut(Answer):
+    id: int
+    at: str
+    actor: str
+    action: str
+    target: str
+    before: Any
+    after: Any
+    previous: str
+    digest: str
+
+
+class ChainCheck(Answer):
+    ok: bool
+    entries: int
+    broken: dict[str, Any] | None
+    head: str | None
+
+
+def _csv(text: str, name: str) -> Response:
+    return Response(text, media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@router.get("/console", response_model=list[ConsoleTable])
+def console(request: Request, _: Operator) -> list[dict[str, Any]]:
+    """Every table: status, limits, seated players, and the round in play with its bets so far."""
+    return look(request, lookup.console_tables)
+
+
+@router.get("/reports/tables", response_model=TablesReport,
+            responses={200: {"content": {"text/csv": {}}}})
+def tables_report(request: Request, _: Operator, start: Annotated[Day, Query(alias="from")] = None,
+                  end: Annotated[Day, Query(alias="to")] = None, table: TableFilter = None,
+                  format: Format = "json") -> Any:
+    """Per table and day: rounds, handle, win (house net), hold, theoretical win; and the daily
+    series of all tables for the chart."""
+    report = look(request, lambda s: reports.tables_report(s, start, end, table_id=table))
+    if format == "csv":
+        return _csv(reports.as_csv(report["rows"], reports.TABLE_COLUMNS),
+                    f"tables-{report['from']}-{report['to']}.csv")
+    return report
+
+
+@router.get("/reports/wagers", response_model=WagersReport,
+            responses={200: {"content": {"text/csv": {}}}})
+def wagers_report(request: Request, _: Operator, start: Annotated[Day, Query(alias="from")] = None,
+                  end: Annotated[Day, Query(alias="to")] = None, table: TableFilter = None,
+                  format: Format = "json") -> Any:
+    """Per table and wager: handle, win, hold, the wager's exact house edge and theoretical win."""
+    report = look(request, lambda s: reports.wagers_report(s, start, end, table_id=table))
+    if format == "csv":
+        return _csv(reports.as_csv(report["rows"], reports.WAGER_COLUMNS),
+                    f"wagers-{report['from']}-{report['to']}.csv")
+    return report
+
+
+@router.get("/players", response_model=list[PlayerFound])
+def find_players(request: Request, _: Operator,
+                 q: Annotated[str, Query(max_length=32, description="part of a name, or an id")] = ""
+                 ) -> list[dict[str, Any]]:
+    return look(request, lambda s: lookup.find_players(s, q))
+
+
+@router.get("/players/{account_id}", response_model=PlayerOut,
+            responses={200: {"content": {"text/csv": {}}}})
+def player(request: Request, account_id: Id, _: Operator,
+           lines: Annotated[int, Query(ge=1, le=10_000, description="statement lines, newest first")] = 500,
+           format: Format = "json") -> Any:
+    """Balance, protection, and the statement of every wallet movement with its round and bets
+    (as CSV: the statement)."""
+    found = look(request, lambda s: lookup.player(s, account_id, lines=lines))
+    if format == "csv":
+        return _csv(reports.as_csv(lookup.statement_rows(found["statement"]), lookup.STATEMENT_COLUMNS),
+                    f"statement-{found['username']}.csv")
+    return found
+
+
+@router.get("/tables/{table_id}/rounds/{number}", response_model=RoundRecall)
+def recall(request: Request, table_id: Id, number: Id, _: Operator) -> dict[str, Any]:
+    """Game recall: the round's cards in deal order, every bet, the result and each settlement."""
+    return look(request, lambda s: lookup.recall_round(s, table_id, number))
+
+
+@router.get("/audit", response_model=list[AuditEntryOut], responses={200: {"content": {"text/csv": {}}}})
+def audit_trail(request: Request, _: Operator,
+                after: Annotated[int, Query(ge=0, le=2**31 - 1, description="entries after this id")] = 0,
+                limit: Annotated[int, Query(ge=1, le=1000)] = 200, format: Format = "json") -> Any:
+    """Operator actions, oldest first: who, when, what, before and after, and the hash chain."""
+    entries = look(request, lambda s: audit.trail(s, after_id=after, limit=limit))
+    if format == "csv":
+        rows = [{**e, "before": audit.canonical(e["before"]), "after": audit.canonical(e["after"])}
+                for e in entries]
+        return _csv(reports.as_csv(rows, ["id", "at", "actor", "actor_id", "action", "target", "before", "after",
+                                          "previous", "digest"]), "audit.csv")
+    return entries
+
+
+@router.get("/audit/verify", response_model=ChainCheck)
+def verify_audit(request: Request, _: Operator) -> dict[str, Any]:
+    """Check the whole chain; names the first broken entry."""
+    return look(request, audit.verify)

@@ -1,0 +1,112 @@
+"""The player's own protection (:mod:`baccarat.server.protection`): limits, the reality check,
+a time-out or self-exclusion.  Any logged-in account may set its own; nobody can shorten a break."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Request
+from pydantic import Field
+
+from baccarat.errors import AuthenticationError
+from baccarat.money import MAX_AMOUNT
+from baccarat.server import accounts, protection
+from baccarat.server.answers import Answer
+from baccarat.server.bodies import Strict, json_integer
+from baccarat.server.routers.deps import REFUSALS, Caller, Token, look, run
+
+router = APIRouter(prefix="/api/protection", tags=["player protection"], responses=REFUSALS)
+
+
+class LimitBody(Strict):
+    kind: Literal["loss", "stake"]
+    period: Literal["day", "week", "month"] = Field(description="rolling: 24 hours, 7 days, 30 days")
+    amount: Annotated[int | None, json_integer(
+        "a limit is a whole number of cents written as a JSON integer", optional=True)] = Field(
+        default=None, gt=0, le=MAX_AMOUNT, description="minor units; null removes the limit (after 24 hours)")
+
+
+class RealityBody(Strict):
+    minutes: Annotated[int | None, json_integer("minutes are a whole number", optional=True)] = Field(
+        default=None, ge=protection.REALITY_MINUTES[0], le=protection.REALITY_MINUTES[1],
+        description="a reality check every 15 to 60 minutes; null: none")
+
+
+class BreakBody(Strict):
+    hours: Annotated[int | None, json_integer("hours are a whole number", optional=True)] = Field(
+        default=None, ge=protection.TIMEOUT_HOURS[0], le=protection.TIMEOUT_HOURS[1],
+        description="a time-out: 24 hours to 6 weeks (1008 hours)")
+    months: Annotated[int | None, json_integer("months are a whole number", optional=True)] = Field(
+        default=None, ge=protection.EXCLUSION_MONTHS[0], le=protection.EXCLUSION_MONTHS[1],
+        description="self-exclusion: 6 months to 5 years (60 months)")
+
+
+class LimitOut(Answer):
+    kind: str
+    period: str
+    amount: int | None
+    used: int
+    left: int | None
+    pending: int | None
+    removing: bool
+    pending_from: str | None
+
+
+class BlockedOut(Answer):
+    kind: str
+    until: str
+
+
+class SessionOut(Answer):
+    since: str
+    minutes: int
+    net: int
+    staked: int
+
+
+class ProtectionOut(Answer):
+    limits: list[LimitOut]
+    reality_minutes: int | None
+    blocked: BlockedOut | None
+    help_line: str
+    help_site: str
+    session: SessionOut | None = None
+
+
+def _with_session(request: Request, token: str | None, caller_id: int) -> dict[str, Any]:
+    def work(s: Any) -> dict[str, Any]:
+        answer = protection.status(s, caller_id)
+        try:
+            answer["session"] = protection.session_result(s, caller_id, accounts.session_started(s, token or ""))
+        except AuthenticationError:  # pragma: no cover - the token was checked a moment ago
+            answer["session"] = None
+        return answer
+    return look(request, work)
+
+
+@router.get("", response_model=ProtectionOut)
+def your_protection(request: Request, caller: Caller, token: Token) -> dict[str, Any]:
+    """Your limits (used and left), reality-check interval, any break in force, and this session's
+    time played and net result (what the reality check shows)."""
+    return _with_session(request, token, caller.id)
+
+
+@router.put("/limits", response_model=ProtectionOut)
+def set_limit(request: Request, body: LimitBody, caller: Caller, token: Token) -> dict[str, Any]:
+    """A loss or stake limit per rolling day, week or month: a lower one at once, a higher one (or
+    none) after 24 hours."""
+    run(request, lambda s: protection.set_limit(s, caller.id, body.kind, body.period, body.amount))
+    return _with_session(request, token, caller.id)
+
+
+@router.put("/reality-check", response_model=ProtectionOut)
+def set_reality_check(request: Request, body: RealityBody, caller: Caller, token: Token) -> dict[str, Any]:
+    run(request, lambda s: protection.set_reality_check(s, caller.id, body.minutes))
+    return _with_session(request, token, caller.id)
+
+
+@router.post("/break", response_model=ProtectionOut, status_code=201)
+def take_break(request: Request, body: BreakBody, caller: Caller, token: Token) -> dict[str, Any]:
+    """A time-out (hours) or self-exclusion (months).  It cannot be shortened, by you or anyone."""
+    run(request, lambda s: protection.take_break(s, caller.id, hours=body.hours, months=body.months))
+    return _with_session(request, token, caller.id)
