@@ -7,7 +7,8 @@
 let me = null;
 let leaveView = () => {};
 const TABS = ["tables", "reports", "players", "audit"];
-const gamesByCode = {};
+/** The registry's games (GET /api/games), Lucky Draw once per DrawWin pay table. */
+let registry = [];
 
 function show(...nodes) { document.getElementById("view").replaceChildren(...nodes); }
 
@@ -224,14 +225,16 @@ function tablesView() {
 
   // ---- a new table
   const name = h("input", { id: "new-name", maxlength: 32, placeholder: "mini-2" });
-  const game = h("select", { id: "new-game" }, ...["mini", "ez", "lucky-draw"].map((g) => h("option", { value: g }, t(`game.${g}`))));
-  const paytable = h("select", { id: "new-paytable" }, h("option", { value: "1" }, "1"), h("option", { value: "2" }, "2"));
+  const codes = [...new Set(registry.map((g) => g.code))];
+  const paytables = [...new Set(registry.filter((g) => g.paytable != null).map((g) => g.paytable))];
+  const game = h("select", { id: "new-game" }, ...codes.map((g) => h("option", { value: g }, gameName(g))));
+  const paytable = h("select", { id: "new-paytable" }, ...paytables.map((n) => h("option", { value: String(n) }, String(n))));
   const decks = h("input", { id: "new-decks", inputmode: "numeric", value: "8" });
   const betting = h("input", { id: "new-betting", inputmode: "numeric", value: "15" });
   const newForm = h("form", { class: "row-form panel", novalidate: true, onsubmit: (event) => {
     event.preventDefault();
     const body = { name: name.value.trim(), game: game.value, decks: Number(decks.value), betting_seconds: Number(betting.value) };
-    if (game.value === "lucky-draw") body.paytable = Number(paytable.value);
+    if (isLuckyDraw(game.value)) body.paytable = Number(paytable.value);
     if (!/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,31}$/.test(body.name)) { toast(t("op.name_rule")); name.focus(); return; }
     act(() => api("POST", "/api/operator/tables", body), t("op.table_opened", { name: body.name }));
   } },
@@ -527,7 +530,8 @@ async function route() {
       document.getElementById("logout").hidden = false;
       document.getElementById("tabs").hidden = false;
       const games = await api("GET", "/api/games");
-      for (const g of games) { gamesByCode[g.paytable ? `${g.code}:${g.paytable}` : g.code] = g; rememberWagers(g.wagers); }
+      rememberGames(games);
+      registry = games;
       applyChrome();
     }
     const tab = currentTab();
