@@ -45,7 +45,7 @@ from baccarat.errors import (
 )
 from baccarat.events import BetSettled, CardDealt, CoupResolved
 from baccarat.fair import ALGORITHM, commitment, new_server_seed
-from baccarat.games import Game, TableLimits
+from baccarat.games import Game, TableLimits, settle
 from baccarat.money import MAX_AMOUNT
 from baccarat.presets import get_game
 from baccarat.roads import hand_json, hand_of
@@ -76,6 +76,8 @@ DEFAULT_TABLES = (("mini-1", "mini"), ("ez-1", "ez"), ("lucky-draw-1", "lucky-dr
 SIT_OUT_ROUNDS = 5
 #: A player whose sockets all closed keeps the seat this long (seconds) to come back.
 SEAT_GRACE_SECONDS = 60.0
+#: The seat stored with a punto banco bet placed without a seat (seats are numbered from 1).
+NO_SEAT = 0
 
 
 def game_of(table: GameTable) -> Game:
@@ -421,19 +423,22 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
     # Read under the round's lock (see leave): the seat cannot be given up between here and the insert.
     seat = connection.execute(_YOUR_SEAT, {"table": table_id, "account": account_id}).scalar_one_or_none()
+    game = get_game(row.game, paytable=row.paytable)
     if seat is None:
-        raise IllegalActionError("take a seat at the table first")
+        if game.kind == "lucky_draw":  # each Lucky Draw hand is a seat's: its player decides
+            raise IllegalActionError("take a seat at the table first: in Lucky Draw each seat plays its own hand")
+        seat = NO_SEAT  # punto banco: any player may bet on the one coup, seated or not
     placed: dict[str, int] = {wager: amount for wager, amount in connection.execute(
         _PLACED, {"round": row.id, "account": account_id})}
     # The core checks wager codes, amounts, limits and prerequisites, exactly as at a live table: chips
     # on a spot already bet add up to it, and over the maximum it names the room left on that spot.
-    check = Table(get_game(row.game, paytable=row.paytable), limits=stored_limits(row.game, row.paytable, row.limits),
-                  shoe_factory=_checking_shoe)
-    check.sit(seat, "check", MAX_AMOUNT)
+    check = Table(game, limits=stored_limits(row.game, row.paytable, row.limits), shoe_factory=_checking_shoe)
+    spot = seat or 1  # the checking table is this player's alone: any seat of it will do
+    check.sit(spot, "check", MAX_AMOUNT)
     check.open_betting()
     if placed:
-        check.place_bets(seat, placed)
-    check.place_bets(seat, bets)
+        check.place_bets(spot, placed)
+    check.place_bets(spot, bets)
     total = sum(bets.values())
     wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(row.id): total},
                     memo=f"table {row.name} round {row.number}")
@@ -444,10 +449,10 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     if again != placed:
         placed = again
         check = Table(check.game, limits=check.limits, shoe_factory=_checking_shoe)
-        check.sit(seat, "check", MAX_AMOUNT)
+        check.sit(spot, "check", MAX_AMOUNT)
         check.open_betting()
-        check.place_bets(seat, placed)
-        check.place_bets(seat, bets)
+        check.place_bets(spot, placed)
+        check.place_bets(spot, bets)
     balance = wallet.balance(s, account_id)
     balance_before = balance + total + sum(placed.values())
     added = [{"round": row.id, "account": account_id, "code": code, "added": amount}
@@ -463,7 +468,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     together = dict(placed)
     for code, amount in bets.items():
         together[code] = together.get(code, 0) + amount
-    return {"table": table_id, "round": row.number, "seat": seat, "bets": together, "added": dict(bets),
+    return {"table": table_id, "round": row.number, "seat": seat or None, "bets": together, "added": dict(bets),
             "balance": balance - pending_payouts(s, [account_id], now).get(account_id, 0)}
 
 
@@ -537,6 +542,8 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]
 
     game = game_of(table)
     core = Table(game, limits=limits_of(table), shoe_factory=factory)
+    if game.kind == "punto_banco":
+        return _replay_coup(core, shoe_row, current, bets)
     seat_of = core_seats(bets, game.max_seats)
     by_seat: dict[int, dict[str, int]] = {}
     for bet in bets:
@@ -553,6 +560,28 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]
     core.close_betting()
     current.first_card = start
     return core, shoe, core.deal(), {seat: account for account, seat in seat_of.items()}
+
+
+def _replay_coup(core: Table, shoe_row: ShoeRow, current: Round, bets: list[Bet]
+                 ) -> tuple[Table, Shoe, list[Any], dict[int, int]]:
+    """Punto banco: one coup for every bettor, however many (seated or not).  The core deals it with
+    no seat at all; each account's bets are then settled on it, the account's id standing for the
+    seat in the settlement events (so :func:`_settle` reads them as it reads Lucky Draw's)."""
+    core.open_betting()
+    shoe = core.shoe
+    assert shoe is not None
+    start = current.first_card if current.first_card is not None else shoe_row.position
+    shoe.resume(start, last_coup=shoe_row.last_coup)
+    core.close_betting()
+    current.first_card = start
+    events = core.deal()
+    coup = next(e.coup for e in events if isinstance(e, CoupResolved))
+    wagers = {w.code: w for w in core.game.wagers}
+    for bet in bets:
+        done = settle(wagers[bet.wager], coup, bet.amount)
+        events.append(BetSettled(core.round_no, seat=bet.account_id, wager=done.wager, stake=bet.amount,
+                                 event=done.event, odds=done.odds, net=done.net))
+    return core, shoe, events, {bet.account_id: bet.account_id for bet in bets}
 
 
 def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], events: list[Any],
