@@ -134,7 +134,8 @@ def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
     assert {t["name"] for t in listed} == {"mini-1", "ez-1", "lucky-draw-1", "quick-ez"}
     assert all(len(t["shoe"]["commitment"]) == 64 and "server_seed" not in t["shoe"] for t in listed)
     _, auth = _player(client, "gina")
-    assert client.post(f"/api/tables/{table_id}/bets", json={"bets": {"banker": 100}},
+    lucky = next(t["id"] for t in listed if t["game"] == "lucky-draw")  # Lucky Draw's hands are its seats'
+    assert client.post(f"/api/tables/{lucky}/bets", json={"bets": {"enter": 100}},
                        headers={**auth, "Idempotency-Key": "bet-00000001"}).status_code == 409  # not seated
     assert client.post(f"/api/tables/{table_id}/seats", json={}, headers=auth).json() == {"seat": 1}
     headers = {**auth, "Idempotency-Key": "bet-00000002"}

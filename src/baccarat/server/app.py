@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from http import HTTPStatus
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -48,13 +48,14 @@ from baccarat.errors import (
 )
 from baccarat.fair import CLIENT_SEED, CLIENT_SEED_RULE
 from baccarat.money import MAX_AMOUNT
-from baccarat.server import accounts, fairness, faults, live, tables, views, wallet, web
+from baccarat.server import accounts, cluster, fairness, faults, live, tables, views, wallet, web
 from baccarat.server import history as played
 from baccarat.server.db import make_engine, read, session_factory, transaction
 from baccarat.server.dealer import Dealer
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Account, GameTable
 from baccarat.server.ratelimit import HashGate, LoginLimiter
+from baccarat.server.routers.server import router as server_router
 from baccarat.server.settings import Settings
 from baccarat.server.timeline import Pace
 
@@ -319,11 +320,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         transaction(sessions, accounts.repair_token_lifetimes)
         app.state.dealer = Dealer(sessions, seat_grace=settings.seat_grace_seconds,
                                   sit_out_rounds=settings.sit_out_rounds)
-        dealer = asyncio.create_task(_deal_forever(app.state.dealer))
-        yield
-        dealer.cancel()
-        with suppress(asyncio.CancelledError):
-            await dealer
+        async with cluster.serving(app, engine, settings, lambda: _deal_forever(app.state.dealer)):
+            yield  # the dealer runs in the one process holding the dealer's lock (see baccarat.server.leader)
         engine.dispose()
 
     app = FastAPI(title="baccarat table server", version="0.1.0", lifespan=lifespan)
@@ -581,6 +579,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         account = me(request, token)
         return run(request, lambda s: fairness.set_client_seed(s, account.id, body.seed))
 
+    app.include_router(server_router)
     live.install(app, settings.allowed_origins)
     web.install(app)
     return app

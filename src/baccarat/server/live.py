@@ -24,8 +24,11 @@ Protocol (JSON text frames):
   received: a real server must also be given :data:`MAX_FRAME` as uvicorn's ``ws_max_size``, which
   refuses a bigger frame from its header, before buffering it (``baccarat serve`` does).
 * Signing out ends the session everywhere: a socket whose token is logged out or expires is closed
-  with :data:`SIGNED_OUT` (4401) within about :data:`POLL` seconds, and no command is taken on it in
+  with :data:`SIGNED_OUT` (4401) within about :data:`POLL` seconds (with LISTEN/NOTIFY: a logout notifies
+  every table at once, an expiry is seen within :data:`RESYNC` seconds), and no command is taken on it in
   between (each command checks the token in its own transaction).
+* On PostgreSQL each process hears of every change through LISTEN/NOTIFY (:mod:`baccarat.server.notify`),
+  whichever process made it, and reads the table only then (and at its timeline's moments); SQLite polls.
 
 Every refusal is an error frame or a close code with a fixed reason written for the player; an
 exception's own text never reaches the client.
@@ -49,7 +52,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import Message
 
 from baccarat.errors import BaccaratError, ConfigurationError
-from baccarat.server import accounts, faults, tables, views, wallet
+from baccarat.server import accounts, faults, notify, tables, views, wallet
 from baccarat.server.db import read, transaction
 from baccarat.server.models import Token, aware
 from baccarat.server.models import now as _now
@@ -61,7 +64,10 @@ _STORAGE = faults.FaultLog(log)
 MAX_FRAME = 4096  #: bytes per frame, the first one included; ``baccarat serve`` gives it to uvicorn as ``ws_max_size``
 MAX_RATE = 50  #: commands per second per connection
 MAX_SOCKETS = 8  #: open table sockets per account in this server process
-POLL = 0.2  #: how often a connection looks for changes to push (and for signed-out tokens)
+POLL = 0.2  #: how often a connection looks for changes to push (and for signed-out tokens), without LISTEN/NOTIFY
+#: With LISTEN/NOTIFY: how often a table is read with no notification (tokens that expired), and the
+#: least time between two reads (a burst of bets is read and pushed every NOTIFY_GAP, not once a bet)
+RESYNC, NOTIFY_GAP = 5.0, 0.05
 AUTH_TIMEOUT = 10.0  #: seconds to send the auth frame
 MAX_ID = 2**31 - 1  #: table ids are 32-bit columns: a bigger one is refused before it reaches a query
 SIGNED_OUT = 4401  #: close code: the socket's session token was logged out or has expired
@@ -150,8 +156,14 @@ class TableFeed:
     sockets wake.  The same snapshot looks up all the watchers' session tokens in one query; the
     sockets of the tokens gone (logged out, expired) wake to close."""
 
-    def __init__(self, sessions: sessionmaker[Session], table_id: int):
+    def __init__(self, sessions: sessionmaker[Session], table_id: int, *, notified: bool = False,
+                 resync: float = RESYNC):
         self.sessions, self.table_id = sessions, table_id
+        #: woken by LISTEN/NOTIFY (:mod:`baccarat.server.notify`): read on a notification, at the timeline's
+        #: next moment, and every ``resync`` seconds (token expiries); else polled every :data:`POLL`
+        self.notified, self.resync = notified, resync
+        self.poked = asyncio.Event()
+        self.reads = 0  #: how often the table was read (the tests count them)
         self.view: dict[str, Any] | None = None
         self.text = "null"  #: the view as JSON
         self.yours: dict[int, dict[str, Any]] = {}
@@ -175,7 +187,8 @@ class TableFeed:
             self.returned = [row.account_id for row in moment.seats or []
                              if row.away_since is not None and row.account_id in accounts]
             soonest = min(moment.changes, default=None)
-            wait = POLL if soonest is None else max(0.0, min(POLL, (soonest - now).total_seconds()))
+            most = self.resync if self.notified else POLL
+            wait = most if soonest is None else max(0.0, min(most, (soonest - now).total_seconds()))
             return view, yours, _valid_tokens(s, digests), wait
         return read(self.sessions, work)
 
@@ -183,6 +196,8 @@ class TableFeed:
         while self.watchers:
             # the watcher lists are copied here, on the event loop that changes them, not in the thread
             digests = list(self.tokens)
+            self.poked.clear()  # a change notified from now on is read again after this read
+            self.reads += 1
             try:
                 view, yours, valid, wait = await asyncio.to_thread(self._read, list(self.watchers), digests)
             except Exception as error:  # the database is away: the sockets keep their last state, polling goes on
@@ -206,7 +221,12 @@ class TableFeed:
                     self.signed_out |= gone
                     self.changed.notify_all()
             # the next card, result or window is pushed at its moment, not up to a poll later
-            await asyncio.sleep(wait + 0.005 if wait < POLL else POLL)
+            if self.notified:
+                await asyncio.sleep(NOTIFY_GAP)  # a burst of notifications is read once, not once each
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self.poked.wait(), max(0.0, wait + 0.005 - NOTIFY_GAP))
+            else:
+                await asyncio.sleep(wait + 0.005 if wait < POLL else POLL)
 
     async def wait_newer(self, version: int, digest: str | None = None) -> None:
         """Until the view is newer than ``version``, or the token whose hash is ``digest`` is gone."""
@@ -233,8 +253,16 @@ def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> Table
     feeds: dict[int, TableFeed] = app.state.__dict__.setdefault("feeds", {})
     feed = feeds.get(table_id)
     if feed is None or feed.task is None or feed.task.done():
-        feed = feeds[table_id] = TableFeed(sessions, table_id)
+        feed = feeds[table_id] = TableFeed(sessions, table_id, notified=app.state.__dict__.get("pushes") == "notify",
+                                           resync=app.state.__dict__.get("resync", RESYNC))
     return feed
+
+
+def wake(app: FastAPI, ids: set[int]) -> None:
+    """A notification (on the event loop): the feeds of the tables ``ids`` read their table now."""
+    feeds: dict[int, TableFeed] = app.state.__dict__.get("feeds", {})
+    for table_id in notify.tables_of(ids, list(feeds)):
+        feeds[table_id].poked.set()
 
 
 def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dict[str, Any]) -> dict[str, Any]:

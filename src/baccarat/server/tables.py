@@ -49,7 +49,7 @@ from baccarat.games import Game, TableLimits, settle
 from baccarat.money import MAX_AMOUNT
 from baccarat.presets import get_game
 from baccarat.roads import hand_json, hand_of
-from baccarat.server import fairness, wallet
+from baccarat.server import fairness, notify, wallet
 from baccarat.server.models import (
     Account,
     Announcement,
@@ -134,6 +134,7 @@ def _new_shoe(s: Session, table: GameTable, number: int) -> ShoeRow:
 def announce(s: Session, table_id: int, at: datetime, kind: str, text: str, *, seat: int | None = None,
              name: str | None = None) -> None:
     """Tell everyone at the table (shown in the table view from ``at``)."""
+    notify.changed(s, table_id)
     s.add(Announcement(table_id=table_id, at=at, kind=kind, seat=seat, name=name, text=text[:255]))
 
 
@@ -142,6 +143,7 @@ def _open_round(s: Session, table: GameTable, number: int, now: datetime, shoe: 
     """The next round, on ``shoe`` (the table's current one; looked up when not given), taking bets
     from ``opens_at`` (after the previous round's results pause) or at once."""
     opens = opens_at or now
+    notify.changed(s, table.id)
     shoe = shoe or _current_shoe(s, table)
     game = game_of(table)
     # A round is never split across shoes: the most cards it can need (Lucky Draw: three per seat plus three).
@@ -242,6 +244,8 @@ def _table(s: Session, table_id: int, *, lock: bool = False) -> GameTable:
     table = s.get(GameTable, table_id, with_for_update=lock)
     if table is None:
         raise UnknownSeatError(f"no table {table_id}")
+    if lock:  # locked to change it: its sockets are told at commit
+        notify.changed(s, table_id)
     return table
 
 
@@ -314,14 +318,16 @@ def _has_bets_in_play(s: Session, table_id: int, account_id: int) -> bool:
 
 def mark_away(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> None:
     """The player's last socket at the table closed: the grace period starts (if they are seated)."""
-    s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
-                                 Seat.away_since.is_(None)).values(away_since=now or _now()))
+    if s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
+                                    Seat.away_since.is_(None)).values(away_since=now or _now())).rowcount:
+        notify.changed(s, table_id)
 
 
 def mark_back(s: Session, table_id: int, account_id: int) -> None:
     """The player is connected to the table again: the seat is theirs."""
-    s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
-                                 Seat.away_since.is_not(None)).values(away_since=None))
+    if s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
+                                    Seat.away_since.is_not(None)).values(away_since=None)).rowcount:
+        notify.changed(s, table_id)
 
 
 def away_too_long(s: Session, now: datetime, *, grace: float = SEAT_GRACE_SECONDS) -> bool:
@@ -465,6 +471,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         connection.execute(_NEW_BET, new)
     if fairness.takes_seeds(row.algorithm, row.client_seeds):  # before its first deal: the player's seed goes in
         fairness.take_client_seed(s, row.shoe_id, account_id)
+    notify.changed(s, table_id)
     together = dict(placed)
     for code, amount in bets.items():
         together[code] = together.get(code, 0) + amount
@@ -740,6 +747,7 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
         s.add(Bet(round_id=current.id, account_id=account_id, seat=enter.seat, wager="draw", amount=enter.amount,
                   balance_before=enter.balance_before))
     s.add(Decision(round_id=current.id, account_id=account_id, seat=enter.seat, action=action))
+    notify.changed(s, table_id)
     s.flush()
     return {"table": table_id, "round": current.number, "action": action,
             "balance": wallet.balance(s, account_id) - pending_payouts(s, [account_id], now).get(account_id, 0)}
