@@ -253,8 +253,8 @@ def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> Table
     feeds: dict[int, TableFeed] = app.state.__dict__.setdefault("feeds", {})
     feed = feeds.get(table_id)
     if feed is None or feed.task is None or feed.task.done():
-        feed = feeds[table_id] = TableFeed(sessions, table_id, notified=app.state.__dict__.get("pushes") == "notify",
-                                           resync=app.state.__dict__.get("resync", RESYNC))
+        feed = feeds[table_id] = TableFeed(sessions, table_id, notified=getattr(app.state, "pushes", "") == "notify",
+                                           resync=getattr(app.state, "resync", RESYNC))
     return feed
 
 
