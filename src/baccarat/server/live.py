@@ -53,6 +53,7 @@ from starlette.types import Message
 
 from baccarat.errors import BaccaratError, ConfigurationError
 from baccarat.server import accounts, faults, notify, tables, views, wallet
+from baccarat.server.batch import Batcher
 from baccarat.server.db import read, transaction
 from baccarat.server.models import Token, aware
 from baccarat.server.models import now as _now
@@ -65,9 +66,10 @@ MAX_FRAME = 4096  #: bytes per frame, the first one included; ``baccarat serve``
 MAX_RATE = 50  #: commands per second per connection
 MAX_SOCKETS = 8  #: open table sockets per account in this server process
 POLL = 0.2  #: how often a connection looks for changes to push (and for signed-out tokens), without LISTEN/NOTIFY
-#: With LISTEN/NOTIFY: how often a table is read with no notification (tokens that expired), and the
-#: least time between two reads (a burst of bets is read and pushed every NOTIFY_GAP, not once a bet)
-RESYNC, NOTIFY_GAP = 5.0, 0.05
+#: With LISTEN/NOTIFY: how often a table is read with no notification (a token that expired, a change made
+#: outside the server), and the least time between two reads (a burst of bets is read and pushed every
+#: NOTIFY_GAP, not once a bet)
+RESYNC, NOTIFY_GAP = 1.0, 0.05
 AUTH_TIMEOUT = 10.0  #: seconds to send the auth frame
 MAX_ID = 2**31 - 1  #: table ids are 32-bit columns: a bigger one is refused before it reaches a query
 SIGNED_OUT = 4401  #: close code: the socket's session token was logged out or has expired
@@ -258,6 +260,14 @@ def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> Table
     return feed
 
 
+def _batcher(app: FastAPI, sessions: sessionmaker[Session]) -> Batcher:
+    """This process's group commit for socket commands."""
+    found: Batcher | None = getattr(app.state, "batcher", None)
+    if found is None:
+        found = app.state.batcher = Batcher(sessions)
+    return found
+
+
 def wake(app: FastAPI, ids: set[int]) -> None:
     """A notification (on the event loop): the feeds of the tables ``ids`` read their table now."""
     feeds: dict[int, TableFeed] = app.state.__dict__.get("feeds", {})
@@ -416,8 +426,9 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     frame = parse(message)
                     if not isinstance(frame, dict):
                         raise ConfigurationError("a command is a JSON object")
-                    result = await asyncio.to_thread(
-                        transaction, sessions, lambda s, f=frame: _command(s, table_id, account_id, digest, f))
+                    # with the other sockets' commands in one transaction (group commit, see batch)
+                    result = await _batcher(socket.app, sessions).run(
+                        lambda s, f=frame: _command(s, table_id, account_id, digest, f))
                 except BaccaratError as error:
                     await socket.send_json({"type": "error", "error": type(error).__name__, "detail": str(error),
                                             "message": str(error)})

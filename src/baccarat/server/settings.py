@@ -32,7 +32,7 @@ class Settings:
     #: on SQLite) or ``poll`` (polling everywhere)
     pushes: str = field(default_factory=lambda: os.environ.get("BACCARAT_PUSHES", "auto"))
     #: with LISTEN/NOTIFY, a table with no notification is read again after this long (``BACCARAT_RESYNC_SECONDS``)
-    resync_seconds: float = field(default_factory=lambda: float(os.environ.get("BACCARAT_RESYNC_SECONDS", "5")))
+    resync_seconds: float = field(default_factory=lambda: float(os.environ.get("BACCARAT_RESYNC_SECONDS", "1")))
     #: a player whose table sockets all closed keeps the seat this long to reconnect (``BACCARAT_SEAT_GRACE_SECONDS``)
     seat_grace_seconds: float = field(
         default_factory=lambda: float(os.environ.get("BACCARAT_SEAT_GRACE_SECONDS", "60")))
