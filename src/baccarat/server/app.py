@@ -51,7 +51,7 @@ from baccarat.money import MAX_AMOUNT
 from baccarat.server import accounts, cluster, fairness, faults, live, tables, views, wallet, web
 from baccarat.server import history as played
 from baccarat.server.db import make_engine, read, session_factory, transaction
-from baccarat.server.dealer import Dealer
+from baccarat.server.dealer import LATE_BETS, Dealer
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Account, GameTable
 from baccarat.server.ratelimit import HashGate, LoginLimiter
@@ -319,7 +319,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.warning("%d round deadlines lay beyond one window ahead (the clock stepped back?): pulled in", repaired)
         transaction(sessions, accounts.repair_token_lifetimes)
         app.state.dealer = Dealer(sessions, seat_grace=settings.seat_grace_seconds,
-                                  sit_out_rounds=settings.sit_out_rounds)
+                                  sit_out_rounds=settings.sit_out_rounds, late=LATE_BETS)
         async with cluster.serving(app, engine, settings, lambda: _deal_forever(app.state.dealer)):
             yield  # the dealer runs in the one process holding the dealer's lock (see baccarat.server.leader)
         engine.dispose()

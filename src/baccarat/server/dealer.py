@@ -34,6 +34,10 @@ log = logging.getLogger("baccarat.dealer")
 
 #: Failed attempts at a round before it is voided and its stakes refunded.
 MAX_ATTEMPTS = 5
+#: Seconds the dealer waits after a window's close before dealing: bets received before the close (and
+#: judged by that moment, see live) may still be in their group commit.  Less than the NO MORE BETS pause,
+#: so the cards are shown at the same moments.
+LATE_BETS = 0.25
 #: The pause after a round's first failure, doubled after each further one, and its ceiling (seconds).
 FIRST_PAUSE, LONGEST_PAUSE = 0.5, 30.0
 
@@ -54,8 +58,8 @@ class Dealer:
     def __init__(self, sessions: sessionmaker[Session], *, max_attempts: int = MAX_ATTEMPTS,
                  first_pause: float = FIRST_PAUSE, longest_pause: float = LONGEST_PAUSE,
                  monotonic: Callable[[], float] = time.monotonic, seat_grace: float = tables.SEAT_GRACE_SECONDS,
-                 sit_out_rounds: int = tables.SIT_OUT_ROUNDS) -> None:
-        self.sessions = sessions
+                 sit_out_rounds: int = tables.SIT_OUT_ROUNDS, late: float = 0.0) -> None:
+        self.sessions, self.late = sessions, late
         self.seat_grace, self.sit_out_rounds = seat_grace, sit_out_rounds
         self.max_attempts, self.first_pause, self.longest_pause = max_attempts, first_pause, longest_pause
         self.monotonic = monotonic
@@ -67,7 +71,7 @@ class Dealer:
         players away longer than the grace period; returns how many rounds were dealt."""
         now = now or _now()
         self.free_seats(now)
-        due = read(self.sessions, lambda s: tables.due_rounds(s, now))
+        due = read(self.sessions, lambda s: tables.due_rounds(s, now, late=self.late))
         for gone in set(self.troubles) - set(due):  # dealt, or voided by an operator, meanwhile
             del self.troubles[gone]
         dealt = 0

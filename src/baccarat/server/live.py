@@ -286,7 +286,8 @@ def wake(app: FastAPI, ids: set[int]) -> None:
         feeds[table_id].poked.set()
 
 
-def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dict[str, Any]) -> dict[str, Any]:
+def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dict[str, Any],
+             received: datetime | None = None) -> dict[str, Any]:
     # the token is checked in the command's own transaction: between the feed's polls a logged-out
     # socket is still open, but it can no longer bet
     _check_signed_in(s, digest, account_id)
@@ -301,7 +302,8 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
         if number is not None and (type(number) is not int or not 1 <= number <= 2**31 - 1):
             raise ConfigurationError("'round' is the number of the round the bets are meant for")
         return wallet.idempotent(s, account_id, key, tables.bet_request(table_id, bets, number),
-                                 lambda: tables.place_bets(s, table_id, account_id, bets, round_number=number))
+                                 lambda: tables.place_bets(s, table_id, account_id, bets, received,
+                                                           round_number=number))
     if kind == "decision":
         action = frame.get("action")
         if action not in ("draw", "stand"):
@@ -429,6 +431,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                 if message["type"] == "websocket.disconnect":
                     return
                 receiver = asyncio.create_task(socket.receive())
+                received = _now()  # a bet is on time if it arrived before the close, however long its batch waits
                 now = time.monotonic()
                 stamps = [t for t in stamps if now - t < 1.0] + [now]
                 if len(stamps) > MAX_RATE:
@@ -439,7 +442,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                         raise ConfigurationError("a command is a JSON object")
                     # with the other sockets' commands in one transaction (group commit, see batch)
                     result = await _batcher(socket.app, sessions).run(
-                        lambda s, f=frame: _command(s, table_id, account_id, digest, f))
+                        lambda s, f=frame, r=received: _command(s, table_id, account_id, digest, f, r))
                 except BaccaratError as error:
                     await socket.send_json({"type": "error", "error": type(error).__name__, "detail": str(error),
                                             "message": str(error)})

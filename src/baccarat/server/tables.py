@@ -499,9 +499,11 @@ def _checking_shoe() -> Shoe:
     return Shoe(standard_deck(), cut_card=0)  # the checking table opens betting but never deals
 
 
-def due_rounds(s: Session, now: datetime) -> list[int]:
-    """Rounds to move on: betting windows that closed, and Lucky Draw decisions that are all in or timed out."""
-    closed = s.scalars(select(Round.id).where(Round.status == "betting", Round.closes_at <= now))
+def due_rounds(s: Session, now: datetime, *, late: float = 0.0) -> list[int]:
+    """Rounds to move on: betting windows that closed (``late`` seconds ago: bets that arrived before the
+    close are still being written), and Lucky Draw decisions that are all in or timed out."""
+    closed = s.scalars(select(Round.id).where(Round.status == "betting",
+                                              Round.closes_at <= now - timedelta(seconds=late)))
     deciding = s.scalars(select(Round).where(Round.status == "decision"))
     ready = [r.id for r in deciding if r.decides_at is not None and (aware(r.decides_at) <= now
                                                                      or _all_decided(s, r.id))]
