@@ -129,8 +129,14 @@ async def _next_window(watcher: Bettor, lead: float) -> tuple[int, float]:
         await asyncio.sleep(0.05)
 
 
-async def burst(bettors: list[Bettor], seconds: float, rng: random.Random) -> dict[str, Any]:
+async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args: argparse.Namespace
+                ) -> dict[str, Any]:
     number, closes = await _next_window(bettors[0], seconds + 0.5)
+    if args.profile:
+        await asyncio.sleep(max(0.0, closes - seconds - time.time()))
+        subprocess.Popen(["py-spy", "record", "--subprocesses", "--nonblocking", "-o", str(args.profile),
+                          "-f", args.profile_format, "--duration", str(round(seconds + 1)),
+                          "--pid", str(args.server_pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latencies: list[float] = []
     counts = {"sent": 0, "confirmed": 0, "late": 0, "refused_before_close": 0, "sent_after_close": 0}
 
@@ -138,7 +144,8 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random) -> di
         at = closes - seconds + rng.random() * seconds
         await asyncio.sleep(max(0.0, at - time.time()))
         counts["sent"] += 1
-        before_close = time.time() < closes
+        sent_at = time.time()
+        before_close = sent_at < closes
         counts["sent_after_close"] += not before_close
         answer, took = await bettor.bet(number, {rng.choice(("banker", "player")): 100},
                                         f"burst-{number}-{bettor.index:06d}")
@@ -150,8 +157,7 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random) -> di
             counts["late"] += 1
         else:
             counts["refused_before_close"] += 1
-            if counts["refused_before_close"] <= 3:
-                print("refused before the close:", answer.get("detail"))
+            print(f"refused, sent {(closes - sent_at) * 1000:.0f} ms before the close: {answer.get('detail')}")
 
     await asyncio.gather(*(one(b) for b in bettors))
     # the settlement pushes: every confirmed bettor's, then the moments of the last card and the result
@@ -207,7 +213,7 @@ async def drive(base: str, table_id: int, tokens: list[str], args: argparse.Name
     print(f"{len(bettors)} sockets open in {time.perf_counter() - started:.1f} s")
     readers = [asyncio.create_task(b.read()) for b in bettors]
     try:
-        results = {"burst": await burst(bettors, args.burst, random.Random(2026))}
+        results = {"burst": await burst(bettors, args.burst, random.Random(2026), args)}
         if args.saturate_seconds > 0:
             results["saturated"] = await saturate(bettors, args.saturate_seconds)
     finally:
@@ -227,6 +233,9 @@ def main() -> None:
                                            "directory)")
     parser.add_argument("--workers", type=int, default=1, help="server processes (PostgreSQL only above 1)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--profile", type=Path, help="record the server with py-spy (an SVG flame graph, or "
+                                                     "--profile-format) from the burst's first bet to the close")
+    parser.add_argument("--profile-format", default="flamegraph", help="py-spy's: flamegraph, speedscope, raw")
     args = parser.parse_args()
     data_dir = Path(tempfile.mkdtemp(prefix="baccarat-burst-"))
     url = args.database or sqlite_url(data_dir)
@@ -246,6 +255,7 @@ def main() -> None:
         assert server.stdout is not None
         match = re.search(r"ready at http://([0-9.:]+)", server.stdout.readline())
         assert match, "the server did not start"
+        args.server_pid = server.pid
         results = asyncio.run(drive(f"ws://{match.group(1)}", table_id, tokens, args))
     finally:
         server.terminate()

@@ -35,9 +35,9 @@ log = logging.getLogger("baccarat.dealer")
 #: Failed attempts at a round before it is voided and its stakes refunded.
 MAX_ATTEMPTS = 5
 #: Seconds the dealer waits after a window's close before dealing: bets received before the close (and
-#: judged by that moment, see live) may still be in their group commit.  Less than the NO MORE BETS pause,
-#: so the cards are shown at the same moments.
-LATE_BETS = 0.25
+#: judged by that moment, see live) may still be in their group commit.  Less than the NO MORE BETS pause
+#: (1 s by default), so the cards are shown at the same moments.
+LATE_BETS = 0.5
 #: The pause after a round's first failure, doubled after each further one, and its ceiling (seconds).
 FIRST_PAUSE, LONGEST_PAUSE = 0.5, 30.0
 

@@ -446,12 +446,14 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         check.place_bets(spot, placed)
     check.place_bets(spot, bets)
     total = sum(bets.values())
+    after: dict[int, int] = {}
     wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(row.id): total},
-                    memo=f"table {row.name} round {row.number}")
+                    memo=f"table {row.name} round {row.number}", balances=after)
     # The stake holds this wallet's row until commit, so the player's other bets now queue behind this
     # one: read what is on the layout again, and check again if a bet of theirs landed meanwhile
-    # (PostgreSQL; SQLite runs one writer at a time), so two adds can never pass a maximum together.
-    again = {wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})}
+    # (PostgreSQL; SQLite runs one writer at a time, so nothing can have landed there).
+    again = placed if s.get_bind().dialect.name == "sqlite" else {
+        wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})}
     if again != placed:
         placed = again
         check = Table(check.game, limits=check.limits, shoe_factory=_checking_shoe)
@@ -459,7 +461,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         check.open_betting()
         check.place_bets(spot, placed)
         check.place_bets(spot, bets)
-    balance = wallet.balance(s, account_id)
+    balance = after[account_id]
     balance_before = balance + total + sum(placed.values())
     added = [{"round": row.id, "account": account_id, "code": code, "added": amount}
              for code, amount in bets.items() if code in placed]

@@ -59,8 +59,10 @@ _STORED = select(_REQUESTS.c.request_hash, _REQUESTS.c.response).where(
 _NEW_REQUEST = insert(_REQUESTS)
 
 
-def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: str = "") -> int:
-    """Record one balanced movement and apply it to the wallets it touches; returns its id.
+def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: str = "",
+             balances: dict[int, int] | None = None) -> int:
+    """Record one balanced movement and apply it to the wallets it touches; returns its id.  A given
+    ``balances`` gets the new balance of each wallet debited (a bet's answer needs it: no second read).
 
     Raises :class:`InsufficientFundsError` when a wallet would go negative (the caller's
     transaction is then rolled back, so nothing of the movement remains).
@@ -78,7 +80,10 @@ def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: 
             if amount >= 0 and len(postings) > BULK:
                 credits.append({"wallet": int(account.split(":", 1)[1]), "delta": amount})
             else:
-                _apply(session, int(account.split(":", 1)[1]), amount)
+                owner = int(account.split(":", 1)[1])
+                after = _apply(session, owner, amount)
+                if balances is not None:
+                    balances[owner] = after
     if credits:  # a round's settlement: every winner's wallet in one statement, in one order (no deadlock)
         credits.sort(key=lambda row: row["wallet"])
         done = connection.execute(_CREDIT, credits).rowcount
