@@ -69,6 +69,19 @@ def prepare(url: str, bettors: int, window: float) -> tuple[int, list[str]]:
         return table_id, transaction(sessions, work)
 
 
+def _moments(url: str, table_id: int, number: int) -> tuple[float, float]:
+    """When the round's last card and its result were shown (epoch seconds), as the server stored them."""
+    from sqlalchemy import select
+
+    from baccarat.server.models import Round, aware
+
+    with connect(url) as sessions, sessions() as s:
+        played = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == number))
+        assert played is not None and played.result_at is not None, "the round was not dealt"
+        deal = json.loads(played.result or "{}").get("deal", [])
+        return datetime.fromisoformat(deal[-1]["at"]).timestamp(), aware(played.result_at).timestamp()
+
+
 class Bettor:
     """One socket: reads every frame; answers resolve the command awaited; states are looked at cheaply
     (only the player's own part, at the end of the frame, is decoded)."""
@@ -165,12 +178,7 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
     deadline = time.time() + 60
     while any(b.settled_at is None for b in waiting) and time.time() < deadline:
         await asyncio.sleep(0.05)
-    table = bettors[0].table or {}
-    while (table.get("result") is None or table.get("round_number") != number) and time.time() < deadline:
-        await asyncio.sleep(0.05)  # bettor 0 may have been refused: its view still shows the result
-        table = bettors[0].table or {}
-    last_card = datetime.fromisoformat(table["cards"][-1]["at"]).timestamp()
-    result_at = datetime.fromisoformat(table["result"]["at"]).timestamp() if table["result"].get("at") else last_card
+    last_card, result_at = _moments(args.url, args.table_id, number)
     settled = [b.settled_at for b in waiting if b.settled_at is not None]
     last_push = max(settled) if settled else float("nan")
     return {"round": number, **counts, "settled_pushed": len(settled),
@@ -255,7 +263,7 @@ def main() -> None:
         assert server.stdout is not None
         match = re.search(r"ready at http://([0-9.:]+)", server.stdout.readline())
         assert match, "the server did not start"
-        args.server_pid = server.pid
+        args.server_pid, args.url, args.table_id = server.pid, url, table_id
         results = asyncio.run(drive(f"ws://{match.group(1)}", table_id, tokens, args))
     finally:
         server.terminate()

@@ -70,9 +70,9 @@ POLL = 0.2  #: how often a connection looks for changes to push (and for signed-
 #: outside the server), and the least time between two reads (a burst of bets is read and pushed every
 #: NOTIFY_GAP, not once a bet)
 RESYNC, NOTIFY_GAP = 1.0, 0.05
-#: Seconds between two pushes of a changed table per watcher: a table watched by thousands is pushed a few
-#: times a second (2,000 watchers: every 0.5 s), never once a bet; its timeline's moments are pushed when due
-CROWD_GAP = 0.00025
+#: Seconds between two pushes of a changed table per watcher: a table watched by thousands is pushed less
+#: often (2,000 watchers: once a second at most), never once a bet; its timeline's moments are pushed when due
+CROWD_GAP = 0.0005
 AUTH_TIMEOUT = 10.0  #: seconds to send the auth frame
 MAX_ID = 2**31 - 1  #: table ids are 32-bit columns: a bigger one is refused before it reaches a query
 SIGNED_OUT = 4401  #: close code: the socket's session token was logged out or has expired

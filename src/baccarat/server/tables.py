@@ -415,9 +415,13 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     if not bets or not isinstance(bets, dict):
         raise ConfigurationError("bets are wager code -> amount in minor units")
     connection = s.connection()
-    row = connection.execute(_BETTING, {"table": table_id}).first()
+    # read once per transaction and table: a group commit (see batch) places many bets in one transaction,
+    # and bets change neither the table, nor the round (its status is checked under its lock below), nor the shoe
+    known: dict[int, Any] = s.info.setdefault("betting_rows", {})
+    row = known.get(table_id) or connection.execute(_BETTING, {"table": table_id}).first()
     if row is None:
         raise UnknownSeatError(f"no table {table_id}")
+    known[table_id] = row
     if round_number is not None and round_number != row.number:
         _refuse_round(connection, table_id, round_number, row.number)
     if row.id is None:
@@ -426,6 +430,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         wait = math.ceil((aware(row.opens_at) - now).total_seconds())
         raise IllegalActionError(f"betting opens in {wait} s: round {row.number} takes bets then")
     if aware(row.closes_at) <= now or not _hold_round(s, row.id, "betting"):
+        known.pop(table_id, None)  # the dealer moved on: the next bet of this transaction reads the table again
         raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
     # Read under the round's lock (see leave): the seat cannot be given up between here and the insert.
     seat = connection.execute(_YOUR_SEAT, {"table": table_id, "account": account_id}).scalar_one_or_none()
@@ -497,8 +502,11 @@ def _refuse_round(connection: Any, table_id: int, wanted: int, open_number: int 
                              + (f"; round {open_number} is open" if open_number is not None else ""))
 
 
+_CHECKING_DECK = tuple(standard_deck())
+
+
 def _checking_shoe() -> Shoe:
-    return Shoe(standard_deck(), cut_card=0)  # the checking table opens betting but never deals
+    return Shoe(_CHECKING_DECK, cut_card=0)  # the checking table opens betting but never deals
 
 
 def due_rounds(s: Session, now: datetime, *, late: float = 0.0) -> list[int]:
