@@ -94,3 +94,48 @@ def test_a_failed_commit_confirms_none_of_its_batch(sessions, monkeypatch):
     with sessions() as s:
         assert s.scalar(select(func.count(Bet.id))) == 0
         assert all(wallet.balance(s, account) == 1_000 for account in players)
+
+
+def test_the_dealer_waits_for_bets_that_arrived_before_the_close(sessions):
+    """A bet that arrived before the close is still in its group commit when the window closes: the
+    round is not dealt until it is in (and then it is settled with the round)."""
+    from baccarat.server.dealer import Dealer
+
+    table_id, (ann,) = _table_and_players(sessions, 1)
+    with sessions() as s:
+        closes = tables.open_round(s, table_id).closes_at
+    closes = closes if closes.tzinfo else closes.replace(tzinfo=UTC)
+    batcher = batch.Batcher(sessions)
+    dealer = Dealer(sessions, late=0.5)
+    dealer.bets_waiting = batcher.waiting_before
+    arrived = closes - timedelta(milliseconds=10)
+
+    async def scene():
+        release = asyncio.Event()
+
+        async def slow_bet():  # its batch is slow: the dealer passes by while it waits
+            await release.wait()
+            return await batcher.run(lambda s: tables.place_bets(s, table_id, ann, {"banker": 100}, arrived),
+                                     table=table_id, received=arrived)
+        counted = asyncio.Event()
+        original = batcher.run
+
+        async def run_counted(command, **where):
+            task = asyncio.ensure_future(original(command, **where))
+            await asyncio.sleep(0)
+            counted.set()
+            return await task
+        batcher.run = run_counted  # type: ignore[method-assign]
+        release.set()
+        bet = asyncio.ensure_future(slow_bet())
+        await counted.wait()
+        assert batcher.waiting_before(table_id, closes)
+        assert dealer.deal_due(now=closes + timedelta(seconds=1)) == 0  # waits for the bet
+        answer = await bet
+        assert not batcher.waiting_before(table_id, closes)
+        assert dealer.deal_due(now=closes + timedelta(seconds=1)) == 1  # now dealt, the bet in it
+        return answer
+    answer = asyncio.run(scene())
+    assert answer["round"] == 1
+    with sessions() as s:
+        assert s.scalar(select(func.count(Bet.id))) == 1

@@ -19,7 +19,10 @@ A command is a function of the session, as for :func:`~baccarat.server.db.transa
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections import Counter
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.exc import DBAPIError
@@ -43,14 +46,35 @@ class Batcher:
         self.pending: list[tuple[Command, asyncio.Future[Any]]] = []
         self.flusher: asyncio.Task[None] | None = None
         self.batches = 0  #: transactions committed (the tests and the benchmark read them)
+        #: (table id, when it arrived) of each command not yet committed (see :meth:`waiting_before`)
+        self.arrivals: Counter[tuple[int, datetime]] = Counter()
+        self.counting = threading.Lock()  #: the dealer reads the arrivals from its thread
 
-    async def run(self, command: Command) -> Any:
-        """The command's answer once its transaction has committed (or its own refusal, raised)."""
+    async def run(self, command: Command, *, table: int | None = None, received: datetime | None = None) -> Any:
+        """The command's answer once its transaction has committed (or its own refusal, raised).
+        A command for ``table`` that arrived at ``received`` is counted by :meth:`waiting_before` until then."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.pending.append((command, future))
+        arrival = None if table is None or received is None else (table, received)
+        if arrival is not None:
+            with self.counting:
+                self.arrivals[arrival] += 1
         if self.flusher is None or self.flusher.done():
             self.flusher = asyncio.create_task(self._flush())
-        return await future
+        try:
+            return await future
+        finally:
+            if arrival is not None:
+                with self.counting:
+                    self.arrivals[arrival] -= 1
+                    if self.arrivals[arrival] <= 0:
+                        del self.arrivals[arrival]
+
+    def waiting_before(self, table: int, moment: datetime) -> bool:
+        """Whether a command for ``table`` that arrived before ``moment`` is still waiting for its commit
+        (the dealer waits for the bets that arrived before the close; called from its thread)."""
+        with self.counting:
+            return any(table == arrived_for and at < moment for arrived_for, at in self.arrivals)
 
     async def _flush(self) -> None:
         while self.pending:

@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from sqlalchemy import Engine
 
 from baccarat.server import live, notify
+from baccarat.server.batch import Batcher
 from baccarat.server.leader import Leadership, deal_while_leading
 from baccarat.server.settings import Settings
 
@@ -37,6 +38,10 @@ async def serving(app: FastAPI, engine: Engine, settings: Settings,
                 loop.call_soon_threadsafe(live.wake, app, ids)
         listener = notify.Listener(engine.url.render_as_string(hide_password=False), wake).start()
     app.state.listener = listener
+    # the socket commands' group commit; the dealer waits for the bets in it that arrived before a close
+    app.state.batcher = Batcher(app.state.sessions)
+    if getattr(app.state, "dealer", None) is not None:
+        app.state.dealer.bets_waiting = app.state.batcher.waiting_before
     dealer = asyncio.create_task(deal_while_leading(leadership, deal_forever))
     try:
         yield

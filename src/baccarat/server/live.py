@@ -442,7 +442,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                         raise ConfigurationError("a command is a JSON object")
                     # with the other sockets' commands in one transaction (group commit, see batch)
                     result = await _batcher(socket.app, sessions).run(
-                        lambda s, f=frame, r=received: _command(s, table_id, account_id, digest, f, r))
+                        lambda s, f=frame, r=received: _command(s, table_id, account_id, digest, f, r),
+                        table=table_id, received=received)
                 except BaccaratError as error:
                     await socket.send_json({"type": "error", "error": type(error).__name__, "detail": str(error),
                                             "message": str(error)})
