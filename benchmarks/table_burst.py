@@ -134,8 +134,9 @@ async def _next_window(watcher: Bettor, lead: float) -> tuple[int, float]:
     while True:
         table = watcher.table or {}
         current = table.get("round")
-        if current is not None and current.get("opens_at") is None or (
-                current is not None and datetime.fromisoformat(current["opens_at"]).timestamp() <= time.time()):
+        opened = current is not None and (current.get("opens_at") is None or
+                                          datetime.fromisoformat(current["opens_at"]).timestamp() <= time.time())
+        if opened:
             closes = datetime.fromisoformat(current["closes_at"]).timestamp()
             if closes - time.time() >= lead:
                 return current["number"], closes

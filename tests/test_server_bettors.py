@@ -68,7 +68,8 @@ def test_a_player_bets_on_punto_banco_without_a_seat_and_is_settled(engine):
         assert views.you(s, table_id, ben, T0)["bets"] == {"player": 500}
     assert deal_due(sessions, now=T0 + timedelta(seconds=11)) == 1
     with sessions() as s:
-        nets = dict(s.execute(select(Bet.account_id, Settlement.net).join(Settlement, Settlement.bet_id == Bet.id)).all())
+        nets = dict(s.execute(select(Bet.account_id, Settlement.net)
+                              .join(Settlement, Settlement.bet_id == Bet.id)).all())
         assert set(nets) == {ann, ben}
         assert wallet.balance(s, ben) == 10_000 + nets[ben]
         assert wallet.balance(s, ann) == 10_000 + nets[ann]
@@ -101,5 +102,6 @@ def test_500_bettors_settle_in_one_transaction_with_one_ledger_movement(engine):
         moves = s.scalars(select(LedgerTransaction.id).where(LedgerTransaction.kind == "settle")).all()
         assert len(moves) == 1  # one ledger movement pays every bettor
         assert set(s.scalars(select(Settlement.transaction_id))) == set(moves)
-        nets = dict(s.execute(select(Bet.account_id, Settlement.net).join(Settlement, Settlement.bet_id == Bet.id)).all())
+        nets = dict(s.execute(select(Bet.account_id, Settlement.net)
+                              .join(Settlement, Settlement.bet_id == Bet.id)).all())
         assert all(wallet.balance(s, account) == 10_000 + nets[account] for account in crowd[:20])

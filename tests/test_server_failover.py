@@ -5,6 +5,7 @@ on by exactly the cards of each round), every acknowledged bet is settled, the l
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -147,7 +148,7 @@ def test_the_dealer_sigkilled_25_times_another_deals_and_nothing_is_dealt_twice(
         assert all(count == 1 for count in memos.values())
         assert set(memos) == {f"table ez-1 round {r.number}" for r in settled}
         # ... and the shoe moved on by exactly each round's cards (a round dealt twice would skip cards)
-        for before, after in zip(settled, settled[1:], strict=False):
+        for before, after in itertools.pairwise(settled):
             if before.shoe_id == after.shoe_id and after.number == before.number + 1:
                 assert after.first_card == before.first_card + len(json.loads(before.result)["cards"])
         # every acknowledged bet is settled (all rounds but the open one are over)

@@ -37,6 +37,7 @@ exception's own text never reaches the client.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
@@ -313,6 +314,12 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
     raise ConfigurationError("unknown command: 'type' is 'bet' or 'decision'")
 
 
+def _run_command(s: Session, *, table_id: int, account_id: int, digest: str, frame: dict[str, Any],
+                 received: datetime) -> dict[str, Any]:
+    """:func:`_command` as a group commit's command (a function of the session alone)."""
+    return _command(s, table_id, account_id, digest, frame, received)
+
+
 def _mark_away(sessions: sessionmaker[Session], table_id: int, account_id: int) -> None:
     try:
         transaction(sessions, lambda s: tables.mark_away(s, table_id, account_id))
@@ -442,7 +449,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                         raise ConfigurationError("a command is a JSON object")
                     # with the other sockets' commands in one transaction (group commit, see batch)
                     result = await _batcher(socket.app, sessions).run(
-                        lambda s, f=frame, r=received: _command(s, table_id, account_id, digest, f, r),
+                        functools.partial(_run_command, table_id=table_id, account_id=account_id, digest=digest,
+                                          frame=frame, received=received),
                         table=table_id, received=received)
                 except BaccaratError as error:
                     await socket.send_json({"type": "error", "error": type(error).__name__, "detail": str(error),

@@ -29,8 +29,8 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, cast
 
+from sqlalchemy import CursorResult, bindparam, func, insert, select, update
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from baccarat.cards import standard_deck
@@ -318,15 +318,17 @@ def _has_bets_in_play(s: Session, table_id: int, account_id: int) -> bool:
 
 def mark_away(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> None:
     """The player's last socket at the table closed: the grace period starts (if they are seated)."""
-    if s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
-                                    Seat.away_since.is_(None)).values(away_since=now or _now())).rowcount:
+    marked = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
+                                          Seat.away_since.is_(None)).values(away_since=now or _now()))
+    if cast(CursorResult[Any], marked).rowcount:  # only a change is told to the table's sockets
         notify.changed(s, table_id)
 
 
 def mark_back(s: Session, table_id: int, account_id: int) -> None:
     """The player is connected to the table again: the seat is theirs."""
-    if s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
-                                    Seat.away_since.is_not(None)).values(away_since=None)).rowcount:
+    marked = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
+                                          Seat.away_since.is_not(None)).values(away_since=None))
+    if cast(CursorResult[Any], marked).rowcount:  # only a change is told to the table's sockets
         notify.changed(s, table_id)
 
 
