@@ -205,6 +205,8 @@ async def saturate(bettors: list[Bettor], seconds: float) -> dict[str, Any]:
             answer, took = await bettor.bet(number, {("banker", "player")[n % 2]: 100},
                                             f"sat-{number}-{bettor.index:06d}-{n:04d}")
             if answer["type"] != "ok":
+                if "closed" not in answer.get("detail", ""):
+                    print("saturated phase refused:", answer.get("detail"))
                 break
             if time.time() <= until:
                 confirmed += 1
@@ -244,6 +246,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--profile", type=Path, help="record the server with py-spy (an SVG flame graph, or "
                                                      "--profile-format) from the burst's first bet to the close")
+    parser.add_argument("--server-log", type=Path, help="the server's own log (warnings and errors) to this file")
     parser.add_argument("--profile-format", default="flamegraph", help="py-spy's: flamegraph, speedscope, raw")
     args = parser.parse_args()
     data_dir = Path(tempfile.mkdtemp(prefix="baccarat-burst-"))
@@ -258,7 +261,8 @@ def main() -> None:
     if len(cores) >= 2 and shutil.which("taskset"):
         command = ["taskset", "-c", str(cores[0]), *command]
         os.sched_setaffinity(0, {cores[1]})
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    log = open(args.server_log, "w") if args.server_log else subprocess.DEVNULL  # noqa: SIM115 - open while it runs
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
     database = url.split("://")[0].split("+")[0]
     try:
         assert server.stdout is not None
