@@ -129,12 +129,13 @@ def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
 
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
         table_id = transaction(sessions, lambda s: server_tables.create_table(
-            s, "quick-ez", "ez", betting_seconds=0.5, pace=Pace(0.2, 0.1, 0.5)).id)
+            s, "quick-ez", "ez", betting_seconds=2.0, pace=Pace(0.2, 0.1, 0.5)).id)
     listed = client.get("/api/tables").json()
     assert {t["name"] for t in listed} == {"mini-1", "ez-1", "lucky-draw-1", "quick-ez"}
     assert all(len(t["shoe"]["commitment"]) == 64 and "server_seed" not in t["shoe"] for t in listed)
     _, auth = _player(client, "gina")
-    assert client.post(f"/api/tables/{table_id}/bets", json={"bets": {"banker": 100}},
+    lucky = next(t["id"] for t in listed if t["game"] == "lucky-draw")  # Lucky Draw's hands are its seats'
+    assert client.post(f"/api/tables/{lucky}/bets", json={"bets": {"enter": 100}},
                        headers={**auth, "Idempotency-Key": "bet-00000001"}).status_code == 409  # not seated
     assert client.post(f"/api/tables/{table_id}/seats", json={}, headers=auth).json() == {"seat": 1}
     headers = {**auth, "Idempotency-Key": "bet-00000002"}

@@ -64,8 +64,10 @@ def _bet(sessions, table_id, account_id, bets, at, **options):
 
 @pytest.mark.parametrize("game", ["ez", "lucky-draw"])
 def test_a_bet_and_leaving_the_seat_never_both_succeed(sessions, game):
-    """A player's bet racing their own departure: one of them wins, never both (on PostgreSQL the bet
-    once read its seat before the departure committed and was left on a seat nobody held)."""
+    """A player's bet racing their own departure: in Lucky Draw one of them wins, never both (on
+    PostgreSQL the bet once read its seat before the departure committed and was left on a seat
+    nobody held); in punto banco, where a bet needs no seat, a bet after the departure is a bet
+    without a seat, never one on the seat just left."""
     table_id, (ann,) = _table(sessions, game, "race", ("ann",))
     wager = "banker" if game == "ez" else "enter"
     both = 0
@@ -95,19 +97,22 @@ def test_a_bet_and_leaving_the_seat_never_both_succeed(sessions, game):
             thread.start()
         for thread in threads:
             thread.join()
-        assert outcome["bet"] != outcome["left"] or not outcome["bet"], outcome
         both += outcome["bet"] and outcome["left"]
         with sessions() as s:
             seated = s.scalar(select(Seat.id).where(Seat.table_id == table_id, Seat.account_id == ann))
             current = tables.open_round(s, table_id)
-            on_layout = s.scalar(select(Bet.id).where(Bet.round_id == current.id, Bet.account_id == ann))
-        assert on_layout is None or seated is not None  # no bet without its player's seat
+            on_layout = s.scalar(select(Bet.seat).where(Bet.round_id == current.id, Bet.account_id == ann))
+        if game == "lucky-draw":
+            assert outcome["bet"] != outcome["left"] or not outcome["bet"], outcome
+            assert on_layout is None or seated is not None  # no bet without its player's seat
+        else:  # the bet came first (and the departure was refused), or after it, without a seat
+            assert on_layout is None or seated is not None or on_layout == tables.NO_SEAT
         if seated is None:
             transaction(sessions, lambda s: tables.sit(s, table_id, ann))
         if on_layout is not None:  # settle it (Lucky Draw: the decision times out and stands)
             deal_due(sessions, now=closes)
             deal_due(sessions, now=closes + timedelta(seconds=30))
-    assert both == 0
+    assert both == 0 or game == "ez"
 
 
 def test_bets_belong_to_accounts_even_when_two_share_a_seat_number(sessions):

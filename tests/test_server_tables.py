@@ -96,11 +96,11 @@ def test_bets_are_checked_by_the_core_and_the_wallet(sessions):
     deal_due(sessions, now=T0 + timedelta(seconds=10))
 
 
-def test_a_player_must_sit_and_seats_are_unique(sessions):
-    table_id, _ = _setup(sessions, players=())
+def test_lucky_draw_needs_a_seat_and_seats_are_unique(sessions):
+    table_id, _ = _setup(sessions, game="lucky-draw", players=())
     carl = transaction(sessions, lambda s: accounts.register(s, "carl", "correct horse", grant=1_000).id)
     with pytest.raises(IllegalActionError, match="take a seat"):
-        _bet(sessions, table_id, carl, {"banker": 100})
+        _bet(sessions, table_id, carl, {"enter": 100})
     assert transaction(sessions, lambda s: tables.sit(s, table_id, carl, 3)) == 3
     assert transaction(sessions, lambda s: tables.sit(s, table_id, carl, 5)) == 3  # already seated
     dora = transaction(sessions, lambda s: accounts.register(s, "dora", "correct horse", grant=1_000).id)

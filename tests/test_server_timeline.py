@@ -496,9 +496,9 @@ def test_sockets_joining_a_table_at_once_share_one_feed(client, monkeypatch):
     made: list[int] = []
     original = live.TableFeed.__init__
 
-    def counting(self, sessions, table_id):  # type: ignore[no-untyped-def]
+    def counting(self, sessions, table_id, **options):  # type: ignore[no-untyped-def]
         made.append(table_id)
-        original(self, sessions, table_id)
+        original(self, sessions, table_id, **options)
 
     monkeypatch.setattr(live.TableFeed, "__init__", counting)
     slow_back = tables.mark_back

@@ -104,6 +104,9 @@ def serve(
         help="Address of a reverse proxy whose X-Forwarded-For names the client (repeatable). Without it the "
              "connection's own address is the client's, for the login limits.")] = None,
     rules: RulesOption = None,
+    workers: Annotated[int, typer.Option(
+        min=1, max=64, help="Server processes sharing the address (PostgreSQL only: SQLite is served by one "
+                            "process). Any of them answers any request; one of them deals.")] = 1,
 ) -> None:
     """Run the table server; prints its address when it is ready (GET /health answers 200).
 
@@ -121,15 +124,22 @@ def serve(
         for path in rules or ():
             load_rules(path)
         settings = Settings.from_options(data_dir=data_dir, database=database, betting_seconds=betting_seconds)
-        ready_database(settings)
+        if workers > 1 and not settings.url.startswith("postgresql"):
+            _unavailable(f"--workers {workers} needs PostgreSQL (--database postgresql+psycopg://USER@HOST/DB): "
+                         "SQLite takes one writer at a time, so one process serves it; run without --workers")
+        url = ready_database(settings)
         # h11 rather than httptools (uvicorn's default when installed): httptools holds a request line
         # and headers of any size (a 128 MB header line: +256 MB), h11 refuses a head over MAX_HEAD.
         # ws_max_size refuses a WebSocket frame over live.MAX_FRAME from its header, before buffering it.
         # X-Forwarded-For only from a proxy named on the command line: uvicorn trusts 127.0.0.1 by default,
         # so any local client could pick the address the per-address login limits count.
-        config = uvicorn.Config(create_app(settings), host=host, port=port, log_level="warning", http="h11",
-                                h11_max_incomplete_event_size=MAX_HEAD, ws_max_size=live.MAX_FRAME,
-                                proxy_headers=bool(trusted_proxy), forwarded_allow_ips=list(trusted_proxy or []))
+        options = dict(host=host, port=port, log_level="warning", http="h11", h11_max_incomplete_event_size=MAX_HEAD,
+                       ws_max_size=live.MAX_FRAME, proxy_headers=bool(trusted_proxy),
+                       forwarded_allow_ips=list(trusted_proxy or []))
+        if workers > 1:
+            _serve_workers(settings, url, workers, options)
+            return
+        config = uvicorn.Config(create_app(settings), **options)  # type: ignore[arg-type]
         server = uvicorn.Server(config)
         original = server.startup
 
@@ -149,6 +159,44 @@ def serve(
                 raise
             # uvicorn has logged why (the address is in use, or the app's start-up failed); exit 3 is verify's
             _unavailable(f"the table server did not start on {host}:{port}")
+
+
+def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str, object]) -> None:
+    """``workers`` uvicorn processes on one listening socket, each its own app (made from the environment:
+    each runs the dealer election and its own table sockets); the address is printed once one answers."""
+    import os
+    import threading
+
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    os.environ.update(BACCARAT_DATABASE_URL=url, BACCARAT_BETTING_SECONDS=str(settings.betting_seconds),
+                      BACCARAT_DATA_DIR=str(settings.data_dir))
+    config = uvicorn.Config("baccarat.server.app:create_app", factory=True, workers=workers,
+                            **options)  # type: ignore[arg-type]
+    try:
+        sock = config.bind_socket()
+    except SystemExit:
+        _unavailable(f"the table server did not start on {config.host}:{config.port}")
+    address = sock.getsockname()
+    base = f"http://{address[0]}:{address[1]}"
+    threading.Thread(target=_announce_when_ready, args=(base, workers), daemon=True).start()
+    Multiprocess(config, sockets=[sock]).run()
+
+
+def _announce_when_ready(base: str, workers: int) -> None:
+    import time
+
+    import httpx
+
+    while True:
+        try:
+            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                print(f"baccarat server ready at {base} (database: postgresql, {workers} processes)", flush=True)
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
 
 
 @app.command()

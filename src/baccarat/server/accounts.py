@@ -34,7 +34,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.errors import AuthenticationError, ConfigurationError, ConflictError
-from baccarat.server import wallet
+from baccarat.server import notify, wallet
 from baccarat.server.db import read, transaction
 from baccarat.server.models import Account, Token, Wallet, aware, now
 
@@ -285,6 +285,7 @@ def log_out(session: Session, token: str) -> None:
     row = session.get(Token, _digest(token))
     if row is not None:
         session.delete(row)
+        notify.changed(session, notify.EVERY_TABLE)  # its sockets, at any table, in any process, close
 
 
 def _digest(token: str) -> str:

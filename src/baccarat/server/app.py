@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from baccarat.server import accounts, faults, live, refusals, routers, tables, web
+from baccarat.server import accounts, cluster, faults, live, refusals, routers, tables, web
 from baccarat.server.answers import Health
 from baccarat.server.db import make_engine, session_factory, transaction
-from baccarat.server.dealer import Dealer
+from baccarat.server.dealer import LATE_BETS, Dealer
 from baccarat.server.migrate import upgrade
 from baccarat.server.ratelimit import HashGate, LoginLimiter
 from baccarat.server.settings import Settings
@@ -61,12 +61,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.warning("%d round deadlines lay beyond one window ahead (the clock stepped back?): pulled in", repaired)
         transaction(sessions, accounts.repair_token_lifetimes)
         app.state.dealer = Dealer(sessions, seat_grace=settings.seat_grace_seconds,
-                                  sit_out_rounds=settings.sit_out_rounds)
-        dealer = asyncio.create_task(_deal_forever(app.state.dealer))
-        yield
-        dealer.cancel()
-        with suppress(asyncio.CancelledError):
-            await dealer
+                                  sit_out_rounds=settings.sit_out_rounds, late=LATE_BETS)
+        async with cluster.serving(app, engine, settings, lambda: _deal_forever(app.state.dealer)):
+            yield  # the dealer runs in the one process holding the dealer's lock (see baccarat.server.leader)
         engine.dispose()
 
     app = FastAPI(title="baccarat table server", version="0.1.0", lifespan=lifespan)

@@ -70,7 +70,8 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
-def _retryable(error: DBAPIError) -> bool:
+def retryable(error: DBAPIError) -> bool:
+    """A lost race (deadlock, serialization failure, concurrent duplicate, a locked SQLite): try again."""
     code = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
     if code in ("40001", "40P01", "23505"):  # serialization failure, deadlock, a concurrent duplicate
         return True
@@ -164,7 +165,7 @@ def _run(sessions: sessionmaker[Session], work: Callable[[Session], T], *, readi
                 with session.begin():
                     return work(session)
             except DBAPIError as error:
-                if not _retryable(error) or attempt == RETRIES - 1:
+                if not retryable(error) or attempt == RETRIES - 1:
                     raise
         time.sleep(min(0.001 * 2**attempt, 0.2))
     raise AssertionError("unreachable")  # pragma: no cover

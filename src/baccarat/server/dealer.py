@@ -20,20 +20,26 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.server import faults, tables
 from baccarat.server.db import read, transaction
-from baccarat.server.models import GameTable, Round
+from baccarat.server.models import GameTable, Round, aware
 from baccarat.server.models import now as _now
 
 log = logging.getLogger("baccarat.dealer")
 
 #: Failed attempts at a round before it is voided and its stakes refunded.
 MAX_ATTEMPTS = 5
+#: Seconds the dealer waits after a window's close before dealing: bets received before the close (and
+#: judged by that moment, see live) may still be in their group commit.  Less than the NO MORE BETS pause
+#: (1 s by default), so the cards are shown at the same moments.
+LATE_BETS = 0.5
+#: The longest a round's deal waits for bets that arrived before its close to be committed.
+LONGEST_WAIT = timedelta(seconds=5)
 #: The pause after a round's first failure, doubled after each further one, and its ceiling (seconds).
 FIRST_PAUSE, LONGEST_PAUSE = 0.5, 30.0
 
@@ -54,8 +60,11 @@ class Dealer:
     def __init__(self, sessions: sessionmaker[Session], *, max_attempts: int = MAX_ATTEMPTS,
                  first_pause: float = FIRST_PAUSE, longest_pause: float = LONGEST_PAUSE,
                  monotonic: Callable[[], float] = time.monotonic, seat_grace: float = tables.SEAT_GRACE_SECONDS,
-                 sit_out_rounds: int = tables.SIT_OUT_ROUNDS) -> None:
-        self.sessions = sessions
+                 sit_out_rounds: int = tables.SIT_OUT_ROUNDS, late: float = 0.0) -> None:
+        self.sessions, self.late = sessions, late
+        #: (table id, close) -> whether bets that arrived before that close still wait for their commit in this
+        #: process (its group commit's :meth:`~baccarat.server.batch.Batcher.waiting_before`); None: none are known
+        self.bets_waiting: Callable[[int, datetime], bool] | None = None
         self.seat_grace, self.sit_out_rounds = seat_grace, sit_out_rounds
         self.max_attempts, self.first_pause, self.longest_pause = max_attempts, first_pause, longest_pause
         self.monotonic = monotonic
@@ -67,7 +76,9 @@ class Dealer:
         players away longer than the grace period; returns how many rounds were dealt."""
         now = now or _now()
         self.free_seats(now)
-        due = read(self.sessions, lambda s: tables.due_rounds(s, now))
+        due = read(self.sessions, lambda s: tables.due_rounds(s, now, late=self.late))
+        if self.bets_waiting is not None and due:
+            due = self._without_bets_waiting(due, now)
         for gone in set(self.troubles) - set(due):  # dealt, or voided by an operator, meanwhile
             del self.troubles[gone]
         dealt = 0
@@ -85,6 +96,17 @@ class Dealer:
                 if self.troubles.pop(round_id, None) is not None:
                     log.warning("round id %s dealt after earlier failures", round_id)
         return dealt
+
+    def _without_bets_waiting(self, due: list[int], now: datetime) -> list[int]:
+        """The due rounds less the betting rounds with bets that arrived before their close and are still
+        being committed here: those are dealt once the bets are in (at most :data:`LONGEST_WAIT` late)."""
+        rows = read(self.sessions, lambda s: s.execute(select(Round.id, Round.table_id, Round.closes_at).where(
+            Round.id.in_(due), Round.status == "betting")).all())
+        closes = {rid: (table, aware(at)) for rid, table, at in rows}
+        waiting = self.bets_waiting
+        assert waiting is not None
+        return [rid for rid in due if rid not in closes or now - closes[rid][1] > LONGEST_WAIT
+                or not waiting(*closes[rid])]
 
     def free_seats(self, now: datetime) -> int:
         """Free the seats whose players have been away longer than the grace period (a failure is

@@ -24,8 +24,11 @@ Protocol (JSON text frames):
   received: a real server must also be given :data:`MAX_FRAME` as uvicorn's ``ws_max_size``, which
   refuses a bigger frame from its header, before buffering it (``baccarat serve`` does).
 * Signing out ends the session everywhere: a socket whose token is logged out or expires is closed
-  with :data:`SIGNED_OUT` (4401) within about :data:`POLL` seconds, and no command is taken on it in
+  with :data:`SIGNED_OUT` (4401) within about :data:`POLL` seconds (with LISTEN/NOTIFY: a logout notifies
+  every table at once, an expiry is seen within :data:`RESYNC` seconds), and no command is taken on it in
   between (each command checks the token in its own transaction).
+* On PostgreSQL each process hears of every change through LISTEN/NOTIFY (:mod:`baccarat.server.notify`),
+  whichever process made it, and reads the table only then (and at its timeline's moments); SQLite polls.
 
 Every refusal is an error frame or a close code with a fixed reason written for the player; an
 exception's own text never reaches the client.
@@ -34,12 +37,14 @@ exception's own text never reaches the client.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
 import time
 from collections import Counter
 from contextlib import suppress
+from datetime import datetime
 from typing import Any, cast
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
@@ -48,7 +53,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import Message
 
 from baccarat.errors import BaccaratError, ConfigurationError
-from baccarat.server import accounts, faults, tables, views, wallet
+from baccarat.server import accounts, faults, notify, tables, views, wallet
+from baccarat.server.batch import Batcher
 from baccarat.server.db import read, transaction
 from baccarat.server.models import Token, aware
 from baccarat.server.models import now as _now
@@ -60,7 +66,14 @@ _STORAGE = faults.FaultLog(log)
 MAX_FRAME = 4096  #: bytes per frame, the first one included; ``baccarat serve`` gives it to uvicorn as ``ws_max_size``
 MAX_RATE = 50  #: commands per second per connection
 MAX_SOCKETS = 8  #: open table sockets per account in this server process
-POLL = 0.2  #: how often a connection looks for changes to push (and for signed-out tokens)
+POLL = 0.2  #: how often a connection looks for changes to push (and for signed-out tokens), without LISTEN/NOTIFY
+#: With LISTEN/NOTIFY: how often a table is read with no notification (a token that expired, a change made
+#: outside the server), and the least time between two reads (a burst of bets is read and pushed every
+#: NOTIFY_GAP, not once a bet)
+RESYNC, NOTIFY_GAP = 1.0, 0.05
+#: Seconds between two pushes of a changed table per watcher: a table watched by thousands is pushed less
+#: often (2,000 watchers: once a second at most), never once a bet; its timeline's moments are pushed when due
+CROWD_GAP = 0.0005
 AUTH_TIMEOUT = 10.0  #: seconds to send the auth frame
 MAX_ID = 2**31 - 1  #: table ids are 32-bit columns: a bigger one is refused before it reaches a query
 SIGNED_OUT = 4401  #: close code: the socket's session token was logged out or has expired
@@ -149,8 +162,14 @@ class TableFeed:
     sockets wake.  The same snapshot looks up all the watchers' session tokens in one query; the
     sockets of the tokens gone (logged out, expired) wake to close."""
 
-    def __init__(self, sessions: sessionmaker[Session], table_id: int):
+    def __init__(self, sessions: sessionmaker[Session], table_id: int, *, notified: bool = False,
+                 resync: float = RESYNC):
         self.sessions, self.table_id = sessions, table_id
+        #: woken by LISTEN/NOTIFY (:mod:`baccarat.server.notify`): read on a notification, at the timeline's
+        #: next moment, and every ``resync`` seconds (token expiries); else polled every :data:`POLL`
+        self.notified, self.resync = notified, resync
+        self.poked = asyncio.Event()
+        self.reads = 0  #: how often the table was read (the tests count them)
         self.view: dict[str, Any] | None = None
         self.text = "null"  #: the view as JSON
         self.yours: dict[int, dict[str, Any]] = {}
@@ -174,7 +193,8 @@ class TableFeed:
             self.returned = [row.account_id for row in moment.seats or []
                              if row.away_since is not None and row.account_id in accounts]
             soonest = min(moment.changes, default=None)
-            wait = POLL if soonest is None else max(0.0, min(POLL, (soonest - now).total_seconds()))
+            most = self.longest(len(accounts))
+            wait = most if soonest is None else max(0.0, min(most, (soonest - now).total_seconds()))
             return view, yours, _valid_tokens(s, digests), wait
         return read(self.sessions, work)
 
@@ -182,6 +202,8 @@ class TableFeed:
         while self.watchers:
             # the watcher lists are copied here, on the event loop that changes them, not in the thread
             digests = list(self.tokens)
+            self.poked.clear()  # a change notified from now on is read again after this read
+            self.reads += 1
             try:
                 view, yours, valid, wait = await asyncio.to_thread(self._read, list(self.watchers), digests)
             except Exception as error:  # the database is away: the sockets keep their last state, polling goes on
@@ -205,7 +227,20 @@ class TableFeed:
                     self.signed_out |= gone
                     self.changed.notify_all()
             # the next card, result or window is pushed at its moment, not up to a poll later
-            await asyncio.sleep(wait + 0.005 if wait < POLL else POLL)
+            due = wait + 0.005 if wait < self.longest(len(self.watchers)) else wait
+            if self.notified:
+                # a burst of notifications is read once a gap, not once each (a crowd's pushes cost a gap of their own)
+                first = min(max(NOTIFY_GAP, CROWD_GAP * len(self.watchers)), due)
+                await asyncio.sleep(first)
+                if due > first:
+                    with suppress(TimeoutError):
+                        await asyncio.wait_for(self.poked.wait(), due - first)
+            else:
+                await asyncio.sleep(due)
+
+    def longest(self, watchers: int) -> float:
+        """The longest wait between two reads: :attr:`resync` when notified, else the poll (longer for a crowd)."""
+        return self.resync if self.notified else max(POLL, CROWD_GAP * watchers)
 
     async def wait_newer(self, version: int, digest: str | None = None) -> None:
         """Until the view is newer than ``version``, or the token whose hash is ``digest`` is gone."""
@@ -232,11 +267,28 @@ def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> Table
     feeds: dict[int, TableFeed] = app.state.__dict__.setdefault("feeds", {})
     feed = feeds.get(table_id)
     if feed is None or feed.task is None or feed.task.done():
-        feed = feeds[table_id] = TableFeed(sessions, table_id)
+        feed = feeds[table_id] = TableFeed(sessions, table_id, notified=getattr(app.state, "pushes", "") == "notify",
+                                           resync=getattr(app.state, "resync", RESYNC))
     return feed
 
 
-def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dict[str, Any]) -> dict[str, Any]:
+def _batcher(app: FastAPI, sessions: sessionmaker[Session]) -> Batcher:
+    """This process's group commit for socket commands."""
+    found: Batcher | None = getattr(app.state, "batcher", None)
+    if found is None:
+        found = app.state.batcher = Batcher(sessions)
+    return found
+
+
+def wake(app: FastAPI, ids: set[int]) -> None:
+    """A notification (on the event loop): the feeds of the tables ``ids`` read their table now."""
+    feeds: dict[int, TableFeed] = app.state.__dict__.get("feeds", {})
+    for table_id in notify.tables_of(ids, list(feeds)):
+        feeds[table_id].poked.set()
+
+
+def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dict[str, Any],
+             received: datetime | None = None) -> dict[str, Any]:
     # the token is checked in the command's own transaction: between the feed's polls a logged-out
     # socket is still open, but it can no longer bet
     _check_signed_in(s, digest, account_id)
@@ -251,7 +303,8 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
         if number is not None and (type(number) is not int or not 1 <= number <= 2**31 - 1):
             raise ConfigurationError("'round' is the number of the round the bets are meant for")
         return wallet.idempotent(s, account_id, key, tables.bet_request(table_id, bets, number),
-                                 lambda: tables.place_bets(s, table_id, account_id, bets, round_number=number))
+                                 lambda: tables.place_bets(s, table_id, account_id, bets, received,
+                                                           round_number=number))
     if kind == "decision":
         action = frame.get("action")
         if action not in ("draw", "stand"):
@@ -259,6 +312,12 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
         return wallet.idempotent(s, account_id, key, {"table": table_id, "action": action},
                                  lambda: tables.decide(s, table_id, account_id, action))
     raise ConfigurationError("unknown command: 'type' is 'bet' or 'decision'")
+
+
+def _run_command(s: Session, *, table_id: int, account_id: int, digest: str, frame: dict[str, Any],
+                 received: datetime) -> dict[str, Any]:
+    """:func:`_command` as a group commit's command (a function of the session alone)."""
+    return _command(s, table_id, account_id, digest, frame, received)
 
 
 def _mark_away(sessions: sessionmaker[Session], table_id: int, account_id: int) -> None:
@@ -379,6 +438,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                 if message["type"] == "websocket.disconnect":
                     return
                 receiver = asyncio.create_task(socket.receive())
+                received = _now()  # a bet is on time if it arrived before the close, however long its batch waits
                 now = time.monotonic()
                 stamps = [t for t in stamps if now - t < 1.0] + [now]
                 if len(stamps) > MAX_RATE:
@@ -387,8 +447,11 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     frame = parse(message)
                     if not isinstance(frame, dict):
                         raise ConfigurationError("a command is a JSON object")
-                    result = await asyncio.to_thread(
-                        transaction, sessions, lambda s, f=frame: _command(s, table_id, account_id, digest, f))
+                    # with the other sockets' commands in one transaction (group commit, see batch)
+                    result = await _batcher(socket.app, sessions).run(
+                        functools.partial(_run_command, table_id=table_id, account_id=account_id, digest=digest,
+                                          frame=frame, received=received),
+                        table=table_id, received=received)
                 except BaccaratError as error:
                     await socket.send_json({"type": "error", "error": type(error).__name__, "detail": str(error),
                                             "message": str(error)})

@@ -26,7 +26,13 @@ class Settings:
     data_dir: Path = field(default_factory=lambda: Path(os.environ.get("BACCARAT_DATA_DIR", "baccarat-data")))
     database_url: str | None = field(default_factory=lambda: os.environ.get("BACCARAT_DATABASE_URL"))
     grant: int = DEFAULT_GRANT
-    betting_seconds: float = 15.0  #: betting window of the tables made on a fresh database
+    #: betting window of the tables made on a fresh database (``BACCARAT_BETTING_SECONDS``; ``--betting-seconds``)
+    betting_seconds: float = field(default_factory=lambda: float(os.environ.get("BACCARAT_BETTING_SECONDS", "15")))
+    #: how table sockets hear of changes (``BACCARAT_PUSHES``): ``auto`` (LISTEN/NOTIFY on PostgreSQL, polling
+    #: on SQLite) or ``poll`` (polling everywhere)
+    pushes: str = field(default_factory=lambda: os.environ.get("BACCARAT_PUSHES", "auto"))
+    #: with LISTEN/NOTIFY, a table with no notification is read again after this long (``BACCARAT_RESYNC_SECONDS``)
+    resync_seconds: float = field(default_factory=lambda: float(os.environ.get("BACCARAT_RESYNC_SECONDS", "1")))
     #: a player whose table sockets all closed keeps the seat this long to reconnect (``BACCARAT_SEAT_GRACE_SECONDS``)
     seat_grace_seconds: float = field(
         default_factory=lambda: float(os.environ.get("BACCARAT_SEAT_GRACE_SECONDS", "60")))

@@ -29,8 +29,8 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, cast
 
+from sqlalchemy import CursorResult, bindparam, func, insert, select, update
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from baccarat.cards import standard_deck
@@ -45,11 +45,11 @@ from baccarat.errors import (
 )
 from baccarat.events import BetSettled, CardDealt, CoupResolved
 from baccarat.fair import ALGORITHM, commitment, new_server_seed
-from baccarat.games import Game, TableLimits
+from baccarat.games import Game, TableLimits, settle
 from baccarat.money import MAX_AMOUNT
 from baccarat.presets import built_in, game_codes, get_game
 from baccarat.roads import hand_json, hand_of
-from baccarat.server import fairness, protection, wallet
+from baccarat.server import fairness, notify, protection, wallet
 from baccarat.server.models import (
     Account,
     Announcement,
@@ -78,6 +78,8 @@ def default_tables() -> tuple[tuple[str, str], ...]:
 SIT_OUT_ROUNDS = 5
 #: A player whose sockets all closed keeps the seat this long (seconds) to come back.
 SEAT_GRACE_SECONDS = 60.0
+#: The seat stored with a punto banco bet placed without a seat (seats are numbered from 1).
+NO_SEAT = 0
 
 
 def game_of(table: GameTable) -> Game:
@@ -138,6 +140,7 @@ def _new_shoe(s: Session, table: GameTable, number: int) -> ShoeRow:
 def announce(s: Session, table_id: int, at: datetime, kind: str, text: str, *, seat: int | None = None,
              name: str | None = None) -> None:
     """Tell everyone at the table (shown in the table view from ``at``)."""
+    notify.changed(s, table_id)
     s.add(Announcement(table_id=table_id, at=at, kind=kind, seat=seat, name=name, text=text[:255]))
 
 
@@ -146,6 +149,7 @@ def _open_round(s: Session, table: GameTable, number: int, now: datetime, shoe: 
     """The next round, on ``shoe`` (the table's current one; looked up when not given), taking bets
     from ``opens_at`` (after the previous round's results pause) or at once."""
     opens = opens_at or now
+    notify.changed(s, table.id)
     shoe = shoe or _current_shoe(s, table)
     game = game_of(table)
     # A round is never split across shoes: the most cards it can need (Lucky Draw: three per seat plus three).
@@ -246,6 +250,8 @@ def _table(s: Session, table_id: int, *, lock: bool = False) -> GameTable:
     table = s.get(GameTable, table_id, with_for_update=lock)
     if table is None:
         raise UnknownSeatError(f"no table {table_id}")
+    if lock:  # locked to change it: its sockets are told at commit
+        notify.changed(s, table_id)
     return table
 
 
@@ -319,14 +325,18 @@ def _has_bets_in_play(s: Session, table_id: int, account_id: int) -> bool:
 
 def mark_away(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> None:
     """The player's last socket at the table closed: the grace period starts (if they are seated)."""
-    s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
-                                 Seat.away_since.is_(None)).values(away_since=now or _now()))
+    marked = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
+                                          Seat.away_since.is_(None)).values(away_since=now or _now()))
+    if cast(CursorResult[Any], marked).rowcount:  # only a change is told to the table's sockets
+        notify.changed(s, table_id)
 
 
 def mark_back(s: Session, table_id: int, account_id: int) -> None:
     """The player is connected to the table again: the seat is theirs."""
-    s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
-                                 Seat.away_since.is_not(None)).values(away_since=None))
+    marked = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
+                                          Seat.away_since.is_not(None)).values(away_since=None))
+    if cast(CursorResult[Any], marked).rowcount:  # only a change is told to the table's sockets
+        notify.changed(s, table_id)
 
 
 def away_too_long(s: Session, now: datetime, *, grace: float = SEAT_GRACE_SECONDS) -> bool:
@@ -414,9 +424,13 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     if not bets or not isinstance(bets, dict):
         raise ConfigurationError("bets are wager code -> amount in minor units")
     connection = s.connection()
-    row = connection.execute(_BETTING, {"table": table_id}).first()
+    # read once per transaction and table: a group commit (see batch) places many bets in one transaction,
+    # and bets change neither the table, nor the round (its status is checked under its lock below), nor the shoe
+    known: dict[int, Any] = s.info.setdefault("betting_rows", {})
+    row = known.get(table_id) or connection.execute(_BETTING, {"table": table_id}).first()
     if row is None:
         raise UnknownSeatError(f"no table {table_id}")
+    known[table_id] = row
     if round_number is not None and round_number != row.number:
         _refuse_round(connection, table_id, round_number, row.number)
     if row.id is None:
@@ -425,38 +439,44 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         wait = math.ceil((aware(row.opens_at) - now).total_seconds())
         raise IllegalActionError(f"betting opens in {wait} s: round {row.number} takes bets then")
     if aware(row.closes_at) <= now or not _hold_round(s, row.id, "betting"):
+        known.pop(table_id, None)  # the dealer moved on: the next bet of this transaction reads the table again
         raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
     # Read under the round's lock (see leave): the seat cannot be given up between here and the insert.
     seat = connection.execute(_YOUR_SEAT, {"table": table_id, "account": account_id}).scalar_one_or_none()
+    game = get_game(row.game, paytable=row.paytable)
     if seat is None:
-        raise IllegalActionError("take a seat at the table first")
+        if game.kind == "lucky_draw":  # each Lucky Draw hand is a seat's: its player decides
+            raise IllegalActionError("take a seat at the table first: in Lucky Draw each seat plays its own hand")
+        seat = NO_SEAT  # punto banco: any player may bet on the one coup, seated or not
     placed: dict[str, int] = {wager: amount for wager, amount in connection.execute(
         _PLACED, {"round": row.id, "account": account_id})}
     # The core checks wager codes, amounts, limits and prerequisites, exactly as at a live table: chips
     # on a spot already bet add up to it, and over the maximum it names the room left on that spot.
-    check = Table(get_game(row.game, paytable=row.paytable), limits=stored_limits(row.game, row.paytable, row.limits),
-                  shoe_factory=_checking_shoe)
-    check.sit(seat, "check", MAX_AMOUNT)
+    check = Table(game, limits=stored_limits(row.game, row.paytable, row.limits), shoe_factory=_checking_shoe)
+    spot = seat or 1  # the checking table is this player's alone: any seat of it will do
+    check.sit(spot, "check", MAX_AMOUNT)
     check.open_betting()
     if placed:
-        check.place_bets(seat, placed)
-    check.place_bets(seat, bets)
+        check.place_bets(spot, placed)
+    check.place_bets(spot, bets)
     total = sum(bets.values())
     protection.check_stake(s, account_id, total, now)  # the player's own limits, under their lock
+    after: dict[int, int] = {}
     wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(row.id): total},
-                    memo=f"table {row.name} round {row.number}")
+                    memo=f"table {row.name} round {row.number}", balances=after)
     # The stake holds this wallet's row until commit, so the player's other bets now queue behind this
     # one: read what is on the layout again, and check again if a bet of theirs landed meanwhile
-    # (PostgreSQL; SQLite runs one writer at a time), so two adds can never pass a maximum together.
-    again = {wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})}
+    # (PostgreSQL; SQLite runs one writer at a time, so nothing can have landed there).
+    again = placed if s.get_bind().dialect.name == "sqlite" else {
+        wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})}
     if again != placed:
         placed = again
         check = Table(check.game, limits=check.limits, shoe_factory=_checking_shoe)
-        check.sit(seat, "check", MAX_AMOUNT)
+        check.sit(spot, "check", MAX_AMOUNT)
         check.open_betting()
-        check.place_bets(seat, placed)
-        check.place_bets(seat, bets)
-    balance = wallet.balance(s, account_id)
+        check.place_bets(spot, placed)
+        check.place_bets(spot, bets)
+    balance = after[account_id]
     balance_before = balance + total + sum(placed.values())
     added = [{"round": row.id, "account": account_id, "code": code, "added": amount}
              for code, amount in bets.items() if code in placed]
@@ -468,10 +488,11 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         connection.execute(_NEW_BET, new)
     if fairness.takes_seeds(row.algorithm, row.client_seeds):  # before its first deal: the player's seed goes in
         fairness.take_client_seed(s, row.shoe_id, account_id)
+    notify.changed(s, table_id)
     together = dict(placed)
     for code, amount in bets.items():
         together[code] = together.get(code, 0) + amount
-    return {"table": table_id, "round": row.number, "seat": seat, "bets": together, "added": dict(bets),
+    return {"table": table_id, "round": row.number, "seat": seat or None, "bets": together, "added": dict(bets),
             "balance": balance - pending_payouts(s, [account_id], now).get(account_id, 0)}
 
 
@@ -491,13 +512,18 @@ def _refuse_round(connection: Any, table_id: int, wanted: int, open_number: int 
                              + (f"; round {open_number} is open" if open_number is not None else ""))
 
 
+_CHECKING_DECK = tuple(standard_deck())
+
+
 def _checking_shoe() -> Shoe:
-    return Shoe(standard_deck(), cut_card=0)  # the checking table opens betting but never deals
+    return Shoe(_CHECKING_DECK, cut_card=0)  # the checking table opens betting but never deals
 
 
-def due_rounds(s: Session, now: datetime) -> list[int]:
-    """Rounds to move on: betting windows that closed, and Lucky Draw decisions that are all in or timed out."""
-    closed = s.scalars(select(Round.id).where(Round.status == "betting", Round.closes_at <= now))
+def due_rounds(s: Session, now: datetime, *, late: float = 0.0) -> list[int]:
+    """Rounds to move on: betting windows that closed (``late`` seconds ago: bets that arrived before the
+    close are still being written), and Lucky Draw decisions that are all in or timed out."""
+    closed = s.scalars(select(Round.id).where(Round.status == "betting",
+                                              Round.closes_at <= now - timedelta(seconds=late)))
     deciding = s.scalars(select(Round).where(Round.status == "decision"))
     ready = [r.id for r in deciding if r.decides_at is not None and (aware(r.decides_at) <= now
                                                                      or _all_decided(s, r.id))]
@@ -545,6 +571,8 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]
 
     game = game_of(table)
     core = Table(game, limits=limits_of(table), shoe_factory=factory)
+    if game.kind == "punto_banco":
+        return _replay_coup(core, shoe_row, current, bets)
     seat_of = core_seats(bets, game.max_seats)
     by_seat: dict[int, dict[str, int]] = {}
     for bet in bets:
@@ -561,6 +589,28 @@ def _replay(s: Session, table: GameTable, current: Round, bets: list[Bet]
     core.close_betting()
     current.first_card = start
     return core, shoe, core.deal(), {seat: account for account, seat in seat_of.items()}
+
+
+def _replay_coup(core: Table, shoe_row: ShoeRow, current: Round, bets: list[Bet]
+                 ) -> tuple[Table, Shoe, list[Any], dict[int, int]]:
+    """Punto banco: one coup for every bettor, however many (seated or not).  The core deals it with
+    no seat at all; each account's bets are then settled on it, the account's id standing for the
+    seat in the settlement events (so :func:`_settle` reads them as it reads Lucky Draw's)."""
+    core.open_betting()
+    shoe = core.shoe
+    assert shoe is not None
+    start = current.first_card if current.first_card is not None else shoe_row.position
+    shoe.resume(start, last_coup=shoe_row.last_coup)
+    core.close_betting()
+    current.first_card = start
+    events = core.deal()
+    coup = next(e.coup for e in events if isinstance(e, CoupResolved))
+    wagers = {w.code: w for w in core.game.wagers}
+    for bet in bets:
+        done = settle(wagers[bet.wager], coup, bet.amount)
+        events.append(BetSettled(core.round_no, seat=bet.account_id, wager=done.wager, stake=bet.amount,
+                                 event=done.event, odds=done.odds, net=done.net))
+    return core, shoe, events, {bet.account_id: bet.account_id for bet in bets}
 
 
 def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], events: list[Any],
@@ -720,6 +770,7 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
         s.add(Bet(round_id=current.id, account_id=account_id, seat=enter.seat, wager="draw", amount=enter.amount,
                   balance_before=enter.balance_before))
     s.add(Decision(round_id=current.id, account_id=account_id, seat=enter.seat, action=action))
+    notify.changed(s, table_id)
     s.flush()
     return {"table": table_id, "round": current.number, "action": action,
             "balance": wallet.balance(s, account_id) - pending_payouts(s, [account_id], now).get(account_id, 0)}

@@ -347,6 +347,7 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, A
         "result": None,
         "seats": {},
         "players": {},
+        "bettors": 0,  #: players with bets on the round on show, seated or not
         "spots": {w.code: {"total": 0, "players": 0} for w in game.wagers},
         "announcements": [],
         "shoe": None,
@@ -380,6 +381,7 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, A
                 results[bet.wager] = {"event": settled[bet.id].event, "net": settled[bet.id].net}
         for code, accounts in on_spot.items():
             view["spots"][code]["players"] = len(accounts)
+        view["bettors"] = len({bet.account_id for bet in bets})
         if state.phase == "decisions":
             decided = {row.account_id for row in connection.execute(_VIEW_DECISIONS, {"round": current.id})}
             view["decision"] = {"round": current.number, "opens_at": state.stored.get("decisions_at"),
@@ -480,8 +482,9 @@ def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, dict[s
     decided: dict[int, str] = {}
     if current is not None and state.phase != "closed":
         bets_on_show, paid = state.read_bets(connection)
+        wanted = set(account_ids)  # a set: thousands of bettors watch one table
         for bet in bets_on_show:
-            if bet.account_id in account_ids:
+            if bet.account_id in wanted:
                 bets.setdefault(bet.account_id, {})[bet.wager] = bet.amount
                 if bet.id in paid:
                     settled.setdefault(bet.account_id, {})[bet.wager] = {

@@ -46,6 +46,11 @@ _APPLY = (update(_WALLETS)
           .where(_WALLETS.c.account_id == bindparam("wallet"), _WALLETS.c.balance + bindparam("delta") >= 0)
           .values(balance=_WALLETS.c.balance + bindparam("delta"))
           .returning(_WALLETS.c.balance))
+#: Credits never take a wallet below zero: a movement touching more wallets than BULK credits them in one
+#: executemany (a round's settlement pays thousands of bettors at once).
+_CREDIT = (update(_WALLETS).where(_WALLETS.c.account_id == bindparam("wallet"))
+           .values(balance=_WALLETS.c.balance + bindparam("delta")))
+BULK = 8
 _BALANCES = select(_WALLETS.c.account_id, _WALLETS.c.balance).where(
     _WALLETS.c.account_id.in_(bindparam("wallets", expanding=True)))
 _BALANCE = select(_WALLETS.c.balance).where(_WALLETS.c.account_id == bindparam("wallet"))
@@ -54,8 +59,10 @@ _STORED = select(_REQUESTS.c.request_hash, _REQUESTS.c.response).where(
 _NEW_REQUEST = insert(_REQUESTS)
 
 
-def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: str = "") -> int:
-    """Record one balanced movement and apply it to the wallets it touches; returns its id.
+def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: str = "",
+             balances: dict[int, int] | None = None) -> int:
+    """Record one balanced movement and apply it to the wallets it touches; returns its id.  A given
+    ``balances`` gets the new balance of each wallet debited (a bet's answer needs it: no second read).
 
     Raises :class:`InsufficientFundsError` when a wallet would go negative (the caller's
     transaction is then rolled back, so nothing of the movement remains).
@@ -67,9 +74,21 @@ def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: 
     session.flush()  # rows this movement refers to (a new wallet) are written first
     connection = session.connection()
     entry: int = connection.execute(_NEW_ENTRY, {"kind": kind, "memo": memo, "created_at": now()}).scalar_one()
+    credits = []
     for account, amount in postings.items():
         if account.startswith("wallet:"):
-            _apply(session, int(account.split(":", 1)[1]), amount)
+            if amount >= 0 and len(postings) > BULK:
+                credits.append({"wallet": int(account.split(":", 1)[1]), "delta": amount})
+            else:
+                owner = int(account.split(":", 1)[1])
+                after = _apply(session, owner, amount)
+                if balances is not None:
+                    balances[owner] = after
+    if credits:  # a round's settlement: every winner's wallet in one statement, in one order (no deadlock)
+        credits.sort(key=lambda row: row["wallet"])
+        done = connection.execute(_CREDIT, credits).rowcount
+        if done not in (-1, len(credits)):  # a wallet that is not there: nothing of the movement may stay
+            raise ConfigurationError(f"{len(credits) - done} of the wallets credited do not exist")
     # The postings are written once their wallets are held (the UPDATE above locks them until the commit):
     # a wallet's postings are then numbered in the order its balance changed, so a player's history
     # (GET /api/history/export) follows the balance movement by movement, even with concurrent movements.

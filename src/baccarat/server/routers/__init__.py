@@ -1,8 +1,19 @@
 """The HTTP API's routes, one router per resource: accounts and sessions, games, tables, history,
-fairness, player protection, the operator's actions and the operator console's reports, lookup and
-audit trail (oversight).  :mod:`baccarat.server.app` includes them all."""
+fairness, player protection, the operator's actions, the operator console's reports, lookup and
+audit trail (oversight), and the answering process (server).  :mod:`baccarat.server.app` includes
+them all."""
 
-from baccarat.server.routers import accounts, fairness, games, history, operator, oversight, protection, tables
+from baccarat.server.routers import (
+    accounts,
+    fairness,
+    games,
+    history,
+    operator,
+    oversight,
+    protection,
+    server,
+    tables,
+)
 
 ALL = (accounts.router, games.router, tables.router, history.router, fairness.router, protection.router,
-       operator.router, oversight.router)
+       operator.router, oversight.router, server.router)

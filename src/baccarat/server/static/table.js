@@ -131,7 +131,7 @@ function tableView(tableId) {
   function stake(code) {
     say("");
     const w = wager(code);
-    if (!S.you || !S.you.seat) return say(t("refuse.sit_first"));
+    if (lucky() && (!S.you || !S.you.seat)) return say(t("refuse.sit_first"));  // punto banco: bettors need no seat
     if (w && w.placed !== "betting") return say(t("refuse.draw_spot"));
     if (!bettingOpen()) return say(t("bet.wait_next_round"));
     if (S.inflight) return say(t("bet.sending"), "info");

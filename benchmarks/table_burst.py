@@ -1,0 +1,299 @@
+"""A table for thousands: N WebSocket bettors (2,000 by default) on ONE EZ table, their bets in the
+last seconds of the betting window.
+
+The server (``baccarat serve``, ``--workers`` processes) is pinned to the first core and this load
+generator to the second (``taskset``; the database server, PostgreSQL, is not pinned).  Bettors have
+no seats (punto banco takes any player's bets).  Two phases on the same server:
+
+* burst: a 10 s window; each bettor places one bet, sent at a moment drawn uniformly from the last
+  ``--burst`` seconds (3) before the close.  Reported: bets confirmed, refused as late (sent after
+  the close) and refused otherwise, p50/p99 from send to confirmation, and the time from the last
+  card (and from the result's moment, one card pause later) to the last bettor's settlement push.
+  Goal: every bet sent before the close confirmed, p99 <= 250 ms, every bettor's settlement pushed
+  within 1 s of the last card;
+* saturated: every bettor bets chips of 1.00 back to back (the next sent when the last is answered)
+  for ``--saturate-seconds`` (5) of a window: the most confirmations a second the server gives.
+
+    python benchmarks/table_burst.py [--bettors 2000] [--database URL] [--workers N] [--json out.json]
+
+A PostgreSQL ``--database`` must be an empty database (it is migrated here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+from baccarat.server import accounts, tables, wallet
+from baccarat.server.db import connect, sqlite_url, transaction
+from baccarat.server.migrate import upgrade
+from baccarat.server.models import Account, Wallet
+from baccarat.server.timeline import Pace
+
+GRANT = 10_000_000
+
+
+def prepare(url: str, bettors: int, window: float) -> tuple[int, list[str]]:
+    """One EZ table and ``bettors`` accounts with session tokens, written in bulk (no password hashing:
+    the tokens are made directly, as a login would)."""
+    upgrade(url)
+    with connect(url) as sessions:
+        table_id = transaction(sessions, lambda s: tables.create_table(
+            s, "burst-ez", "ez", betting_seconds=window, pace=Pace(1.0, 0.6, 2.0)).id)
+
+        def work(s: Any) -> list[str]:
+            rows = [Account(username=f"bettor{i}", login=f"bettor{i}", password_hash="!", role="player")
+                    for i in range(bettors)]
+            s.add_all(rows)
+            s.flush()
+            s.add_all([Wallet(account_id=row.id, balance=0) for row in rows])
+            s.flush()
+            wallet.transfer(s, "grant", {wallet.CASHIER: -GRANT * bettors,
+                                         **{wallet.wallet_account(row.id): GRANT for row in rows}})
+            return [accounts._new_token(s, row.id) for row in rows]
+        return table_id, transaction(sessions, work)
+
+
+def _moments(url: str, table_id: int, number: int) -> tuple[float, float]:
+    """When the round's last card and its result were shown (epoch seconds), as the server stored them."""
+    from sqlalchemy import select
+
+    from baccarat.server.models import Round, aware
+
+    with connect(url) as sessions, sessions() as s:
+        played = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == number))
+        assert played is not None and played.result_at is not None, "the round was not dealt"
+        deal = json.loads(played.result or "{}").get("deal", [])
+        return datetime.fromisoformat(deal[-1]["at"]).timestamp(), aware(played.result_at).timestamp()
+
+
+class Bettor:
+    """One socket: reads every frame; answers resolve the command awaited; states are looked at cheaply
+    (only the player's own part, at the end of the frame, is decoded)."""
+
+    def __init__(self, socket: Any, index: int) -> None:
+        self.socket, self.index = socket, index
+        self.answer: asyncio.Future[dict[str, Any]] | None = None
+        self.round: int | None = None  #: the round of the bet to be settled
+        self.settled_at: float | None = None
+        self.table: dict[str, Any] | None = None  #: the last table view (bettor 0 only)
+
+    async def read(self) -> None:
+        async for raw in self.socket:
+            if raw.startswith('{"type": "state"'):
+                if self.index == 0:
+                    self.table = json.loads(raw)["table"]
+                if self.round is not None and self.settled_at is None:
+                    you = json.loads(raw[raw.rindex('"you": ') + 7:-1])
+                    if you["round"] == self.round and you["settlement"] is not None:
+                        self.settled_at = time.time()
+                continue
+            if self.answer is not None and not self.answer.done():
+                self.answer.set_result(json.loads(raw))
+
+    async def bet(self, number: int, bets: dict[str, int], key: str) -> tuple[dict[str, Any], float]:
+        self.answer = asyncio.get_running_loop().create_future()
+        sent = time.perf_counter()
+        await self.socket.send(json.dumps({"type": "bet", "key": key, "bets": bets, "round": number}))
+        answer = await self.answer
+        return answer, time.perf_counter() - sent
+
+
+async def _open(base: str, table_id: int, tokens: list[str]) -> list[Bettor]:
+    gate = asyncio.Semaphore(100)  # connections opened at most 100 at a time
+
+    async def one(index: int, token: str) -> Bettor:
+        async with gate:
+            socket = await websockets.connect(f"{base}/ws/tables/{table_id}", max_size=2**22, open_timeout=60)
+            await socket.send(json.dumps({"type": "auth", "token": token}))
+            first = await socket.recv()
+            bettor = Bettor(socket, index)
+            if index == 0:
+                bettor.table = json.loads(first)["table"]
+            return bettor
+    return await asyncio.gather(*(one(i, token) for i, token in enumerate(tokens)))
+
+
+async def _next_window(watcher: Bettor, lead: float) -> tuple[int, float]:
+    """The number and close (epoch seconds) of a round open for at least ``lead`` more seconds."""
+    while True:
+        table = watcher.table or {}
+        current = table.get("round")
+        opened = current is not None and (current.get("opens_at") is None or
+                                          datetime.fromisoformat(current["opens_at"]).timestamp() <= time.time())
+        if opened:
+            closes = datetime.fromisoformat(current["closes_at"]).timestamp()
+            if closes - time.time() >= lead:
+                return current["number"], closes
+        await asyncio.sleep(0.05)
+
+
+async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args: argparse.Namespace
+                ) -> dict[str, Any]:
+    number, closes = await _next_window(bettors[0], seconds + 0.5)
+    if args.profile:
+        await asyncio.sleep(max(0.0, closes - seconds - time.time()))
+        subprocess.Popen(["py-spy", "record", "--subprocesses", "--nonblocking", "-o", str(args.profile),
+                          "-f", args.profile_format, "--duration", str(round(seconds + 1)),
+                          "--pid", str(args.server_pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    latencies: list[float] = []
+    counts = {"sent": 0, "confirmed": 0, "late": 0, "refused_before_close": 0, "sent_after_close": 0}
+
+    async def one(bettor: Bettor) -> None:
+        at = closes - seconds + rng.random() * seconds
+        await asyncio.sleep(max(0.0, at - time.time()))
+        counts["sent"] += 1
+        sent_at = time.time()
+        before_close = sent_at < closes
+        counts["sent_after_close"] += not before_close
+        answer, took = await bettor.bet(number, {rng.choice(("banker", "player")): 100},
+                                        f"burst-{number}-{bettor.index:06d}")
+        if answer["type"] == "ok":
+            counts["confirmed"] += 1
+            latencies.append(took)
+            bettor.round = number
+        elif "closed" in answer.get("detail", "") and not before_close:
+            counts["late"] += 1
+        else:
+            counts["refused_before_close"] += 1
+            print(f"refused, sent {(closes - sent_at) * 1000:.0f} ms before the close: {answer.get('detail')}")
+
+    await asyncio.gather(*(one(b) for b in bettors))
+    # the settlement pushes: every confirmed bettor's, then the moments of the last card and the result
+    waiting = [b for b in bettors if b.round == number]
+    deadline = time.time() + 60
+    while any(b.settled_at is None for b in waiting) and time.time() < deadline:
+        await asyncio.sleep(0.05)
+    last_card, result_at = _moments(args.url, args.table_id, number)
+    settled = [b.settled_at for b in waiting if b.settled_at is not None]
+    last_push = max(settled) if settled else float("nan")
+    return {"round": number, **counts, "settled_pushed": len(settled),
+            "p50_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
+            "p99_ms": statistics.quantiles(latencies, n=100)[98] * 1000 if len(latencies) >= 100 else float("nan"),
+            "last_card_to_last_settlement_s": last_push - last_card,
+            "result_to_last_settlement_s": last_push - result_at}
+
+
+async def saturate(bettors: list[Bettor], seconds: float) -> dict[str, Any]:
+    number, closes = await _next_window(bettors[0], seconds + 1.0)
+    start = closes - seconds - 0.5
+    await asyncio.sleep(max(0.0, start - time.time()))
+    until = start + seconds
+    latencies: list[float] = []
+    confirmed = 0
+
+    async def one(bettor: Bettor) -> None:
+        nonlocal confirmed
+        n = 0
+        while time.time() < until:
+            n += 1
+            answer, took = await bettor.bet(number, {("banker", "player")[n % 2]: 100},
+                                            f"sat-{number}-{bettor.index:06d}-{n:04d}")
+            if answer["type"] != "ok":
+                if "closed" not in answer.get("detail", ""):
+                    print("saturated phase refused:", answer.get("detail"))
+                break
+            if time.time() <= until:
+                confirmed += 1
+                latencies.append(took)
+
+    await asyncio.gather(*(one(b) for b in bettors))
+    return {"round": number, "confirmations_per_s": confirmed / seconds,
+            "p50_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
+            "p99_ms": statistics.quantiles(latencies, n=100)[98] * 1000 if len(latencies) >= 100 else float("nan")}
+
+
+async def drive(base: str, table_id: int, tokens: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    started = time.perf_counter()
+    bettors = await _open(base, table_id, tokens)
+    print(f"{len(bettors)} sockets open in {time.perf_counter() - started:.1f} s")
+    readers = [asyncio.create_task(b.read()) for b in bettors]
+    try:
+        results = {"burst": await burst(bettors, args.burst, random.Random(2026), args)}
+        if args.saturate_seconds > 0:
+            results["saturated"] = await saturate(bettors, args.saturate_seconds)
+    finally:
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*(b.socket.close() for b in bettors), return_exceptions=True)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bettors", type=int, default=2000)
+    parser.add_argument("--window", type=float, default=10.0, help="the betting window (seconds)")
+    parser.add_argument("--burst", type=float, default=3.0, help="the bets arrive in the window's last seconds")
+    parser.add_argument("--saturate-seconds", type=float, default=5.0, help="0: no saturated phase")
+    parser.add_argument("--database", help="SQLAlchemy URL of an empty database (default: SQLite in a temporary "
+                                           "directory)")
+    parser.add_argument("--workers", type=int, default=1, help="server processes (PostgreSQL only above 1)")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--profile", type=Path, help="record the server with py-spy (an SVG flame graph, or "
+                                                     "--profile-format) from the burst's first bet to the close")
+    parser.add_argument("--server-log", type=Path, help="the server's own log (warnings and errors) to this file")
+    parser.add_argument("--profile-format", default="flamegraph", help="py-spy's: flamegraph, speedscope, raw")
+    args = parser.parse_args()
+    data_dir = Path(tempfile.mkdtemp(prefix="baccarat-burst-"))
+    url = args.database or sqlite_url(data_dir)
+    started = time.perf_counter()
+    table_id, tokens = prepare(url, args.bettors, args.window)
+    print(f"prepared one table and {len(tokens)} bettors in {time.perf_counter() - started:.1f} s")
+    exe = shutil.which("baccarat", path=str(Path(sys.executable).parent)) or "baccarat"
+    command = [exe, "serve", "--port", "0", "--data-dir", str(data_dir), "--database", url,
+               "--workers", str(args.workers)]
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) >= 2 and shutil.which("taskset"):
+        command = ["taskset", "-c", str(cores[0]), *command]
+        os.sched_setaffinity(0, {cores[1]})
+    log = open(args.server_log, "w") if args.server_log else subprocess.DEVNULL  # noqa: SIM115 - open while it runs
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
+    database = url.split("://")[0].split("+")[0]
+    try:
+        assert server.stdout is not None
+        match = re.search(r"ready at http://([0-9.:]+)", server.stdout.readline())
+        assert match, "the server did not start"
+        args.server_pid, args.url, args.table_id = server.pid, url, table_id
+        results = asyncio.run(drive(f"ws://{match.group(1)}", table_id, tokens, args))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    shown = results["burst"]
+    print(f"{database}, {args.workers} process(es), {args.bettors} bettors, bets in the last {args.burst:g} s of a "
+          f"{args.window:g} s window: {shown['confirmed']} confirmed, {shown['late']} refused as late, "
+          f"{shown['refused_before_close']} sent before the close and refused; send to confirmation p50 "
+          f"{shown['p50_ms']:.0f} ms, p99 {shown['p99_ms']:.0f} ms; last settlement push "
+          f"{shown['last_card_to_last_settlement_s']:.2f} s after the last card "
+          f"({shown['result_to_last_settlement_s']:.2f} s after the result's moment), "
+          f"{shown['settled_pushed']} of {shown['confirmed']} pushed")
+    if "saturated" in results:
+        sat = results["saturated"]
+        print(f"saturated: {sat['confirmations_per_s']:.0f} confirmations/s (p50 {sat['p50_ms']:.0f} ms, "
+              f"p99 {sat['p99_ms']:.0f} ms)")
+    met = (shown["refused_before_close"] == 0 and shown["p99_ms"] <= 250 and shown["settled_pushed"] ==
+           shown["confirmed"] and shown["last_card_to_last_settlement_s"] <= 1.0)
+    print(f"goal (every bet sent before the close confirmed, p99 <= 250 ms, all settled and pushed within 1 s of "
+          f"the last card): {'met' if met else 'NOT met'}")
+    if args.json:
+        args.json.write_text(json.dumps({"database": database, "workers": args.workers, "bettors": args.bettors,
+                                         "window": args.window, "burst": args.burst, **results, "goal_met": met},
+                                        indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

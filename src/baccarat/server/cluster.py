@@ -1,0 +1,53 @@
+"""What each server process runs besides answering requests, so that any number of them can serve
+one PostgreSQL database: the dealer, in the one process holding the dealer's lock
+(:mod:`baccarat.server.leader`), and the listener that wakes this process's table sockets on every
+change, whichever process made it (:mod:`baccarat.server.notify`).  On SQLite (one process) the
+process deals and its table sockets poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
+
+from fastapi import FastAPI
+from sqlalchemy import Engine
+
+from baccarat.server import live, notify
+from baccarat.server.batch import Batcher
+from baccarat.server.leader import Leadership, deal_while_leading
+from baccarat.server.settings import Settings
+
+
+@asynccontextmanager
+async def serving(app: FastAPI, engine: Engine, settings: Settings,
+                  deal_forever: Callable[[], Awaitable[None]]) -> AsyncIterator[None]:
+    """Run the dealer election and the listener for as long as the block runs."""
+    leadership = app.state.leadership = Leadership(engine)
+    pushes = notify.describe(engine) if settings.pushes != "poll" else "poll"
+    app.state.pushes, app.state.resync = pushes, settings.resync_seconds
+    app.state.process = os.getpid()
+    listener = None
+    if pushes == "notify":
+        loop = asyncio.get_running_loop()
+
+        def wake(ids: set[int]) -> None:  # from the listener's thread
+            with suppress(RuntimeError):  # the loop is closing
+                loop.call_soon_threadsafe(live.wake, app, ids)
+        listener = notify.Listener(engine.url.render_as_string(hide_password=False), wake).start()
+    app.state.listener = listener
+    # the socket commands' group commit; the dealer waits for the bets in it that arrived before a close
+    app.state.batcher = Batcher(app.state.sessions)
+    if getattr(app.state, "dealer", None) is not None:
+        app.state.dealer.bets_waiting = app.state.batcher.waiting_before
+    dealer = asyncio.create_task(deal_while_leading(leadership, deal_forever))
+    try:
+        yield
+    finally:
+        dealer.cancel()
+        with suppress(asyncio.CancelledError):
+            await dealer
+        if listener is not None:
+            await asyncio.to_thread(listener.stop)

@@ -1,0 +1,119 @@
+"""Which server process deals: exactly one at a time, however many serve one database.
+
+On PostgreSQL the dealer is the process holding a session-level advisory lock
+(:data:`LOCK_KEY`) on a connection of its own.  The others try to take it every
+:data:`TRY_EVERY` seconds; a leader whose process dies (even SIGKILL) loses its connection and so
+the lock at once, and another process deals within about half a second.  The leader checks its
+connection every :data:`TRY_EVERY` seconds too and stops dealing as soon as it is lost (a network
+break): if for that moment two processes deal, nothing is dealt twice, because dealing a round
+holds its table's and round's rows ``FOR UPDATE`` and checks its status again under the lock
+(:func:`baccarat.server.tables.deal_round`), and a transaction cut off mid-way is rolled back by
+PostgreSQL, so the next leader deals that round from the start, with the same cards.
+
+The lock connection names its process (``application_name = 'baccarat dealer pid=N'``), so
+``pg_stat_activity`` shows which process deals.
+
+SQLite is served by one process (``baccarat serve --workers`` above 1 is refused there): that
+process always deals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from typing import Any
+
+from sqlalchemy import Engine, text
+
+log = logging.getLogger("baccarat.dealer")
+
+#: The advisory lock that makes its holder the dealer ("bacc" as a number; locks are per database).
+LOCK_KEY = 0x62616363
+#: Seconds between a follower's tries at the lock, and between the leader's checks that it still holds it.
+TRY_EVERY = 0.25
+
+
+class Leadership:
+    """The dealer's lock for this process: :meth:`try_take` and :meth:`still_held` block (run them in a thread)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.connection: Any = None
+        self.leading = False
+
+    @property
+    def shared(self) -> bool:
+        """Several processes may serve this database (PostgreSQL)."""
+        return self.engine.dialect.name == "postgresql"
+
+    def try_take(self) -> bool:
+        """Take the lock if no other process holds it; True if this process now deals."""
+        if not self.shared:
+            self.leading = True
+            return True
+        try:
+            if self.connection is None:
+                self.connection = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+                self.connection.execute(text("SELECT set_config('application_name', :name, false)"),
+                                        {"name": f"baccarat dealer pid={os.getpid()}"})
+            self.leading = bool(self.connection.execute(text("SELECT pg_try_advisory_lock(:key)"),
+                                                        {"key": LOCK_KEY}).scalar())
+        except Exception:  # the database is away: not the dealer; try again later on a new connection
+            self.drop()
+            raise
+        return self.leading
+
+    def still_held(self) -> bool:
+        """Whether the lock's connection still stands (a lost connection has lost the lock)."""
+        if not self.shared:
+            return True
+        try:
+            self.connection.execute(text("SELECT 1"))
+            return True
+        except Exception:
+            self.drop()
+            return False
+
+    def drop(self) -> None:
+        """Give the lock up (closing its connection releases it)."""
+        self.leading = False
+        if self.connection is not None:
+            with suppress(Exception):
+                self.connection.close()
+            self.connection = None
+
+
+async def deal_while_leading(leadership: Leadership, deal_forever: Callable[[], Awaitable[None]],
+                             every: float = TRY_EVERY) -> None:
+    """Run ``deal_forever`` while this process holds the dealer's lock: try to take it every
+    ``every`` seconds, and stop dealing the moment it is lost.  Cancel to stop (the lock is given up)."""
+    dealing: asyncio.Task[None] | None = None
+    try:
+        while True:
+            if dealing is None:
+                try:
+                    taken = await asyncio.to_thread(leadership.try_take)
+                except Exception as error:
+                    log.warning("cannot try for the dealer's lock (%s: %s)", type(error).__name__, error)
+                    taken = False
+                if taken:
+                    if leadership.shared:
+                        log.warning("process %d deals (it holds the dealer's lock)", os.getpid())
+                    dealing = asyncio.create_task(deal_forever())  # type: ignore[arg-type]
+            elif dealing.done() or not await asyncio.to_thread(leadership.still_held):
+                log.error("process %d lost the dealer's lock: it stops dealing", os.getpid())
+                dealing.cancel()
+                with suppress(asyncio.CancelledError, Exception):
+                    await dealing
+                dealing = None
+                leadership.drop()
+            await asyncio.sleep(every)
+    finally:
+        if dealing is not None:
+            dealing.cancel()
+            with suppress(asyncio.CancelledError, Exception):
+                await dealing
+        await asyncio.to_thread(leadership.drop)

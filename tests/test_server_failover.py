@@ -1,0 +1,162 @@
+"""Two server processes on one PostgreSQL database: bets go through both, the dealing process is
+SIGKILLed at a random moment (25 times, restarted each time), and the other deals within 2 s.
+Afterwards every round was dealt once (one settlement movement each, the shoe's cursor moving
+on by exactly the cards of each round), every acknowledged bet is settled, the ledger balances."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import func, select, text
+
+from baccarat.server import wallet
+from baccarat.server.db import connect
+from baccarat.server.models import Bet, IdempotentRequest, LedgerTransaction, Round, Settlement
+
+CYCLES = 25
+PLAYERS = 6
+TABLE = 2  # ez-1: punto banco, so players bet seated or not
+FAILOVER = 2.0  #: seconds within which another process deals
+
+
+def _start(exe: str, url: str, data_dir: Path) -> tuple[subprocess.Popen[str], str]:
+    server = subprocess.Popen([exe, "serve", "--port", "0", "--database", url, "--data-dir", str(data_dir),
+                               "--betting-seconds", "0.5"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    match = re.search(r"ready at (http://[0-9.]+:\d+)", line)
+    assert match, line
+    return server, match.group(1)
+
+
+def _dealer(url: str) -> int | None:
+    """The pid named by the connection holding the dealer's advisory lock (pg_stat_activity)."""
+    with connect(url) as sessions, sessions() as s:
+        name = s.scalar(text("SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                             "WHERE l.locktype = 'advisory' AND l.granted"))
+    return int(name.split("pid=")[1]) if name else None
+
+
+def _wait_for_dealer(base: str, within: float) -> float:
+    """Seconds until the process at ``base`` says it deals (fails after ``within``)."""
+    start = time.monotonic()
+    with httpx.Client(base_url=base, timeout=2) as client:
+        while time.monotonic() - start < within:
+            if client.get("/api/server").json()["dealer"]:
+                return time.monotonic() - start
+            time.sleep(0.05)
+    pytest.fail(f"no process took over the dealing within {within} s")
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_the_dealer_sigkilled_25_times_another_deals_and_nothing_is_dealt_twice(database_url: str, tmp_path: Path):
+    exe = shutil.which("baccarat", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    rng = random.Random(2027)
+    servers = [_start(exe, database_url, tmp_path), _start(exe, database_url, tmp_path)]
+    tokens = []
+    with httpx.Client(base_url=servers[0][1], timeout=10) as client:
+        for i in range(PLAYERS):
+            client.post("/api/accounts", json={"username": f"player{i}", "password": "correct horse"})
+            token = client.post("/api/sessions", json={"username": f"player{i}", "password": "correct horse"}
+                                ).json()["token"]
+            if i % 2 == 0:  # half of them seated, half betting without a seat
+                client.post(f"/api/tables/{TABLE}/seats", json={}, headers={"Authorization": f"Bearer {token}"})
+            tokens.append(token)
+    acknowledged: dict[str, dict] = {}
+    answered_by: Counter[str] = Counter()
+    takeovers = []
+    sent = 0
+    lock = threading.Lock()
+    for cycle in range(CYCLES):
+        stop = threading.Event()
+        bases = [base for _, base in servers]
+
+        def load(player: int, stop_event: threading.Event = stop, round_: int = cycle,
+                 addresses: list[str] = bases) -> None:
+            nonlocal sent
+            auth = {"Authorization": f"Bearer {tokens[player]}"}
+            clients = [httpx.Client(base_url=address, timeout=5) for address in addresses]
+            turn = player
+            while not stop_event.is_set():
+                with lock:
+                    sent += 1
+                    key = f"c{round_}-p{player}-{sent}"
+                turn += 1
+                client = clients[turn % 2]  # through both processes in turn
+                try:
+                    answer = client.post(f"/api/tables/{TABLE}/bets", json={"bets": {"banker": 100}},
+                                         headers={**auth, "Idempotency-Key": key})
+                except httpx.HTTPError:
+                    continue  # the process died under us: this bet was never acknowledged
+                if answer.status_code == 201:
+                    acknowledged[key] = answer.json()
+                    answered_by[str(client.base_url)] += 1
+                else:
+                    assert answer.status_code in (409, 422), answer.text  # closed, at the maximum
+                time.sleep(0.02)
+            for each in clients:
+                each.close()
+
+        workers = [threading.Thread(target=load, args=(p,)) for p in range(PLAYERS)]
+        for worker in workers:
+            worker.start()
+        time.sleep(rng.uniform(0.3, 1.5))
+        pid = _dealer(database_url)
+        for _ in range(40):  # just restarted: the dealer's lock may be between two processes
+            if pid in (process.pid for process, _ in servers):
+                break
+            time.sleep(0.05)
+            pid = _dealer(database_url)
+        leader = next(i for i, (process, _) in enumerate(servers) if process.pid == pid)
+        servers[leader][0].send_signal(signal.SIGKILL)
+        servers[leader][0].wait()
+        takeovers.append(_wait_for_dealer(servers[1 - leader][1], FAILOVER))
+        stop.set()
+        for worker in workers:
+            worker.join()
+        servers[leader] = _start(exe, database_url, tmp_path)
+    time.sleep(9)  # the last rounds are dealt and their results shown (the default pace)
+    for process, _ in servers:
+        process.terminate()
+        process.wait(timeout=30)
+
+    assert len(acknowledged) >= CYCLES and len(answered_by) >= 3  # bets went through both processes, and restarts
+    assert max(takeovers) < FAILOVER
+    with connect(database_url) as sessions, sessions() as s:
+        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+        assert set(acknowledged) <= set(s.scalars(select(IdempotentRequest.key)))  # every acknowledged bet stored
+        rounds = s.scalars(select(Round).where(Round.table_id == TABLE).order_by(Round.number)).all()
+        settled = [r for r in rounds if r.status == "settled"]
+        assert len(settled) >= 3
+        # each round dealt once: one settlement movement per settled round, never two
+        memos = Counter(s.scalars(select(LedgerTransaction.memo).where(LedgerTransaction.kind == "settle")))
+        assert all(count == 1 for count in memos.values())
+        assert set(memos) == {f"table ez-1 round {r.number}" for r in settled}
+        # ... and the shoe moved on by exactly each round's cards (a round dealt twice would skip cards)
+        for before, after in itertools.pairwise(settled):
+            if before.shoe_id == after.shoe_id and after.number == before.number + 1:
+                assert after.first_card == before.first_card + len(json.loads(before.result)["cards"])
+        # every acknowledged bet is settled (all rounds but the open one are over)
+        open_rounds = [r.id for r in rounds if r.status == "betting"]
+        assert len(open_rounds) == 1 and all(r.status in ("settled", "no_action", "betting") for r in rounds)
+        unsettled = s.scalar(select(func.count(Bet.id)).outerjoin(Settlement, Settlement.bet_id == Bet.id)
+                             .where(Settlement.bet_id.is_(None), Bet.round_id.not_in(open_rounds)))
+        assert unsettled == 0
+        for answer in acknowledged.values():
+            number = answer["round"]
+            assert number in {r.number for r in settled} or number == rounds[-1].number
