@@ -96,3 +96,19 @@ def database_url(request: pytest.FixtureRequest, tmp_path):  # type: ignore[no-u
         with admin.connect() as connection:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.dispose()
+
+
+@pytest.fixture
+def sessions(database_url: str):  # type: ignore[no-untyped-def]
+    """Sessions on ``database_url`` migrated to the newest schema; the test must leave the ledger
+    balanced (every movement's postings sum to zero, and every wallet equals its postings)."""
+    from baccarat.server import wallet
+    from baccarat.server.db import make_engine, session_factory
+    from baccarat.server.migrate import upgrade
+
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    yield session_factory(engine)
+    with session_factory(engine)() as s:
+        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+    engine.dispose()

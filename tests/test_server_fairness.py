@@ -20,24 +20,13 @@ from baccarat.errors import ConfigurationError, IllegalActionError
 from baccarat.fair import ALGORITHM, ALGORITHM_1, fair_cards, shoe_key
 from baccarat.server import accounts, fairness, tables, wallet
 from baccarat.server import history as played
-from baccarat.server.db import make_engine, read, session_factory, transaction
+from baccarat.server.db import read, transaction
 from baccarat.server.dealer import deal_due
-from baccarat.server.migrate import upgrade
 from baccarat.server.models import Round, ShoeRow, aware
 from baccarat.server.timeline import Pace
 from baccarat.shoe import Shoe
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def sessions(database_url: str):
-    upgrade(database_url)
-    engine = make_engine(database_url)
-    yield session_factory(engine)
-    with session_factory(engine)() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-    engine.dispose()
 
 
 def _players(sessions, *names: str, seeds: dict[str, str] | None = None) -> list[int]:

@@ -13,20 +13,9 @@ from sqlalchemy import select
 
 from baccarat.errors import AuthenticationError, ConfigurationError, ConflictError, InsufficientFundsError
 from baccarat.server import accounts, wallet
-from baccarat.server.db import make_engine, session_factory, transaction
+from baccarat.server.db import make_engine, transaction
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Base, Token
-
-
-@pytest.fixture
-def sessions(database_url: str):
-    url = database_url
-    upgrade(url)
-    engine = make_engine(url)
-    yield session_factory(engine)
-    with session_factory(engine)() as session:  # every test leaves the books balanced
-        assert wallet.check_ledger(session) == {"total": 0, "unbalanced": 0, "wallets": 0}
-    engine.dispose()
 
 
 def test_migrations_build_exactly_the_models_schema(database_url: str):

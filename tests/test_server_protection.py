@@ -16,9 +16,8 @@ from sqlalchemy import func, select
 from baccarat.errors import ConfigurationError, ProtectionError
 from baccarat.server import accounts, clock, protection, tables, wallet
 from baccarat.server.app import create_app
-from baccarat.server.db import connect, make_engine, session_factory, transaction
+from baccarat.server.db import connect, transaction
 from baccarat.server.dealer import deal_due
-from baccarat.server.migrate import upgrade
 from baccarat.server.models import Bet
 from baccarat.server.settings import Settings
 from baccarat.server.timeline import Pace
@@ -36,13 +35,8 @@ def manual():
 
 
 @pytest.fixture
-def sessions(database_url: str, manual):
-    upgrade(database_url)
-    engine = make_engine(database_url)
-    yield session_factory(engine)
-    with session_factory(engine)() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-    engine.dispose()
+def sessions(manual, sessions):
+    return sessions
 
 
 def _setup(sessions, game="mini", betting_seconds=600.0):

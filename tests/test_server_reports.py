@@ -17,9 +17,8 @@ from baccarat.analysis.analyze import analyze
 from baccarat.analysis.composition import Composition
 from baccarat.presets import get_game
 from baccarat.server import accounts, clock, lookup, operations, reports, tables, wallet
-from baccarat.server.db import make_engine, session_factory, transaction
+from baccarat.server.db import transaction
 from baccarat.server.dealer import deal_due
-from baccarat.server.migrate import upgrade
 from baccarat.server.models import Bet, GameTable, LedgerTransaction, Posting, Round, Settlement
 from baccarat.server.timeline import Pace
 
@@ -36,13 +35,8 @@ def manual():
 
 
 @pytest.fixture
-def sessions(database_url: str, manual):
-    upgrade(database_url)
-    engine = make_engine(database_url)
-    yield session_factory(engine)
-    with session_factory(engine)() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-    engine.dispose()
+def sessions(manual, sessions):
+    return sessions
 
 
 PLAN = {

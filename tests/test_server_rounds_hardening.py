@@ -17,25 +17,14 @@ from sqlalchemy import insert, select
 from baccarat.errors import BaccaratError, IllegalActionError
 from baccarat.server import accounts, tables, wallet
 from baccarat.server.clock import SteadyClock
-from baccarat.server.db import make_engine, session_factory, transaction
+from baccarat.server.db import transaction
 from baccarat.server.dealer import Dealer, deal_due
-from baccarat.server.migrate import upgrade
 from baccarat.server.models import Bet, Round, Seat, Settlement
 from baccarat.server.timeline import Pace
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 #: Repetitions of the seat race; CI runs more (``BACCARAT_RACE_REPETITIONS``).
 RACE_REPETITIONS = int(os.environ.get("BACCARAT_RACE_REPETITIONS", "20"))
-
-
-@pytest.fixture
-def sessions(database_url: str):
-    upgrade(database_url)
-    engine = make_engine(database_url)
-    yield session_factory(engine)
-    with session_factory(engine)() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-    engine.dispose()
 
 
 def _table(sessions, game: str, name: str, players: tuple[str, ...], **options):

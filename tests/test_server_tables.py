@@ -12,23 +12,12 @@ from sqlalchemy import select
 from baccarat import verify as verifier
 from baccarat.errors import BetLimitError, ConflictError, IllegalActionError, InsufficientFundsError, UnknownWagerError
 from baccarat.server import accounts, tables, wallet
-from baccarat.server.db import make_engine, session_factory, transaction
+from baccarat.server.db import transaction
 from baccarat.server.dealer import deal_due
-from baccarat.server.migrate import upgrade
 from baccarat.server.models import Bet, Round, Settlement
 from baccarat.server.timeline import Pace
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def sessions(database_url: str):
-    upgrade(database_url)
-    engine = make_engine(database_url)
-    yield session_factory(engine)
-    with session_factory(engine)() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-    engine.dispose()
 
 
 def _setup(sessions, game="ez", players=("ann", "ben")):

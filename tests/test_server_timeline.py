@@ -20,9 +20,8 @@ from sqlalchemy import select
 from baccarat.errors import BetLimitError, IllegalActionError
 from baccarat.server import accounts, tables, views, wallet
 from baccarat.server.app import create_app
-from baccarat.server.db import connect, make_engine, session_factory, transaction
+from baccarat.server.db import connect, transaction
 from baccarat.server.dealer import Dealer, deal_due
-from baccarat.server.migrate import upgrade
 from baccarat.server.models import Round, Seat
 from baccarat.server.settings import Settings
 from baccarat.server.timeline import Pace
@@ -30,16 +29,6 @@ from baccarat.server.timeline import Pace
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 STEP = timedelta(milliseconds=50)
 PHASES = ("betting", "no_more_bets", "dealing", "decisions", "result")
-
-
-@pytest.fixture
-def sessions(database_url: str):
-    upgrade(database_url)
-    engine = make_engine(database_url)
-    yield session_factory(engine)
-    with session_factory(engine)() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-    engine.dispose()
 
 
 def _table(sessions, game: str, players: tuple[str, ...], **options):
