@@ -29,6 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.test_enumeration
 
+from installed import compile_package
+
 GAMES = ("mini", "ez", "lucky-draw")
 
 
@@ -78,7 +80,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="do not compile the package's bytecode first (see benchmarks/installed.py)")
     args = parser.parse_args()
+    if not args.no_bytecode:
+        compile_package()
     load = os.getloadavg()[0]
     cli = time_cli(args.repeats)
     ours, baseline = time_in_process(args.repeats)

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from installed import compile_package  # benchmarks/installed.py
 
 from baccarat.sim.report import ratio_stats
 from baccarat.sim.run import Plan, chunk_state
@@ -148,7 +149,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000,600000,2000000", help="shoes per run, comma-separated")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="do not compile the package's bytecode first (see benchmarks/installed.py)")
     args = parser.parse_args()
+    if not args.no_bytecode:
+        compile_package()
     sizes = [int(s) for s in args.sizes.split(",")]
     load = os.getloadavg()[0]
     folder = Path(tempfile.mkdtemp(prefix="baccarat-bench-"))
