@@ -17,7 +17,12 @@ so noise from other work on the machine hits them alike); medians and [min-max] 
 the load average, and the ratio of one worker to C in CPU seconds as well, which moves less than
 wall time when other programs share the machine.
 
-    python benchmarks/simulate.py [--sizes 100000,600000,2000000] [--repeats 5] [--json out.json]
+The ``baccarat`` processes run with the package's bytecode compiled first, as an installed package
+has it (``installed.py``; ``--no-bytecode`` times them compiling their modules from source, as they
+do where ``PYTHONDONTWRITEBYTECODE`` is set).  ``simulate_timeline.py`` shows where one process's
+time goes (start-up, each worker's chunks, the tail, the exit).
+
+    python benchmarks/simulate.py [--sizes 100000,600000,2000000] [--repeats 5] [--json out.json] [--no-bytecode]
 """
 
 from __future__ import annotations
