@@ -17,7 +17,16 @@ so noise from other work on the machine hits them alike); medians and [min-max] 
 the load average, and the ratio of one worker to C in CPU seconds as well, which moves less than
 wall time when other programs share the machine.
 
-    python benchmarks/simulate.py [--sizes 100000,600000,2000000] [--repeats 5] [--json out.json]
+It also prints the most two workers can gain while the start-up stays serial: (S + D) / (S + D/2),
+with S the start-up above and D the dealing time at the in-process rate (an upper bound: the fork,
+the tail and the exit are left out), which is what keeps the 600,000-shoe ratio under 1.8.
+
+The ``baccarat`` processes run with the package's bytecode compiled first, as an installed package
+has it (``installed.py``; ``--no-bytecode`` times them compiling their modules from source, as they
+do where ``PYTHONDONTWRITEBYTECODE`` is set).  ``simulate_timeline.py`` shows where one process's
+time goes (start-up, each worker's chunks, the tail, the exit).
+
+    python benchmarks/simulate.py [--sizes 100000,600000,2000000] [--repeats 5] [--json out.json] [--no-bytecode]
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from installed import compile_package  # benchmarks/installed.py
 
 from baccarat.sim.report import ratio_stats
 from baccarat.sim.run import Plan, chunk_state
@@ -137,6 +147,19 @@ def kernel_rates(shoes: int, repeats: int) -> dict[str, float]:
     return {name: statistics.median(r) for name, r in rates.items()}
 
 
+def start_bounds(start: float, rate: float, runs: dict[int, dict[str, list[float]]]) -> dict[int, float]:
+    """For each size, the ratio of two workers to one if the start-up ``start`` is serial and dealing halves.
+
+    The dealing time is the size's hands (from the one-worker runs) at the in-process ``rate``; the
+    fork, the tail and the exit are left out, so this is an upper bound for the code as it stands.
+    """
+    bounds = {}
+    for shoes, figures in runs.items():
+        dealing = statistics.median(figures["hands"]) / rate
+        bounds[shoes] = (start + dealing) / (start + dealing / 2)
+    return bounds
+
+
 def spread(values: list[float], scale: float = 1.0, digits: int = 2) -> str:
     """``median [min-max]``."""
     return (f"{statistics.median(values) / scale:.{digits}f} "
@@ -148,14 +171,18 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000,600000,2000000", help="shoes per run, comma-separated")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="do not compile the package's bytecode first (see benchmarks/installed.py)")
     args = parser.parse_args()
+    if not args.no_bytecode:
+        compile_package()
     sizes = [int(s) for s in args.sizes.split(",")]
     load = os.getloadavg()[0]
     folder = Path(tempfile.mkdtemp(prefix="baccarat-bench-"))
     binary = build_reference(folder)
     time_process(1, 1, 0)  # the kernels' first build (or numba's cache) and the cached tables, outside the timings
 
-    keys = ("c", "one", "two", "c_ratio", "two_ratio", "c_ratio_cpu", "c_pair")
+    keys = ("c", "one", "two", "c_ratio", "two_ratio", "c_ratio_cpu", "c_pair", "hands")
     runs: dict[int, dict[str, list[float]]] = {n: {key: [] for key in keys} for n in sizes}
     starts: list[float] = []
     for repeat in range(args.repeats):
@@ -171,6 +198,7 @@ def main() -> None:
             check_same_shoes(reference, two)
             hands = one["hands"]
             figures = runs[shoes]
+            figures["hands"].append(hands)
             figures["c"].append(hands / c_seconds)
             figures["one"].append(hands / one_seconds)
             figures["two"].append(hands / two_seconds)
@@ -193,6 +221,9 @@ def main() -> None:
     print(f"goals: 1 worker / C >= {GOAL_C} and 2 / 1 worker >= {GOAL_TWO} at 600,000 shoes; 'C: 2 copies / 1' is the "
           "throughput of two C processes at once over one, the most two workers could get on this machine")
     print(f"start-up (whole process, 1 shoe): {spread(starts, digits=3)} s (goal: at most {GOAL_START} s)")
+    bounds = start_bounds(statistics.median(starts), kernels["punto banco (ez)"], runs)
+    print("the most two workers can gain when the start-up does not run in parallel, (S + D) / (S + D / 2) with S the "
+          "start-up and D the dealing in-process: " + ", ".join(f"{n:,} shoes {b:.2f}" for n, b in bounds.items()))
     lucky, punto = kernels["lucky draw"], kernels["punto banco (ez)"]
     print(f"kernels in-process, 100,000 shoes: punto banco {punto / 1e6:.1f} M hands/s, Lucky Draw "
           f"{lucky / 1e6:.1f} M hands/s ({punto / lucky:.2f}x slower; goal: within {GOAL_LUCKY}x)")
@@ -202,7 +233,7 @@ def main() -> None:
             "sizes": {str(n): {key: {"median": statistics.median(v), "min": min(v), "max": max(v)}
                                for key, v in f.items()} for n, f in runs.items()},
             "startup_s": {"median": statistics.median(starts), "min": min(starts), "max": max(starts)},
-            "kernel_hands_per_s": kernels,
+            "kernel_hands_per_s": kernels, "two_worker_bound": {str(n): b for n, b in bounds.items()},
         }, indent=2) + "\n")
 
 

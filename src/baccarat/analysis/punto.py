@@ -110,16 +110,18 @@ def _dealt(cards: list[Card], like: Coup) -> Coup:
 
 @cache
 def _other_coups() -> tuple[tuple[Coup, ...], tuple[Coup, ...]]:
+    card = cache(Card)  # a few dozen distinct cards: made once each, not 40,000 times (start-up, issue 17)
+
     def unlike(coup: Coup) -> Coup:
-        return _dealt([Card(_OTHER_TENS[i] if card.value == 0 else card.rank, _OTHER_SUITS[i])
-                       for i, (_, card) in enumerate(coup.deal_order)], coup)
+        return _dealt([card(_OTHER_TENS[i] if dealt.value == 0 else dealt.rank, _OTHER_SUITS[i])
+                       for i, (_, dealt) in enumerate(coup.deal_order)], coup)
 
     def paired(coup: Coup) -> Coup:
         cards = [card for _, card in coup.deal_order]
         for first, second, total in ((0, 2, coup.player_cards), (1, 3, coup.banker_cards)):
             two = (total[0].value + total[1].value) % 10
             if two in _PAIR_OF:
-                cards[first] = cards[second] = Card(_PAIR_OF[two], "d")
+                cards[first] = cards[second] = card(_PAIR_OF[two], "d")
         return _dealt(cards, coup)
 
     table = coup_table()
