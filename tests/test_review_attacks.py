@@ -1,0 +1,58 @@
+"""Red-team findings on player protection, the operator console and the audit trail: each test
+failed before its fix (see the commit that brought it)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from baccarat.errors import ConfigurationError
+from baccarat.server import accounts, reports, wallet
+from baccarat.server.app import create_app
+from baccarat.server.db import connect, transaction
+from baccarat.server.settings import Settings
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    settings = Settings(data_dir=tmp_path, betting_seconds=600)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as test_client:
+        test_client.settings = settings  # type: ignore[attr-defined]
+        yield test_client
+    with connect(settings.url) as sessions, sessions() as s:
+        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+
+
+def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, str]:
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        transaction(sessions, lambda s: accounts.register(s, name, "correct horse", grant=50_000, role=role))
+    token = client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.mark.parametrize("query", ["from=9999-12-31&to=9999-12-31", "to=0001-01-01", "to=9999-12-31",
+                                   "from=0001-01-01&to=0001-01-01"])
+@pytest.mark.parametrize("report", ["tables", "wagers"])
+def test_reports_at_the_ends_of_the_calendar_are_refused_in_words_not_500(client, report, query):
+    boss = _log_in(client, "pit_boss", "operator")
+    answer = client.get(f"/api/operator/reports/{report}?{query}", headers=boss)
+    assert answer.status_code in (200, 422), answer.text
+    if answer.status_code == 422:
+        assert "day" in answer.json()["message"]
+
+
+def test_a_report_span_reaching_past_the_calendar_names_the_days_allowed():
+    with pytest.raises(ConfigurationError, match="choose"):
+        reports.span(None, date(1, 1, 1), now=datetime(2026, 11, 22, tzinfo=UTC))
+    assert reports.span(date(1, 1, 1), date(1, 1, 1)) == (date(1, 1, 1), date(1, 1, 1))
+
+
+@pytest.mark.parametrize("q", ["99999999999999999999", "2147483648", "\u00b2", "\u0663"])
+def test_player_lookup_by_an_odd_number_answers_not_500(client, q):
+    boss = _log_in(client, "pit_boss", "operator")
+    answer = client.get("/api/operator/players", params={"q": q}, headers=boss)
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == []
