@@ -10,7 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from baccarat.errors import ConfigurationError
-from baccarat.server import accounts, reports, wallet
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+
+from baccarat.server import accounts, audit, reports, wallet
 from baccarat.server.app import create_app
 from baccarat.server.db import connect, transaction
 from baccarat.server.settings import Settings
@@ -56,3 +59,21 @@ def test_player_lookup_by_an_odd_number_answers_not_500(client, q):
     answer = client.get("/api/operator/players", params={"q": q}, headers=boss)
     assert answer.status_code == 200, answer.text
     assert answer.json() == []
+
+
+@pytest.fixture
+def any_database(tmp_path: Path, database_url: str):
+    settings = Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=600)
+    with TestClient(create_app(settings)) as test_client:
+        yield settings
+
+
+def test_the_database_refuses_to_empty_the_audit_trail_at_once(any_database):
+    """TRUNCATE fires no row trigger on PostgreSQL: it emptied the trail, and the empty chain checked."""
+    with connect(any_database.url) as sessions:
+        transaction(sessions, lambda s: audit.record(s, "someone", "credit", "account 1", {}, {"amount": 1}))
+        wipe = "TRUNCATE audit_log" if any_database.url.startswith("postgresql") else "DELETE FROM audit_log"
+        with pytest.raises(DBAPIError, match="append-only"):
+            transaction(sessions, lambda s: s.execute(text(wipe)))
+        with sessions() as s:
+            assert audit.verify(s)["entries"] == 1
