@@ -3,12 +3,14 @@ failed before its fix (see the commit that brought it)."""
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from baccarat.cli import main
 from baccarat.errors import ConfigurationError
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
@@ -77,3 +79,17 @@ def test_the_database_refuses_to_empty_the_audit_trail_at_once(any_database):
             transaction(sessions, lambda s: s.execute(text(wipe)))
         with sessions() as s:
             assert audit.verify(s)["entries"] == 1
+
+
+def test_creating_an_operator_account_is_written_to_the_audit_trail(tmp_path, monkeypatch, capsys):
+    """An operator's powers are granted by ``baccarat operator``: that grant was the one operator
+    action missing from the trail."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("correct horse\n"))
+    assert main(["operator", "new_boss", "--data-dir", str(tmp_path)]) in (0, None)
+    assert "operator new_boss created" in capsys.readouterr().out
+    with connect(Settings(data_dir=tmp_path).url) as sessions, sessions() as s:
+        entries = audit.trail(s)
+        assert audit.verify(s)["ok"]
+    assert [(e["action"], e["after"]["username"], e["after"]["role"]) for e in entries] == [
+        ("create_operator", "new_boss", "operator")]
+    assert entries[0]["actor"].startswith("command line: ")
