@@ -93,3 +93,20 @@ def test_creating_an_operator_account_is_written_to_the_audit_trail(tmp_path, mo
     assert [(e["action"], e["after"]["username"], e["after"]["role"]) for e in entries] == [
         ("create_operator", "new_boss", "operator")]
     assert entries[0]["actor"].startswith("command line: ")
+
+
+def test_the_audit_chain_checks_on_a_postgresql_server_whose_time_zone_is_not_utc(database_url):
+    """PostgreSQL hands timestamps back in the session's TimeZone (often the server's local zone):
+    the digest of an entry written at 12:00+00:00 was checked against 21:00+09:00, and every entry
+    of an untouched trail was reported as edited."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite stores no time zone")
+    from baccarat.server.migrate import upgrade
+
+    upgrade(database_url)
+    with connect(database_url) as sessions:
+        transaction(sessions, lambda s: audit.record(s, "someone", "credit", "account 1", {}, {"amount": 1}))
+        with sessions() as s:
+            s.execute(text("SET TIME ZONE 'Asia/Tokyo'"))  # as ALTER DATABASE ... SET timezone would
+            assert audit.verify(s)["ok"], audit.verify(s)
+            assert audit.trail(s)[0]["at"].endswith("+00:00")
