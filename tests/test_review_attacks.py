@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-
-from baccarat.cli import main
-from baccarat.errors import ConfigurationError
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
+from baccarat.cli import main
+from baccarat.errors import ConfigurationError
 from baccarat.server import accounts, audit, reports, wallet
 from baccarat.server.app import create_app
 from baccarat.server.db import connect, transaction
@@ -66,7 +65,7 @@ def test_player_lookup_by_an_odd_number_answers_not_500(client, q):
 @pytest.fixture
 def any_database(tmp_path: Path, database_url: str):
     settings = Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=600)
-    with TestClient(create_app(settings)) as test_client:
+    with TestClient(create_app(settings)):  # the app's start-up migrates the database
         yield settings
 
 
@@ -110,3 +109,42 @@ def test_the_audit_chain_checks_on_a_postgresql_server_whose_time_zone_is_not_ut
             s.execute(text("SET TIME ZONE 'Asia/Tokyo'"))  # as ALTER DATABASE ... SET timezone would
             assert audit.verify(s)["ok"], audit.verify(s)
             assert audit.trail(s)[0]["at"].endswith("+00:00")
+
+
+def test_a_clock_stepped_back_between_two_bets_never_lets_them_pass_a_limit(database_url):
+    """The window's first movement was found by time and the window read from its id on, taking
+    ids and times to rise together within a minute.  A server restarted after the wall clock was
+    stepped back an hour (or a second process anchored on a different wall clock) dates new
+    movements earlier than older ones: the player's stake before the step fell out of the count."""
+    from datetime import timedelta
+
+    from baccarat.errors import ProtectionError
+    from baccarat.server import clock, protection, tables
+    from baccarat.server.db import make_engine, session_factory
+    from baccarat.server.migrate import upgrade
+
+    start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+    held = clock.ManualClock(start)
+    previous = clock.use(held)
+    try:
+        upgrade(database_url)
+        sessions = session_factory(make_engine(database_url))
+
+        def setup(s):
+            table = tables.create_table(s, "mini-c", "mini", betting_seconds=600, now=start)
+            ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
+            tables.sit(s, table.id, ann)
+            protection.set_limit(s, ann, "stake", "day", 5_000)
+            return table.id, ann
+        table_id, ann = transaction(sessions, setup)
+        held.advance(minutes=1)
+        transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"banker": 3_000}))
+        held.moment = start - timedelta(minutes=50)  # a process whose wall clock is an hour behind...
+        transaction(sessions, lambda s: accounts.register(s, "bob", "correct horse", grant=1_000))  # any movement
+        held.moment = start + timedelta(minutes=2)  # ...and this one, on time
+        with pytest.raises(ProtectionError, match=r"stake limit of 50\.00"):
+            transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"player": 3_000}))
+        with sessions() as s:
+            assert protection.status(s, ann)["limits"][0]["used"] == 3_000
+    finally:
+        clock.use(previous)

@@ -50,7 +50,10 @@ REALITY_MINUTES = (15, 60)
 TIMEOUT_HOURS = (24, 6 * 7 * 24)
 EXCLUSION_MONTHS = (6, 60)
 PLAY_KINDS = ("stake", "settle", "refund")
-WINDOW_MARGIN = timedelta(minutes=1)
+#: How far before a window its movements are read from (see :func:`_window_sums`): more than twice
+#: any disagreement between the clocks that dated them (a server restarted after its wall clock
+#: stepped back, two processes anchored on different wall clocks).
+WINDOW_MARGIN = timedelta(days=1)
 
 
 def _row(s: Session, account_id: int, *, lock: bool = False) -> Protection | None:
@@ -114,17 +117,17 @@ def _window_sums(s: Session, account_id: int, starts: dict[str, datetime]) -> di
                 (and_(LedgerTransaction.created_at >= since, LedgerTransaction.kind == kind), Posting.amount),
                 else_=0)), 0).label(f"{name}_{kind}"))
     earliest = min(starts.values())
-    # The first movement of the window, found on the time index.  A movement's id and time are taken
-    # together at its insert, so none dated in the window has an id below the first one dated a
-    # minute before it (the margin: far more than the moment between the two).  The window's
-    # postings are then read on (account, id): a bet never reads the player's whole history.
-    first = s.scalar(select(LedgerTransaction.id).where(LedgerTransaction.created_at >= earliest - WINDOW_MARGIN)
-                     .order_by(LedgerTransaction.created_at, LedgerTransaction.id).limit(1))
-    if first is None:
-        return {name: (0, 0) for name in starts}
+    # A movement's id and time are taken together at its insert, so one dated a margin before the
+    # window was inserted before any dated in it, as long as the clocks that dated them disagree by
+    # less than half the margin.  The window's postings are read on (account, id) from that one on:
+    # a bet never reads the player's whole history.  (Starting from the window's first movement by
+    # time, as before, trusted ids and times to rise together: a movement dated an hour early by a
+    # clock stepped back, once it was the window's first, hid the player's stakes inserted before it.)
+    before = s.scalar(select(LedgerTransaction.id).where(LedgerTransaction.created_at < earliest - WINDOW_MARGIN)
+                      .order_by(LedgerTransaction.created_at.desc(), LedgerTransaction.id.desc()).limit(1))
     row = s.execute(select(*columns).select_from(Posting)
                     .join(LedgerTransaction, LedgerTransaction.id == Posting.transaction_id)
-                    .where(Posting.account == wallet.wallet_account(account_id), Posting.transaction_id >= first,
+                    .where(Posting.account == wallet.wallet_account(account_id), Posting.transaction_id > (before or 0),
                            LedgerTransaction.kind.in_(PLAY_KINDS), LedgerTransaction.created_at >= earliest)).one()
     sums = {}
     for name in starts:
