@@ -148,3 +148,12 @@ def test_a_clock_stepped_back_between_two_bets_never_lets_them_pass_a_limit(data
             assert protection.status(s, ann)["limits"][0]["used"] == 3_000
     finally:
         clock.use(previous)
+
+
+def test_crediting_an_account_that_does_not_exist_is_404_and_says_what_to_do(client):
+    boss = _log_in(client, "pit_boss", "operator")
+    answer = client.post("/api/operator/wallets/999/credit", json={"amount": 100},
+                         headers={**boss, "Idempotency-Key": "credit-999-1"})
+    assert answer.status_code == 404, answer.text
+    assert answer.json()["message"] == "no account 999: look the player up by name first"
+    assert client.get("/api/operator/audit", headers=boss).json() == []
