@@ -157,3 +157,29 @@ def test_crediting_an_account_that_does_not_exist_is_404_and_says_what_to_do(cli
     assert answer.status_code == 404, answer.text
     assert answer.json()["message"] == "no account 999: look the player up by name first"
     assert client.get("/api/operator/audit", headers=boss).json() == []
+
+
+def test_a_break_names_the_end_of_whichever_runs_longer(database_url):
+    """A six-week time-out taken late in a six-month self-exclusion runs past it: the refusal said
+    "your self-exclusion runs until <its end> ... play again after that", and after that the player
+    was still refused."""
+    from datetime import timedelta
+
+    from baccarat.server import clock, protection
+    from baccarat.server.db import make_engine, session_factory
+    from baccarat.server.migrate import upgrade
+
+    start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+    held = clock.ManualClock(start)
+    previous = clock.use(held)
+    try:
+        upgrade(database_url)
+        sessions = session_factory(make_engine(database_url))
+        ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
+        transaction(sessions, lambda s: protection.take_break(s, ann, months=6))
+        held.advance(days=170)
+        answer = transaction(sessions, lambda s: protection.take_break(s, ann, hours=1008))
+        assert answer["blocked"]["until"] == (held.now() + timedelta(hours=1008)).isoformat()
+        assert answer["blocked"]["kind"] == "time-out"
+    finally:
+        clock.use(previous)

@@ -85,10 +85,13 @@ def blocked_until(s: Session, account_id: int, now: datetime) -> tuple[str, date
     row = _row(s, account_id)
     if row is None:
         return None
-    for words, until in (("self-exclusion", row.excluded_until), ("time-out", row.timeout_until)):
-        if until is not None and aware(until) > now:
-            return words, aware(until)
-    return None
+    in_force = [(aware(until), words) for words, until in (("self-exclusion", row.excluded_until),
+                                                            ("time-out", row.timeout_until))
+                if until is not None and aware(until) > now]
+    if not in_force:
+        return None
+    until, words = max(in_force, key=lambda item: item[0])  # the one ending last (a tie: self-exclusion)
+    return words, until
 
 
 def check_play(s: Session, account_id: int, now: datetime | None = None) -> None:
