@@ -183,3 +183,10 @@ def test_a_break_names_the_end_of_whichever_runs_longer(database_url):
         assert answer["blocked"]["kind"] == "time-out"
     finally:
         clock.use(previous)
+
+
+def test_removing_a_limit_that_was_never_set_shows_no_limit_being_removed(client):
+    ivy = _log_in(client, "ivy")
+    answer = client.put("/api/protection/limits", json={"kind": "loss", "period": "day", "amount": None}, headers=ivy)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["limits"] == []

@@ -186,6 +186,8 @@ def set_limit(s: Session, account_id: int, kind: str, period: str, amount: int |
         limit.amount, limit.pending, limit.pending_from = current, None, None
     if amount is not None and (current is None or amount <= current):
         limit.amount, limit.pending, limit.pending_from = amount, None, None  # tighter (or the same): now
+    elif amount is None and current is None:
+        pass  # no such limit in force: nothing to remove (nor a removal to show as waiting)
     else:
         limit.pending, limit.pending_from = amount, now + LOOSER_WAIT
     s.flush()
