@@ -190,3 +190,41 @@ def test_removing_a_limit_that_was_never_set_shows_no_limit_being_removed(client
     answer = client.put("/api/protection/limits", json={"kind": "loss", "period": "day", "amount": None}, headers=ivy)
     assert answer.status_code == 200, answer.text
     assert answer.json()["limits"] == []
+
+
+def test_the_limits_never_tell_a_result_before_the_table_shows_it(database_url):
+    """The balance and the reality check leave out payouts still to be shown; the limits' "used"
+    and "left" counted them, so a player with a loss limit could read a win off them (or off a
+    refusal's "X is left") while the cards were still being turned."""
+    from baccarat.server import clock, protection, tables
+    from baccarat.server.db import make_engine, session_factory
+    from baccarat.server.dealer import deal_due
+    from baccarat.server.migrate import upgrade
+    from baccarat.server.timeline import Pace
+
+    start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+    held = clock.ManualClock(start)
+    previous = clock.use(held)
+    try:
+        upgrade(database_url)
+        sessions = session_factory(make_engine(database_url))
+
+        def setup(s):
+            table = tables.create_table(s, "mini-s", "mini", betting_seconds=10, pace=Pace(1, 2, 4), now=start)
+            ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
+            tables.sit(s, table.id, ann)
+            protection.set_limit(s, ann, "loss", "day", 5_000)
+            return table.id, ann
+        table_id, ann = transaction(sessions, setup)
+        # both sides: whichever wins (or a tie) pays, so the worst-case loss falls once results are in
+        transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"player": 1_000, "banker": 1_000}))
+        held.advance(seconds=11)
+        deal_due(sessions, now=held.now())  # dealt and settled now; shown card by card over seconds
+        with sessions() as s:
+            assert protection.status(s, ann, held.now())["limits"][0]["used"] == 2_000
+            assert protection.session_result(s, ann, start, held.now())["net"] == -2_000
+        held.advance(minutes=1)  # the result is on show now
+        with sessions() as s:
+            assert protection.status(s, ann, held.now())["limits"][0]["used"] <= 50
+    finally:
+        clock.use(previous)

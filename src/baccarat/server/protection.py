@@ -10,8 +10,9 @@ Definitions (the README says the same):
   wager), less stakes refunded when a round was voided.
 * **Loss** in a period counts the worst case: stakes still on the layout as lost, plus the net
   result of everything settled in it.  It is minus the sum of the wallet's stake, settle and
-  refund movements dated in the period (credits, debits and grants are not play).  A bet is
-  refused when the loss would pass the limit if the bet were lost too.
+  refund movements dated in the period (credits, debits and grants are not play).  A payout whose
+  result the table has not shown yet counts only once shown (as in the balance): the limits never
+  tell a result early.  A bet is refused when the loss would pass the limit if the bet were lost too.
 * A **tighter** limit (lower, or a first one) applies at once; a **looser** one (higher, or
   removing it) applies 24 hours after it was asked for, and until then the current one holds.
 * A **time-out** (24 hours to 6 weeks) or **self-exclusion** (6 months to 5 years) stops the
@@ -139,6 +140,14 @@ def _window_sums(s: Session, account_id: int, starts: dict[str, datetime]) -> di
     return sums
 
 
+def _unshown(s: Session, account_id: int, now: datetime) -> int:
+    """What the wallet already holds from results the table has not shown yet: left out of the
+    loss, so the limits (used, left, a refusal's words) never tell a result before the table does."""
+    from baccarat.server.views import pending_payouts  # views builds on the tables, which call this module
+
+    return pending_payouts(s, [account_id], now).get(account_id, 0)
+
+
 def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = None) -> None:
     """Refuse a stake that would pass one of the player's limits, naming it and what is left.
 
@@ -153,9 +162,10 @@ def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = 
                                                      .order_by(PlayLimit.kind, PlayLimit.id))
               if (amount := _effective(limit, now)) is not None and limit.period in PERIODS]
     sums = _window_sums(s, account_id, {limit.period: now - PERIODS[limit.period] for limit, _ in limits})
+    ahead = _unshown(s, account_id, now) if any(limit.kind == "loss" for limit, _ in limits) else 0
     for limit, amount in limits:
         stakes, loss = sums[limit.period]
-        used = stakes if limit.kind == "stake" else max(loss, 0)
+        used = stakes if limit.kind == "stake" else max(loss + ahead, 0)
         if used + stake > amount:
             left = max(amount - used, 0)
             what = f"your {limit.kind} limit of {format_amount(amount)} per {PERIOD_WORDS[limit.period]}"
@@ -256,10 +266,11 @@ def status(s: Session, account_id: int, now: datetime | None = None) -> dict[str
     limits: list[dict[str, Any]] = []
     rows = list(s.scalars(select(PlayLimit).where(PlayLimit.account_id == account_id)))
     sums = _window_sums(s, account_id, {limit.period: now - PERIODS[limit.period] for limit in rows})
+    ahead = _unshown(s, account_id, now) if rows else 0
     for limit in rows:
         amount = _effective(limit, now)
         stakes, loss = sums[limit.period]
-        used = stakes if limit.kind == "stake" else max(loss, 0)
+        used = stakes if limit.kind == "stake" else max(loss + ahead, 0)
         waiting = limit.pending_from is not None and aware(limit.pending_from) > now
         if amount is None and not waiting:
             continue  # removed
@@ -278,10 +289,8 @@ def status(s: Session, account_id: int, now: datetime | None = None) -> dict[str
 def session_result(s: Session, account_id: int, since: datetime, now: datetime | None = None) -> dict[str, Any]:
     """Time played and net result since ``since`` (the login), for the reality check.  Payouts not
     shown yet are left out: the check never tells a result before the table shows it."""
-    from baccarat.server.views import pending_payouts
-
     now = now or _now()
     stakes, loss = _sums(s, account_id, since)
-    ahead = pending_payouts(s, [account_id], now).get(account_id, 0)
+    ahead = _unshown(s, account_id, now)
     return {"since": since.isoformat(), "minutes": int((now - since).total_seconds() // 60),
             "net": -loss - ahead, "staked": stakes}
