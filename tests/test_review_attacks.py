@@ -228,3 +228,28 @@ def test_the_limits_never_tell_a_result_before_the_table_shows_it(database_url):
             assert protection.status(s, ann, held.now())["limits"][0]["used"] <= 50
     finally:
         clock.use(previous)
+
+
+def test_a_break_s_refusal_never_names_a_minute_it_still_runs_in(database_url):
+    """A time-out taken at 12:00:30 ends at 12:00:30 the next day; the refusal said "until 12:00",
+    and at 12:00:10 the player, told to play again after that, was refused again."""
+    from datetime import timedelta
+
+    from baccarat.errors import ProtectionError
+    from baccarat.server import clock, protection
+    from baccarat.server.db import make_engine, session_factory
+    from baccarat.server.migrate import upgrade
+
+    start = datetime(2026, 11, 22, 12, 0, 30, tzinfo=UTC)
+    held = clock.ManualClock(start)
+    previous = clock.use(held)
+    try:
+        upgrade(database_url)
+        sessions = session_factory(make_engine(database_url))
+        ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
+        transaction(sessions, lambda s: protection.take_break(s, ann, hours=24))
+        held.moment = start + timedelta(hours=24, seconds=-20)  # 12:00:10 the next day
+        with sessions() as s, pytest.raises(ProtectionError, match="runs until 2026-11-23 12:01 UTC"):
+            protection.check_play(s, ann)
+    finally:
+        clock.use(previous)

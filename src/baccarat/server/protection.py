@@ -100,6 +100,8 @@ def check_play(s: Session, account_id: int, now: datetime | None = None) -> None
     blocked = blocked_until(s, account_id, now or _now())
     if blocked is not None:
         words, until = blocked
+        if until.second or until.microsecond:  # shown to the minute: the next one, never a minute it still runs
+            until = until.replace(second=0, microsecond=0) + timedelta(minutes=1)
         raise ProtectionError(f"your {words} runs until {until:%Y-%m-%d %H:%M} UTC: you can see your balance "
                               f"and history, and play again after that. Help: {HELP_LINE}, {HELP_SITE}")
 
