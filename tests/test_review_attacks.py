@@ -253,3 +253,19 @@ def test_a_break_s_refusal_never_names_a_minute_it_still_runs_in(database_url):
             protection.check_play(s, ann)
     finally:
         clock.use(previous)
+
+
+def test_a_limit_or_reality_check_is_removed_only_when_asked_with_null_not_when_left_out(client):
+    """``{"kind": "loss", "period": "day"}`` (the amount forgotten) asked to remove the limit, and
+    ``{}`` turned the reality check off: a client's slip weakened the player's protection."""
+    ivy = _log_in(client, "ivy")
+    client.put("/api/protection/limits", json={"kind": "loss", "period": "day", "amount": 5_000}, headers=ivy)
+    client.put("/api/protection/reality-check", json={"minutes": 30}, headers=ivy)
+    for path, body in (("/api/protection/limits", {"kind": "loss", "period": "day"}),
+                       ("/api/protection/reality-check", {})):
+        answer = client.put(path, json=body, headers=ivy)
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["detail"][0]["field"] in ("body.amount", "body.minutes")
+    state = client.get("/api/protection", headers=ivy).json()
+    assert state["reality_minutes"] == 30
+    assert [(limit["amount"], limit["pending_from"]) for limit in state["limits"]] == [(5_000, None)]
