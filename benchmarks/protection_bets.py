@@ -5,7 +5,8 @@ by one with loss limits per day, week and month, after a long history outside th
 
 A bet of a player with limits locks the player's protection row and sums the wallet's play movements
 in the windows; the history older than the longest window is never read (``postings(account,
-transaction_id)`` from the window's first movement), so the cost follows the play in the window.
+transaction_id)`` after the last movement dated a day before the window), so the cost follows
+the play in the window.
 """
 
 from __future__ import annotations

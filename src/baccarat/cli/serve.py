@@ -21,6 +21,8 @@ import typer
 from baccarat.cli import EXIT_UNAVAILABLE, RulesOption, app, handle_errors
 
 if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
     from baccarat.server.settings import Settings
 
 #: The largest request line plus headers uvicorn buffers (bytes); a bigger head is refused with 400.
@@ -207,14 +209,21 @@ def operator(
     data_dir: Annotated[Path | None, typer.Option(help="Data directory.")] = None,
 ) -> None:
     """Create an operator account; the password is read from the terminal (or one line of stdin)."""
-    from baccarat.server import accounts
+    from baccarat.cli.rounds import _actor
+    from baccarat.server import accounts, audit
     from baccarat.server.db import connect, transaction
     from baccarat.server.settings import Settings
+
+    def create(s: Session) -> None:
+        account = accounts.register(s, username, password, grant=0, role="operator")
+        # granting an operator's powers is an operator action: recorded in the same transaction
+        audit.record(s, _actor(), "create_operator", f"account {account.id}", {},
+                     {"username": account.username, "role": account.role})
 
     password = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
         url = ready_database(settings)
         with connect(url) as sessions:
-            transaction(sessions, lambda s: accounts.register(s, username, password, grant=0, role="operator"))
+            transaction(sessions, create)
     print(f"operator {username} created")

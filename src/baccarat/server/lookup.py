@@ -35,7 +35,7 @@ def find_players(s: Session, text: str, *, limit: int = 20) -> list[dict[str, An
     """Accounts whose name contains ``text`` (case-insensitive), or whose id it is."""
     words = text.strip().casefold()
     query = select(Account).order_by(Account.login).limit(limit)
-    if words.isdigit():
+    if words.isascii() and words.isdigit() and int(words) <= 2**31 - 1:  # an id the column can hold
         query = query.where((Account.id == int(words)) | Account.login.contains(words, autoescape=True))
     elif words:
         query = query.where(Account.login.contains(words, autoescape=True))

@@ -34,8 +34,9 @@ def now() -> datetime:
 
 
 def aware(moment: datetime) -> datetime:
-    """``moment`` in UTC: SQLite gives back naive datetimes for timezone-aware columns."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    """``moment`` in UTC: SQLite gives back naive datetimes for timezone-aware columns, and PostgreSQL
+    gives them in the session's TimeZone (the audit chain hashes the UTC form)."""
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class Base(DeclarativeBase):

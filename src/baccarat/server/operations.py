@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from baccarat.errors import UnknownSeatError
 from baccarat.server import audit, tables, wallet
 from baccarat.server.models import Account, GameTable, Round
 from baccarat.server.timeline import Pace
@@ -66,6 +67,8 @@ def void_round(s: Session, actor: Account | str, table_id: int, number: int, *, 
 def move_money(s: Session, actor: Account | str, account_id: int, amount: int, *, memo: str = "") -> dict[str, Any]:
     """Credit (``amount`` > 0) or debit (< 0) a player's wallet from the cashier, recorded."""
     kind = "credit" if amount > 0 else "debit"
+    if s.get(Account, account_id) is None:
+        raise UnknownSeatError(f"no account {account_id}: look the player up by name first")
     before = wallet.balance(s, account_id)
     wallet.transfer(s, kind, {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=memo)
     after = wallet.balance(s, account_id)

@@ -10,8 +10,9 @@ Definitions (the README says the same):
   wager), less stakes refunded when a round was voided.
 * **Loss** in a period counts the worst case: stakes still on the layout as lost, plus the net
   result of everything settled in it.  It is minus the sum of the wallet's stake, settle and
-  refund movements dated in the period (credits, debits and grants are not play).  A bet is
-  refused when the loss would pass the limit if the bet were lost too.
+  refund movements dated in the period (credits, debits and grants are not play).  A payout whose
+  result the table has not shown yet counts only once shown (as in the balance): the limits never
+  tell a result early.  A bet is refused when the loss would pass the limit if the bet were lost too.
 * A **tighter** limit (lower, or a first one) applies at once; a **looser** one (higher, or
   removing it) applies 24 hours after it was asked for, and until then the current one holds.
 * A **time-out** (24 hours to 6 weeks) or **self-exclusion** (6 months to 5 years) stops the
@@ -50,7 +51,10 @@ REALITY_MINUTES = (15, 60)
 TIMEOUT_HOURS = (24, 6 * 7 * 24)
 EXCLUSION_MONTHS = (6, 60)
 PLAY_KINDS = ("stake", "settle", "refund")
-WINDOW_MARGIN = timedelta(minutes=1)
+#: How far before a window its movements are read from (see :func:`_window_sums`): more than twice
+#: any disagreement between the clocks that dated them (a server restarted after its wall clock
+#: stepped back, two processes anchored on different wall clocks).
+WINDOW_MARGIN = timedelta(days=1)
 
 
 def _row(s: Session, account_id: int, *, lock: bool = False) -> Protection | None:
@@ -82,10 +86,13 @@ def blocked_until(s: Session, account_id: int, now: datetime) -> tuple[str, date
     row = _row(s, account_id)
     if row is None:
         return None
-    for words, until in (("self-exclusion", row.excluded_until), ("time-out", row.timeout_until)):
-        if until is not None and aware(until) > now:
-            return words, aware(until)
-    return None
+    in_force = [(aware(until), words) for words, until in (("self-exclusion", row.excluded_until),
+                                                            ("time-out", row.timeout_until))
+                if until is not None and aware(until) > now]
+    if not in_force:
+        return None
+    until, words = max(in_force, key=lambda item: item[0])  # the one ending last (a tie: self-exclusion)
+    return words, until
 
 
 def check_play(s: Session, account_id: int, now: datetime | None = None) -> None:
@@ -93,6 +100,8 @@ def check_play(s: Session, account_id: int, now: datetime | None = None) -> None
     blocked = blocked_until(s, account_id, now or _now())
     if blocked is not None:
         words, until = blocked
+        if until.second or until.microsecond:  # shown to the minute: the next one, never a minute it still runs
+            until = until.replace(second=0, microsecond=0) + timedelta(minutes=1)
         raise ProtectionError(f"your {words} runs until {until:%Y-%m-%d %H:%M} UTC: you can see your balance "
                               f"and history, and play again after that. Help: {HELP_LINE}, {HELP_SITE}")
 
@@ -114,23 +123,31 @@ def _window_sums(s: Session, account_id: int, starts: dict[str, datetime]) -> di
                 (and_(LedgerTransaction.created_at >= since, LedgerTransaction.kind == kind), Posting.amount),
                 else_=0)), 0).label(f"{name}_{kind}"))
     earliest = min(starts.values())
-    # The first movement of the window, found on the time index.  A movement's id and time are taken
-    # together at its insert, so none dated in the window has an id below the first one dated a
-    # minute before it (the margin: far more than the moment between the two).  The window's
-    # postings are then read on (account, id): a bet never reads the player's whole history.
-    first = s.scalar(select(LedgerTransaction.id).where(LedgerTransaction.created_at >= earliest - WINDOW_MARGIN)
-                     .order_by(LedgerTransaction.created_at, LedgerTransaction.id).limit(1))
-    if first is None:
-        return {name: (0, 0) for name in starts}
+    # A movement's id and time are taken together at its insert, so one dated a margin before the
+    # window was inserted before any dated in it, as long as the clocks that dated them disagree by
+    # less than half the margin.  The window's postings are read on (account, id) from that one on:
+    # a bet never reads the player's whole history.  (Starting from the window's first movement by
+    # time, as before, trusted ids and times to rise together: a movement dated an hour early by a
+    # clock stepped back, once it was the window's first, hid the player's stakes inserted before it.)
+    before = s.scalar(select(LedgerTransaction.id).where(LedgerTransaction.created_at < earliest - WINDOW_MARGIN)
+                      .order_by(LedgerTransaction.created_at.desc(), LedgerTransaction.id.desc()).limit(1))
     row = s.execute(select(*columns).select_from(Posting)
                     .join(LedgerTransaction, LedgerTransaction.id == Posting.transaction_id)
-                    .where(Posting.account == wallet.wallet_account(account_id), Posting.transaction_id >= first,
+                    .where(Posting.account == wallet.wallet_account(account_id), Posting.transaction_id > (before or 0),
                            LedgerTransaction.kind.in_(PLAY_KINDS), LedgerTransaction.created_at >= earliest)).one()
     sums = {}
     for name in starts:
         moved = {kind: int(row._mapping[f"{name}_{kind}"]) for kind in PLAY_KINDS}
         sums[name] = (-moved["stake"] - moved["refund"], -sum(moved.values()))
     return sums
+
+
+def _unshown(s: Session, account_id: int, now: datetime) -> int:
+    """What the wallet already holds from results the table has not shown yet: left out of the
+    loss, so the limits (used, left, a refusal's words) never tell a result before the table does."""
+    from baccarat.server.views import pending_payouts  # views builds on the tables, which call this module
+
+    return pending_payouts(s, [account_id], now).get(account_id, 0)
 
 
 def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = None) -> None:
@@ -147,9 +164,10 @@ def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = 
                                                      .order_by(PlayLimit.kind, PlayLimit.id))
               if (amount := _effective(limit, now)) is not None and limit.period in PERIODS]
     sums = _window_sums(s, account_id, {limit.period: now - PERIODS[limit.period] for limit, _ in limits})
+    ahead = _unshown(s, account_id, now) if any(limit.kind == "loss" for limit, _ in limits) else 0
     for limit, amount in limits:
         stakes, loss = sums[limit.period]
-        used = stakes if limit.kind == "stake" else max(loss, 0)
+        used = stakes if limit.kind == "stake" else max(loss + ahead, 0)
         if used + stake > amount:
             left = max(amount - used, 0)
             what = f"your {limit.kind} limit of {format_amount(amount)} per {PERIOD_WORDS[limit.period]}"
@@ -180,6 +198,8 @@ def set_limit(s: Session, account_id: int, kind: str, period: str, amount: int |
         limit.amount, limit.pending, limit.pending_from = current, None, None
     if amount is not None and (current is None or amount <= current):
         limit.amount, limit.pending, limit.pending_from = amount, None, None  # tighter (or the same): now
+    elif amount is None and current is None:
+        pass  # no such limit in force: nothing to remove (nor a removal to show as waiting)
     else:
         limit.pending, limit.pending_from = amount, now + LOOSER_WAIT
     s.flush()
@@ -248,10 +268,11 @@ def status(s: Session, account_id: int, now: datetime | None = None) -> dict[str
     limits: list[dict[str, Any]] = []
     rows = list(s.scalars(select(PlayLimit).where(PlayLimit.account_id == account_id)))
     sums = _window_sums(s, account_id, {limit.period: now - PERIODS[limit.period] for limit in rows})
+    ahead = _unshown(s, account_id, now) if rows else 0
     for limit in rows:
         amount = _effective(limit, now)
         stakes, loss = sums[limit.period]
-        used = stakes if limit.kind == "stake" else max(loss, 0)
+        used = stakes if limit.kind == "stake" else max(loss + ahead, 0)
         waiting = limit.pending_from is not None and aware(limit.pending_from) > now
         if amount is None and not waiting:
             continue  # removed
@@ -270,10 +291,8 @@ def status(s: Session, account_id: int, now: datetime | None = None) -> dict[str
 def session_result(s: Session, account_id: int, since: datetime, now: datetime | None = None) -> dict[str, Any]:
     """Time played and net result since ``since`` (the login), for the reality check.  Payouts not
     shown yet are left out: the check never tells a result before the table shows it."""
-    from baccarat.server.views import pending_payouts
-
     now = now or _now()
     stakes, loss = _sums(s, account_id, since)
-    ahead = pending_payouts(s, [account_id], now).get(account_id, 0)
+    ahead = _unshown(s, account_id, now)
     return {"since": since.isoformat(), "minutes": int((now - since).total_seconds() // 60),
             "net": -loss - ahead, "staked": stakes}

@@ -95,6 +95,11 @@ def span(start: date | None, end: date | None, now: datetime | None = None) -> t
     """The days reported: ``start`` to ``end`` inclusive (UTC), the last 30 days by default."""
     today = (now or _now()).date()
     end = end or today
+    if end >= date.max:  # the report reads up to the midnight after its last day
+        raise ConfigurationError(f"choose a last day before {date.max.isoformat()}")
+    if start is None and end < date.min + timedelta(days=29):
+        raise ConfigurationError(f"choose a first day too: the 30 days before {end.isoformat()} are not all in "
+                                 "the calendar")
     start = start or end - timedelta(days=29)
     if start > end:
         raise ConfigurationError("the first day comes after the last: swap them")

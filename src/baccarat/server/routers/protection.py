@@ -23,13 +23,14 @@ class LimitBody(Strict):
     period: Literal["day", "week", "month"] = Field(description="rolling: 24 hours, 7 days, 30 days")
     amount: Annotated[int | None, json_integer(
         "a limit is a whole number of cents written as a JSON integer", optional=True)] = Field(
-        default=None, gt=0, le=MAX_AMOUNT, description="minor units; null removes the limit (after 24 hours)")
+        gt=0, le=MAX_AMOUNT, description="minor units; null removes the limit (after 24 hours); required, so a "
+        "forgotten amount never asks for a removal")
 
 
 class RealityBody(Strict):
     minutes: Annotated[int | None, json_integer("minutes are a whole number", optional=True)] = Field(
-        default=None, ge=protection.REALITY_MINUTES[0], le=protection.REALITY_MINUTES[1],
-        description="a reality check every 15 to 60 minutes; null: none")
+        ge=protection.REALITY_MINUTES[0], le=protection.REALITY_MINUTES[1],
+        description="a reality check every 15 to 60 minutes; null: none (required: leaving it out is no answer)")
 
 
 class BreakBody(Strict):

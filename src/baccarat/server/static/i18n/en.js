@@ -509,6 +509,7 @@ window.BACCARAT_I18N.en = {
   "op.action.void_round": "Voided a round",
   "op.action.credit": "Credited a wallet",
   "op.action.debit": "Debited a wallet",
+  "op.action.create_operator": "Created an operator account",
   "op.last_result": "Last result, round {n}:",
   "reality.net_even": "You are even: no win, no loss.",
 };

@@ -507,6 +507,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "op.action.void_round": "作废牌局",
   "op.action.credit": "存入钱包",
   "op.action.debit": "从钱包扣除",
+  "op.action.create_operator": "创建操作员账户",
   "op.last_result": "上一局（第 {n} 局）：",
   "reality.net_even": "你目前不输不赢。",
 };
