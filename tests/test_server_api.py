@@ -177,7 +177,7 @@ def test_authorization_matrix(client):
     public = {("GET", "/health"), ("POST", "/api/accounts"), ("POST", "/api/sessions"), ("GET", "/api/tables"),
               ("GET", "/api/tables/{table_id}"), ("GET", "/api/tables/{table_id}/shoes/{number}"),
               ("GET", "/api/tables/{table_id}/roads"), ("GET", "/api/tables/{table_id}/strategy"),
-              ("GET", "/api/games"), ("GET", "/"), ("GET", "/operator"),
+              ("GET", "/api/games"), ("GET", "/api/server"), ("GET", "/"), ("GET", "/operator"),
               ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/redoc"), ("GET", "/docs/oauth2-redirect")}
     samples = {"table_id": "1", "account_id": str(alice_id), "number": "1"}
     checked = 0
