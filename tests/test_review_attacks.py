@@ -271,8 +271,6 @@ def test_a_limit_or_reality_check_is_removed_only_when_asked_with_null_not_when_
     assert [(limit["amount"], limit["pending_from"]) for limit in state["limits"]] == [(5_000, None)]
 
 
-@pytest.mark.xfail(strict=True, reason="a decision cannot name its round yet (tables.decide, the WebSocket frame, "
-                                       "DecisionBody and table.js would all change; left to the tables' owner)")
 def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(database_url):
     """The page resends a command held while the socket was down with the same key; a bet names its
     round, so a late one is refused, but a decision does not: a Draw chosen for round 1 and resent
@@ -310,6 +308,6 @@ def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(database_u
             in_play = tables.round_in_play(s, table_id)
             assert in_play is not None and (in_play.number, in_play.status) == (2, "decision")
         with pytest.raises(IllegalActionError, match="round 1"):
-            transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", round_number=1))  # type: ignore[call-arg]
+            transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", round_number=1))
     finally:
         clock.use(previous)

@@ -85,6 +85,9 @@ class VoidBody(Strict):
 
 class DecisionBody(Strict):
     action: Literal["draw", "stand"]
+    round: int | None = Field(default=None, ge=1, le=2**31 - 1, description=(
+        "the round the decision is meant for: refused once that round's decisions are over (without it, "
+        "the round awaiting decisions)"))
 
 
 def _client_seed(value: object) -> object:

@@ -13,8 +13,9 @@ Protocol (JSON text frames):
   when the database changes.
 * A player whose table sockets all close is marked away: the seat is kept for a grace period
   (:func:`baccarat.server.tables.free_away_seats`) and is theirs again when they reconnect.
-* Commands: ``{"type": "bet", "key": "...", "bets": {...}}`` and ``{"type": "decision", "key": "...",
-  "action": "draw"|"stand"}``.  Each has an idempotency key: a replayed command is answered from
+* Commands: ``{"type": "bet", "key": "...", "bets": {...}, "round": N}`` and ``{"type": "decision",
+  "key": "...", "action": "draw"|"stand", "round": N}`` (``round`` optional: the round meant, refused
+  once it is past).  Each has an idempotency key: a replayed command is answered from
   its stored result.  Answers: ``{"type": "ok", "key", "result"}`` or ``{"type": "error", "error",
   "detail", "message"}`` (the error's code, and the refusal in the player's words).
 * Limits: every frame, the first (auth) frame included, of at most :data:`MAX_FRAME` bytes; at most
@@ -309,8 +310,11 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
         action = frame.get("action")
         if action not in ("draw", "stand"):
             raise ConfigurationError("'action' is 'draw' or 'stand'")
-        return wallet.idempotent(s, account_id, key, {"table": table_id, "action": action},
-                                 lambda: tables.decide(s, table_id, account_id, action))
+        number = frame.get("round")
+        if number is not None and (type(number) is not int or not 1 <= number <= 2**31 - 1):
+            raise ConfigurationError("'round' is the number of the round the decision is meant for")
+        return wallet.idempotent(s, account_id, key, tables.decision_request(table_id, action, number),
+                                 lambda: tables.decide(s, table_id, account_id, action, round_number=number))
     raise ConfigurationError("unknown command: 'type' is 'bet' or 'decision'")
 
 

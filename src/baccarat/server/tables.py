@@ -496,6 +496,11 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
             "balance": balance - pending_payouts(s, [account_id], now).get(account_id, 0)}
 
 
+def decision_request(table_id: int, action: str, round_number: int | None) -> dict[str, Any]:
+    """What a decision's idempotency key stands for (the round only when named, as for bets)."""
+    return {"table": table_id, "action": action, **({} if round_number is None else {"round": round_number})}
+
+
 def bet_request(table_id: int, bets: dict[str, int], round_number: int | None) -> dict[str, Any]:
     """What a bet's idempotency key stands for, over REST and WebSocket alike (the round only when
     named, so keys stored before bets could name one still match their retries)."""
@@ -744,14 +749,22 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
     _next_round(s, table, current.number + 1, now, shoe_row, later(result_at, pace_of(table).results))
 
 
-def decide(s: Session, table_id: int, account_id: int, action: str, now: datetime | None = None) -> dict[str, Any]:
-    """Lucky Draw: stand, or draw one card with a Draw wager equal to Enter (staked now)."""
+def decide(s: Session, table_id: int, account_id: int, action: str, now: datetime | None = None,
+           *, round_number: int | None = None) -> dict[str, Any]:
+    """Lucky Draw: stand, or draw one card with a Draw wager equal to Enter (staked now).
+
+    ``round_number`` names the round the decision is meant for: a decision resent after that round's
+    decisions ended is refused, never taken for the next round's hand (which the player has not seen)."""
     now = now or _now()
     if action not in ("draw", "stand"):
         raise ConfigurationError("a decision is 'draw' or 'stand'")
     current = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "decision"))
     if current is None or aware(current.decides_at or now) <= now or not _hold_round(s, current.id, "decision"):
-        raise IllegalActionError("no decision is awaited at this table now")
+        over = f" for round {round_number}: its decisions are over" if round_number is not None else " now"
+        raise IllegalActionError(f"no decision is awaited at this table{over}")
+    if round_number is not None and round_number != current.number:
+        raise IllegalActionError(f"your decision was for round {round_number}, whose decisions are over: "
+                                 f"round {current.number} awaits yours now; decide again if you want to")
     opens = json.loads(current.result or "{}").get("decisions_at")
     if opens is not None and datetime.fromisoformat(opens) > now:
         wait = math.ceil((datetime.fromisoformat(opens) - now).total_seconds())

@@ -78,8 +78,8 @@ def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
              idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
     """Lucky Draw: draw (staking the Draw wager, equal to Enter) or stand."""
     account = me(request, token)
-    return once(request, account, idempotency_key, {"table": table_id, "action": body.action},
-                lambda s: tables.decide(s, table_id, account.id, body.action))
+    return once(request, account, idempotency_key, tables.decision_request(table_id, body.action, body.round),
+                lambda s: tables.decide(s, table_id, account.id, body.action, round_number=body.round))
 
 
 @router.get("/api/tables/{table_id}/roads", response_model=Roads)

@@ -218,7 +218,9 @@ function tableView(tableId) {
     say("");
     if (S.inflight) return;
     if (action === "draw" && (S.you.balance || 0) < (myBets().enter || 0)) return say(t("decision.draw_balance"));
-    send({ type: "decision", action }, "decision");
+    // the decision names its round: resent after that round's decisions ended, it is refused
+    const decision = view().decision;
+    send({ type: "decision", action, ...(decision ? { round: decision.round } : {}) }, "decision");
   }
 
   function send(command, kind) {
