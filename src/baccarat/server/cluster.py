@@ -28,6 +28,7 @@ async def serving(app: FastAPI, engine: Engine, settings: Settings,
     leadership = app.state.leadership = Leadership(engine)
     pushes = notify.describe(engine) if settings.pushes != "poll" else "poll"
     app.state.pushes, app.state.resync = pushes, settings.resync_seconds
+    app.state.bulk_bets = settings.bulk_bets
     app.state.process = os.getpid()
     listener = None
     if pushes == "notify":
