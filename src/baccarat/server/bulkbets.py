@@ -109,7 +109,8 @@ _STORED = select(_REQUESTS.c.account_id, _REQUESTS.c.key, _REQUESTS.c.request_ha
 _SEATED = select(_SEATS.c.account_id, _SEATS.c.number).where(
     _SEATS.c.table_id == bindparam("table"), _SEATS.c.account_id.in_(bindparam("accounts", expanding=True)))
 _ON_LAYOUT = select(_BETS.c.account_id, _BETS.c.wager, _BETS.c.amount).where(
-    _BETS.c.round_id == bindparam("round"), _BETS.c.account_id.in_(bindparam("accounts", expanding=True)))
+    _BETS.c.round_id == bindparam("round"), _BETS.c.account_id.in_(bindparam("accounts", expanding=True))
+).order_by(_BETS.c.id)  # in the order placed, as tables.place_bets reads them
 # payouts in the wallets whose result is not shown yet, by the moment it is (each bet's answer is at its own moment)
 _AHEAD = (select(_BETS.c.account_id, _SETTLEMENTS.c.shown_at, func.sum(_BETS.c.amount + _SETTLEMENTS.c.net))
           .select_from(_SETTLEMENTS.join(_BETS, _BETS.c.id == _SETTLEMENTS.c.bet_id))

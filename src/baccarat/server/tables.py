@@ -393,8 +393,10 @@ _BETTING = (select(_TABLES.c.name, _TABLES.c.game, _TABLES.c.paytable, _TABLES.c
 _LAST_ROUND = select(func.max(_ROUNDS.c.number)).where(_ROUNDS.c.table_id == bindparam("table"))
 _YOUR_SEAT = select(_SEATS.c.number).where(_SEATS.c.table_id == bindparam("table"),
                                            _SEATS.c.account_id == bindparam("account"))
+# in the order placed: which spot a refusal names when several are over (the core checks them in order) is then
+# always the same, whatever order the database keeps the rows in
 _PLACED = select(_BETS.c.wager, _BETS.c.amount).where(_BETS.c.round_id == bindparam("round"),
-                                                      _BETS.c.account_id == bindparam("account"))
+                                                      _BETS.c.account_id == bindparam("account")).order_by(_BETS.c.id)
 _NEW_BET = insert(_BETS)
 _ADD_TO_BET = (update(_BETS).where(_BETS.c.round_id == bindparam("round"), _BETS.c.account_id == bindparam("account"),
                                    _BETS.c.wager == bindparam("code"))
