@@ -13,7 +13,9 @@ savepoint of its own:
   failure, and none of them happened (no half-written state); a lost race (a deadlock, a
   concurrent duplicate) retries the whole batch, each command then finding what the others did.
 
-A command is a function of the session, as for :func:`~baccarat.server.db.transaction`.
+A command is a function of the session, as for :func:`~baccarat.server.db.transaction`.  Given a
+``bulk`` function, the batch is handed to it whole: the table sockets' bets are then placed together in
+a few statements for the batch, with the same outcomes (:mod:`baccarat.server.bulkbets`).
 """
 
 from __future__ import annotations
