@@ -58,6 +58,7 @@ from baccarat.server.batch import Batcher, Command, Outcome
 from baccarat.server.db import read, transaction
 from baccarat.server.models import Token, aware
 from baccarat.server.models import now as _now
+from baccarat.server.settings import Settings
 
 log = logging.getLogger("baccarat.server")
 #: One line per storage fault every 10 s for all the tables' pollers, not one per table per second.
@@ -272,12 +273,16 @@ def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> Table
     return feed
 
 
+def new_batcher(sessions: sessionmaker[Session], *, bulk: bool = True) -> Batcher:
+    """A group commit for socket commands: their bets placed together (``bulk``) or each alone."""
+    return Batcher(sessions, bulk=bets_together if bulk else None)
+
+
 def _batcher(app: FastAPI, sessions: sessionmaker[Session]) -> Batcher:
     """This process's group commit for socket commands."""
     found: Batcher | None = getattr(app.state, "batcher", None)
     if found is None:
-        found = app.state.batcher = Batcher(sessions, bulk=bets_together if getattr(app.state, "bulk_bets", True)
-                                            else None)
+        found = app.state.batcher = new_batcher(sessions, bulk=Settings().bulk_bets)
     return found
 
 
