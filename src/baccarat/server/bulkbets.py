@@ -30,10 +30,11 @@ import math
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Protocol, cast
 
+from sqlalchemy import ARRAY, any_, bindparam, func, insert, select, update
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -94,33 +95,54 @@ _TOKENS, _WALLETS, _REQUESTS, _BETS = _table(Token), _table(Wallet), _table(Idem
 _SEATS, _PROTECTION, _ACCOUNTS, _SEEDS = _table(Seat), _table(Protection), _table(Account), _table(ShoeSeed)
 _ENTRIES, _POSTINGS, _SETTLEMENTS = _table(LedgerTransaction), _table(Posting), _table(Settlement)
 
-# FOR KEY SHARE as one command's token check (live._check_signed_in): a logout waits for this transaction
-_TOKEN_ROWS = select(_TOKENS.c.token_hash, _TOKENS.c.account_id, _TOKENS.c.expires_at).where(
-    _TOKENS.c.token_hash.in_(bindparam("digests", expanding=True))).with_for_update(read=True, key_share=True)
-_PROTECTED = select(_PROTECTION.c.account_id).where(
-    _PROTECTION.c.account_id.in_(bindparam("accounts", expanding=True)))
-# every wallet of the batch held at once, in one order (two batches never wait on each other crosswise)
-_HOLD_WALLETS = (select(_WALLETS.c.account_id, _WALLETS.c.balance)
-                 .where(_WALLETS.c.account_id.in_(bindparam("accounts", expanding=True)))
-                 .order_by(_WALLETS.c.account_id).with_for_update())
-_STORED = select(_REQUESTS.c.account_id, _REQUESTS.c.key, _REQUESTS.c.request_hash, _REQUESTS.c.response).where(
-    _REQUESTS.c.account_id.in_(bindparam("accounts", expanding=True)),
-    _REQUESTS.c.key.in_(bindparam("keys", expanding=True)))
-_SEATED = select(_SEATS.c.account_id, _SEATS.c.number).where(
-    _SEATS.c.table_id == bindparam("table"), _SEATS.c.account_id.in_(bindparam("accounts", expanding=True)))
-_ON_LAYOUT = select(_BETS.c.account_id, _BETS.c.wager, _BETS.c.amount).where(
-    _BETS.c.round_id == bindparam("round"), _BETS.c.account_id.in_(bindparam("accounts", expanding=True))
-).order_by(_BETS.c.id)  # in the order placed, as tables.place_bets reads them
-# payouts in the wallets whose result is not shown yet, by the moment it is (each bet's answer is at its own moment)
-_AHEAD = (select(_BETS.c.account_id, _SETTLEMENTS.c.shown_at, func.sum(_BETS.c.amount + _SETTLEMENTS.c.net))
-          .select_from(_SETTLEMENTS.join(_BETS, _BETS.c.id == _SETTLEMENTS.c.bet_id))
-          .where(_SETTLEMENTS.c.shown_at > bindparam("now"),
-                 _BETS.c.account_id.in_(bindparam("accounts", expanding=True)))
-          .group_by(_BETS.c.account_id, _SETTLEMENTS.c.shown_at))
-_SEEDS_SET = select(_ACCOUNTS.c.id, _ACCOUNTS.c.client_seed).where(
-    _ACCOUNTS.c.id.in_(bindparam("accounts", expanding=True)), _ACCOUNTS.c.client_seed.is_not(None))
-_SEEDS_TAKEN = select(_SEEDS.c.account_id).where(
-    _SEEDS.c.shoe_id == bindparam("shoe"), _SEEDS.c.account_id.in_(bindparam("accounts", expanding=True)))
+def _among_list(column: Any, name: str) -> Any:
+    return column.in_(bindparam(name, expanding=True))
+
+
+def _among_array(column: Any, name: str) -> Any:
+    # one parameter whatever the batch's size: psycopg parses a long IN list anew for every statement
+    return column == any_(bindparam(name, type_=ARRAY(column.type)))
+
+
+@lru_cache(maxsize=4)
+def _queries(postgresql: bool) -> dict[str, Any]:
+    """The batch's reads: a list of values is ``= ANY(array)`` on PostgreSQL, ``IN (...)`` elsewhere."""
+    among = _among_array if postgresql else _among_list
+    # FOR KEY SHARE as one command's token check (live._check_signed_in): a logout waits for this transaction
+    token_rows = select(_TOKENS.c.token_hash, _TOKENS.c.account_id, _TOKENS.c.expires_at).where(
+        among(_TOKENS.c.token_hash, "digests")).with_for_update(read=True, key_share=True)
+    protected = select(_PROTECTION.c.account_id).where(
+        among(_PROTECTION.c.account_id, "accounts"))
+    # every wallet of the batch held at once, in one order (two batches never wait on each other crosswise)
+    hold_wallets = (select(_WALLETS.c.account_id, _WALLETS.c.balance)
+                    .where(among(_WALLETS.c.account_id, "accounts"))
+                    .order_by(_WALLETS.c.account_id).with_for_update())
+    stored = select(_REQUESTS.c.account_id, _REQUESTS.c.key, _REQUESTS.c.request_hash, _REQUESTS.c.response).where(
+        among(_REQUESTS.c.account_id, "accounts"),
+        among(_REQUESTS.c.key, "keys"))
+    seated = select(_SEATS.c.account_id, _SEATS.c.number).where(
+        _SEATS.c.table_id == bindparam("table"), among(_SEATS.c.account_id, "accounts"))
+    on_layout = select(_BETS.c.account_id, _BETS.c.wager, _BETS.c.amount).where(
+        _BETS.c.round_id == bindparam("round"), among(_BETS.c.account_id, "accounts")
+    ).order_by(_BETS.c.id)  # in the order placed, as tables.place_bets reads them
+    # payouts in the wallets whose result is not shown yet, by the moment it is (each bet's answer is at its own moment)
+    ahead = (select(_BETS.c.account_id, _SETTLEMENTS.c.shown_at, func.sum(_BETS.c.amount + _SETTLEMENTS.c.net))
+             .select_from(_SETTLEMENTS.join(_BETS, _BETS.c.id == _SETTLEMENTS.c.bet_id))
+             .where(_SETTLEMENTS.c.shown_at > bindparam("now"), among(_BETS.c.account_id, "accounts"))
+             .group_by(_BETS.c.account_id, _SETTLEMENTS.c.shown_at))
+    seeds_set = select(_ACCOUNTS.c.id, _ACCOUNTS.c.client_seed).where(
+        among(_ACCOUNTS.c.id, "accounts"), _ACCOUNTS.c.client_seed.is_not(None))
+    seeds_taken = select(_SEEDS.c.account_id).where(
+        _SEEDS.c.shoe_id == bindparam("shoe"), among(_SEEDS.c.account_id, "accounts"))
+    return {"token_rows": token_rows, "protected": protected, "hold_wallets": hold_wallets, "stored": stored,
+            "seated": seated, "on_layout": on_layout, "ahead": ahead, "seeds_set": seeds_set,
+            "seeds_taken": seeds_taken}
+
+
+def _read(connection: Any, name: str, values: dict[str, Any]) -> Any:
+    return connection.execute(_queries(connection.dialect.name == "postgresql")[name], values)
+
+
 _NEW_ENTRIES = insert(_ENTRIES).returning(_ENTRIES.c.id, sort_by_parameter_order=True)
 _DEBIT = (update(_WALLETS)
           .where(_WALLETS.c.account_id == bindparam("wallet"), _WALLETS.c.balance >= bindparam("total"))
@@ -167,7 +189,7 @@ def _bulk_commands(s: Session, commands: list[Command]) -> list[int]:
         return []  # a command of another kind could touch anyone's money: everything alone, in order
     fields = [(i, cast(BetCommand, c)) for i, c in enumerate(commands)]
     open_tables = {table_id for table_id in sorted({c.table_id for _, c in fields}) if _open_punto_banco(s, table_id)}
-    alone = set(s.connection().execute(_PROTECTED, {"accounts": sorted({c.account_id for _, c in fields})}).scalars())
+    alone = set(_read(s.connection(), "protected", {"accounts": sorted({c.account_id for _, c in fields})}).scalars())
     alone |= {c.account_id for _, c in fields if c.table_id not in open_tables or c.frame.get("type") != "bet"}
     return [i for i, c in fields if c.account_id not in alone]
 
@@ -190,27 +212,27 @@ def _place(s: Session, batch: list[tuple[int, BetCommand]], signed_out: Callable
     """Check every bet of ``batch`` in order against the state read once, then write the accepted ones."""
     connection = s.connection()
     accounts = sorted({c.account_id for _, c in batch})
-    tokens = {row.token_hash: row for row in connection.execute(
-        _TOKEN_ROWS, {"digests": sorted({c.digest for _, c in batch})})}
+    tokens = {row.token_hash: row for row in _read(connection, "token_rows",
+                                                   {"digests": sorted({c.digest for _, c in batch})})}
     keys = sorted({c.frame["key"] for _, c in batch if isinstance(c.frame.get("key"), str)})
     stored: dict[tuple[int, str], tuple[str, str]] = {
         (row.account_id, row.key): (row.request_hash, row.response)
-        for row in connection.execute(_STORED, {"accounts": accounts, "keys": keys or [""]})}
+        for row in _read(connection, "stored", {"accounts": accounts, "keys": keys or [""]})}
     balances: dict[int, int] = {account: int(balance) for account, balance in
-                                connection.execute(_HOLD_WALLETS, {"accounts": accounts})}
+                                _read(connection, "hold_wallets", {"accounts": accounts})}
     known: dict[int, Any] = s.info["betting_rows"]
     betting: dict[int, _Betting] = {}
     for table_id in sorted({c.table_id for _, c in batch}):
         row = known[table_id]
         players = sorted({c.account_id for _, c in batch if c.table_id == table_id})
         placed: dict[int, dict[str, int]] = defaultdict(dict)
-        for account, wager, amount in connection.execute(_ON_LAYOUT, {"round": row.id, "accounts": players}):
+        for account, wager, amount in _read(connection, "on_layout", {"round": row.id, "accounts": players}):
             placed[account][wager] = int(amount)
-        seats = dict(connection.execute(_SEATED, {"table": table_id, "accounts": players}).all())
+        seats = dict(_read(connection, "seated", {"table": table_id, "accounts": players}).all())
         betting[table_id] = _Betting(row, {a: int(n) for a, n in seats.items()}, placed)
     earliest = min(c.received for _, c in batch)
     ahead: dict[int, list[tuple[datetime, int]]] = defaultdict(list)
-    for account, shown_at, amount in connection.execute(_AHEAD, {"now": earliest, "accounts": accounts}):
+    for account, shown_at, amount in _read(connection, "ahead", {"now": earliest, "accounts": accounts}):
         ahead[account].append((aware(shown_at), int(amount or 0)))
     signed_in_at = _now()  # the steady clock, as live._check_signed_in
 
@@ -262,9 +284,9 @@ class _Writes:
         if self.new_bets:
             connection.execute(tables._NEW_BET, list(self.new_bets.values()))
         for shoe, players in self.seeds.items():  # before the shoe's first deal: the players' seeds go in
-            taken = set(connection.execute(_SEEDS_TAKEN, {"shoe": shoe, "accounts": sorted(players)}).scalars())
-            seeds = [{"shoe_id": shoe, "account_id": account, "seed": seed} for account, seed in connection.execute(
-                _SEEDS_SET, {"accounts": sorted(players - taken)})] if players - taken else []
+            taken = set(_read(connection, "seeds_taken", {"shoe": shoe, "accounts": sorted(players)}).scalars())
+            seeds = [{"shoe_id": shoe, "account_id": account, "seed": seed} for account, seed in _read(
+                connection, "seeds_set", {"accounts": sorted(players - taken)})] if players - taken else []
             if seeds:
                 connection.execute(fairness._TAKE, seeds)
         connection.execute(wallet._NEW_REQUEST, self.answers)
