@@ -214,12 +214,14 @@ def _place(s: Session, batch: list[tuple[int, BetCommand]], signed_out: Callable
     accounts = sorted({c.account_id for _, c in batch})
     tokens = {row.token_hash: row for row in _read(connection, "token_rows",
                                                    {"digests": sorted({c.digest for _, c in batch})})}
+    balances: dict[int, int] = {account: int(balance) for account, balance in
+                                _read(connection, "hold_wallets", {"accounts": accounts})}
+    # read with the wallets held: the keys, bets and balances of every bet of these players that committed
+    # before (another process's bets of theirs stake their wallets too, so they are all in or all waiting)
     keys = sorted({c.frame["key"] for _, c in batch if isinstance(c.frame.get("key"), str)})
     stored: dict[tuple[int, str], tuple[str, str]] = {
         (row.account_id, row.key): (row.request_hash, row.response)
         for row in _read(connection, "stored", {"accounts": accounts, "keys": keys or [""]})}
-    balances: dict[int, int] = {account: int(balance) for account, balance in
-                                _read(connection, "hold_wallets", {"accounts": accounts})}
     known: dict[int, Any] = s.info["betting_rows"]
     betting: dict[int, _Betting] = {}
     for table_id in sorted({c.table_id for _, c in batch}):
