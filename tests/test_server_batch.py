@@ -17,8 +17,6 @@ from baccarat.server.db import make_engine, session_factory, transaction
 from baccarat.server.migrate import upgrade
 from baccarat.server.models import Bet
 
-NOW = datetime.now(UTC)
-
 
 @pytest.fixture
 def sessions(database_url: str):
@@ -32,7 +30,7 @@ def sessions(database_url: str):
 
 def _table_and_players(sessions, count: int, grant: int = 1_000):
     def work(s):
-        table = tables.create_table(s, "burst", "ez", betting_seconds=600, now=NOW - timedelta(seconds=1))
+        table = tables.create_table(s, "burst", "ez", betting_seconds=600, now=datetime.now(UTC) - timedelta(seconds=1))
         return table.id, [accounts.register(s, f"bettor{i}", "correct horse", grant=grant).id for i in range(count)]
     return transaction(sessions, work)
 

@@ -13,7 +13,9 @@ savepoint of its own:
   failure, and none of them happened (no half-written state); a lost race (a deadlock, a
   concurrent duplicate) retries the whole batch, each command then finding what the others did.
 
-A command is a function of the session, as for :func:`~baccarat.server.db.transaction`.
+A command is a function of the session, as for :func:`~baccarat.server.db.transaction`.  Given a
+``bulk`` function, the batch is handed to it whole: the table sockets' bets are then placed together in
+a few statements for the batch, with the same outcomes (:mod:`baccarat.server.bulkbets`).
 """
 
 from __future__ import annotations
@@ -36,13 +38,33 @@ WINDOW = 0.002
 MOST = 512
 
 Command = Callable[[Session], Any]
+#: (True, answer) or (False, the refusal raised)
+Outcome = tuple[bool, Any]
+#: Runs a whole batch in the shared transaction, one outcome per command in order (e.g. the socket bets placed
+#: together by :func:`baccarat.server.bulkbets.run_batch`); without one each command runs alone (:func:`run_one`).
+Bulk = Callable[[Session, list[Command]], list[Outcome]]
+
+
+def run_one(s: Session, command: Command) -> Outcome:
+    """The command in a savepoint of its own: its answer, or its refusal with nothing of it left.
+    A lost race is raised: the whole batch runs again, the command then finding the winner's row."""
+    try:
+        with s.begin_nested():
+            return True, command(s)
+    except DBAPIError as error:
+        if retryable(error):
+            raise
+        return False, error
+    except Exception as error:  # this command's refusal: its savepoint is rolled back
+        return False, error
 
 
 class Batcher:
     """Runs commands in shared transactions, one transaction at a time, in the order they came."""
 
-    def __init__(self, sessions: sessionmaker[Session], *, window: float = WINDOW, most: int = MOST) -> None:
-        self.sessions, self.window, self.most = sessions, window, most
+    def __init__(self, sessions: sessionmaker[Session], *, window: float = WINDOW, most: int = MOST,
+                 bulk: Bulk | None = None) -> None:
+        self.sessions, self.window, self.most, self.bulk = sessions, window, most, bulk
         self.pending: list[tuple[Command, asyncio.Future[Any]]] = []
         self.flusher: asyncio.Task[None] | None = None
         self.batches = 0  #: transactions committed (the tests and the benchmark read them)
@@ -98,18 +120,9 @@ class Batcher:
                 else:
                     future.set_exception(value)
 
-    def _commit(self, commands: list[Command]) -> list[tuple[bool, Any]]:
-        def work(s: Session) -> list[tuple[bool, Any]]:
-            outcomes: list[tuple[bool, Any]] = []
-            for command in commands:
-                try:
-                    with s.begin_nested():
-                        outcomes.append((True, command(s)))
-                except DBAPIError as error:
-                    if retryable(error):
-                        raise  # the whole batch again: a command that lost a race sees the winner's row
-                    outcomes.append((False, error))
-                except Exception as error:  # this command's refusal: its savepoint is rolled back
-                    outcomes.append((False, error))
-            return outcomes
+    def _commit(self, commands: list[Command]) -> list[Outcome]:
+        def work(s: Session) -> list[Outcome]:
+            if self.bulk is not None:
+                return self.bulk(s, commands)
+            return [run_one(s, command) for command in commands]
         return transaction(self.sessions, work)

@@ -16,7 +16,6 @@ from fastapi import FastAPI
 from sqlalchemy import Engine
 
 from baccarat.server import live, notify
-from baccarat.server.batch import Batcher
 from baccarat.server.leader import Leadership, deal_while_leading
 from baccarat.server.settings import Settings
 
@@ -39,7 +38,7 @@ async def serving(app: FastAPI, engine: Engine, settings: Settings,
         listener = notify.Listener(engine.url.render_as_string(hide_password=False), wake).start()
     app.state.listener = listener
     # the socket commands' group commit; the dealer waits for the bets in it that arrived before a close
-    app.state.batcher = Batcher(app.state.sessions)
+    app.state.batcher = live.new_batcher(app.state.sessions, bulk=settings.bulk_bets)
     if getattr(app.state, "dealer", None) is not None:
         app.state.dealer.bets_waiting = app.state.batcher.waiting_before
     dealer = asyncio.create_task(deal_while_leading(leadership, deal_forever))

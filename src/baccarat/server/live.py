@@ -38,13 +38,13 @@ exception's own text never reaches the client.
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 import re
 import time
 from collections import Counter
 from contextlib import suppress
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
@@ -54,11 +54,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import Message
 
 from baccarat.errors import BaccaratError, ConfigurationError
-from baccarat.server import accounts, faults, notify, tables, views, wallet
-from baccarat.server.batch import Batcher
+from baccarat.server import accounts, bulkbets, faults, notify, tables, views, wallet
+from baccarat.server.batch import Batcher, Command, Outcome
 from baccarat.server.db import read, transaction
 from baccarat.server.models import Token, aware
 from baccarat.server.models import now as _now
+from baccarat.server.settings import Settings
 
 log = logging.getLogger("baccarat.server")
 #: One line per storage fault every 10 s for all the tables' pollers, not one per table per second.
@@ -273,11 +274,16 @@ def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> Table
     return feed
 
 
+def new_batcher(sessions: sessionmaker[Session], *, bulk: bool = True) -> Batcher:
+    """A group commit for socket commands: their bets placed together (``bulk``) or each alone."""
+    return Batcher(sessions, bulk=bets_together if bulk else None)
+
+
 def _batcher(app: FastAPI, sessions: sessionmaker[Session]) -> Batcher:
     """This process's group commit for socket commands."""
     found: Batcher | None = getattr(app.state, "batcher", None)
     if found is None:
-        found = app.state.batcher = Batcher(sessions)
+        found = app.state.batcher = new_batcher(sessions, bulk=Settings().bulk_bets)
     return found
 
 
@@ -297,12 +303,7 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
     if not isinstance(key, str):
         raise ConfigurationError("a command needs a 'key' (idempotency key)")
     if kind == "bet":
-        bets = frame.get("bets")
-        if not isinstance(bets, dict) or not all(isinstance(k, str) and type(v) is int for k, v in bets.items()):
-            raise ConfigurationError("'bets' is wager code -> amount in minor units")
-        number = frame.get("round")
-        if number is not None and (type(number) is not int or not 1 <= number <= 2**31 - 1):
-            raise ConfigurationError("'round' is the number of the round the bets are meant for")
+        bets, number = bulkbets.bet_frame(frame)
         return wallet.idempotent(s, account_id, key, tables.bet_request(table_id, bets, number),
                                  lambda: tables.place_bets(s, table_id, account_id, bets, received,
                                                            round_number=number))
@@ -318,10 +319,24 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
     raise ConfigurationError("unknown command: 'type' is 'bet' or 'decision'")
 
 
-def _run_command(s: Session, *, table_id: int, account_id: int, digest: str, frame: dict[str, Any],
-                 received: datetime) -> dict[str, Any]:
-    """:func:`_command` as a group commit's command (a function of the session alone)."""
-    return _command(s, table_id, account_id, digest, frame, received)
+@dataclass(frozen=True)
+class SocketCommand:
+    """A socket's command as a group commit's command (a function of the session alone); its fields
+    let the batch place the bets of many sockets together (:mod:`baccarat.server.bulkbets`)."""
+
+    table_id: int
+    account_id: int
+    digest: str
+    frame: dict[str, Any]
+    received: datetime
+
+    def __call__(self, s: Session) -> dict[str, Any]:
+        return _command(s, self.table_id, self.account_id, self.digest, self.frame, self.received)
+
+
+def bets_together(s: Session, commands: list[Command]) -> list[Outcome]:
+    """A group commit's socket commands, their bets placed together (:func:`baccarat.server.bulkbets.run_batch`)."""
+    return bulkbets.run_batch(s, commands, signed_out=lambda: Close(SIGNED_OUT, SIGNED_OUT_REASON))
 
 
 def _mark_away(sessions: sessionmaker[Session], table_id: int, account_id: int) -> None:
@@ -453,8 +468,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                         raise ConfigurationError("a command is a JSON object")
                     # with the other sockets' commands in one transaction (group commit, see batch)
                     result = await _batcher(socket.app, sessions).run(
-                        functools.partial(_run_command, table_id=table_id, account_id=account_id, digest=digest,
-                                          frame=frame, received=received),
+                        SocketCommand(table_id, account_id, digest, frame, received),
                         table=table_id, received=received)
                 except BaccaratError as error:
                     await socket.send_json({"type": "error", "error": type(error).__name__, "detail": str(error),

@@ -33,6 +33,9 @@ class Settings:
     pushes: str = field(default_factory=lambda: os.environ.get("BACCARAT_PUSHES", "auto"))
     #: with LISTEN/NOTIFY, a table with no notification is read again after this long (``BACCARAT_RESYNC_SECONDS``)
     resync_seconds: float = field(default_factory=lambda: float(os.environ.get("BACCARAT_RESYNC_SECONDS", "1")))
+    #: a group commit places its socket bets in a few statements for all (``BACCARAT_BULK_BETS``, ``0`` turns
+    #: it off: each bet then runs alone in its savepoint, as before; see :mod:`baccarat.server.bulkbets`)
+    bulk_bets: bool = field(default_factory=lambda: os.environ.get("BACCARAT_BULK_BETS", "1") != "0")
     #: a player whose table sockets all closed keeps the seat this long to reconnect (``BACCARAT_SEAT_GRACE_SECONDS``)
     seat_grace_seconds: float = field(
         default_factory=lambda: float(os.environ.get("BACCARAT_SEAT_GRACE_SECONDS", "60")))

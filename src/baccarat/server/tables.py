@@ -393,8 +393,10 @@ _BETTING = (select(_TABLES.c.name, _TABLES.c.game, _TABLES.c.paytable, _TABLES.c
 _LAST_ROUND = select(func.max(_ROUNDS.c.number)).where(_ROUNDS.c.table_id == bindparam("table"))
 _YOUR_SEAT = select(_SEATS.c.number).where(_SEATS.c.table_id == bindparam("table"),
                                            _SEATS.c.account_id == bindparam("account"))
+# in the order placed: which spot a refusal names when several are over (the core checks them in order) is then
+# always the same, whatever order the database keeps the rows in
 _PLACED = select(_BETS.c.wager, _BETS.c.amount).where(_BETS.c.round_id == bindparam("round"),
-                                                      _BETS.c.account_id == bindparam("account"))
+                                                      _BETS.c.account_id == bindparam("account")).order_by(_BETS.c.id)
 _NEW_BET = insert(_BETS)
 _ADD_TO_BET = (update(_BETS).where(_BETS.c.round_id == bindparam("round"), _BETS.c.account_id == bindparam("account"),
                                    _BETS.c.wager == bindparam("code"))
@@ -450,15 +452,8 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         seat = NO_SEAT  # punto banco: any player may bet on the one coup, seated or not
     placed: dict[str, int] = {wager: amount for wager, amount in connection.execute(
         _PLACED, {"round": row.id, "account": account_id})}
-    # The core checks wager codes, amounts, limits and prerequisites, exactly as at a live table: chips
-    # on a spot already bet add up to it, and over the maximum it names the room left on that spot.
-    check = Table(game, limits=stored_limits(row.game, row.paytable, row.limits), shoe_factory=_checking_shoe)
-    spot = seat or 1  # the checking table is this player's alone: any seat of it will do
-    check.sit(spot, "check", MAX_AMOUNT)
-    check.open_betting()
-    if placed:
-        check.place_bets(spot, placed)
-    check.place_bets(spot, bets)
+    limits = stored_limits(row.game, row.paytable, row.limits)
+    check_layout(game, limits, seat, placed, bets)
     total = sum(bets.values())
     protection.check_stake(s, account_id, total, now)  # the player's own limits, under their lock
     after: dict[int, int] = {}
@@ -471,11 +466,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})}
     if again != placed:
         placed = again
-        check = Table(check.game, limits=check.limits, shoe_factory=_checking_shoe)
-        check.sit(spot, "check", MAX_AMOUNT)
-        check.open_betting()
-        check.place_bets(spot, placed)
-        check.place_bets(spot, bets)
+        check_layout(game, limits, seat, placed, bets)
     balance = after[account_id]
     balance_before = balance + total + sum(placed.values())
     added = [{"round": row.id, "account": account_id, "code": code, "added": amount}
@@ -499,6 +490,19 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
 def decision_request(table_id: int, action: str, round_number: int | None) -> dict[str, Any]:
     """What a decision's idempotency key stands for (the round only when named, as for bets)."""
     return {"table": table_id, "action": action, **({} if round_number is None else {"round": round_number})}
+
+
+def check_layout(game: Game, limits: TableLimits, seat: int, placed: dict[str, int], bets: dict[str, int]) -> None:
+    """Refuse ``bets`` on top of the player's ``placed`` ones as the core refuses them (wager codes,
+    amounts, limits, prerequisites), exactly as at a live table: chips on a spot already bet add up
+    to it, and over the maximum it names the room left on that spot."""
+    check = Table(game, limits=limits, shoe_factory=_checking_shoe)
+    spot = seat or 1  # the checking table is this player's alone: any seat of it will do
+    check.sit(spot, "check", MAX_AMOUNT)
+    check.open_betting()
+    if placed:
+        check.place_bets(spot, placed)
+    check.place_bets(spot, bets)
 
 
 def bet_request(table_id: int, bets: dict[str, int], round_number: int | None) -> dict[str, Any]:

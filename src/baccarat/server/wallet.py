@@ -123,11 +123,16 @@ def request_hash(body: Any) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def check_key(key: Any) -> None:
+    """Refuse an idempotency key that is not 8 to 128 characters."""
+    if not isinstance(key, str) or not 8 <= len(key) <= 128:
+        raise ConfigurationError("an idempotency key is 8 to 128 characters")
+
+
 def idempotent(session: Session, account_id: int, key: str, body: Any,
                work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """Run ``work`` once per (account, key): a retry gets the stored answer, a different body a conflict."""
-    if not isinstance(key, str) or not 8 <= len(key) <= 128:
-        raise ConfigurationError("an idempotency key is 8 to 128 characters")
+    check_key(key)
     digest = request_hash(body)
     connection = session.connection()
     stored = connection.execute(_STORED, {"account": account_id, "key": key}).first()

@@ -1,0 +1,364 @@
+"""The socket bets of a group commit placed together: a few set-based statements for the whole batch.
+
+A bet alone costs about fifteen statements (its token, idempotency key, table and round, the round's
+lock, seat, the bets on the layout, the stake's ledger movement, the wallet, the bet, the client seed,
+the pending payouts, the stored answer, its savepoint), and at a burst the statements, not the
+database, set the pace.  Here the bets of a batch are read once for all (the tokens, the stored
+answers, the table and its round, held once, the seats, the bets on the layout, the wallets, locked
+in one order, the pending payouts), checked one after another in Python exactly as
+:func:`baccarat.server.tables.place_bets` checks them (the same rules through the core's checking
+table, the same refusals in the same words, each wallet's running balance), and written with one
+statement per table of rows (executemany): one ledger movement per bet as ever, the wallets, the
+bets, the client seeds, the stored answers.
+
+What is not the common case runs alone as before (:func:`baccarat.server.batch.run_one`, its own
+savepoint), every command of its player in order: a player with a protection row (limits and
+breaks are counted under that row's lock, :func:`baccarat.server.protection.check_stake`), a command
+that is not a bet, a table that is not punto banco or has no round taking bets.  Players are
+independent of one another (a bet reads and writes only its own player's key, wallet, bets and
+seed; the round is held for the whole transaction), so the outcomes are those of the commands run
+one by one; ``tests/test_server_bulkbets.py`` runs the same batches both ways and compares answers,
+wallets, bets and ledger.  If a bulk write fails for any reason but a lost race (which retries the
+batch), its savepoint is rolled back and every command runs alone.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, Protocol, cast
+
+from sqlalchemy import ARRAY, any_, bindparam, func, insert, select, update
+from sqlalchemy import Table as SqlTable
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
+
+from baccarat.errors import ConfigurationError, ConflictError, IllegalActionError, InsufficientFundsError
+from baccarat.money import format_amount
+from baccarat.presets import get_game
+from baccarat.server import fairness, notify, tables, wallet
+from baccarat.server.batch import Command, Outcome, run_one
+from baccarat.server.db import retryable
+from baccarat.server.models import (
+    Account,
+    Bet,
+    IdempotentRequest,
+    LedgerTransaction,
+    Posting,
+    Protection,
+    Seat,
+    Settlement,
+    ShoeSeed,
+    Token,
+    Wallet,
+    aware,
+)
+from baccarat.server.models import now as _now
+from baccarat.server.views import stored_limits
+
+log = logging.getLogger(__name__)
+
+
+class BetCommand(Protocol):
+    """A socket's command (:class:`baccarat.server.live.SocketCommand`): callable alone, and its fields."""
+
+    table_id: int
+    account_id: int
+    digest: str
+    frame: dict[str, Any]
+    received: datetime
+
+    def __call__(self, s: Session) -> Any: ...
+
+
+def bet_frame(frame: dict[str, Any]) -> tuple[dict[str, int], int | None]:
+    """A bet command's bets and the round named (or None), refused in the player's words when malformed."""
+    bets = frame.get("bets")
+    if not isinstance(bets, dict) or not all(isinstance(k, str) and type(v) is int for k, v in bets.items()):
+        raise ConfigurationError("'bets' is wager code -> amount in minor units")
+    number = frame.get("round")
+    if number is not None and (type(number) is not int or not 1 <= number <= 2**31 - 1):
+        raise ConfigurationError("'round' is the number of the round the bets are meant for")
+    return bets, number
+
+
+def _table(model: Any) -> SqlTable:
+    return cast(SqlTable, model.__table__)
+
+
+_TOKENS, _WALLETS, _REQUESTS, _BETS = _table(Token), _table(Wallet), _table(IdempotentRequest), _table(Bet)
+_SEATS, _PROTECTION, _ACCOUNTS, _SEEDS = _table(Seat), _table(Protection), _table(Account), _table(ShoeSeed)
+_ENTRIES, _POSTINGS, _SETTLEMENTS = _table(LedgerTransaction), _table(Posting), _table(Settlement)
+
+def _among_list(column: Any, name: str) -> Any:
+    return column.in_(bindparam(name, expanding=True))
+
+
+def _among_array(column: Any, name: str) -> Any:
+    # one parameter whatever the batch's size: psycopg parses a long IN list anew for every statement
+    return column == any_(bindparam(name, type_=ARRAY(column.type)))
+
+
+@lru_cache(maxsize=4)
+def _queries(postgresql: bool) -> dict[str, Any]:
+    """The batch's reads: a list of values is ``= ANY(array)`` on PostgreSQL, ``IN (...)`` elsewhere."""
+    among = _among_array if postgresql else _among_list
+    # FOR KEY SHARE as one command's token check (live._check_signed_in): a logout waits for this transaction
+    token_rows = select(_TOKENS.c.token_hash, _TOKENS.c.account_id, _TOKENS.c.expires_at).where(
+        among(_TOKENS.c.token_hash, "digests")).with_for_update(read=True, key_share=True)
+    protected = select(_PROTECTION.c.account_id).where(
+        among(_PROTECTION.c.account_id, "accounts"))
+    # every wallet of the batch held at once, in one order (two batches never wait on each other crosswise)
+    hold_wallets = (select(_WALLETS.c.account_id, _WALLETS.c.balance)
+                    .where(among(_WALLETS.c.account_id, "accounts"))
+                    .order_by(_WALLETS.c.account_id).with_for_update())
+    stored = select(_REQUESTS.c.account_id, _REQUESTS.c.key, _REQUESTS.c.request_hash, _REQUESTS.c.response).where(
+        among(_REQUESTS.c.account_id, "accounts"),
+        among(_REQUESTS.c.key, "keys"))
+    seated = select(_SEATS.c.account_id, _SEATS.c.number).where(
+        _SEATS.c.table_id == bindparam("table"), among(_SEATS.c.account_id, "accounts"))
+    on_layout = select(_BETS.c.account_id, _BETS.c.wager, _BETS.c.amount).where(
+        _BETS.c.round_id == bindparam("round"), among(_BETS.c.account_id, "accounts")
+    ).order_by(_BETS.c.id)  # in the order placed, as tables.place_bets reads them
+    # payouts in the wallets whose result is not shown yet, by the moment it is (each bet's answer is at its own moment)
+    ahead = (select(_BETS.c.account_id, _SETTLEMENTS.c.shown_at, func.sum(_BETS.c.amount + _SETTLEMENTS.c.net))
+             .select_from(_SETTLEMENTS.join(_BETS, _BETS.c.id == _SETTLEMENTS.c.bet_id))
+             .where(_SETTLEMENTS.c.shown_at > bindparam("now"), among(_BETS.c.account_id, "accounts"))
+             .group_by(_BETS.c.account_id, _SETTLEMENTS.c.shown_at))
+    seeds_set = select(_ACCOUNTS.c.id, _ACCOUNTS.c.client_seed).where(
+        among(_ACCOUNTS.c.id, "accounts"), _ACCOUNTS.c.client_seed.is_not(None))
+    seeds_taken = select(_SEEDS.c.account_id).where(
+        _SEEDS.c.shoe_id == bindparam("shoe"), among(_SEEDS.c.account_id, "accounts"))
+    return {"token_rows": token_rows, "protected": protected, "hold_wallets": hold_wallets, "stored": stored,
+            "seated": seated, "on_layout": on_layout, "ahead": ahead, "seeds_set": seeds_set,
+            "seeds_taken": seeds_taken}
+
+
+def _read(connection: Any, name: str, values: dict[str, Any]) -> Any:
+    return connection.execute(_queries(connection.dialect.name == "postgresql")[name], values)
+
+
+_NEW_ENTRIES = insert(_ENTRIES).returning(_ENTRIES.c.id, sort_by_parameter_order=True)
+_DEBIT = (update(_WALLETS)
+          .where(_WALLETS.c.account_id == bindparam("wallet"), _WALLETS.c.balance >= bindparam("total"))
+          .values(balance=_WALLETS.c.balance - bindparam("total")))
+
+
+class _Betting:
+    """What a batch needs of one table: its row (:data:`tables._BETTING`), game, limits, seats, layout."""
+
+    def __init__(self, row: Any, seats: dict[int, int], placed: dict[int, dict[str, int]]) -> None:
+        self.row, self.seats, self.placed = row, seats, placed
+        self.game = get_game(row.game, paytable=row.paytable)
+        self.limits = stored_limits(row.game, row.paytable, row.limits)
+
+
+def run_batch(s: Session, commands: list[Command], *, signed_out: Callable[[], Exception]) -> list[Outcome]:
+    """One outcome per command, in order, as if each had run alone in its savepoint (see the module).
+    ``signed_out`` makes the refusal of a command whose session token is gone."""
+    outcomes: list[Outcome | None] = [None] * len(commands)
+    bulk = _bulk_commands(s, commands)
+    if bulk:
+        try:
+            with s.begin_nested():
+                for index, outcome in _place(s, [(i, cast(BetCommand, commands[i])) for i in bulk],
+                                             signed_out).items():
+                    outcomes[index] = outcome
+        except DBAPIError as error:
+            if retryable(error):
+                raise  # the whole batch again
+            log.exception("bulk bets failed: each bet of the batch runs alone")
+            outcomes = [None] * len(commands)  # nothing of the bulk write stayed: each command alone
+        except Exception:
+            log.exception("bulk bets failed: each bet of the batch runs alone")
+            outcomes = [None] * len(commands)
+    return [outcome if outcome is not None else run_one(s, command)
+            for outcome, command in zip(outcomes, commands, strict=True)]
+
+
+def _bulk_commands(s: Session, commands: list[Command]) -> list[int]:
+    """The indexes of the commands placed together: bets on open punto banco rounds (held here until the
+    commit) of players without a protection row, all of whose commands in the batch are such bets."""
+    if not all(all(hasattr(c, name) for name in ("table_id", "account_id", "frame", "received", "digest"))
+               for c in commands):
+        return []  # a command of another kind could touch anyone's money: everything alone, in order
+    fields = [(i, cast(BetCommand, c)) for i, c in enumerate(commands)]
+    open_tables = {table_id for table_id in sorted({c.table_id for _, c in fields}) if _open_punto_banco(s, table_id)}
+    alone = set(_read(s.connection(), "protected", {"accounts": sorted({c.account_id for _, c in fields})}).scalars())
+    alone |= {c.account_id for _, c in fields if c.table_id not in open_tables or c.frame.get("type") != "bet"}
+    return [i for i, c in fields if c.account_id not in alone]
+
+
+def _open_punto_banco(s: Session, table_id: int) -> bool:
+    """Whether the table has a punto banco round taking bets, now held against the dealer (FOR SHARE)."""
+    known: dict[int, Any] = s.info.setdefault("betting_rows", {})  # shared with tables.place_bets
+    row = known.get(table_id) or s.connection().execute(tables._BETTING, {"table": table_id}).first()
+    if row is None or row.id is None or get_game(row.game, paytable=row.paytable).kind != "punto_banco":
+        return False
+    if not tables._hold_round(s, row.id, "betting"):
+        known.pop(table_id, None)
+        return False
+    known[table_id] = row
+    return True
+
+
+def _place(s: Session, batch: list[tuple[int, BetCommand]], signed_out: Callable[[], Exception]
+           ) -> dict[int, Outcome]:
+    """Check every bet of ``batch`` in order against the state read once, then write the accepted ones."""
+    connection = s.connection()
+    accounts = sorted({c.account_id for _, c in batch})
+    tokens = {row.token_hash: row for row in _read(connection, "token_rows",
+                                                   {"digests": sorted({c.digest for _, c in batch})})}
+    balances: dict[int, int] = {account: int(balance) for account, balance in
+                                _read(connection, "hold_wallets", {"accounts": accounts})}
+    # read with the wallets held: the keys, bets and balances of every bet of these players that committed
+    # before (another process's bets of theirs stake their wallets too, so they are all in or all waiting)
+    keys = sorted({c.frame["key"] for _, c in batch if isinstance(c.frame.get("key"), str)})
+    stored: dict[tuple[int, str], tuple[str, str]] = {
+        (row.account_id, row.key): (row.request_hash, row.response)
+        for row in _read(connection, "stored", {"accounts": accounts, "keys": keys or [""]})}
+    known: dict[int, Any] = s.info["betting_rows"]
+    betting: dict[int, _Betting] = {}
+    for table_id in sorted({c.table_id for _, c in batch}):
+        row = known[table_id]
+        players = sorted({c.account_id for _, c in batch if c.table_id == table_id})
+        placed: dict[int, dict[str, int]] = defaultdict(dict)
+        for account, wager, amount in _read(connection, "on_layout", {"round": row.id, "accounts": players}):
+            placed[account][wager] = int(amount)
+        seats = dict(_read(connection, "seated", {"table": table_id, "accounts": players}).all())
+        betting[table_id] = _Betting(row, {a: int(n) for a, n in seats.items()}, placed)
+    earliest = min(c.received for _, c in batch)
+    ahead: dict[int, list[tuple[datetime, int]]] = defaultdict(list)
+    for account, shown_at, amount in _read(connection, "ahead", {"now": earliest, "accounts": accounts}):
+        ahead[account].append((aware(shown_at), int(amount or 0)))
+    signed_in_at = _now()  # the steady clock, as live._check_signed_in
+
+    outcomes: dict[int, Outcome] = {}
+    writes = _Writes()
+    for index, command in batch:
+        try:
+            token = tokens.get(command.digest)
+            if token is None or token.account_id != command.account_id or aware(token.expires_at) <= signed_in_at:
+                raise signed_out()
+            outcomes[index] = (True, _one(command, betting[command.table_id], stored, balances, ahead, writes,
+                                          connection))
+        except DBAPIError:
+            raise  # not a refusal: the bulk write's savepoint goes, and the batch runs alone or again
+        except Exception as error:  # this bet's refusal: nothing of it was written
+            outcomes[index] = (False, error)
+    writes.run(s)
+    return outcomes
+
+
+class _Writes:
+    """The accepted bets' rows, written at the end with one statement each (executemany)."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self.postings: list[list[dict[str, Any]]] = []
+        self.debits: dict[int, int] = defaultdict(int)
+        self.new_bets: dict[tuple[int, int, str], dict[str, Any]] = {}  # in the order first placed
+        self.added: dict[tuple[int, int, str], int] = defaultdict(int)
+        self.answers: list[dict[str, Any]] = []
+        self.seeds: dict[int, set[int]] = defaultdict(set)  # shoe -> accounts whose seed it may take
+        self.tables: set[int] = set()
+
+    def run(self, s: Session) -> None:
+        connection = s.connection()
+        if not self.entries:
+            return
+        ids = [row[0] for row in connection.execute(_NEW_ENTRIES, self.entries)]
+        debits = [{"wallet": account, "total": total} for account, total in sorted(self.debits.items())]
+        done = connection.execute(_DEBIT, debits).rowcount
+        if done not in (-1, len(debits)):  # the wallets were held and checked: this cannot happen
+            raise AssertionError(f"{len(debits) - done} wallets could not be debited")
+        connection.execute(wallet._NEW_POSTING, [{**posting, "transaction_id": entry}
+                                                 for entry, postings in zip(ids, self.postings, strict=True)
+                                                 for posting in postings])
+        if self.added:
+            connection.execute(tables._ADD_TO_BET, [{"round": r, "account": a, "code": code, "added": amount}
+                                                    for (r, a, code), amount in self.added.items()])
+        if self.new_bets:
+            connection.execute(tables._NEW_BET, list(self.new_bets.values()))
+        for shoe, players in self.seeds.items():  # before the shoe's first deal: the players' seeds go in
+            taken = set(_read(connection, "seeds_taken", {"shoe": shoe, "accounts": sorted(players)}).scalars())
+            seeds = [{"shoe_id": shoe, "account_id": account, "seed": seed} for account, seed in _read(
+                connection, "seeds_set", {"accounts": sorted(players - taken)})] if players - taken else []
+            if seeds:
+                connection.execute(fairness._TAKE, seeds)
+        connection.execute(wallet._NEW_REQUEST, self.answers)
+        for table_id in sorted(self.tables):
+            notify.changed(s, table_id)
+
+
+def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tuple[str, str]],
+         balances: dict[int, int], ahead: dict[int, list[tuple[datetime, int]]], writes: _Writes,
+         connection: Any) -> dict[str, Any]:
+    """One bet, checked in the order and words of live._command, wallet.idempotent and tables.place_bets."""
+    account, frame, now = command.account_id, command.frame, command.received
+    key = frame.get("key")
+    if not isinstance(key, str):
+        raise ConfigurationError("a command needs a 'key' (idempotency key)")
+    bets, number = bet_frame(frame)
+    wallet.check_key(key)
+    digest = wallet.request_hash(tables.bet_request(command.table_id, bets, number))
+    answered = stored.get((account, key))
+    if answered is not None:
+        if answered[0] != digest:
+            raise ConflictError("this idempotency key was used for a different request")
+        again: dict[str, Any] = json.loads(answered[1])
+        return again
+    if not bets:
+        raise ConfigurationError("bets are wager code -> amount in minor units")
+    row = table.row
+    if number is not None and number != row.number:
+        tables._refuse_round(connection, command.table_id, number, row.number)
+    if row.opens_at is not None and aware(row.opens_at) > now:
+        wait = math.ceil((aware(row.opens_at) - now).total_seconds())
+        raise IllegalActionError(f"betting opens in {wait} s: round {row.number} takes bets then")
+    if aware(row.closes_at) <= now:
+        raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
+    seat = table.seats.get(account) or tables.NO_SEAT
+    placed = table.placed[account]
+    tables.check_layout(table.game, table.limits, seat, placed, bets)
+    total = sum(bets.values())
+    have = balances.get(account)
+    if have is None:
+        raise ConfigurationError(f"no wallet for account {account}")
+    if have < total:
+        raise InsufficientFundsError(f"{format_amount(total)} is more than the balance of {format_amount(have)}")
+    balance = balances[account] = have - total
+    balance_before = balance + total + sum(placed.values())
+    writes.entries.append({"kind": "stake", "memo": f"table {row.name} round {row.number}", "created_at": _now()})
+    writes.postings.append([{"account": wallet.wallet_account(account), "amount": -total},
+                            {"account": wallet.escrow_account(row.id), "amount": total}])
+    writes.debits[account] += total
+    for code, amount in bets.items():
+        spot = (row.id, account, code)
+        if code not in placed:
+            writes.new_bets[spot] = {"round_id": row.id, "account_id": account, "seat": seat, "wager": code,
+                                     "amount": amount, "balance_before": balance_before}
+        elif spot in writes.new_bets:  # first placed in this batch: its row is not written yet
+            writes.new_bets[spot]["amount"] += amount
+        else:
+            writes.added[spot] += amount
+    if fairness.takes_seeds(row.algorithm, row.client_seeds):
+        writes.seeds[row.shoe_id].add(account)
+    writes.tables.add(command.table_id)
+    together = dict(placed)
+    for code, amount in bets.items():
+        together[code] = together.get(code, 0) + amount
+    table.placed[account] = together
+    shown = balance - sum(amount for at, amount in ahead.get(account, ()) if at > now)
+    answer = {"table": command.table_id, "round": row.number, "seat": seat or None, "bets": together,
+              "added": dict(bets), "balance": shown}
+    text = json.dumps(answer)
+    stored[(account, key)] = (digest, text)
+    writes.answers.append({"account_id": account, "key": key, "request_hash": digest, "response": text,
+                           "created_at": _now()})
+    return answer
