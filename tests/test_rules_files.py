@@ -148,7 +148,7 @@ def test_the_server_serves_a_game_from_a_file_alone(tmp_path: Path, database_url
         with connect(settings.url) as sessions:
             transaction(sessions, lambda s: accounts.register(s, "pit_boss", "correct horse", grant=0, role="operator"))
             table_id = transaction(sessions, lambda s: server_tables.create_table(
-                s, "quick-pairs", "pairs", betting_seconds=0.5, pace=Pace(0.2, 0.1, 0.5)).id)
+                s, "quick-pairs", "pairs", betting_seconds=3.0, pace=Pace(0.2, 0.1, 0.5)).id)
         boss = client.post("/api/sessions", json={"username": "pit_boss", "password": "correct horse"}).json()
         operator = {"Authorization": f"Bearer {boss['token']}"}
         unknown = client.post("/api/operator/tables", json={"name": "y", "game": "pears"}, headers=operator)
@@ -165,7 +165,7 @@ def test_the_server_serves_a_game_from_a_file_alone(tmp_path: Path, database_url
         over = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"perfect_pair": 30_000}},
                            headers={**auth, "Idempotency-Key": "bet-pairs-0002"})
         assert over.status_code == 422 and "maximum" in over.text
-        deadline, history = time.monotonic() + 10, []
+        deadline, history = time.monotonic() + 15, []
         while time.monotonic() < deadline and not history:
             time.sleep(0.1)
             history = client.get("/api/history", headers=auth).json()

@@ -215,14 +215,14 @@ def test_a_lucky_draw_round_through_the_api(client):
 
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
         table_id = transaction(sessions, lambda s: server_tables.create_table(
-            s, "quick-ld", "lucky-draw", paytable=2, betting_seconds=0.5, decision_seconds=5,
+            s, "quick-ld", "lucky-draw", paytable=2, betting_seconds=2.0, decision_seconds=5,
             pace=Pace(0.2, 0.1, 0.5)).id)
     _, auth = _player(client, "hank")
     client.post(f"/api/tables/{table_id}/seats", json={}, headers=auth)
     placed = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"enter": 1_000}},
                          headers={**auth, "Idempotency-Key": "ld-bet-0001"})
     assert placed.status_code == 201, placed.text
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 15
     view = {}
     while time.monotonic() < deadline and not view.get("decision"):
         time.sleep(0.1)
