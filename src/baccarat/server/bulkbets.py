@@ -81,10 +81,16 @@ def bet_frame(frame: dict[str, Any]) -> tuple[dict[str, int], int | None]:
     bets = frame.get("bets")
     if not isinstance(bets, dict) or not all(isinstance(k, str) and type(v) is int for k, v in bets.items()):
         raise ConfigurationError("'bets' is wager code -> amount in minor units")
+    return bets, frame_round(frame, "the bets are")
+
+
+def frame_round(frame: dict[str, Any], meant: str) -> int | None:
+    """The round a socket command names (or None), refused in the player's words when it is not one:
+    ``meant`` says what it is meant for ("the bets are", "the decision is")."""
     number = frame.get("round")
     if number is not None and (type(number) is not int or not 1 <= number <= 2**31 - 1):
-        raise ConfigurationError("'round' is the number of the round the bets are meant for")
-    return bets, number
+        raise ConfigurationError(f"'round' is the number of the round {meant} meant for")
+    return number
 
 
 def _table(model: Any) -> SqlTable:

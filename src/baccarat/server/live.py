@@ -311,9 +311,7 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
         action = frame.get("action")
         if action not in ("draw", "stand"):
             raise ConfigurationError("'action' is 'draw' or 'stand'")
-        number = frame.get("round")
-        if number is not None and (type(number) is not int or not 1 <= number <= 2**31 - 1):
-            raise ConfigurationError("'round' is the number of the round the decision is meant for")
+        number = bulkbets.frame_round(frame, "the decision is")
         return wallet.idempotent(s, account_id, key, tables.decision_request(table_id, action, number),
                                  lambda: tables.decide(s, table_id, account_id, action, round_number=number))
     raise ConfigurationError("unknown command: 'type' is 'bet' or 'decision'")
