@@ -69,6 +69,15 @@ def prepare(url: str, bettors: int, window: float) -> tuple[int, list[str]]:
         return table_id, transaction(sessions, work)
 
 
+def _cpu(pid: int) -> float:
+    """CPU seconds used so far by process ``pid`` and its children (the server's workers)."""
+    total = 0.0
+    for child in [pid, *(int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]:
+        fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        total += sum(int(f) for f in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def _moments(url: str, table_id: int, number: int) -> tuple[float, float]:
     """When the round's last card and its result were shown (epoch seconds), as the server stored them."""
     from sqlalchemy import select
@@ -149,9 +158,11 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
     if args.profile:
         await asyncio.sleep(max(0.0, closes - seconds - time.time()))
         subprocess.Popen(["py-spy", "record", "--subprocesses", "--nonblocking", "-o", str(args.profile),
-                          "-f", args.profile_format, "--duration", str(round(seconds + 1)),
+                          "-f", args.profile_format, "--gil", "--duration", str(round(seconds + 1)),
                           "--pid", str(args.server_pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latencies: list[float] = []
+    await asyncio.sleep(max(0.0, closes - seconds - time.time()))  # the CPU used from the first bet on
+    cpu = _cpu(args.server_pid), time.process_time(), time.perf_counter()
     counts = {"sent": 0, "confirmed": 0, "late": 0, "refused_before_close": 0, "sent_after_close": 0}
 
     async def one(bettor: Bettor) -> None:
@@ -174,6 +185,9 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
             print(f"refused, sent {(closes - sent_at) * 1000:.0f} ms before the close: {answer.get('detail')}")
 
     await asyncio.gather(*(one(b) for b in bettors))
+    wall = time.perf_counter() - cpu[2]
+    busy = {"server_cpu": (_cpu(args.server_pid) - cpu[0]) / wall,
+            "load_generator_cpu": (time.process_time() - cpu[1]) / wall}
     # the settlement pushes: every confirmed bettor's, then the moments of the last card and the result
     waiting = [b for b in bettors if b.round == number]
     deadline = time.time() + 60
@@ -182,7 +196,7 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
     last_card, result_at = _moments(args.url, args.table_id, number)
     settled = [b.settled_at for b in waiting if b.settled_at is not None]
     last_push = max(settled) if settled else float("nan")
-    return {"round": number, **counts, "settled_pushed": len(settled),
+    return {"round": number, **counts, **busy, "settled_pushed": len(settled),
             "p50_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
             "p99_ms": statistics.quantiles(latencies, n=100)[98] * 1000 if len(latencies) >= 100 else float("nan"),
             "last_card_to_last_settlement_s": last_push - last_card,
@@ -245,8 +259,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="server processes (PostgreSQL only above 1)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--profile", type=Path, help="record the server with py-spy (an SVG flame graph, or "
-                                                     "--profile-format) from the burst's first bet to the close")
-    parser.add_argument("--server-log", type=Path, help="the server's own log (warnings and errors) to this file")
+                                                     "--profile-format) from the burst's first bet to the close; "
+                                                     "only the thread holding the GIL (--gil): where the CPU goes")
+    parser.add_argument("--server-log", type=Path, help="the server's own log (warnings and errors) to this file "
+                                                        "(default: in the temporary data directory)")
     parser.add_argument("--profile-format", default="flamegraph", help="py-spy's: flamegraph, speedscope, raw")
     args = parser.parse_args()
     data_dir = Path(tempfile.mkdtemp(prefix="baccarat-burst-"))
@@ -261,7 +277,8 @@ def main() -> None:
     if len(cores) >= 2 and shutil.which("taskset"):
         command = ["taskset", "-c", str(cores[0]), *command]
         os.sched_setaffinity(0, {cores[1]})
-    log = open(args.server_log, "w") if args.server_log else subprocess.DEVNULL  # noqa: SIM115 - open while it runs
+    args.server_log = args.server_log or data_dir / "server.log"
+    log = open(args.server_log, "w")  # noqa: SIM115 - open while it runs
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
     database = url.split("://")[0].split("+")[0]
     try:
@@ -273,6 +290,11 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+        log.close()
+    troubles = [line for line in args.server_log.read_text().splitlines() if line and not line.startswith(" ")
+                and "Traceback" not in line]
+    if troubles:  # e.g. "bulk bets failed": the figures below are not the bulk path's
+        print(f"the server logged {len(troubles)} problems ({args.server_log}); the first: {troubles[0]}")
     shown = results["burst"]
     print(f"{database}, {args.workers} process(es), {args.bettors} bettors, bets in the last {args.burst:g} s of a "
           f"{args.window:g} s window: {shown['confirmed']} confirmed, {shown['late']} refused as late, "
@@ -280,7 +302,8 @@ def main() -> None:
           f"{shown['p50_ms']:.0f} ms, p99 {shown['p99_ms']:.0f} ms; last settlement push "
           f"{shown['last_card_to_last_settlement_s']:.2f} s after the last card "
           f"({shown['result_to_last_settlement_s']:.2f} s after the result's moment), "
-          f"{shown['settled_pushed']} of {shown['confirmed']} pushed")
+          f"{shown['settled_pushed']} of {shown['confirmed']} pushed; during the bets the server used "
+          f"{shown['server_cpu']:.0%} of a core, this load generator {shown['load_generator_cpu']:.0%}")
     if "saturated" in results:
         sat = results["saturated"]
         print(f"saturated: {sat['confirmations_per_s']:.0f} confirmations/s (p50 {sat['p50_ms']:.0f} ms, "

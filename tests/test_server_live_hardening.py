@@ -452,3 +452,38 @@ def test_csp_connect_src_is_the_page_s_own_host_only(client):
     assert _connect_src(client, "[::1]:8000") == "'self' ws://[::1]:8000 wss://[::1]:8000"
     for host in ("evil.example; script-src *", "a b", "x/y", "[::1", "-bad.example", "x" * 300, "host:123456"):
         assert _connect_src(client, host) == "'self'", host
+
+
+def test_a_change_wakes_every_waiting_socket_and_a_closed_one_leaves_the_others_waiting():
+    """The feed wakes thousands of sockets in one pass (each waits on a future of its own, not on a shared
+    condition whose lock every woken socket re-acquires in turn); a socket that closes while waiting takes
+    only its own wait with it."""
+
+    async def scenario() -> None:
+        feed = live.TableFeed(None, 1)  # type: ignore[arg-type] - no database: the waits alone
+        woken: list[int] = []
+
+        async def socket(index: int) -> None:
+            await feed.wait_newer(0)
+            woken.append(index)
+        tasks = [asyncio.create_task(socket(i)) for i in range(3000)]
+        gone = asyncio.create_task(feed.wait_newer(0, "digest-of-a-closed-socket"))
+        await asyncio.sleep(0)
+        assert len(feed.waiting) == 3001 and not woken
+        gone.cancel()
+        await asyncio.sleep(0)
+        assert len(feed.waiting) == 3000 and not any(task.done() for task in tasks)
+        feed._wake()  # woken with no newer view: they wait again
+        await asyncio.sleep(0)
+        assert len(feed.waiting) == 3000 and not woken
+        feed.version += 1
+        feed._wake()
+        await asyncio.gather(*tasks)
+        assert sorted(woken) == list(range(3000)) and not feed.waiting
+        signed_out = asyncio.create_task(feed.wait_newer(1, "a-token"))  # up to date: waits for a sign-out
+        await asyncio.sleep(0)
+        feed.signed_out.add("a-token")
+        feed._wake()
+        await asyncio.wait_for(signed_out, 1)
+
+    asyncio.run(scenario())

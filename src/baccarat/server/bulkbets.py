@@ -33,7 +33,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Protocol, cast
 
-from sqlalchemy import ARRAY, any_, bindparam, func, insert, select, update
+from sqlalchemy import ARRAY, Integer, String, and_, any_, bindparam, func, insert, select, update
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -123,9 +123,6 @@ def _queries(postgresql: bool) -> dict[str, Any]:
     hold_wallets = (select(_WALLETS.c.account_id, _WALLETS.c.balance)
                     .where(among(_WALLETS.c.account_id, "accounts"))
                     .order_by(_WALLETS.c.account_id).with_for_update())
-    stored = select(_REQUESTS.c.account_id, _REQUESTS.c.key, _REQUESTS.c.request_hash, _REQUESTS.c.response).where(
-        among(_REQUESTS.c.account_id, "accounts"),
-        among(_REQUESTS.c.key, "keys"))
     seated = select(_SEATS.c.account_id, _SEATS.c.number).where(
         _SEATS.c.table_id == bindparam("table"), among(_SEATS.c.account_id, "accounts"))
     on_layout = select(_BETS.c.account_id, _BETS.c.wager, _BETS.c.amount).where(
@@ -140,13 +137,40 @@ def _queries(postgresql: bool) -> dict[str, Any]:
         among(_ACCOUNTS.c.id, "accounts"), _ACCOUNTS.c.client_seed.is_not(None))
     seeds_taken = select(_SEEDS.c.account_id).where(
         _SEEDS.c.shoe_id == bindparam("shoe"), among(_SEEDS.c.account_id, "accounts"))
-    return {"token_rows": token_rows, "protected": protected, "hold_wallets": hold_wallets, "stored": stored,
+    return {"token_rows": token_rows, "protected": protected, "hold_wallets": hold_wallets,
             "seated": seated, "on_layout": on_layout, "ahead": ahead, "seeds_set": seeds_set,
             "seeds_taken": seeds_taken}
 
 
 def _read(connection: Any, name: str, values: dict[str, Any]) -> Any:
     return connection.execute(_queries(connection.dialect.name == "postgresql")[name], values)
+
+
+_STORED_COLUMNS = (_REQUESTS.c.account_id, _REQUESTS.c.key, _REQUESTS.c.request_hash, _REQUESTS.c.response)
+#: PostgreSQL: the (account, key) pairs as two arrays, unnested side by side
+_PG_PAIRS = func.unnest(bindparam("accounts", type_=ARRAY(Integer)), bindparam("keys", type_=ARRAY(String))
+                        ).table_valued("account_id", "key").render_derived(name="wanted")
+_STORED_PG = select(*_STORED_COLUMNS).select_from(_PG_PAIRS.join(
+    _REQUESTS, and_(_REQUESTS.c.account_id == _PG_PAIRS.c.account_id, _REQUESTS.c.key == _PG_PAIRS.c.key)))
+#: SQLite: the pairs as one JSON parameter, walked with json_each
+_SQLITE_PAIRS = func.json_each(bindparam("pairs")).table_valued("value").alias("wanted")
+_STORED_SQLITE = select(*_STORED_COLUMNS).select_from(_SQLITE_PAIRS.join(_REQUESTS, and_(
+    _REQUESTS.c.account_id == func.json_extract(_SQLITE_PAIRS.c.value, "$[0]"),
+    _REQUESTS.c.key == func.json_extract(_SQLITE_PAIRS.c.value, "$[1]"))))
+
+
+def _stored(connection: Any, pairs: list[tuple[int, str]]) -> Any:
+    """The stored answers of the ``pairs`` (account, idempotency key): one index look-up per pair, in a
+    statement compiled once whatever the batch's size.
+
+    Not ``account_id IN (...) AND key IN (...)``: on the (account, key) index SQLite probes every
+    combination of the two lists (a batch of 350 bets: 122,500 look-ups); nor a ``VALUES`` list, which
+    SQLAlchemy compiles anew for every batch (a fifth of the batch's time)."""
+    if not pairs:
+        return []
+    if connection.dialect.name == "postgresql":
+        return connection.execute(_STORED_PG, {"accounts": [a for a, _ in pairs], "keys": [k for _, k in pairs]})
+    return connection.execute(_STORED_SQLITE, {"pairs": json.dumps(pairs)})
 
 
 _NEW_ENTRIES = insert(_ENTRIES).returning(_ENTRIES.c.id, sort_by_parameter_order=True)
@@ -224,10 +248,9 @@ def _place(s: Session, batch: list[tuple[int, BetCommand]], signed_out: Callable
                                 _read(connection, "hold_wallets", {"accounts": accounts})}
     # read with the wallets held: the keys, bets and balances of every bet of these players that committed
     # before (another process's bets of theirs stake their wallets too, so they are all in or all waiting)
-    keys = sorted({c.frame["key"] for _, c in batch if isinstance(c.frame.get("key"), str)})
+    pairs = sorted({(c.account_id, c.frame["key"]) for _, c in batch if isinstance(c.frame.get("key"), str)})
     stored: dict[tuple[int, str], tuple[str, str]] = {
-        (row.account_id, row.key): (row.request_hash, row.response)
-        for row in _read(connection, "stored", {"accounts": accounts, "keys": keys or [""]})}
+        (row.account_id, row.key): (row.request_hash, row.response) for row in _stored(connection, pairs)}
     known: dict[int, Any] = s.info["betting_rows"]
     betting: dict[int, _Betting] = {}
     for table_id in sorted({c.table_id for _, c in batch}):

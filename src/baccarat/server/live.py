@@ -17,7 +17,9 @@ Protocol (JSON text frames):
   "key": "...", "action": "draw"|"stand", "round": N}`` (``round`` optional: the round meant, refused
   once it is past).  Each has an idempotency key: a replayed command is answered from
   its stored result.  Answers: ``{"type": "ok", "key", "result"}`` or ``{"type": "error", "error",
-  "detail", "message"}`` (the error's code, and the refusal in the player's words).
+  "detail", "message"}`` (the error's code, and the refusal in the player's words).  A bet's ``result``
+  holds the player's seat, balance, bets and round (the client takes them from it; the table's next
+  state push shows the layout's totals); a decision's answer is followed by a state push.
 * Limits: every frame, the first (auth) frame included, of at most :data:`MAX_FRAME` bytes; at most
   :data:`MAX_RATE` commands per second; at most :data:`MAX_SOCKETS` table sockets per account; beyond
   that the connection is closed (1009 / 1008).  A malformed frame (binary, not JSON, nested too deep,
@@ -176,7 +178,8 @@ class TableFeed:
         self.text = "null"  #: the view as JSON
         self.yours: dict[int, dict[str, Any]] = {}
         self.version = 0
-        self.changed = asyncio.Condition()
+        #: one future per socket waiting for a newer view (see :meth:`wait_newer`)
+        self.waiting: set[asyncio.Future[None]] = set()
         self.watchers: Counter[int] = Counter()  #: account id -> open sockets
         self.tokens: Counter[str] = Counter()  #: token hash -> open sockets
         self.signed_out: set[str] = set()  #: token hashes found no longer valid
@@ -222,12 +225,11 @@ class TableFeed:
                                             lambda s, a=account_id: tables.mark_back(s, self.table_id, a))
             gone = set(digests) - valid - self.signed_out  # a token never comes back once gone
             if yours is not None or gone:
-                async with self.changed:
-                    if yours is not None:
-                        self.view, self.yours, self.version = view, yours, self.version + 1
-                        self.text = json.dumps(view)  # encoded once for all the table's sockets
-                    self.signed_out |= gone
-                    self.changed.notify_all()
+                if yours is not None:
+                    self.view, self.yours, self.version = view, yours, self.version + 1
+                    self.text = json.dumps(view)  # encoded once for all the table's sockets
+                self.signed_out |= gone
+                self._wake()
             # the next card, result or window is pushed at its moment, not up to a poll later
             due = wait + 0.005 if wait < self.longest(len(self.watchers)) else wait
             if self.notified:
@@ -246,8 +248,23 @@ class TableFeed:
 
     async def wait_newer(self, version: int, digest: str | None = None) -> None:
         """Until the view is newer than ``version``, or the token whose hash is ``digest`` is gone."""
-        async with self.changed:
-            await self.changed.wait_for(lambda: self.version > version or digest in self.signed_out)
+        while not (self.version > version or digest in self.signed_out):
+            # a future of this socket's own: cancelling this wait (the socket closed) touches no other socket's
+            future = asyncio.get_running_loop().create_future()
+            self.waiting.add(future)
+            try:
+                await future
+            finally:
+                self.waiting.discard(future)
+
+    def _wake(self) -> None:
+        """Wake every socket waiting for a newer view: O(sockets).  (An ``asyncio.Condition`` was
+        O(sockets²): each of the woken waiters re-acquires its lock in turn, and each acquisition scans
+        the lock's queue of waiters; 2,000 sockets held the event loop for half a second a change.)"""
+        waiting, self.waiting = self.waiting, set()
+        for future in waiting:
+            if not future.done():
+                future.set_result(None)
 
     def join(self, account_id: int, digest: str) -> None:
         self.watchers[account_id] += 1
@@ -473,11 +490,10 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                                             "message": str(error)})
                     continue
                 await socket.send_json({"type": "ok", "key": frame.get("key"), "result": result})
-                # the player's own seat, balance and bets have changed: a bet's answer holds them
-                known = feed.yours.get(account_id)
-                if frame.get("type") == "bet" and "seat" in result and known is not None:
-                    await push({**known, **{key: result[key] for key in ("seat", "balance", "bets", "round")}})
-                else:
+                # A bet's answer holds the player's seat, balance, bets and round: no state follows it (at a
+                # crowded table that push, the whole view again, was half the event loop's work in a burst);
+                # the table's next push carries the layout's new totals.  A decision's changes are pushed now.
+                if frame.get("type") != "bet" or "seat" not in result:
                     await push(await asyncio.to_thread(you))
         finally:
             feed.leave(account_id, digest)
