@@ -19,6 +19,7 @@ from sqlalchemy import text
 from websockets.sync.client import connect as ws_connect
 
 from baccarat.cli import EXIT_UNAVAILABLE
+from baccarat.server import app
 from baccarat.server.db import connect
 
 EXE = shutil.which("baccarat", path=str(Path(sys.executable).parent))
@@ -111,3 +112,15 @@ def test_pushes_come_from_notifications_across_processes_with_polling_off(databa
             assert "a quiet change" in [a["text"] for a in pushed["table"]["announcements"]]  # read now, with it
     finally:
         _stop(first, second)
+
+
+def test_a_served_process_freezes_its_start_up_objects_and_collects_less_often():
+    """``baccarat serve`` (one process or each of ``--workers``) sets the collector up for thousands of
+    sockets: its start-up objects frozen out of collections, higher thresholds (run in a child process:
+    freezing this test process's objects would keep its garbage)."""
+    code = ("import gc; from baccarat.server import app; before = gc.get_freeze_count(); app.tune_collector(); "
+            "print(before, gc.get_freeze_count(), *gc.get_threshold())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    before, frozen, *thresholds = map(int, out)
+    assert before == 0 and frozen > 10_000
+    assert tuple(thresholds) == app.COLLECTOR_THRESHOLDS and thresholds[0] > 700

@@ -119,7 +119,7 @@ def serve(
 
     from baccarat.rulesfile import load_rules
     from baccarat.server import live
-    from baccarat.server.app import create_app
+    from baccarat.server.app import create_app, tune_collector
     from baccarat.server.settings import Settings
 
     with handle_errors():
@@ -141,6 +141,7 @@ def serve(
         if workers > 1:
             _serve_workers(settings, url, workers, options)
             return
+        tune_collector()
         config = uvicorn.Config(create_app(settings), **options)  # type: ignore[arg-type]
         server = uvicorn.Server(config)
         original = server.startup
@@ -174,7 +175,7 @@ def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str
 
     os.environ.update(BACCARAT_DATABASE_URL=url, BACCARAT_BETTING_SECONDS=str(settings.betting_seconds),
                       BACCARAT_DATA_DIR=str(settings.data_dir))
-    config = uvicorn.Config("baccarat.server.app:create_app", factory=True, workers=workers,
+    config = uvicorn.Config("baccarat.server.app:served_app", factory=True, workers=workers,
                             **options)  # type: ignore[arg-type]
     try:
         sock = config.bind_socket()
