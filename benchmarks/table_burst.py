@@ -156,13 +156,12 @@ async def _next_window(watcher: Bettor, lead: float) -> tuple[int, float]:
 async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args: argparse.Namespace
                 ) -> dict[str, Any]:
     number, closes = await _next_window(bettors[0], seconds + 0.5)
+    await asyncio.sleep(max(0.0, closes - seconds - time.time()))  # the first bet's moment
     if args.profile:
-        await asyncio.sleep(max(0.0, closes - seconds - time.time()))
         subprocess.Popen(["py-spy", "record", "--subprocesses", "--nonblocking", "-o", str(args.profile),
                           "-f", args.profile_format, "--gil", "--duration", str(round(seconds + 1)),
                           "--pid", str(args.server_pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latencies: list[float] = []
-    await asyncio.sleep(max(0.0, closes - seconds - time.time()))  # the CPU used from the first bet on
     cpu = _cpu(args.server_pid), time.process_time(), time.perf_counter()
     counts = {"sent": 0, "confirmed": 0, "late": 0, "refused_before_close": 0, "sent_after_close": 0}
 

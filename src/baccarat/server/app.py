@@ -46,14 +46,15 @@ async def _deal_forever(dealer: Dealer) -> None:
 
 
 #: The cyclic collector's thresholds in a server process (Python's are 700, 10, 10).  A table with 2,000
-#: sockets keeps some 400,000 objects alive; with Python's thresholds a full collection (0.15-0.5 s with the
-#: event loop stopped) ran every second or so of a burst of bets, and each one was a queue of late answers.
+#: sockets keeps hundreds of thousands of objects alive (0.3-0.56 million counted in a burst); with Python's
+#: thresholds a full collection (0.15-0.5 s with the event loop stopped) ran every second or so of a burst
+#: of bets, and each one was a queue of late answers.
 COLLECTOR_THRESHOLDS = (50_000, 20, 100)
 
 
 def tune_collector() -> None:
     """Set up the cyclic garbage collector for a long-running server process: what was loaded at start-up
-    (modules, classes, functions: about 150,000 objects) is frozen out of every later collection, and
+    (modules, classes, functions: over 10,000 objects, as the test checks) is frozen out of every later collection, and
     collections run less often (:data:`COLLECTOR_THRESHOLDS`).  Memory freed by reference counting, nearly
     all of it, is freed at once as before; only cycles wait longer."""
     gc.collect()
