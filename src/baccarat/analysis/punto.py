@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from baccarat.analysis import cache as disk
 from baccarat.analysis.composition import Composition, IntArray, sequence_weights
 from baccarat.cards import Card
 from baccarat.coup import Coup, deal_coup
@@ -128,16 +127,19 @@ def _other_coups() -> tuple[tuple[Coup, ...], tuple[Coup, ...]]:
     return tuple(unlike(c) for c in table.coups), tuple(paired(c) for c in table.coups)
 
 
-def _reads_values_only(wager: Wager[Any]) -> bool:
+def reads_values_only(wager: Wager[Any]) -> bool:
+    """Whether ``wager`` gives every coup of the coup table the same event with other cards of the
+    same point values (no two alike; identical pairs wherever the totals allow)."""
     table = coup_table()
     unlike, paired = _other_coups()
     return all(wager.event(a) == wager.event(b) == wager.event(c)
                for a, b, c in zip(table.coups, unlike, paired, strict=True))
 
 
-def _built_in(game: Game | None) -> bool:
-    """Whether ``game`` is the registry's own built-in game (its wagers are in the package's source)."""
-    if game is None or not built_in(game.code):
+def _built_in(wager: Wager[Any], game: Game | None) -> bool:
+    """Whether ``wager`` is a wager of ``game`` and ``game`` the registry's own built-in game (its
+    wagers are in the package's source)."""
+    if game is None or not built_in(game.code) or not any(w is wager for w in game.wagers):
         return False
     try:
         return get_game(game.code, paytable=game.paytable) is game
@@ -151,18 +153,16 @@ def unpriceable(wager: Wager[Any], composition: Composition | None = None, *, ga
     A wager that reads point values only is priced from the coup table; one that reads ranks or
     suits needs its event declared on the coup's facts (``rule``), the ranks of the shoe and, for
     suits, full decks.  A wager said to read values that gives a coup another event when the same
-    values come as other ranks and suits is caught here.
+    values come as other ranks and suits is caught here (:func:`reads_values_only`), unless it is a
+    wager of a built-in ``game``.
     """
     if wager.depends == "values" and wager.rule is not None:
         return None  # declared on facts of point values only: priced by them, by construction
     if wager.depends == "values":
-        if _built_in(game):  # the answer depends on the source only: kept on disk with it
-            assert game is not None
-            key = {"game": game.code, "paytable": game.paytable, "wager": wager.code}
-            values_only = disk.json_value("values-only", key, lambda: _reads_values_only(wager))
-        else:
-            values_only = _reads_values_only(wager)
-        if not values_only:
+        # The built-in games' wagers are the package's own code: that they read point values only is
+        # checked by a test (tests/test_wager_guard.py), not again by every run.  The check was about
+        # two thirds of a punto banco game's first ``baccarat analyze`` (issue 17).
+        if not _built_in(wager, game) and not reads_values_only(wager):
             return ("it reads the cards' ranks or suits, not only their point values; declare it on the "
                     "coup's facts (a rules file, or depends and rule) to price it exactly")
         return None
