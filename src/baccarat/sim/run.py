@@ -22,6 +22,7 @@ from baccarat.errors import ConfigurationError
 from baccarat.presets import get_game
 from baccarat.shoe import check_cut_card, check_decks
 from baccarat.sim.compiled import kernels
+from baccarat.sim.seeds import state_words
 from baccarat.sim.tables import card_kinds, lucky_draw_tables, punto_banco_tables, shoe_tables
 
 if TYPE_CHECKING:
@@ -104,8 +105,12 @@ class Plan(ChunkedRun):
 
 
 def chunk_state(seed: int, index: int) -> npt.NDArray[np.uint64]:
-    """The xoshiro256** state of chunk ``index``: from the chunk's own ``SeedSequence`` child."""
-    state = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(4, np.uint64).astype(np.uint64)
+    """The xoshiro256** state of chunk ``index``: from the chunk's own ``SeedSequence`` child.
+
+    numpy's ``SeedSequence(seed, spawn_key=(index,)).generate_state(4, numpy.uint64)``, computed by
+    :func:`baccarat.sim.seeds.state_words` without importing ``numpy.random`` (15 to 25 ms).
+    """
+    state = np.array(state_words(seed, (index,), 4), dtype=np.uint64)
     if not state.any():  # pragma: no cover - probability 2**-256
         state[0] = 1
     return state
