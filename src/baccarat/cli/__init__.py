@@ -147,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         code = 0
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else EXIT_RUNTIME)
+    finally:
+        early = sys.modules.get("baccarat.sim.early")  # workers the console script started, if unclaimed
+        if early is not None:
+            early.release()
     if argv is None and name in _QUICK_EXIT:
         try:
             sys.stdout.flush()

@@ -26,6 +26,7 @@ import numpy.typing as npt
 from baccarat.errors import ConfigurationError
 from baccarat.presets import get_game
 from baccarat.shoe import check_cut_card, check_decks
+from baccarat.sim import early
 from baccarat.sim.compiled import kernels
 from baccarat.sim.seeds import state_words
 from baccarat.sim.tables import card_kinds, lucky_draw_tables, punto_banco_tables, shoe_tables
@@ -257,44 +258,68 @@ def _fork(plan: P, chunk: Callable[[P, int], R], counter: _Counter, receivers: l
     return pid
 
 
-def _local(plan: P, workers: int, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:
-    """Deal every chunk in ``workers`` forked processes, each taking the next chunk nobody has taken.
-
-    The kernels and tables are loaded here first (a one-shoe chunk, result dropped), so the
-    forked workers inherit them and start dealing at once.  Taking chunks one at a time evens
-    out the work when other programs slow one worker down.  Each worker sends a chunk's
-    fixed-size summary as soon as it is done; this process only waits for them (it stays free to
-    read, so a worker never waits on a full pipe), and :func:`execute` adds them up in chunk order.
-    """
-    if workers == 1 or plan.chunks == 1:
-        for index in range(plan.chunks):
-            yield index, chunk(plan, index)
-        return
-    import select
-
+def start_workers(plan: P, workers: int, chunk: Callable[[P, int], R]) -> tuple[list[int], list[_Receiver], _Counter]:
+    """Load the kernels and tables here (a one-shoe chunk, result dropped), so that the forked
+    workers inherit them and deal at once, then fork ``workers`` of them (fewer for fewer chunks)."""
     chunk(replace(plan, shoes=1), 0)  # type: ignore[type-var]
     counter = _Counter()
     pids: list[int] = []
     receivers: list[_Receiver] = []
-    done = 0
     try:
         for _ in range(min(workers, plan.chunks)):
             pids.append(_fork(plan, chunk, counter, receivers))
+    except BaseException:
+        stop_workers(pids, receivers, counter)
+        raise
+    return pids, receivers, counter
+
+
+def stop_workers(pids: list[int], receivers: list[_Receiver], counter: _Counter, *, kill: bool = True) -> None:
+    """End the workers (``kill``: without waiting for their chunks) and free what they used."""
+    for pid in pids if kill else ():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    for receiver in receivers:
+        receiver.close()
+    for pid in pids:
+        os.waitpid(pid, 0)
+    counter.close()
+
+
+def _collect(plan: P, pids: list[int], receivers: list[_Receiver], counter: _Counter) -> Iterator[tuple[int, Any]]:
+    """The workers' results as they come, until every chunk is in; then the workers are ended."""
+    import select
+
+    done = 0
+    try:
         while done < plan.chunks:
             if not receivers:
                 raise RuntimeError("a simulation worker process ended before its chunks were dealt")
             ready, _, _ = select.select(receivers, [], [])
             done += yield from _received(ready, receivers)
     finally:
-        for pid in pids:
-            if done < plan.chunks:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGTERM)
-        for receiver in receivers:
-            receiver.close()
-        for pid in pids:
-            os.waitpid(pid, 0)
-        counter.close()
+        stop_workers(pids, receivers, counter, kill=done < plan.chunks)
+
+
+def _local(plan: P, workers: int, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:
+    """Deal every chunk in ``workers`` forked processes, each taking the next chunk nobody has taken.
+
+    The kernels and tables are loaded first, so the forked workers inherit them (:func:`start_workers`).
+    Taking chunks one at a time evens out the work when other programs slow one worker down.
+    Each worker sends a chunk's fixed-size summary as soon as it is done; this process only waits
+    for them (it stays free to read, so a worker never waits on a full pipe), and :func:`execute`
+    adds them up in chunk order.  Workers the console script started before the command line was
+    read (:mod:`baccarat.sim.early`) are taken when they deal this very plan.
+    """
+    claimed = early.claim(plan, workers, chunk) if early.started() else None
+    if claimed is not None:
+        yield from _collect(plan, *claimed)
+        return
+    if workers == 1 or plan.chunks == 1:
+        for index in range(plan.chunks):
+            yield index, chunk(plan, index)
+        return
+    yield from _collect(plan, *start_workers(plan, workers, chunk))
 
 
 def _dask(plan: P, scheduler: str, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:
