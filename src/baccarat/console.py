@@ -13,13 +13,22 @@ import sys
 
 def main() -> int:
     """Entry point of the ``baccarat`` console script; returns the exit code."""
+    import gc
+
+    # No cyclic collector while the modules load: its collections walked numpy's and Typer's objects
+    # again and again (about 3% of a fresh ``baccarat analyze``).  Turned back on for the commands
+    # that do not end as soon as their output is written (baccarat.cli.main keeps it off for those).
+    gc.disable()
     from baccarat.sim import early
 
     spec = early.read_command_line(sys.argv[1:])
     if spec is not None:
         early.start(spec)
+    from baccarat.cli import QUICK_EXIT, command_name
     from baccarat.cli import main as command_line
 
+    if command_name(sys.argv[1:]) not in QUICK_EXIT:
+        gc.enable()
     return command_line()
 
 

@@ -66,9 +66,6 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
 def start(spec: dict[str, Any]) -> None:
     """Load what the workers need and fork them for the run ``spec`` names, if it is one they can deal."""
     global _started
-    import gc
-
-    gc.disable()  # as baccarat.cli.main does for the console script's simulate: a short run
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy, as the command does (cli.analyze)
     from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
     from baccarat.sim import run
