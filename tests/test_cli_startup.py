@@ -80,12 +80,15 @@ def test_early_workers_for_another_run_or_a_refused_command_are_ended(capsys: py
     expected = json.loads(capsys.readouterr().out)
     early.start(spec)
     assert early.started()
+    pids = list(early._started[2][0])  # type: ignore[index]
     assert main(["simulate", "ez", "--shoes", "40000", "--seed", "2", "--workers", "2", "--json"]) == 0  # seed 2
     assert json.loads(capsys.readouterr().out) == expected and not early.started()
     early.start(spec)
+    pids += early._started[2][0]  # type: ignore[index]
     assert main(["simulate", "ez", "--shoes", "0", "--seed", "1", "--workers", "2"]) == 2 and not early.started()
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # every worker reaped
+    for pid in pids:  # every worker ended and reaped
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
 
 
 @pytest.mark.parametrize("args", [
