@@ -17,9 +17,11 @@ so noise from other work on the machine hits them alike); medians and [min-max] 
 the load average, and the ratio of one worker to C in CPU seconds as well, which moves less than
 wall time when other programs share the machine.
 
-It also prints the most two workers can gain while the start-up stays serial: (S + D) / (S + D/2),
-with S the start-up above and D the dealing time at the in-process rate (an upper bound: the fork,
-the tail and the exit are left out), which is what keeps the 600,000-shoe ratio under 1.8.
+It also prints the most two workers could gain if the whole start-up stayed serial: (S + D) / (S + D/2),
+with S the start-up above and D the dealing time at the in-process rate (the fork, the tail and the
+exit are left out).  The console script starts a plain run's workers before it imports Typer and the
+command modules (``baccarat.sim.early``), so two workers' serial start is shorter than S and their
+ratio may exceed this figure; ``simulate_timeline.py`` shows when their first chunk begins.
 
 The ``baccarat`` processes run with the package's bytecode compiled first, as an installed package
 has it (``installed.py``; ``--no-bytecode`` times them compiling their modules from source, as they
@@ -151,7 +153,8 @@ def start_bounds(start: float, rate: float, runs: dict[int, dict[str, list[float
     """For each size, the ratio of two workers to one if the start-up ``start`` is serial and dealing halves.
 
     The dealing time is the size's hands (from the one-worker runs) at the in-process ``rate``; the
-    fork, the tail and the exit are left out, so this is an upper bound for the code as it stands.
+    fork, the tail and the exit are left out.  (Two workers started early, before Typer, have a shorter
+    serial start than one worker's, so they can beat it.)
     """
     bounds = {}
     for shoes, figures in runs.items():
@@ -222,7 +225,7 @@ def main() -> None:
           "throughput of two C processes at once over one, the most two workers could get on this machine")
     print(f"start-up (whole process, 1 shoe): {spread(starts, digits=3)} s (goal: at most {GOAL_START} s)")
     bounds = start_bounds(statistics.median(starts), kernels["punto banco (ez)"], runs)
-    print("the most two workers can gain when the start-up does not run in parallel, (S + D) / (S + D / 2) with S the "
+    print("what two workers could gain if the whole start-up were serial, (S + D) / (S + D / 2) with S the "
           "start-up and D the dealing in-process: " + ", ".join(f"{n:,} shoes {b:.2f}" for n, b in bounds.items()))
     lucky, punto = kernels["lucky draw"], kernels["punto banco (ez)"]
     print(f"kernels in-process, 100,000 shoes: punto banco {punto / 1e6:.1f} M hands/s, Lucky Draw "

@@ -2,13 +2,14 @@
 
 Runs ``baccarat simulate ez --json`` in a child process whose chunk function is wrapped to log when
 each chunk starts and ends, and in which process; prints the phases: the interpreter's start,
-the imports, the command until the run starts (parsing, the plan), each worker's first and last
+numpy and the simulation's modules, the command until the run starts (Typer, parsing, the plan;
+with the console script a plain run's workers are already dealing then), each worker's first and last
 chunk, its busy time and its chunks, the tail (the last worker still dealing while the other has
 nothing left), and after the last chunk: the summary, the output and the exit, as the parent
 sees them.  The ``baccarat`` modules are imported as the benchmarks import them (see
 ``installed.py``: compiled to bytecode first unless ``--no-bytecode``).
 
-    python benchmarks/simulate_timeline.py [--shoes 600000] [--workers 2]
+    python benchmarks/simulate_timeline.py [--shoes 600000] [--workers 2] [--entry console|cli]
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ start = float(sys.argv[1])
 def now(): return time.time() - start
 def log(line): os.write(2, (line + "\n").encode())  # one write: the processes' lines never interleave
 log(f"mark interpreter {now():.4f}")
-import baccarat.cli, baccarat.sim.run as run
-log(f"mark imports {now():.4f}")
+entry = sys.argv.pop(2)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command (and the console script's early start) set it
+import baccarat.sim.run as run
+log(f"mark numpy-and-the-simulation {now():.4f}")
 dealt = run.run_chunk
 def logged(plan, index):
     begun = now(); result = dealt(plan, index)
@@ -43,7 +46,11 @@ def timed(plan, workers, chunk):
     log(f"mark last-result-in {now():.4f}")
 run._local = timed
 sys.argv = ["baccarat", *sys.argv[2:]]
-baccarat.cli.main()
+if entry == "console":  # the console script: a plain run's workers start before Typer (baccarat.sim.early)
+    from baccarat.console import main
+else:
+    from baccarat.cli import main
+main()
 """
 
 
@@ -52,12 +59,14 @@ def main() -> None:
     parser.add_argument("--shoes", type=int, default=600_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-bytecode", action="store_true")
+    parser.add_argument("--entry", choices=("console", "cli"), default="console",
+                        help="the console script (baccarat.console.main, as installed) or baccarat.cli.main")
     args = parser.parse_args()
     if not args.no_bytecode:
         compile_package()
     start = time.time()
-    done = subprocess.run([sys.executable, "-c", CHILD, repr(start), "simulate", "ez", "--shoes", str(args.shoes),
-                           "--seed", "3", "--workers", str(args.workers), "--json"],
+    done = subprocess.run([sys.executable, "-c", CHILD, repr(start), args.entry, "simulate", "ez",
+                           "--shoes", str(args.shoes), "--seed", "3", "--workers", str(args.workers), "--json"],
                           capture_output=True, text=True, check=True)
     wall = time.time() - start
     marks, chunks = [], collections.defaultdict(list)

@@ -18,7 +18,7 @@ import pytest
 from baccarat.analysis import lucky_draw as ld
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.block import CARD_KINDS, block_combinations, event_table, kind_counts
-from baccarat.analysis.composition import Composition
+from baccarat.analysis.composition import Composition, sequence_weights
 from baccarat.cards import Card, standard_deck
 from baccarat.games import Game
 from baccarat.lucky import BLOCK_EVENTS, LuckyDrawHand, block_bonus_event
@@ -74,6 +74,33 @@ def independent_cells(game: Game, counts: tuple[int, ...]) -> dict[tuple[int, in
         for v in (s1, up, s2):
             left[v] += 1
     return result
+
+
+def _cells_from_every_sequence(game: Game, composition: Composition) -> tuple[np.ndarray, np.ndarray]:
+    """(stand counts, draw counts) summed over every ordered five- and six-card sequence."""
+    stand, draw = ld.outcomes(game, drew=False), ld.outcomes(game, drew=True)
+    counts, dealer, values = composition.array(), ld.dealer_final_totals(), np.arange(10)
+    seat_two = ld.TWO_CARD_TOTAL
+    five = sequence_weights(counts, 5)  # [s1, u, s2, u2, u3]
+    stand_event = stand.table[seat_two[:, None, :, None, None], dealer[None, :, None, :, :]]
+    six = sequence_weights(counts, 6)  # [s1, u, s2, d, u2, u3]
+    seat_three = (seat_two[:, :, None] + values[None, None, :]) % 10
+    draw_event = draw.table[seat_three[:, None, :, :, None, None], dealer[None, :, None, None, :, :]]
+    return (np.stack([(five * (stand_event == e)).sum(axis=(3, 4)) for e in range(len(stand.events))], axis=3),
+            np.stack([(six * (draw_event == e)).sum(axis=(3, 4, 5)) for e in range(len(draw.events))], axis=3))
+
+
+@pytest.mark.parametrize("counts", [
+    (16, 4, 4, 4, 4, 4, 4, 4, 4, 4), (128,) + (32,) * 9, (256,) + (64,) * 9, (120, 30, 28, 31, 25, 29, 32, 27, 30, 26),
+    (20, 3, 9, 1, 0, 7, 4, 8, 2, 5), (6, 0, 0, 0, 0, 0, 0, 0, 0, 0), (0, 2, 0, 1, 0, 0, 0, 0, 4, 0),
+])
+def test_cell_counts_are_the_five_and_six_card_sequences_summed(counts):
+    """The cells' counts come from the seat's cards' moments (``dealer_rest``); here, from every sequence."""
+    for game in (LUCKY_DRAW, LUCKY_DRAW_2):
+        cells = ld.cells(game, Composition(counts))
+        stand, draw = _cells_from_every_sequence(game, Composition(counts))
+        assert cells.stand_counts.dtype == np.int64 and np.array_equal(cells.stand_counts, stand)
+        assert cells.draw_counts.dtype == np.int64 and np.array_equal(cells.draw_counts, draw)
 
 
 @pytest.mark.parametrize(("decks", "paytable"), [(1, 1), (6, 1), (8, 1), (8, 2)])

@@ -16,8 +16,8 @@ import pytest
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.batch_kernel import LANES
-from baccarat.analysis.composition import Composition, falling
-from baccarat.analysis.punto import event_combinations
+from baccarat.analysis.composition import Composition, falling, sequence_weights
+from baccarat.analysis.punto import event_combinations, key_weights
 from baccarat.analysis.report import format_analysis
 from baccarat.errors import ConfigurationError
 from baccarat.presets import EZ, LUCKY_DRAW, MINI
@@ -46,6 +46,22 @@ def test_partly_dealt_shoes_agree_with_the_independent_enumeration(shoe):
     theirs = event_counts(EZ, shoe)
     for code, events in ours.items():
         assert {e: n for e, n in events.items() if n} == dict(theirs[code]), code
+
+
+@pytest.mark.parametrize("counts", [
+    (16, 4, 4, 4, 4, 4, 4, 4, 4, 4), (256,) + (64,) * 9, *PARTIAL_SHOES, (6, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+    (1, 1, 1, 1, 1, 1, 0, 0, 0, 0), (0, 0, 0, 0, 0, 3, 3, 0, 0, 0), (0, 2, 0, 1, 0, 0, 0, 0, 4, 0),
+])
+def test_key_weights_are_the_six_card_sequences_summed_by_key(counts):
+    """The key weights come from the first four cards' moments; here, from every six-card sequence."""
+    sequences = sequence_weights(np.array(counts, dtype=np.int64), 6)  # [p1, b1, p2, b2, fifth, sixth]
+    values = np.arange(10)
+    second = (values[:, None] - values[None, :]) % 10
+    by_player = sequences[values[None, :], :, second].sum(axis=1)  # [pt, b1, b2, fifth, sixth]
+    expected = by_player[:, values[None, :], second].sum(axis=2)
+    ours = key_weights(Composition(counts))
+    assert ours.dtype == np.int64 and np.array_equal(ours, expected)
+    assert int(ours.sum()) == falling(sum(counts), 6)
 
 
 PINNED = {  # house edges, exact; 8-deck figures match the published 1.0579%, 1.2351%, 14.3596% ...

@@ -46,3 +46,60 @@ def test_the_console_scripts_quick_exit_writes_everything_and_keeps_the_exit_cod
     assert refused.returncode == 2 and "--shoes" in refused.stderr
     analysed = _console("analyze", "mini", "--decks", "8")
     assert analysed.returncode == 0 and analysed.stdout.startswith("Mini-Baccarat, 8 decks")
+
+
+EARLY = "import sys; from baccarat.console import main; sys.argv = ['baccarat', *sys.argv[1:]]; sys.exit(main())"
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "ez", "--shoes", "40000", "--seed", "3", "--workers", "2", "--json"],
+    ["simulate", "--json", "--workers=3", "--seed=3", "--shoes=40000", "ez"],
+    ["simulate", "mini", "--shoes", "40000", "--seed", "3", "--workers", "2", "--decks", "6", "--cut-card", "20",
+     "--json"],
+    ["simulate", "lucky-draw", "--shoes", "20000", "--seed", "3", "--workers", "2", "--json"],  # left to Typer
+])
+def test_workers_started_before_the_command_line_give_the_same_result(capsys: pytest.CaptureFixture[str], args):
+    """The console script forks a plain simulate run's workers before Typer (baccarat.sim.early)."""
+    one = [word for word in args if not word.startswith("--workers=")]
+    if "--workers" in one:
+        del one[one.index("--workers"):one.index("--workers") + 2]
+    assert main(one) == 0  # one worker, in this process
+    expected = json.loads(capsys.readouterr().out)
+    done = subprocess.run([sys.executable, "-c", EARLY, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and json.loads(done.stdout) == expected
+
+
+def test_early_workers_for_another_run_or_a_refused_command_are_ended(capsys: pytest.CaptureFixture[str]):
+    import os
+
+    from baccarat.sim import early
+
+    spec = early.read_command_line(["simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2"])
+    assert spec == {"game": "ez", "shoes": 40000, "seed": 1, "workers": 2}
+    assert main(["simulate", "ez", "--shoes", "40000", "--seed", "2", "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    early.start(spec)
+    assert early.started()
+    pids = list(early._started[2][0])  # type: ignore[index]
+    assert main(["simulate", "ez", "--shoes", "40000", "--seed", "2", "--workers", "2", "--json"]) == 0  # seed 2
+    assert json.loads(capsys.readouterr().out) == expected and not early.started()
+    early.start(spec)
+    pids += early._started[2][0]  # type: ignore[index]
+    assert main(["simulate", "ez", "--shoes", "0", "--seed", "1", "--workers", "2"]) == 2 and not early.started()
+    for pid in pids:  # every worker ended and reaped
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "ez", "--shoes", "10", "--seed", "1"],  # one worker
+    ["simulate", "ez", "--shoes", "10", "--workers", "2"],  # a random seed
+    ["simulate", "ez", "--shoes", "10", "--seed", "1", "--workers", "2", "--count", "dragon-7"],
+    ["simulate", "ez", "--shoes", "1e5", "--seed", "1", "--workers", "2"],
+    ["simulate", "ez", "--shoes", "10", "--shoes", "20", "--seed", "1", "--workers", "2"],
+    ["analyze", "ez"], ["--version"], [],
+])
+def test_the_early_start_reads_only_plain_simulate_command_lines(args):
+    from baccarat.sim import early
+
+    assert early.read_command_line(args) is None

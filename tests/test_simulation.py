@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.batch import BatchEvaluator
@@ -28,6 +30,7 @@ from baccarat.sim import compiled, kernels
 from baccarat.sim.counting import PRESETS, CountPlan, _polynomial, run_count
 from baccarat.sim.report import summarize
 from baccarat.sim.run import Plan, chunk_state, execute, run
+from baccarat.sim.seeds import state_words
 from baccarat.sim.tables import lucky_draw_tables, punto_banco_tables, shoe_tables, strategy_draws
 
 
@@ -103,6 +106,25 @@ def _engine_lucky_draw_histogram(cards, draws, cut_card):
         histogram[drew * 100 + hand.seat_total * 10 + hand.dealer_total] += 1
         histogram[200 + BLOCK_EVENTS.index(hand.block_bonus)] += 1
     return histogram
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.one_of(st.integers(0, 2**63 - 1), st.integers(0, 2**130), st.sampled_from([0, 1, 2**32 - 1, 2**32])),
+       key=st.lists(st.integers(0, 2**40), max_size=3), words=st.integers(1, 6))
+def test_the_seed_words_are_numpy_s_seed_sequence(seed, key, words):
+    """Chunks' generator states come from a plain-Python SeedSequence (no numpy.random import): numpy's numbers."""
+    expected = np.random.SeedSequence(seed, spawn_key=tuple(key)).generate_state(words, np.uint64)
+    assert state_words(seed, tuple(key), words) == [int(w) for w in expected]
+    if len(key) == 1 and words == 4:
+        assert chunk_state(seed, key[0]).dtype == np.uint64
+        assert np.array_equal(chunk_state(seed, key[0]), expected)
+
+
+def test_a_simulation_does_not_import_numpy_random():
+    code = ("import sys; from baccarat.cli import main; main(['simulate', 'ez', '--shoes', '3', '--seed', '1']); "
+            "print('numpy.random' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip().endswith("False")
 
 
 @pytest.mark.parametrize(("paytable", "strategy", "cut_card"), [(1, "composition", 14), (2, "0,1,2,3,4,5", 60)])

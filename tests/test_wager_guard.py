@@ -12,17 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from baccarat.analysis import punto
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.composition import Composition
 from baccarat.analysis.patterns import PATTERNS, coup_events
-from baccarat.analysis.punto import coup_table, unpriceable
+from baccarat.analysis.punto import coup_table, reads_values_only, unpriceable
 from baccarat.cards import RANKS, SUITS, Card
 from baccarat.coup import Coup, deal_coup
 from baccarat.errors import ConfigurationError
 from baccarat.facts import facts_from, pattern_of
 from baccarat.games import LOSE, Game, TableLimits, Wager
-from baccarat.presets import EZ, MINI, register, unregister
+from baccarat.presets import EZ, MINI, all_games, built_in, register, unregister
 from baccarat.rulesfile import read_rules
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
@@ -98,6 +99,36 @@ def test_a_wager_that_reads_ranks_in_code_is_refused_not_priced_wrong() -> None:
             punto_banco_tables.__wrapped__("pair-in-code")
     finally:
         unregister("pair-in-code")
+
+
+BUILT_IN = [g for g in all_games() if built_in(g.code) and g.kind == "punto_banco"]
+
+
+@pytest.mark.parametrize("game", BUILT_IN, ids=[g.code for g in BUILT_IN])
+def test_every_built_in_wager_said_to_read_point_values_reads_them_only(game: Game) -> None:
+    """The check the analysis no longer runs for the built-in games (issue 17): their wagers are the
+    package's own code, so it is made here, once, and a built-in wager written as code that reads
+    ranks or suits while it says it reads point values fails this test."""
+    checked = [w for w in game.wagers if w.depends == "values" and w.rule is None]
+    assert checked
+    for wager in checked:
+        assert reads_values_only(wager), f"{game.code}: {wager.code} reads ranks or suits; declare it on facts"
+
+
+def test_a_built_in_game_s_wagers_are_not_checked_again_but_any_other_game_s_are(monkeypatch: Any) -> None:
+    asked: list[str] = []
+
+    def reads(wager: Wager[Any]) -> bool:
+        asked.append(wager.code)
+        return True
+
+    monkeypatch.setattr(punto, "reads_values_only", reads)
+    assert all(unpriceable(w, game=MINI) is None for w in MINI.wagers) and asked == []
+    copy = Game("mini-copy", "A copy", "punto_banco", MINI.wagers, MINI.limits)  # not the registry's
+    assert all(unpriceable(w, game=copy) is None for w in copy.wagers)
+    assert asked == [w.code for w in MINI.wagers]
+    asked.clear()
+    assert unpriceable(_player_pair_in_code(), game=MINI) is None and asked == ["player_pair"]  # not MINI's
 
 
 def test_the_same_wager_declared_on_facts_is_priced_exactly() -> None:

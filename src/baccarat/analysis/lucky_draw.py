@@ -115,22 +115,52 @@ class Cells:
                 for plane_n, plane_w in zip(numerators, weights, strict=True)]
 
 
+def dealer_rest(counts: IntArray, cards: tuple[IntArray, ...], dealer: IntArray) -> IntArray:
+    """``[*cards, dealer's final total]``: ordered ways to deal the dealer's second and third cards
+    (a standing dealer's third is an unused card) after ``cards``, value arrays that broadcast
+    together, the second of them the up card.
+
+    The ways are ``(c[u2] - m[u2]) (c[u3] - m[u3] - [u2 = u3])`` with ``m`` the multiplicities of the
+    values in ``cards``; expanded, the sum over ``(u2, u3)`` by final total needs a few 10x10x10
+    tables and one look-up per card and pair of cards, instead of an array over every six-card
+    sequence (a third of a fresh ``baccarat analyze lucky-draw``, issue 17).  No factor needs
+    clamping at 0: one below 0 comes after a factor 0 of the same value in ``cards``' own ways.
+    """
+    one = np.eye(10, dtype=np.int64)
+    hit = (dealer[:, :, :, None] == _VALUES).astype(np.int64)  # [u, u2, u3, final total]
+    third_left = counts[None, :] - one  # [u2, u3]: c[u3] - [u2 = u3]
+    base = np.einsum("b,bc,abcd->ad", counts, third_left, hit)  # [u, total]: no card of ``cards`` removed
+    # [u, x, total]: the terms linear in m[x], from the second card (c[u2] m[x]) and the third.
+    single = np.einsum("b,abcd->acd", counts, hit) + np.einsum("bc,abcd->abd", third_left, hit)
+    up = cards[1]
+    out: IntArray = base[up] - sum((single[up, v] for v in cards), np.int64(0))
+    for v in cards:  # the terms m[x] m[y]
+        for w in cards:
+            out = out + hit[up, v, w]
+    return out
+
+
 def cells(game: Game, composition: Composition) -> Cells:
     """Count every cell's outcomes for standing and drawing in ``composition``."""
     stand, draw = outcomes(game, drew=False), outcomes(game, drew=True)
     counts = composition.array()
     dealer = dealer_final_totals()  # [u, u2, u3]
-    seat_two = TWO_CARD_TOTAL
+    s1, u, s2, d = _VALUES[:, None, None, None], _VALUES[None, :, None, None], _VALUES[None, None, :, None], \
+        _VALUES[None, None, None, :]
 
-    five = sequence_weights(counts, 5)  # [s1, u, s2, u2, u3]
-    stand_event = stand.table[seat_two[:, None, :, None, None], dealer[None, :, None, :, :]]
-    stand_counts = np.stack([(five * (stand_event == e)).sum(axis=(3, 4)) for e in range(len(stand.events))], axis=3)
+    # Standing: [s1, u, s2, dealer's total], then by event.
+    stand_ways = sequence_weights(counts, 3)[..., None] * dealer_rest(counts, (s1[..., 0], u[..., 0], s2[..., 0]),
+                                                                      dealer)
+    stand_event = stand.table[TWO_CARD_TOTAL[:, None, :, None], _VALUES]  # [s1, 1, s2, total]
+    stand_counts = np.stack([(stand_ways * (stand_event == e)).sum(axis=3) for e in range(len(stand.events))],
+                            axis=3)
 
-    six = sequence_weights(counts, 6)  # [s1, u, s2, d, u2, u3]
-    seat_three = (seat_two[:, :, None] + _VALUES[None, None, :]) % 10  # [s1, s2, d]
-    draw_event = draw.table[seat_three[:, None, :, :, None, None], dealer[None, :, None, None, :, :]]
+    # Drawing: [s1, u, s2, d, dealer's total], then by event.
+    draw_ways = sequence_weights(counts, 4)[..., None] * dealer_rest(counts, (s1, u, s2, d), dealer)
+    seat_three = (TWO_CARD_TOTAL[:, :, None] + _VALUES[None, None, :]) % 10  # [s1, s2, d]
+    draw_event = draw.table[seat_three[:, None, :, :, None], _VALUES]  # [s1, 1, s2, d, total]
     draw_counts = np.stack(
-        [(six * (draw_event == e)).sum(axis=(3, 4, 5)) for e in range(len(draw.events))], axis=3
+        [(draw_ways * (draw_event == e)).sum(axis=(3, 4)) for e in range(len(draw.events))], axis=3
     )
     return Cells(composition, stand, draw, stand_counts, draw_counts)
 

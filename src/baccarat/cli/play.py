@@ -14,7 +14,6 @@ from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_ga
 from baccarat.errors import BaccaratError
 from baccarat.money import format_amount, parse_amount
 from baccarat.presets import HELP_LINE
-from baccarat.script import parse_line, strip_comment
 from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 
 if TYPE_CHECKING:
@@ -66,6 +65,10 @@ def play(
 
 
 def _script_lines(path: Path) -> Iterator[str]:
+    # baccarat.script (and the random, getpass and termios modules it brings) only when playing: every
+    # command imports this module, and ``simulate`` and ``analyze`` should start fast (issue 17).
+    from baccarat.script import strip_comment
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -74,6 +77,8 @@ def _script_lines(path: Path) -> Iterator[str]:
 
 
 def _stdin_lines(prompt: str = "") -> Iterator[str]:
+    from baccarat.script import strip_comment
+
     while True:
         if prompt and sys.stdin.isatty():
             print(prompt, end="", flush=True)
@@ -85,6 +90,8 @@ def _stdin_lines(prompt: str = "") -> Iterator[str]:
 
 
 def _play_line(session: Session, text: str, decide: Decider | None) -> dict[str, object]:
+    from baccarat.script import parse_line
+
     try:
         order = parse_line(text)
     except BaccaratError as error:
@@ -121,6 +128,8 @@ def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, inter
                 return "stand"
             console.print("[red]answer 'draw' or 'stand'[/]" if can_draw else "[red]you can only 'stand'[/]")
         return "stand"
+
+    from baccarat.script import strip_comment
 
     for text in lines:
         word = strip_comment(text).lower()

@@ -9,7 +9,6 @@ process with uvicorn's own exit code 3, the code ``verify`` uses for a mismatch.
 
 from __future__ import annotations
 
-import getpass
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -220,6 +219,8 @@ def operator(
         # granting an operator's powers is an operator action: recorded in the same transaction
         audit.record(s, _actor(), "create_operator", f"account {account.id}", {},
                      {"username": account.username, "role": account.role})
+
+    import getpass  # here: every command imports this module (start-up, issue 17)
 
     password = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
     with handle_errors():

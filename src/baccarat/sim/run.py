@@ -10,10 +10,15 @@ in this process, in local worker processes (``workers``), or on a Dask cluster
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import pickle
+import signal
+import struct
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -21,12 +26,10 @@ import numpy.typing as npt
 from baccarat.errors import ConfigurationError
 from baccarat.presets import get_game
 from baccarat.shoe import check_cut_card, check_decks
+from baccarat.sim import early
 from baccarat.sim.compiled import kernels
+from baccarat.sim.seeds import state_words
 from baccarat.sim.tables import card_kinds, lucky_draw_tables, punto_banco_tables, shoe_tables
-
-if TYPE_CHECKING:
-    from multiprocessing.connection import Connection
-    from multiprocessing.sharedctypes import Synchronized
 
 #: Shoes per chunk by default: a chunk is a fraction of a second of work, so the per-task
 #: overhead of a process pool or a Dask cluster stays small and the progress bar still moves.
@@ -104,8 +107,12 @@ class Plan(ChunkedRun):
 
 
 def chunk_state(seed: int, index: int) -> npt.NDArray[np.uint64]:
-    """The xoshiro256** state of chunk ``index``: from the chunk's own ``SeedSequence`` child."""
-    state = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(4, np.uint64).astype(np.uint64)
+    """The xoshiro256** state of chunk ``index``: from the chunk's own ``SeedSequence`` child.
+
+    numpy's ``SeedSequence(seed, spawn_key=(index,)).generate_state(4, numpy.uint64)``, computed by
+    :func:`baccarat.sim.seeds.state_words` without importing ``numpy.random`` (15 to 25 ms).
+    """
+    state = np.array(state_words(seed, (index,), 4), dtype=np.uint64)
     if not state.any():  # pragma: no cover - probability 2**-256
         state[0] = 1
     return state
@@ -136,34 +143,94 @@ def run_chunk(plan: Plan, index: int) -> ChunkResult:
     return result
 
 
-def _take(counter: Synchronized[int]) -> int:
-    """The next chunk nobody has taken yet (shared by all the processes of a run)."""
-    with counter.get_lock():
-        index = counter.value
-        counter.value = index + 1
-    return index
+class _Counter:
+    """The next chunk nobody has taken, shared by the forked processes of a run.
+
+    A word in shared memory, moved by whoever holds a one-byte token read from a pipe: the
+    standard library's ``os``, ``mmap`` and a pipe, where ``multiprocessing`` (its ``Value``, lock,
+    pipes and processes) took 10 to 20 ms to import before the first worker could start (issue 17).
+    """
+
+    def __init__(self) -> None:
+        import mmap
+
+        self.word = mmap.mmap(-1, 8)  # anonymous and shared: forked processes see the same page
+        self.lock_read, self.lock_write = os.pipe()
+        os.write(self.lock_write, b"\0")
+
+    def take(self) -> int:
+        os.read(self.lock_read, 1)
+        try:
+            index = int.from_bytes(self.word[:8], "little")
+            self.word[:8] = (index + 1).to_bytes(8, "little")
+        finally:
+            os.write(self.lock_write, b"\0")
+        return index
+
+    def close(self) -> None:
+        os.close(self.lock_read)
+        os.close(self.lock_write)
+        self.word.close()
 
 
-def _deal_taken_chunks(plan: P, chunk: Callable[[P, int], R], counter: Synchronized[int],
-                       sender: Connection) -> None:  # pragma: no cover - runs in the forked worker
+_LENGTH = struct.Struct("<Q")
+
+
+def _send(fd: int, message: object) -> None:
+    """Write one pickled message, its length first (a pipe may take a large one in several writes)."""
+    data = memoryview(_LENGTH.pack(len(body := pickle.dumps(message, pickle.HIGHEST_PROTOCOL))) + body)
+    while data:
+        data = data[os.write(fd, data):]
+
+
+class _Receiver:
+    """The read end of one worker's pipe."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def _read(self, size: int) -> bytes:
+        parts, left = [], size
+        while left:
+            part = os.read(self.fd, left)
+            if not part:
+                raise EOFError
+            parts.append(part)
+            left -= len(part)
+        return b"".join(parts)
+
+    def recv(self) -> Any:
+        (size,) = _LENGTH.unpack(self._read(_LENGTH.size))
+        return pickle.loads(self._read(size))
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _deal_taken_chunks(plan: P, chunk: Callable[[P, int], R], counter: _Counter,
+                       sender: int) -> None:  # pragma: no cover - runs in the forked worker
     """A worker process: deal chunks until none is left, sending each result as it is done."""
     try:
-        while (index := _take(counter)) < plan.chunks:
-            sender.send((index, chunk(plan, index)))
+        while (index := counter.take()) < plan.chunks:
+            _send(sender, (index, chunk(plan, index)))
     except BaseException as error:  # reported by the parent, which raises it
-        sender.send((-1, f"{type(error).__name__}: {error}"))
+        _send(sender, (-1, f"{type(error).__name__}: {error}"))
     finally:
-        sender.close()
+        os.close(sender)
 
 
-def _received(ready: list[Any], receivers: list[Connection]) -> Generator[tuple[int, Any], None, int]:
-    """The results waiting on the ``ready`` connections, and how many (a closed connection is dropped)."""
+def _received(ready: list[Any], receivers: list[_Receiver]) -> Generator[tuple[int, Any], None, int]:
+    """The results waiting on the ``ready`` pipes, and how many (a closed pipe is dropped)."""
     count = 0
     for receiver in ready:
         try:
             index, result = receiver.recv()
         except EOFError:
             receivers.remove(receiver)
+            receiver.close()
             continue
         if index < 0:
             raise RuntimeError(f"a simulation worker process failed: {result}")
@@ -172,44 +239,87 @@ def _received(ready: list[Any], receivers: list[Connection]) -> Generator[tuple[
     return count
 
 
+def _fork(plan: P, chunk: Callable[[P, int], R], counter: _Counter, receivers: list[_Receiver]) -> int:
+    """Start one worker process; its id (its results come on the receiver added to ``receivers``)."""
+    receive, send = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the worker: it never returns
+        code = 1
+        try:
+            os.close(receive)
+            for other in receivers:
+                other.close()
+            _deal_taken_chunks(plan, chunk, counter, send)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(send)
+    receivers.append(_Receiver(receive))
+    return pid
+
+
+def start_workers(plan: P, workers: int, chunk: Callable[[P, int], R]) -> tuple[list[int], list[_Receiver], _Counter]:
+    """Load the kernels and tables here (a one-shoe chunk, result dropped), so that the forked
+    workers inherit them and deal at once, then fork ``workers`` of them (fewer for fewer chunks)."""
+    chunk(replace(plan, shoes=1), 0)  # type: ignore[type-var]
+    counter = _Counter()
+    pids: list[int] = []
+    receivers: list[_Receiver] = []
+    try:
+        for _ in range(min(workers, plan.chunks)):
+            pids.append(_fork(plan, chunk, counter, receivers))
+    except BaseException:
+        stop_workers(pids, receivers, counter)
+        raise
+    return pids, receivers, counter
+
+
+def stop_workers(pids: list[int], receivers: list[_Receiver], counter: _Counter, *, kill: bool = True) -> None:
+    """End the workers (``kill``: without waiting for their chunks) and free what they used."""
+    for pid in pids if kill else ():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    for receiver in receivers:
+        receiver.close()
+    for pid in pids:
+        os.waitpid(pid, 0)
+    counter.close()
+
+
+def _collect(plan: P, pids: list[int], receivers: list[_Receiver], counter: _Counter) -> Iterator[tuple[int, Any]]:
+    """The workers' results as they come, until every chunk is in; then the workers are ended."""
+    import select
+
+    done = 0
+    try:
+        while done < plan.chunks:
+            if not receivers:
+                raise RuntimeError("a simulation worker process ended before its chunks were dealt")
+            ready, _, _ = select.select(receivers, [], [])
+            done += yield from _received(ready, receivers)
+    finally:
+        stop_workers(pids, receivers, counter, kill=done < plan.chunks)
+
+
 def _local(plan: P, workers: int, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:
     """Deal every chunk in ``workers`` forked processes, each taking the next chunk nobody has taken.
 
-    The kernels and tables are loaded here first (a one-shoe chunk, result dropped), so the
-    forked workers inherit them and start dealing at once.  Taking chunks one at a time evens
-    out the work when other programs slow one worker down.  Each worker sends a chunk's
-    fixed-size summary as soon as it is done; this process only waits for them (it stays free to
-    read, so a worker never waits on a full pipe), and :func:`execute` adds them up in chunk order.
+    The kernels and tables are loaded first, so the forked workers inherit them (:func:`start_workers`).
+    Taking chunks one at a time evens out the work when other programs slow one worker down.
+    Each worker sends a chunk's fixed-size summary as soon as it is done; this process only waits
+    for them (it stays free to read, so a worker never waits on a full pipe), and :func:`execute`
+    adds them up in chunk order.  Workers the console script started before the command line was
+    read (:mod:`baccarat.sim.early`) are taken when they deal this very plan.
     """
+    claimed = early.claim(plan, workers, chunk) if early.started() else None
+    if claimed is not None:
+        yield from _collect(plan, *claimed)
+        return
     if workers == 1 or plan.chunks == 1:
         for index in range(plan.chunks):
             yield index, chunk(plan, index)
         return
-    import multiprocessing  # not needed by one worker: about 10 ms of start-up
-    from multiprocessing.connection import wait
-
-    chunk(replace(plan, shoes=1), 0)  # type: ignore[type-var]
-    context = multiprocessing.get_context("fork")  # the workers start with everything loaded above
-    counter: Synchronized[int] = context.Value("q", 0)
-    children, receivers = [], []
-    done = 0
-    try:
-        for _ in range(min(workers, plan.chunks)):
-            receiver, sender = context.Pipe(duplex=False)
-            child = context.Process(target=_deal_taken_chunks, args=(plan, chunk, counter, sender), daemon=True)
-            child.start()
-            sender.close()
-            children.append(child)
-            receivers.append(receiver)
-        while done < plan.chunks:
-            if not receivers:
-                raise RuntimeError("a simulation worker process ended before its chunks were dealt")
-            done += yield from _received(wait(receivers), receivers)
-    finally:
-        for child in children:
-            if child.is_alive() and done < plan.chunks:
-                child.terminate()
-            child.join()
+    yield from _collect(plan, *start_workers(plan, workers, chunk))
 
 
 def _dask(plan: P, scheduler: str, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:

@@ -1,0 +1,111 @@
+"""Workers started before the command line is read: ``baccarat simulate ... --workers K`` deals sooner.
+
+A run with K workers cannot be faster than its serial start plus its dealing over K, and that start
+(Python, Typer and the command modules, numpy, the kernels and tables) was about 0.2 s of a 1.5 s
+run (issue 17).  Typer and the command modules, about a third of it, are needed by this process
+only.  So the console script (:mod:`baccarat.console`) reads a plain ``simulate`` command line
+itself, before importing them; when it names everything a run needs (the game, ``--shoes``,
+``--seed``, ``--workers`` of 2 or more, optionally ``--decks``, ``--cut-card`` and ``--json``),
+it loads numpy, the kernels and the tables and forks the workers as :func:`baccarat.sim.run._local`
+would, and they deal while this process imports Typer and parses the command line as always.
+
+Nothing depends on that first reading being right.  When the run starts, :func:`claim` compares the
+parsed :class:`~baccarat.sim.run.Plan` and worker count with the workers': the same, their results
+are taken (the same chunks, added up in chunk order: the same result to the bit); otherwise, or if
+the command never gets that far (a usage error, help), the workers are ended (:func:`release`) and
+the run goes on as before.  Whatever the early start cannot do (a Lucky Draw game, which needs its
+strategy; a game from a rules file; another option), it leaves to the command line.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+#: Options read here: name -> plan field; their values are whole numbers.
+_NUMBERS = {"--shoes": "shoes", "--seed": "seed", "--workers": "workers", "--decks": "decks",
+            "--cut-card": "cut_card"}
+_FLAGS = frozenset({"--json"})
+_REQUIRED = ("game", "shoes", "seed", "workers")
+
+_started: tuple[Any, int, Any] | None = None  #: (plan, workers, what start_workers returned)
+
+
+def read_command_line(args: list[str]) -> dict[str, Any] | None:
+    """The run a plain ``simulate`` command line names, or None (anything else is Typer's to read).
+
+    >>> read_command_line(["simulate", "ez", "--shoes", "600000", "--seed=1", "--workers", "2", "--json"])
+    {'game': 'ez', 'shoes': 600000, 'seed': 1, 'workers': 2}
+    >>> read_command_line(["simulate", "ez", "--shoes", "600000", "--seed", "1"]) is None  # one worker
+    True
+    >>> read_command_line(["simulate", "ez", "--shoes", "9", "--seed", "1", "--workers", "2", "--count", "x"])
+    """
+    if not args or args[0] != "simulate":
+        return None
+    spec: dict[str, Any] = {}
+    words = iter(args[1:])
+    for word in words:
+        name, equals, value = word.partition("=")
+        if name in _NUMBERS and _NUMBERS[name] not in spec:
+            if not equals:
+                value = next(words, "")
+            if not (value.isascii() and value.isdigit()):
+                return None
+            spec[_NUMBERS[name]] = int(value)
+        elif word in _FLAGS:
+            continue
+        elif not word.startswith("-") and "game" not in spec:
+            spec["game"] = word
+        else:
+            return None  # another option, a repeated one, help, a second argument: Typer's
+    if any(name not in spec for name in _REQUIRED) or spec["workers"] < 2:
+        return None
+    return spec
+
+
+def start(spec: dict[str, Any]) -> None:
+    """Load what the workers need and fork them for the run ``spec`` names, if it is one they can deal."""
+    global _started
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy, as the command does (cli.analyze)
+    from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
+    from baccarat.sim import run
+
+    try:
+        plan = run.Plan(spec["game"], spec["shoes"], spec["seed"], decks=spec.get("decks", DEFAULT_DECKS),
+                        cut_card=spec.get("cut_card", DEFAULT_CUT_CARD))
+        if plan.kind != "punto_banco" or plan.chunks < 2:
+            return
+        _started = (plan, spec["workers"], run.start_workers(plan, spec["workers"], run.run_chunk))
+    except Exception:  # whatever is wrong, the command line will find it and say so
+        return
+
+
+def started() -> bool:
+    """Whether workers started here wait to be claimed."""
+    return _started is not None
+
+
+def claim(plan: Any, workers: int, chunk: Any) -> Any:
+    """The started workers (as :func:`baccarat.sim.run.start_workers` returns them) if they deal
+    ``chunk`` of ``plan`` with ``workers`` processes; otherwise they are ended and None is returned."""
+    global _started
+    held, _started = _started, None
+    if held is None:
+        return None
+    from baccarat.sim.run import run_chunk, stop_workers
+
+    theirs, count, workers_started = held
+    if theirs == plan and count == workers and chunk is run_chunk:
+        return workers_started
+    stop_workers(*workers_started)
+    return None
+
+
+def release() -> None:
+    """End workers nobody claimed (the command failed before its run, or was another run)."""
+    global _started
+    held, _started = _started, None
+    if held is not None:
+        from baccarat.sim.run import stop_workers
+
+        stop_workers(*held[2])
