@@ -27,6 +27,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 from starlette.websockets import WebSocketDisconnect
 
+from baccarat.server import feed as feed_module
 from baccarat.server import live, wallet
 from baccarat.server.app import create_app
 from baccarat.server.db import connect, transaction
@@ -456,8 +457,8 @@ def test_csp_connect_src_is_the_page_s_own_host_only(client):
 
 def test_a_change_wakes_every_waiting_socket_and_a_closed_one_leaves_the_others_waiting():
     """The feed wakes thousands of sockets in one pass (each waits on a future of its own, not on a shared
-    condition whose lock every woken socket re-acquires in turn); a socket that closes while waiting takes
-    only its own wait with it."""
+    condition whose lock every woken socket re-acquires in turn), a slice at a time with the event loop
+    free in between; a socket that closes while waiting takes only its own wait with it."""
 
     async def scenario() -> None:
         feed = live.TableFeed(None, 1)  # type: ignore[arg-type] - no database: the waits alone
@@ -473,17 +474,21 @@ def test_a_change_wakes_every_waiting_socket_and_a_closed_one_leaves_the_others_
         gone.cancel()
         await asyncio.sleep(0)
         assert len(feed.waiting) == 3000 and not any(task.done() for task in tasks)
-        feed._wake()  # woken with no newer view: they wait again
+        await feed._wake()  # woken with no newer view: they wait again
         await asyncio.sleep(0)
         assert len(feed.waiting) == 3000 and not woken
         feed.version += 1
-        feed._wake()
+        waking = asyncio.create_task(feed._wake())
+        while not woken:  # this task (standing for a bet read from the network) runs between the slices
+            await asyncio.sleep(0)
+        assert len(woken) <= 2 * feed_module.SLICE and not waking.done()
+        await waking
         await asyncio.gather(*tasks)
         assert sorted(woken) == list(range(3000)) and not feed.waiting
         signed_out = asyncio.create_task(feed.wait_newer(1, "a-token"))  # up to date: waits for a sign-out
         await asyncio.sleep(0)
         feed.signed_out.add("a-token")
-        feed._wake()
+        await feed._wake()
         await asyncio.wait_for(signed_out, 1)
 
     asyncio.run(scenario())

@@ -509,3 +509,50 @@ def test_sockets_joining_a_table_at_once_share_one_feed(client, monkeypatch):
         for socket in sockets:
             assert socket.receive_json()["type"] == "state"
         assert made == [2]
+
+
+def test_a_dealt_round_s_moments_are_read_ahead_and_published_at_their_moment_never_before(client, monkeypatch):
+    """The feed reads a dealt round's next card and its result shortly before their moments (every socket's
+    frame made then) and publishes each at its moment: a crowd's pushes start at the moment, not after the
+    reads; nothing is published early."""
+    from baccarat.server import feed
+    from baccarat.server.models import now
+
+    reads: list[tuple[datetime, datetime | None]] = []  # (when the read was made, the moment it was for)
+    published: list[tuple[datetime, dict]] = []  # (when the sockets were woken, the view they were given)
+    read, wake = feed.TableFeed._read, feed.TableFeed._wake
+
+    def reading(self, accounts_, digests, at):  # type: ignore[no-untyped-def]
+        reads.append((now(), at))
+        return read(self, accounts_, digests, at)
+
+    async def waking(self):  # type: ignore[no-untyped-def]
+        published.append((now(), self.view))
+        await wake(self)
+
+    monkeypatch.setattr(feed.TableFeed, "_read", reading)
+    monkeypatch.setattr(feed.TableFeed, "_wake", waking)
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        table_id = transaction(sessions, lambda s: tables.create_table(
+            s, "ahead", "mini", betting_seconds=1.0, pace=Pace(0.4, 0.4, 1.0)).id)
+    token = _token(client, "ahead")
+    with client.websocket_connect(f"/ws/tables/{table_id}") as socket:
+        socket.send_json({"type": "auth", "token": token})
+        number = socket.receive_json()["table"]["round"]["number"]
+        socket.send_json({"type": "bet", "key": "ahead-0001", "bets": {"player": 1_000}, "round": number})
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            frame = socket.receive_json()
+            if frame["type"] == "state" and frame["table"]["round_number"] == number and frame["table"]["result"]:
+                assert frame["you"]["settlement"] is not None  # the bettor's own state made with the view
+                break
+    deal = frame["table"]["cards"]
+    result_at = datetime.fromisoformat(frame["table"]["result"]["at"])
+    moments = {datetime.fromisoformat(card["at"]) for card in deal[1:]} | {result_at}
+    ahead = [(made, at) for made, at in reads if at is not None]
+    assert ahead and all(made < at for made, at in ahead)  # each read made before the moment it was for
+    assert len(moments & {at for _, at in ahead}) >= len(moments) - 1  # (one may fall to a poll instead)
+    for woken, view in published:  # never a card or a result before its moment
+        assert all(datetime.fromisoformat(card["at"]) <= woken for card in view["cards"])
+        assert view["result"] is None or datetime.fromisoformat(view["result"]["at"]) <= woken
+        assert datetime.fromisoformat(view["server_time"]) <= woken

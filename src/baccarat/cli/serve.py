@@ -119,6 +119,7 @@ def serve(
     from baccarat.rulesfile import load_rules
     from baccarat.server import live
     from baccarat.server.app import create_app, tune_collector
+    from baccarat.server.arrival import StampedWebSocketProtocol
     from baccarat.server.settings import Settings
 
     with handle_errors():
@@ -131,11 +132,14 @@ def serve(
         url = ready_database(settings)
         # h11 rather than httptools (uvicorn's default when installed): httptools holds a request line
         # and headers of any size (a 128 MB header line: +256 MB), h11 refuses a head over MAX_HEAD.
-        # ws_max_size refuses a WebSocket frame over live.MAX_FRAME from its header, before buffering it.
+        # ws_max_size refuses a WebSocket frame over live.MAX_FRAME from its header, before buffering it;
+        # frames are not compressed unless the settings say so (see Settings.ws_deflate); each received frame is
+        # stamped with the moment it was read off the network (a bet's arrival, see baccarat.server.arrival).
         # X-Forwarded-For only from a proxy named on the command line: uvicorn trusts 127.0.0.1 by default,
         # so any local client could pick the address the per-address login limits count.
         options = dict(host=host, port=port, log_level="warning", http="h11", h11_max_incomplete_event_size=MAX_HEAD,
-                       ws_max_size=live.MAX_FRAME, proxy_headers=bool(trusted_proxy),
+                       ws=StampedWebSocketProtocol, ws_max_size=live.MAX_FRAME,
+                       ws_per_message_deflate=settings.ws_deflate, proxy_headers=bool(trusted_proxy),
                        forwarded_allow_ips=list(trusted_proxy or []))
         if workers > 1:
             _serve_workers(settings, url, workers, options)

@@ -56,28 +56,21 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import Message
 
 from baccarat.errors import BaccaratError, ConfigurationError
-from baccarat.server import accounts, bulkbets, faults, notify, tables, views, wallet
+from baccarat.server import accounts, bulkbets, notify, tables, views, wallet
+from baccarat.server.arrival import ARRIVED
 from baccarat.server.batch import Batcher, Command, Outcome
 from baccarat.server.db import read, transaction
+from baccarat.server.feed import POLL, RESYNC, TableFeed
 from baccarat.server.models import Token, aware
 from baccarat.server.models import now as _now
 from baccarat.server.settings import Settings
 
 log = logging.getLogger("baccarat.server")
-#: One line per storage fault every 10 s for all the tables' pollers, not one per table per second.
-_STORAGE = faults.FaultLog(log)
+__all__ = ["POLL", "TableFeed", "install", "wake"]  # POLL and TableFeed: from baccarat.server.feed
 
 MAX_FRAME = 4096  #: bytes per frame, the first one included; ``baccarat serve`` gives it to uvicorn as ``ws_max_size``
 MAX_RATE = 50  #: commands per second per connection
 MAX_SOCKETS = 8  #: open table sockets per account in this server process
-POLL = 0.2  #: how often a connection looks for changes to push (and for signed-out tokens), without LISTEN/NOTIFY
-#: With LISTEN/NOTIFY: how often a table is read with no notification (a token that expired, a change made
-#: outside the server), and the least time between two reads (a burst of bets is read and pushed every
-#: NOTIFY_GAP, not once a bet)
-RESYNC, NOTIFY_GAP = 1.0, 0.05
-#: Seconds between two pushes of a changed table per watcher: a table watched by thousands is pushed less
-#: often (2,000 watchers: once a second at most), never once a bet; its timeline's moments are pushed when due
-CROWD_GAP = 0.0005
 AUTH_TIMEOUT = 10.0  #: seconds to send the auth frame
 MAX_ID = 2**31 - 1  #: table ids are 32-bit columns: a bigger one is refused before it reaches a query
 SIGNED_OUT = 4401  #: close code: the socket's session token was logged out or has expired
@@ -135,21 +128,10 @@ def parse(message: Message) -> Any:
 
 
 _TOKENS = cast(Table, Token.__table__)
-_TOKEN_STATES = select(_TOKENS.c.token_hash, _TOKENS.c.expires_at).where(
-    _TOKENS.c.token_hash.in_(bindparam("digests", expanding=True)))
 # FOR KEY SHARE on PostgreSQL: a logout (which deletes the row) waits for the command's transaction, or the
 # command finds the row gone, so no command commits after the logout; SQLite runs one writer at a time anyway.
 _TOKEN_NOW = select(_TOKENS.c.account_id, _TOKENS.c.expires_at).where(
     _TOKENS.c.token_hash == bindparam("digest")).with_for_update(read=True, key_share=True)
-
-
-def _valid_tokens(s: Session, digests: list[str]) -> set[str]:
-    """Those of the token hashes ``digests`` that are still signed in: one query for a whole table."""
-    if not digests:
-        return set()
-    now = _now()  # the steady clock, as accounts.authenticate
-    rows = s.connection().execute(_TOKEN_STATES, {"digests": digests})
-    return {digest for digest, expires_at in rows if aware(expires_at) > now}
 
 
 def _check_signed_in(s: Session, digest: str, account_id: int) -> None:
@@ -157,129 +139,6 @@ def _check_signed_in(s: Session, digest: str, account_id: int) -> None:
     row = s.connection().execute(_TOKEN_NOW, {"digest": digest}).first()
     if row is None or row.account_id != account_id or aware(row.expires_at) <= _now():
         raise Close(SIGNED_OUT, SIGNED_OUT_REASON)
-
-
-class TableFeed:
-    """One poller per watched table: the public view is read once per :data:`POLL` for all its
-    sockets (not once per socket); when it changes, every watcher's own state is read in the same
-    snapshot (three queries for the table, not three per socket), :attr:`version` goes up and the
-    sockets wake.  The same snapshot looks up all the watchers' session tokens in one query; the
-    sockets of the tokens gone (logged out, expired) wake to close."""
-
-    def __init__(self, sessions: sessionmaker[Session], table_id: int, *, notified: bool = False,
-                 resync: float = RESYNC):
-        self.sessions, self.table_id = sessions, table_id
-        #: woken by LISTEN/NOTIFY (:mod:`baccarat.server.notify`): read on a notification, at the timeline's
-        #: next moment, and every ``resync`` seconds (token expiries); else polled every :data:`POLL`
-        self.notified, self.resync = notified, resync
-        self.poked = asyncio.Event()
-        self.reads = 0  #: how often the table was read (the tests count them)
-        self.view: dict[str, Any] | None = None
-        self.text = "null"  #: the view as JSON
-        self.yours: dict[int, dict[str, Any]] = {}
-        self.version = 0
-        #: one future per socket waiting for a newer view (see :meth:`wait_newer`)
-        self.waiting: set[asyncio.Future[None]] = set()
-        self.watchers: Counter[int] = Counter()  #: account id -> open sockets
-        self.tokens: Counter[str] = Counter()  #: token hash -> open sockets
-        self.signed_out: set[str] = set()  #: token hashes found no longer valid
-        self.task: asyncio.Task[None] | None = None
-        self.returned: list[int] = []  #: watchers marked away in the database: marked back on the next poll
-
-    def _read(self, accounts: list[int], digests: list[str]
-              ) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None, set[str], float]:
-        def work(s: Session) -> tuple[dict[str, Any], dict[int, dict[str, Any]] | None, set[str], float]:
-            now = _now()
-            view, moment = views.table_view_at(s, self.table_id, now)
-            # the view is new when anything but its clock changed (server_time is stamped on every read)
-            new = self.view is None or {**view, "server_time": None} != {**self.view, "server_time": None}
-            yours = views.yours(s, moment, accounts) if new else None
-            # a watcher whose seat says away (their last socket's close was written after they came back)
-            self.returned = [row.account_id for row in moment.seats or []
-                             if row.away_since is not None and row.account_id in accounts]
-            soonest = min(moment.changes, default=None)
-            most = self.longest(len(accounts))
-            wait = most if soonest is None else max(0.0, min(most, (soonest - now).total_seconds()))
-            return view, yours, _valid_tokens(s, digests), wait
-        return read(self.sessions, work)
-
-    async def run(self) -> None:
-        while self.watchers:
-            # the watcher lists are copied here, on the event loop that changes them, not in the thread
-            digests = list(self.tokens)
-            self.poked.clear()  # a change notified from now on is read again after this read
-            self.reads += 1
-            try:
-                view, yours, valid, wait = await asyncio.to_thread(self._read, list(self.watchers), digests)
-            except Exception as error:  # the database is away: the sockets keep their last state, polling goes on
-                problem = faults.storage_problem(error)
-                if problem is None:
-                    log.exception("cannot read table %s for its sockets; trying again", self.table_id)
-                else:
-                    _STORAGE.report(problem, error, consequence="table sockets keep their last state")
-                await asyncio.sleep(1.0)
-                continue
-            for account_id in self.returned:
-                with suppress(Exception):
-                    await asyncio.to_thread(transaction, self.sessions,
-                                            lambda s, a=account_id: tables.mark_back(s, self.table_id, a))
-            gone = set(digests) - valid - self.signed_out  # a token never comes back once gone
-            if yours is not None or gone:
-                if yours is not None:
-                    self.view, self.yours, self.version = view, yours, self.version + 1
-                    self.text = json.dumps(view)  # encoded once for all the table's sockets
-                self.signed_out |= gone
-                self._wake()
-            # the next card, result or window is pushed at its moment, not up to a poll later
-            due = wait + 0.005 if wait < self.longest(len(self.watchers)) else wait
-            if self.notified:
-                # a burst of notifications is read once a gap, not once each (a crowd's pushes cost a gap of their own)
-                first = min(max(NOTIFY_GAP, CROWD_GAP * len(self.watchers)), due)
-                await asyncio.sleep(first)
-                if due > first:
-                    with suppress(TimeoutError):
-                        await asyncio.wait_for(self.poked.wait(), due - first)
-            else:
-                await asyncio.sleep(due)
-
-    def longest(self, watchers: int) -> float:
-        """The longest wait between two reads: :attr:`resync` when notified, else the poll (longer for a crowd)."""
-        return self.resync if self.notified else max(POLL, CROWD_GAP * watchers)
-
-    async def wait_newer(self, version: int, digest: str | None = None) -> None:
-        """Until the view is newer than ``version``, or the token whose hash is ``digest`` is gone."""
-        while not (self.version > version or digest in self.signed_out):
-            # a future of this socket's own: cancelling this wait (the socket closed) touches no other socket's
-            future = asyncio.get_running_loop().create_future()
-            self.waiting.add(future)
-            try:
-                await future
-            finally:
-                self.waiting.discard(future)
-
-    def _wake(self) -> None:
-        """Wake every socket waiting for a newer view: O(sockets).  (An ``asyncio.Condition`` was
-        O(sockets²): each of the woken waiters re-acquires its lock in turn, and each acquisition scans
-        the lock's queue of waiters; 2,000 sockets held the event loop for half a second a change.)"""
-        waiting, self.waiting = self.waiting, set()
-        for future in waiting:
-            if not future.done():
-                future.set_result(None)
-
-    def join(self, account_id: int, digest: str) -> None:
-        self.watchers[account_id] += 1
-        self.tokens[digest] += 1
-        if self.task is None or self.task.done():
-            self.task = asyncio.create_task(self.run())
-
-    def leave(self, account_id: int, digest: str) -> None:
-        self.watchers[account_id] -= 1
-        if self.watchers[account_id] <= 0:
-            del self.watchers[account_id]
-        self.tokens[digest] -= 1
-        if self.tokens[digest] <= 0:
-            del self.tokens[digest]
-            self.signed_out.discard(digest)
 
 
 def _feed(app: FastAPI, sessions: sessionmaker[Session], table_id: int) -> TableFeed:
@@ -435,8 +294,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         first = not feed.watchers[account_id]
         feed.join(account_id, digest)  # at once, with no await since _feed: every socket of a table shares its feed
         stamps: list[float] = []
-        seen = -1
-        waiter: asyncio.Task[None] | None = None
+        seen = -1  # the feed's version this socket was last pushed
+        pusher: asyncio.Task[None] | None = None
         receiver: asyncio.Task[Any] | None = None
 
         def you() -> dict[str, Any]:
@@ -446,33 +305,44 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             nonlocal seen
             if feed.view is None:
                 await feed.wait_newer(0)
-            # the player's own state: from their command's answer, or read with the view, or (on
-            # joining, or joined after that read) on its own
-            mine = mine or (feed.yours.get(account_id) if seen >= 0 else None) or await asyncio.to_thread(you)
-            seen = feed.version
-            await socket.send_text(f'{{"type": "state", "table": {feed.text}, "you": {json.dumps(mine)}}}')
+            # the player's own state: from their command's answer, or read with the view (the frame made
+            # then), or (on joining, or joined after that read) on its own
+            text = feed.frame(account_id, mine) if mine is not None or seen >= 0 else None
+            if text is None:
+                text = feed.frame(account_id, await asyncio.to_thread(you))
+            seen = feed.version  # with no await since the frame was made: the version it shows
+            await socket.send_text(cast(str, text))
+
+        async def pushes() -> None:
+            """This socket's pushes: one task for as long as it is open, woken by the feed."""
+            while True:
+                await feed.wait_newer(seen, digest)
+                if digest in feed.signed_out:
+                    raise Close(SIGNED_OUT, SIGNED_OUT_REASON)
+                await push()
 
         try:
             if first:  # the first socket of theirs here: the seat is theirs again
                 with suppress(Exception):
                     await asyncio.to_thread(transaction, sessions, lambda s: tables.mark_back(s, table_id, account_id))
             await push()
-            waiter = asyncio.create_task(feed.wait_newer(seen, digest))
+            pusher = asyncio.create_task(pushes())
             receiver = asyncio.create_task(socket.receive())
             while True:
-                done, _ = await asyncio.wait({waiter, receiver}, return_when=asyncio.FIRST_COMPLETED)
-                if waiter in done:
-                    if digest in feed.signed_out:
-                        raise Close(SIGNED_OUT, SIGNED_OUT_REASON)
-                    await push()
-                    waiter = asyncio.create_task(feed.wait_newer(seen, digest))
+                done, _ = await asyncio.wait({pusher, receiver}, return_when=asyncio.FIRST_COMPLETED)
+                if pusher in done:
+                    pusher.result()  # signed out (Close), or the socket failed under a push
+                    return
                 if receiver not in done:
                     continue
                 message = receiver.result()
                 if message["type"] == "websocket.disconnect":
                     return
                 receiver = asyncio.create_task(socket.receive())
-                received = _now()  # a bet is on time if it arrived before the close, however long its batch waits
+                # a bet is on time if it arrived before the close, however long its batch waits: the moment its
+                # frame was read off the network where the protocol stamped it (baccarat.server.arrival)
+                arrived = message.get(ARRIVED)
+                received = arrived if isinstance(arrived, datetime) else _now()
                 now = time.monotonic()
                 stamps = [t for t in stamps if now - t < 1.0] + [now]
                 if len(stamps) > MAX_RATE:
@@ -497,7 +367,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     await push(await asyncio.to_thread(you))
         finally:
             feed.leave(account_id, digest)
-            for task in (waiter, receiver):
+            for task in (pusher, receiver):
                 if task is not None:
                     task.cancel()
             if not feed.watchers[account_id]:  # their last socket here: the seat's grace period starts

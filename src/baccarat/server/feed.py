@@ -1,0 +1,249 @@
+"""A table's feed: the table read once for all its sockets, and pushed to them at the right moments.
+
+One :class:`TableFeed` per watched table (in each server process).  It reads the public view, every
+watcher's own state and the watchers' session tokens in one snapshot (three queries for the table,
+not three per socket) when the table may have changed:
+
+* on SQLite (and ``BACCARAT_PUSHES=poll``) every :data:`POLL` seconds, longer for a crowd
+  (:data:`CROWD_GAP` per watcher: 2,000 watchers are pushed once a second at most while bets come in);
+* with LISTEN/NOTIFY (:mod:`baccarat.server.notify`) when notified, at most once per
+  :data:`NOTIFY_GAP`, and every :data:`RESYNC` seconds otherwise (a token that expired);
+* at the table's timeline's next moment (a card, the result, the next window).
+
+A timeline moment is read *ahead*: when nothing a player does can change what the moment shows (the
+round is dealt: no bet or decision is taken until the next window or decision period opens), the
+table is read shortly before the moment, as it will be at that moment, and every socket's frame is
+made then; at the moment the frames are only sent.  So a crowd's settlement pushes start at the
+result's moment, not after the reads of 2,000 bettors' states.  Nothing is sent before its moment
+(a card is never shown early); a change written between that read and the moment (a seat taken) is
+read on the next poll or notification, as any other.
+
+Each socket has one task that waits for a newer version and pushes it (:meth:`TableFeed.wait_newer`);
+the feed wakes them in slices (:data:`SLICE`), so bets arriving on other sockets are read between
+slices rather than after the whole crowd's pushes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import Counter
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import Table, bindparam, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from baccarat.server import faults, tables, views
+from baccarat.server.db import read, transaction
+from baccarat.server.models import Token, aware
+from baccarat.server.models import now as _now
+
+log = logging.getLogger("baccarat.server")
+#: One line per storage fault every 10 s for all the tables' feeds, not one per table per second.
+_STORAGE = faults.FaultLog(log)
+
+POLL = 0.2  #: how often a table is read for changes to push (and for signed-out tokens), without LISTEN/NOTIFY
+#: With LISTEN/NOTIFY: how often a table is read with no notification (a token that expired, a change made
+#: outside the server), and the least time between two reads (a burst of bets is read and pushed every
+#: NOTIFY_GAP, not once a bet)
+RESYNC, NOTIFY_GAP = 1.0, 0.05
+#: Seconds between two pushes of a changed table per watcher: a table watched by thousands is pushed less
+#: often (2,000 watchers: once a second at most), never once a bet; its timeline's moments are pushed when due
+CROWD_GAP = 0.0005
+SLICE = 64  #: sockets woken at a time: between two slices the event loop reads what has arrived
+#: How long before a timeline moment the table is read for it: twice the last read, within these bounds
+AHEAD_LEAST, AHEAD_MOST = 0.05, 0.4
+#: The phases whose next moment no player can change: a dealt round's cards and result, the results pause
+#: (the next window opens at its moment; no bet is taken before).  Betting and a decision period are not:
+#: a bet or decision may land up to their last instant, so their ends are read when due.
+_READ_AHEAD = frozenset({"no_more_bets", "dealing", "result"})
+
+
+_TOKENS = cast(Table, Token.__table__)
+_TOKEN_STATES = select(_TOKENS.c.token_hash, _TOKENS.c.expires_at).where(
+    _TOKENS.c.token_hash.in_(bindparam("digests", expanding=True)))
+
+
+def _valid_tokens(s: Session, digests: list[str]) -> set[str]:
+    """Those of the token hashes ``digests`` that are still signed in: one query for a whole table."""
+    if not digests:
+        return set()
+    now = _now()  # the steady clock, as accounts.authenticate
+    rows = s.connection().execute(_TOKEN_STATES, {"digests": digests})
+    return {digest for digest, expires_at in rows if aware(expires_at) > now}
+
+
+def state_frame(table_text: str, mine: dict[str, Any] | None) -> str:
+    """A state push: the table view (already JSON) and the player's own state."""
+    return f'{{"type": "state", "table": {table_text}, "you": {json.dumps(mine)}}}'
+
+
+@dataclass
+class Reading:
+    """One read of a table (see :meth:`TableFeed._read`)."""
+
+    view: dict[str, Any]
+    text: str  #: the view as JSON
+    #: each watcher's state frame (:func:`state_frame`), when the view changed since the last read; else None
+    frames: dict[int, str] | None
+    valid: set[str]  #: the watchers' token hashes still signed in
+    returned: list[int]  #: watchers whose seat says away (their last close was written after they came back)
+    soonest: datetime | None  #: the timeline's next moment after the one read
+    ahead: bool  #: whether that moment may be read ahead (see :data:`_READ_AHEAD`)
+
+
+class TableFeed:
+    """One feed per watched table in this process (see the module's description)."""
+
+    def __init__(self, sessions: sessionmaker[Session], table_id: int, *, notified: bool = False,
+                 resync: float = RESYNC):
+        self.sessions, self.table_id = sessions, table_id
+        #: woken by LISTEN/NOTIFY (:mod:`baccarat.server.notify`): read on a notification, at the timeline's
+        #: next moment, and every ``resync`` seconds (token expiries); else polled every :data:`POLL`
+        self.notified, self.resync = notified, resync
+        self.poked = asyncio.Event()
+        self.reads = 0  #: how often the table was read (the tests count them)
+        self.view: dict[str, Any] | None = None
+        self.text = "null"  #: the view as JSON
+        self.frames: dict[int, str] = {}  #: account id -> its state frame for the view on show
+        self.version = 0
+        #: one future per socket waiting for a newer view (see :meth:`wait_newer`)
+        self.waiting: set[asyncio.Future[None]] = set()
+        self.watchers: Counter[int] = Counter()  #: account id -> open sockets
+        self.tokens: Counter[str] = Counter()  #: token hash -> open sockets
+        self.signed_out: set[str] = set()  #: token hashes found no longer valid
+        self.task: asyncio.Task[None] | None = None
+        self.ahead = AHEAD_LEAST  #: how long before a timeline moment it is read (see :data:`AHEAD_LEAST`)
+
+    def _read(self, accounts: list[int], digests: list[str], at: datetime | None) -> Reading:
+        """The table as it is (``at`` None) or as it will be at the moment ``at`` (read ahead)."""
+        def work(s: Session) -> Reading:
+            now = at or _now()
+            view, moment = views.table_view_at(s, self.table_id, now)
+            # the view is new when anything but its clock changed (server_time is stamped on every read)
+            new = self.view is None or {**view, "server_time": None} != {**self.view, "server_time": None}
+            text = json.dumps(view)  # encoded once for all the table's sockets
+            frames = None
+            if new:  # every watcher's frame made here, off the event loop's moment
+                yours = views.yours(s, moment, accounts)
+                frames = {account_id: state_frame(text, mine) for account_id, mine in yours.items()}
+            returned = [row.account_id for row in moment.seats or []
+                        if row.away_since is not None and row.account_id in accounts]
+            return Reading(view, text, frames, _valid_tokens(s, digests), returned,
+                           min(moment.changes, default=None), view.get("phase") in _READ_AHEAD)
+        return read(self.sessions, work)
+
+    async def run(self) -> None:
+        at: datetime | None = None  # the moment the next read is for (None: now)
+        while self.watchers:
+            # the watcher lists are copied here, on the event loop that changes them, not in the thread
+            digests = list(self.tokens)
+            self.poked.clear()  # a change notified from now on is read again after this read
+            self.reads += 1
+            started = time.perf_counter()
+            try:
+                reading = await asyncio.to_thread(self._read, list(self.watchers), digests, at)
+            except Exception as error:  # the database is away: the sockets keep their last state, reads go on
+                problem = faults.storage_problem(error)
+                if problem is None:
+                    log.exception("cannot read table %s for its sockets; trying again", self.table_id)
+                else:
+                    _STORAGE.report(problem, error, consequence="table sockets keep their last state")
+                at = None
+                await asyncio.sleep(1.0)
+                continue
+            if at is not None:  # read ahead: shown at its moment, never before
+                self.ahead = min(AHEAD_MOST, max(AHEAD_LEAST, 2 * (time.perf_counter() - started)))
+                await asyncio.sleep(max(0.0, (at - _now()).total_seconds()))
+            gone = set(digests) - reading.valid - self.signed_out  # a token never comes back once gone
+            if reading.frames is not None or gone:
+                if reading.frames is not None:
+                    self.view, self.text, self.frames = reading.view, reading.text, reading.frames
+                    self.version += 1
+                self.signed_out |= gone
+                await self._wake()
+            for account_id in reading.returned:
+                with suppress(Exception):  # marked back on the next read
+                    await asyncio.to_thread(transaction, self.sessions,
+                                            lambda s, a=account_id: tables.mark_back(s, self.table_id, a))
+            wait, at = self._next(reading, at or _now())
+            if self.notified:
+                # a burst of notifications is read once a gap, not once each (a crowd's pushes cost a gap of their own)
+                first = min(max(NOTIFY_GAP, CROWD_GAP * len(self.watchers)), wait)
+                await asyncio.sleep(first)
+                if wait > first:
+                    try:
+                        await asyncio.wait_for(self.poked.wait(), wait - first)
+                        at = None  # notified: read now
+                    except TimeoutError:
+                        pass
+            else:
+                await asyncio.sleep(wait)
+
+    def _next(self, reading: Reading, read_at: datetime) -> tuple[float, datetime | None]:
+        """How long to wait before the next read, and the moment it is for (None: the time it is made)."""
+        longest = self.longest(len(self.watchers))
+        if reading.soonest is None:
+            return longest, None
+        until = (reading.soonest - _now()).total_seconds()
+        if until > longest:
+            return longest, None
+        if reading.ahead and reading.soonest > read_at:
+            return max(0.0, until - self.ahead), reading.soonest
+        return max(0.0, until) + 0.005, None  # read just after the moment: it shows then
+
+    def longest(self, watchers: int) -> float:
+        """The longest wait between two reads: :attr:`resync` when notified, else the poll (longer for a crowd)."""
+        return self.resync if self.notified else max(POLL, CROWD_GAP * watchers)
+
+    def frame(self, account_id: int, mine: dict[str, Any] | None = None) -> str | None:
+        """A state push for ``account_id``: with ``mine`` as their own state, else the one read with the
+        view (None if the view was read before they joined)."""
+        if mine is not None:
+            return state_frame(self.text, mine)
+        return self.frames.get(account_id)
+
+    async def wait_newer(self, version: int, digest: str | None = None) -> None:
+        """Until the view is newer than ``version``, or the token whose hash is ``digest`` is gone."""
+        while not (self.version > version or digest in self.signed_out):
+            # a future of this socket's own: cancelling this wait (the socket closed) touches no other socket's
+            future = asyncio.get_running_loop().create_future()
+            self.waiting.add(future)
+            try:
+                await future
+            finally:
+                self.waiting.discard(future)
+
+    async def _wake(self) -> None:
+        """Wake every socket waiting for a newer view, :data:`SLICE` at a time: O(sockets), and the
+        event loop reads the network between two slices.  (An ``asyncio.Condition`` was O(sockets²):
+        each woken waiter re-acquires its lock in turn, and each acquisition scans the lock's queue of
+        waiters; 2,000 sockets held the event loop for half a second a change.)"""
+        waiting, self.waiting = list(self.waiting), set()
+        for start in range(0, len(waiting), SLICE):
+            for future in waiting[start:start + SLICE]:
+                if not future.done():
+                    future.set_result(None)
+            if start + SLICE < len(waiting):
+                await asyncio.sleep(0)
+
+    def join(self, account_id: int, digest: str) -> None:
+        self.watchers[account_id] += 1
+        self.tokens[digest] += 1
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self.run())
+
+    def leave(self, account_id: int, digest: str) -> None:
+        self.watchers[account_id] -= 1
+        if self.watchers[account_id] <= 0:
+            del self.watchers[account_id]
+        self.tokens[digest] -= 1
+        if self.tokens[digest] <= 0:
+            del self.tokens[digest]
+            self.signed_out.discard(digest)
+
