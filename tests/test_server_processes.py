@@ -115,12 +115,14 @@ def test_pushes_come_from_notifications_across_processes_with_polling_off(databa
 
 
 def test_a_served_process_freezes_its_start_up_objects_and_collects_less_often():
-    """``baccarat serve`` (one process or each of ``--workers``) sets the collector up for thousands of
-    sockets: its start-up objects frozen out of collections, higher thresholds (run in a child process:
-    freezing this test process's objects would keep its garbage)."""
-    code = ("import gc; from baccarat.server import app; before = gc.get_freeze_count(); app.tune_collector(); "
-            "print(before, gc.get_freeze_count(), *gc.get_threshold())")
+    """``baccarat serve`` (one process or each of ``--workers``) sets the interpreter up for thousands of
+    sockets: its start-up objects frozen out of collections, higher thresholds, threads taking turns every
+    millisecond (run in a child process: freezing this test process's objects would keep its garbage)."""
+    code = ("import gc, sys; from baccarat.server import app; before = gc.get_freeze_count(); "
+            "app.tune_for_serving(); print(before, gc.get_freeze_count(), sys.getswitchinterval(), "
+            "*gc.get_threshold())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    before, frozen, *thresholds = map(int, out)
-    assert before == 0 and frozen > 10_000
-    assert tuple(thresholds) == app.COLLECTOR_THRESHOLDS and thresholds[0] > 700
+    before, frozen = map(int, out[:2])
+    switch, thresholds = float(out[2]), tuple(map(int, out[3:]))
+    assert before == 0 and frozen > 10_000 and switch == app.SWITCH_INTERVAL < 0.005
+    assert thresholds == app.COLLECTOR_THRESHOLDS and thresholds[0] > 700

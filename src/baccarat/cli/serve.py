@@ -118,7 +118,7 @@ def serve(
 
     from baccarat.rulesfile import load_rules
     from baccarat.server import live
-    from baccarat.server.app import create_app, tune_collector
+    from baccarat.server.app import create_app, tune_for_serving
     from baccarat.server.arrival import StampedWebSocketProtocol
     from baccarat.server.settings import Settings
 
@@ -144,7 +144,7 @@ def serve(
         if workers > 1:
             _serve_workers(settings, url, workers, options)
             return
-        tune_collector()
+        tune_for_serving()
         config = uvicorn.Config(create_app(settings), **options)  # type: ignore[arg-type]
         server = uvicorn.Server(config)
         original = server.startup

@@ -55,7 +55,7 @@ RESYNC, NOTIFY_GAP = 1.0, 0.05
 #: Seconds between two pushes of a changed table per watcher: a table watched by thousands is pushed less
 #: often (2,000 watchers: once a second at most), never once a bet; its timeline's moments are pushed when due
 CROWD_GAP = 0.0005
-SLICE = 64  #: sockets woken at a time: between two slices the event loop reads what has arrived
+SLICE = 16  #: sockets woken at a time: between two slices (about a millisecond) the event loop reads what has arrived
 #: How long before a timeline moment the table is read for it: twice the last read, within these bounds
 AHEAD_LEAST, AHEAD_MOST = 0.05, 0.4
 #: The phases whose next moment no player can change: a dealt round's cards and result, the results pause
