@@ -79,6 +79,42 @@ def _cpu(pid: int) -> float:
     return total
 
 
+def _named_cpu(name: str) -> float:
+    """CPU seconds used so far by every process whose command is ``name`` (PostgreSQL's backends)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # the process ended meanwhile
+            continue
+        if text[text.index("(") + 1:text.rindex(")")] == name:
+            fields = text.rsplit(")", 1)[1].split()
+            total += sum(int(f) for f in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine so far, every core together (``/proc/stat``)."""
+    ticks = [int(t) for t in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return (sum(ticks) - idle) / os.sysconf("SC_CLK_TCK"), sum(ticks) / os.sysconf("SC_CLK_TCK")
+
+
+def _shares(before: tuple[float, ...], args: argparse.Namespace) -> dict[str, float]:
+    """Cores used since ``before`` (from :func:`_usage`) by the server, PostgreSQL, this load generator and
+    the whole machine, per second of wall time."""
+    after = _usage(args)
+    wall = after[0] - before[0]
+    server, postgres, generator, busy = ((a - b) / wall for a, b in zip(after[1:5], before[1:5], strict=True))
+    return {"server_cores": server, "postgres_cores": postgres, "load_generator_cores": generator,
+            "machine_cores_busy": busy, "machine_cores": (after[5] - before[5]) / wall}
+
+
+def _usage(args: argparse.Namespace) -> tuple[float, ...]:
+    busy, every = _machine_busy()
+    return (time.perf_counter(), _cpu(args.server_pid), _named_cpu("postgres"), time.process_time(), busy, every)
+
+
 def _moments(url: str, table_id: int, number: int) -> tuple[float, float]:
     """When the round's last card and its result were shown (epoch seconds), as the server stored them."""
     from sqlalchemy import select
@@ -203,11 +239,12 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
             "result_to_last_settlement_s": last_push - result_at}
 
 
-async def saturate(bettors: list[Bettor], seconds: float) -> dict[str, Any]:
+async def saturate(bettors: list[Bettor], seconds: float, args: argparse.Namespace) -> dict[str, Any]:
     number, closes = await _next_window(bettors[0], seconds + 1.0)
     start = closes - seconds - 0.5
     await asyncio.sleep(max(0.0, start - time.time()))
     until = start + seconds
+    usage = _usage(args)
     latencies: list[float] = []
     confirmed = 0
 
@@ -227,7 +264,7 @@ async def saturate(bettors: list[Bettor], seconds: float) -> dict[str, Any]:
                 latencies.append(took)
 
     await asyncio.gather(*(one(b) for b in bettors))
-    return {"round": number, "confirmations_per_s": confirmed / seconds,
+    return {"round": number, "confirmations_per_s": confirmed / seconds, **_shares(usage, args),
             "p50_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
             "p99_ms": statistics.quantiles(latencies, n=100)[98] * 1000 if len(latencies) >= 100 else float("nan")}
 
@@ -244,7 +281,7 @@ async def drive(base: str, table_id: int, tokens: list[str], args: argparse.Name
     try:
         results = {"burst": await burst(bettors, args.burst, random.Random(2026), args)}
         if args.saturate_seconds > 0:
-            results["saturated"] = await saturate(bettors, args.saturate_seconds)
+            results["saturated"] = await saturate(bettors, args.saturate_seconds, args)
     finally:
         for reader in readers:
             reader.cancel()
@@ -311,7 +348,9 @@ def main() -> None:
     if "saturated" in results:
         sat = results["saturated"]
         print(f"saturated: {sat['confirmations_per_s']:.0f} confirmations/s (p50 {sat['p50_ms']:.0f} ms, "
-              f"p99 {sat['p99_ms']:.0f} ms)")
+              f"p99 {sat['p99_ms']:.0f} ms); cores used: the server {sat['server_cores']:.2f}, PostgreSQL "
+              f"{sat['postgres_cores']:.2f}, this load generator {sat['load_generator_cores']:.2f}, the whole machine "
+              f"{sat['machine_cores_busy']:.2f} of {sat['machine_cores']:.2f}")
     met = (shown["refused_before_close"] == 0 and shown["p99_ms"] <= 250 and shown["settled_pushed"] ==
            shown["confirmed"] and shown["last_card_to_last_settlement_s"] <= 1.0)
     print(f"goal (every bet sent before the close confirmed, p99 <= 250 ms, all settled and pushed within 1 s of "
