@@ -196,7 +196,7 @@ def test_one_token_query_per_poll_for_all_of_a_table_s_sockets(client):
             time.sleep(1.0)
         finally:
             event.remove(engine, "before_cursor_execute", count)
-    assert 1 <= len(looked) <= 1.0 / live.POLL + 2, len(looked)  # not one per socket and poll
+    assert 1 <= len(looked) <= 1.0 / feed_module.POLL + 2, len(looked)  # not one per socket and poll
 
 
 # --- 6. malformed input: a fixed answer, never a traceback ----------------------------------------

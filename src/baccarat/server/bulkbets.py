@@ -33,7 +33,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Protocol, cast
 
-from sqlalchemy import ARRAY, Integer, String, and_, any_, bindparam, func, insert, select, update
+from sqlalchemy import ARRAY, Integer, String, and_, bindparam, func, insert, select, update
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session
 from baccarat.errors import ConfigurationError, ConflictError, IllegalActionError, InsufficientFundsError
 from baccarat.money import format_amount
 from baccarat.presets import get_game
-from baccarat.server import fairness, notify, tables, wallet
+from baccarat.server import db, fairness, notify, tables, wallet
 from baccarat.server.batch import Command, Outcome, run_one
 from baccarat.server.db import retryable
 from baccarat.server.models import (
@@ -101,19 +101,11 @@ _TOKENS, _WALLETS, _REQUESTS, _BETS = _table(Token), _table(Wallet), _table(Idem
 _SEATS, _PROTECTION, _ACCOUNTS, _SEEDS = _table(Seat), _table(Protection), _table(Account), _table(ShoeSeed)
 _ENTRIES, _POSTINGS, _SETTLEMENTS = _table(LedgerTransaction), _table(Posting), _table(Settlement)
 
-def _among_list(column: Any, name: str) -> Any:
-    return column.in_(bindparam(name, expanding=True))
-
-
-def _among_array(column: Any, name: str) -> Any:
-    # one parameter whatever the batch's size: psycopg parses a long IN list anew for every statement
-    return column == any_(bindparam(name, type_=ARRAY(column.type)))
-
-
 @lru_cache(maxsize=4)
 def _queries(postgresql: bool) -> dict[str, Any]:
     """The batch's reads: a list of values is ``= ANY(array)`` on PostgreSQL, ``IN (...)`` elsewhere."""
-    among = _among_array if postgresql else _among_list
+    def among(column: Any, name: str) -> Any:
+        return db.among(column, name, postgresql)
     # FOR KEY SHARE as one command's token check (live._check_signed_in): a logout waits for this transaction
     token_rows = select(_TOKENS.c.token_hash, _TOKENS.c.account_id, _TOKENS.c.expires_at).where(
         among(_TOKENS.c.token_hash, "digests")).with_for_update(read=True, key_share=True)
@@ -143,7 +135,7 @@ def _queries(postgresql: bool) -> dict[str, Any]:
 
 
 def _read(connection: Any, name: str, values: dict[str, Any]) -> Any:
-    return connection.execute(_queries(connection.dialect.name == "postgresql")[name], values)
+    return connection.execute(_queries(db.on_postgresql(connection))[name], values)
 
 
 _STORED_COLUMNS = (_REQUESTS.c.account_id, _REQUESTS.c.key, _REQUESTS.c.request_hash, _REQUESTS.c.response)

@@ -27,7 +27,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import ARRAY, Engine, any_, bindparam, create_engine, event
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -179,3 +179,18 @@ def connect(url: str) -> Iterator[sessionmaker[Session]]:
         yield session_factory(engine)
     finally:
         engine.dispose()
+
+
+def among(column: Any, name: str, postgresql: bool) -> Any:
+    """``column`` is one of the values of the list parameter ``name``: ``= ANY(array)`` on PostgreSQL (one
+    parameter however long the list: an ``IN`` list of 2,000 was compiled and parsed anew for every
+    statement), ``IN (...)`` elsewhere."""
+    if postgresql:
+        return column == any_(bindparam(name, type_=ARRAY(column.type)))
+    return column.in_(bindparam(name, expanding=True))
+
+
+def on_postgresql(connection: Any) -> bool:
+    """Whether ``connection`` (or a session's connection) talks to PostgreSQL: picks the queries built
+    with :func:`among` for it."""
+    return bool(connection.dialect.name == "postgresql")

@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import Table, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.server import faults, tables, views
-from baccarat.server.db import read, transaction
+from baccarat.server.db import among, on_postgresql, read, transaction
 from baccarat.server.models import Token, aware
 from baccarat.server.models import now as _now
 
@@ -65,8 +65,9 @@ _READ_AHEAD = frozenset({"no_more_bets", "dealing", "result"})
 
 
 _TOKENS = cast(Table, Token.__table__)
-_TOKEN_STATES = select(_TOKENS.c.token_hash, _TOKENS.c.expires_at).where(
-    _TOKENS.c.token_hash.in_(bindparam("digests", expanding=True)))
+#: the watchers' tokens, SQLite's query and PostgreSQL's (see :func:`baccarat.server.db.among`)
+_TOKEN_STATES = {postgresql: select(_TOKENS.c.token_hash, _TOKENS.c.expires_at).where(
+    among(_TOKENS.c.token_hash, "digests", postgresql)) for postgresql in (False, True)}
 
 
 def _valid_tokens(s: Session, digests: list[str]) -> set[str]:
@@ -74,7 +75,8 @@ def _valid_tokens(s: Session, digests: list[str]) -> set[str]:
     if not digests:
         return set()
     now = _now()  # the steady clock, as accounts.authenticate
-    rows = s.connection().execute(_TOKEN_STATES, {"digests": digests})
+    connection = s.connection()
+    rows = connection.execute(_TOKEN_STATES[on_postgresql(connection)], {"digests": digests})
     return {digest for digest, expires_at in rows if aware(expires_at) > now}
 
 
@@ -88,7 +90,7 @@ class Reading:
     """One read of a table (see :meth:`TableFeed._read`)."""
 
     view: dict[str, Any]
-    text: str  #: the view as JSON
+    text: str  #: the view as JSON (when it changed)
     #: each watcher's state frame (:func:`state_frame`), when the view changed since the last read; else None
     frames: dict[int, str] | None
     valid: set[str]  #: the watchers' token hashes still signed in
@@ -127,9 +129,9 @@ class TableFeed:
             view, moment = views.table_view_at(s, self.table_id, now)
             # the view is new when anything but its clock changed (server_time is stamped on every read)
             new = self.view is None or {**view, "server_time": None} != {**self.view, "server_time": None}
-            text = json.dumps(view)  # encoded once for all the table's sockets
-            frames = None
+            text, frames = "", None
             if new:  # every watcher's frame made here, off the event loop's moment
+                text = json.dumps(view)  # encoded once for all the table's sockets
                 yours = views.yours(s, moment, accounts)
                 frames = {account_id: state_frame(text, mine) for account_id, mine in yours.items()}
             returned = [row.account_id for row in moment.seats or []

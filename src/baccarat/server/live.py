@@ -10,7 +10,8 @@ Protocol (JSON text frames):
   card before the round's timeline shows it, see :mod:`baccarat.server.timeline`) and the
   player's own seat, shown balance, bets and settlement on the round on show.  A change of the
   timeline (a card's moment, the result, the next window) is pushed at its moment, not only
-  when the database changes.
+  when the database changes (the table's feed, :mod:`baccarat.server.feed`, reads it once for all
+  its sockets, ahead of a dealt round's moments).
 * A player whose table sockets all close is marked away: the seat is kept for a grace period
   (:func:`baccarat.server.tables.free_away_seats`) and is theirs again when they reconnect.
 * Commands: ``{"type": "bet", "key": "...", "bets": {...}, "round": N}`` and ``{"type": "decision",
@@ -27,9 +28,10 @@ Protocol (JSON text frames):
   received: a real server must also be given :data:`MAX_FRAME` as uvicorn's ``ws_max_size``, which
   refuses a bigger frame from its header, before buffering it (``baccarat serve`` does).
 * Signing out ends the session everywhere: a socket whose token is logged out or expires is closed
-  with :data:`SIGNED_OUT` (4401) within about :data:`POLL` seconds (with LISTEN/NOTIFY: a logout notifies
-  every table at once, an expiry is seen within :data:`RESYNC` seconds), and no command is taken on it in
-  between (each command checks the token in its own transaction).
+  with :data:`SIGNED_OUT` (4401) within about :data:`~baccarat.server.feed.POLL` seconds (with
+  LISTEN/NOTIFY: a logout notifies every table at once, an expiry is seen within
+  :data:`~baccarat.server.feed.RESYNC` seconds), and no command is taken on it in between (each
+  command checks the token in its own transaction).
 * On PostgreSQL each process hears of every change through LISTEN/NOTIFY (:mod:`baccarat.server.notify`),
   whichever process made it, and reads the table only then (and at its timeline's moments); SQLite polls.
 
@@ -60,13 +62,12 @@ from baccarat.server import accounts, bulkbets, notify, tables, views, wallet
 from baccarat.server.arrival import ARRIVED
 from baccarat.server.batch import Batcher, Command, Outcome
 from baccarat.server.db import read, transaction
-from baccarat.server.feed import POLL, RESYNC, TableFeed
+from baccarat.server.feed import RESYNC, TableFeed
 from baccarat.server.models import Token, aware
 from baccarat.server.models import now as _now
 from baccarat.server.settings import Settings
 
 log = logging.getLogger("baccarat.server")
-__all__ = ["POLL", "TableFeed", "install", "wake"]  # POLL and TableFeed: from baccarat.server.feed
 
 MAX_FRAME = 4096  #: bytes per frame, the first one included; ``baccarat serve`` gives it to uvicorn as ``ws_max_size``
 MAX_RATE = 50  #: commands per second per connection

@@ -28,6 +28,7 @@ from baccarat.games import Game, TableLimits, Wager
 from baccarat.presets import all_games, get_game
 from baccarat.roads import hand_from_json, roads
 from baccarat.server import fairness, wallet
+from baccarat.server.db import among, on_postgresql
 from baccarat.server.models import (
     Account,
     Announcement,
@@ -87,11 +88,11 @@ _VIEW_ANNOUNCEMENTS = (select(_ANNOUNCEMENTS.c.at, _ANNOUNCEMENTS.c.kind, _ANNOU
                               _ANNOUNCEMENTS.c.at <= bindparam("now"), _ANNOUNCEMENTS.c.at > bindparam("since"))
                        .order_by(_ANNOUNCEMENTS.c.at.desc(), _ANNOUNCEMENTS.c.id.desc()).limit(ANNOUNCEMENTS))
 #: Payouts already in the wallets but not shown yet (their result is still to come).
-_AHEAD = (select(_BETS.c.account_id, func.sum(_BETS.c.amount + _SETTLEMENTS.c.net))
-          .select_from(_SETTLEMENTS.join(_BETS, _BETS.c.id == _SETTLEMENTS.c.bet_id))
-          .where(_SETTLEMENTS.c.shown_at > bindparam("now"),
-                 _BETS.c.account_id.in_(bindparam("accounts", expanding=True)))
-          .group_by(_BETS.c.account_id))
+_AHEAD = {postgresql: (select(_BETS.c.account_id, func.sum(_BETS.c.amount + _SETTLEMENTS.c.net))
+                       .select_from(_SETTLEMENTS.join(_BETS, _BETS.c.id == _SETTLEMENTS.c.bet_id))
+                       .where(_SETTLEMENTS.c.shown_at > bindparam("now"),
+                              among(_BETS.c.account_id, "accounts", postgresql))
+                       .group_by(_BETS.c.account_id)) for postgresql in (False, True)}
 
 
 def pending_payouts(s: Session, account_ids: Iterable[int], now: datetime) -> dict[int, int]:
@@ -99,7 +100,8 @@ def pending_payouts(s: Session, account_ids: Iterable[int], now: datetime) -> di
     accounts = list(account_ids)
     if not accounts:
         return {}
-    rows = s.connection().execute(_AHEAD, {"now": now, "accounts": accounts})
+    connection = s.connection()
+    rows = connection.execute(_AHEAD[on_postgresql(connection)], {"now": now, "accounts": accounts})
     return {account_id: int(amount) for account_id, amount in rows if amount}
 
 

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from baccarat.errors import ConfigurationError, ConflictError, InsufficientFundsError
 from baccarat.money import format_amount
+from baccarat.server.db import among, on_postgresql
 from baccarat.server.models import IdempotentRequest, LedgerTransaction, Posting, Wallet, now
 
 CASHIER = "cashier"
@@ -51,8 +52,8 @@ _APPLY = (update(_WALLETS)
 _CREDIT = (update(_WALLETS).where(_WALLETS.c.account_id == bindparam("wallet"))
            .values(balance=_WALLETS.c.balance + bindparam("delta")))
 BULK = 8
-_BALANCES = select(_WALLETS.c.account_id, _WALLETS.c.balance).where(
-    _WALLETS.c.account_id.in_(bindparam("wallets", expanding=True)))
+_BALANCES = {postgresql: select(_WALLETS.c.account_id, _WALLETS.c.balance).where(
+    among(_WALLETS.c.account_id, "wallets", postgresql)) for postgresql in (False, True)}
 _BALANCE = select(_WALLETS.c.balance).where(_WALLETS.c.account_id == bindparam("wallet"))
 _STORED = select(_REQUESTS.c.request_hash, _REQUESTS.c.response).where(
     _REQUESTS.c.account_id == bindparam("account"), _REQUESTS.c.key == bindparam("key"))
@@ -107,7 +108,8 @@ def _apply(session: Session, account_id: int, amount: int) -> int:
 
 def balances(session: Session, account_ids: Collection[int]) -> list[tuple[int, int]]:
     """(account id, balance) of each of these accounts that has a wallet."""
-    rows = session.connection().execute(_BALANCES, {"wallets": list(account_ids)})
+    connection = session.connection()
+    rows = connection.execute(_BALANCES[on_postgresql(connection)], {"wallets": list(account_ids)})
     return [(account_id, int(value)) for account_id, value in rows]
 
 
