@@ -141,6 +141,7 @@ class TableFeed:
         return read(self.sessions, work)
 
     async def run(self) -> None:
+        """Read the table and publish what changed, at the right moments, while any socket watches it."""
         at: datetime | None = None  # the moment the next read is for (None: now)
         while self.watchers:
             # the watcher lists are copied here, on the event loop that changes them, not in the thread
