@@ -142,7 +142,7 @@ def test_an_expired_token_closes_its_sockets_with_4401(any_client):
 
 
 def test_no_command_is_taken_after_logout_even_before_the_feed_notices(any_client, monkeypatch):
-    monkeypatch.setattr(live, "POLL", 30.0)  # the feed's next look at the tokens is far away
+    monkeypatch.setattr(feed_module, "POLL", 30.0)  # the feed's next look at the tokens is far away
     token = _player(any_client, "uma")
     with ExitStack() as stack:
         socket = _joined(stack, any_client, token)
