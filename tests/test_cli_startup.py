@@ -103,3 +103,70 @@ def test_the_early_start_reads_only_plain_simulate_command_lines(args):
     from baccarat.sim import early
 
     assert early.read_command_line(args) is None
+
+
+SHOE = "24,24,24,24,24,24,24,24,24,96"  # six decks, as a partly dealt shoe
+
+
+@pytest.mark.parametrize("args", [
+    ["analyze", "mini"],
+    ["analyze", "--json", "ez"],
+    ["analyze", "ez", "--decks=1", "--eor"],
+    ["analyze", "lucky-draw", "--paytable", "2", "--strategy", "total", "--decks", "6", "--json"],
+    ["analyze", "lucky-draw", "--strategy=composition", "--shoe", SHOE],
+    ["analyze", "mini", f"--shoe={SHOE}", "--json"],
+])
+def test_a_plain_analyze_line_is_answered_without_typer_exactly_as_typer_answers_it(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path, args):
+    """The console script answers these before importing Typer (baccarat.analysis.command)."""
+    from baccarat.analysis.command import early_text
+
+    monkeypatch.setenv("BACCARAT_CACHE_DIR", str(tmp_path))
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    kept = list(tmp_path.rglob("*.txt"))
+    assert len(kept) == 1 and kept[0].read_text() == printed
+    assert early_text(args) == printed and list(tmp_path.rglob("*.txt")) == kept  # the same key: the kept report
+    monkeypatch.setenv("BACCARAT_CACHE_DIR", "off")
+    assert early_text(args) == printed  # computed again, without Typer
+
+
+@pytest.mark.parametrize("args", [
+    ["analyze"], ["analyze", "--help"], ["analyze", "mini", "ez"], ["analyze", "-h", "mini"],
+    ["analyze", "mini", "--rules", "pairs.toml"], ["analyze", "mini", "--report", "par.html"],
+    ["analyze", "ez", "--decks", "8", "--decks", "6"], ["analyze", "ez", "--json", "--json"],
+    ["analyze", "ez", "--decks", "-1"], ["analyze", "ez", "--decks", "1e3"], ["analyze", "ez", "--decks", "+8"],
+    ["analyze", "ez", "--decks"], ["analyze", "ez", "--shoe", "--json"], ["analyze", "ez", "--strategy", "best"],
+    ["analyze", "ez", "--eor=yes"], ["simulate", "ez", "--shoes", "10"], ["--version"], [],
+])
+def test_anything_but_a_plain_analyze_line_is_left_to_typer(args):
+    from baccarat.analysis.command import read_command_line
+
+    assert read_command_line(args) is None
+
+
+@pytest.mark.parametrize("args", [
+    ["analyze", "no-such-game"],
+    ["analyze", "ez", "--strategy", "total"],  # Lucky Draw only
+    ["analyze", "ez", "--decks", "0"],
+    ["analyze", "ez", "--decks", "8", "--shoe", SHOE],
+    ["analyze", "ez", "--shoe", "1,2,3"],
+    ["analyze", "lucky-draw", "--paytable", "7"],
+])
+def test_a_plain_line_that_is_refused_is_refused_by_typer_with_its_words_and_exit_code(args):
+    from baccarat.analysis.command import early_text, read_command_line
+
+    assert read_command_line(args) is not None and early_text(args) is None
+    done = subprocess.run([sys.executable, "-c", EARLY, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == "" and "Usage: baccarat analyze" in done.stderr
+
+
+def test_the_console_script_answers_a_plain_analyze_line_without_loading_typer():
+    probe = ("import sys; from baccarat.analysis.command import early_text; "
+             "text = early_text(['analyze', 'ez', '--decks', '2']); "
+             "print(text.splitlines()[0], 'typer' in sys.modules, 'baccarat.cli' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "EZ Baccarat, 2 decks False False", done.stderr
+    whole = subprocess.run([sys.executable, "-c", EARLY, "analyze", "ez", "--decks", "2"], capture_output=True,
+                           text=True, timeout=120)
+    assert whole.returncode == 0 and whole.stdout.startswith("EZ Baccarat, 2 decks")

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
+from baccarat.analysis.command import STRATEGIES
 from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
 from baccarat.shoe import DEFAULT_DECKS
 
@@ -19,18 +18,9 @@ if TYPE_CHECKING:
     from baccarat.games import Game
 
 
-def single_threaded_blas() -> None:
-    """Ask numpy's OpenBLAS for no thread pool, unless the user chose a size: call before numpy is imported.
-
-    Neither the analyzer nor the simulator uses BLAS, and starting its threads is about a third
-    of numpy's import time (0.06 s of a command that should take 0.2 s).
-    """
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
-class StrategyChoice(StrEnum):
-    composition = "composition"
-    total = "total"
+#: ``--strategy``'s choices, from the one list (:data:`baccarat.analysis.command.STRATEGIES`).
+StrategyChoice = StrEnum("StrategyChoice", {name: name for name in STRATEGIES})  # type: ignore[misc]
+_OPTIMAL = StrategyChoice(STRATEGIES[0])
 
 
 @app.command()
@@ -42,7 +32,7 @@ def analyze(
     paytable: Annotated[int | None, typer.Option(help="Lucky Draw DrawWin pay table: 1 or 2.")] = None,
     rules: RulesOption = None,
     strategy: Annotated[StrategyChoice, typer.Option(
-        help="Lucky Draw: the Draw decision the Enter table follows.")] = StrategyChoice.composition,
+        help="Lucky Draw: the Draw decision the Enter table follows.")] = _OPTIMAL,
     eor: Annotated[bool, typer.Option("--eor", help="Add the effect of removal of each card value.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Write JSON to stdout instead of tables.")] = False,
     report: Annotated[Path | None, typer.Option(
@@ -57,13 +47,13 @@ def analyze(
     Counts are six-card-convention combinations (Block Bonus: ordered three-card
     sequences).  Lucky Draw adds the optimal Draw strategy and its strategy card.
     """
-    from baccarat.analysis import cache as disk  # the standard library only: a cached report needs no numpy
+    from baccarat.analysis.command import report_text  # no numpy: a kept report needs none
 
     with handle_errors():
         if shoe is not None and decks is not None:
             raise UsageProblem("give --decks or --shoe, not both")
         chosen = choose_game(game, paytable, rules)
-        if strategy is not StrategyChoice.composition and chosen.kind != "lucky_draw":
+        if strategy.value != STRATEGIES[0] and chosen.kind != "lucky_draw":
             raise UsageProblem("--strategy applies to lucky-draw only")
         full_decks = DEFAULT_DECKS if shoe is None and decks is None else decks
         if report is not None:
@@ -71,16 +61,14 @@ def analyze(
                 raise UsageProblem("--report is for full decks (--decks) and writes HTML: leave out --shoe and --json")
             _par_sheet(chosen, full_decks or DEFAULT_DECKS, report, report_shoes, report_count_shoes)
             return
-        # The report is a function of these and of the code (the cache's key has a digest of the
-        # package's source; this module is added, as the cache leaves the command line out).
-        key = {"game": chosen.code, "source": chosen.source, "paytable": chosen.paytable, "decks": full_decks,
-               "shoe": None if shoe is None else shoe.replace(" ", ""), "strategy": strategy.value, "eor": eor,
-               "json": as_json, "command": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}
-        text = disk.text("analyze", key, lambda: _report(chosen, full_decks, shoe, strategy.value, eor, as_json))
+        text = report_text(chosen, decks=full_decks, shoe=shoe, strategy=cast("StrategyKind", strategy.value),
+                           eor=eor, as_json=as_json)
     sys.stdout.write(text)
 
 
 def _par_sheet(game: Game, decks: int, path: Path, shoes: int, count_shoes: int) -> None:
+    from baccarat.analysis.command import single_threaded_blas
+
     single_threaded_blas()
     from baccarat.sim.par import build, render
 
@@ -90,22 +78,3 @@ def _par_sheet(game: Game, decks: int, path: Path, shoes: int, count_shoes: int)
     except OSError as error:
         raise UsageProblem(f"cannot write the PAR sheet to {path}: {error.strerror}") from error
     print(f"PAR sheet of {game.name} written to {path}", file=sys.stderr)
-
-
-def _report(game: Game, decks: int | None, shoe: str | None, strategy: StrategyKind, eor: bool, as_json: bool) -> str:
-    """Analyse and format (the work a cached report saves)."""
-    single_threaded_blas()  # before numpy is imported
-    from baccarat.analysis.analyze import analyze as run_analysis
-    from baccarat.analysis.composition import Composition
-    from baccarat.analysis.report import analysis_json, format_analysis
-
-    if shoe is not None:
-        composition = Composition.parse(shoe)
-    else:
-        composition = Composition.full(DEFAULT_DECKS if decks is None else decks)
-    result = run_analysis(game, composition, strategy=strategy, eor=eor)
-    if as_json:
-        import json
-
-        return json.dumps(analysis_json(result), indent=2) + "\n"
-    return format_analysis(result)

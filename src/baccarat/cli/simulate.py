@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
+from baccarat.analysis.command import single_threaded_blas
 from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
-from baccarat.cli.analyze import single_threaded_blas
 from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 
 

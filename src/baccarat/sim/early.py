@@ -19,7 +19,6 @@ strategy; a game from a rules file; another option), it leaves to the command li
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 #: Options read here: name -> plan field; their values are whole numbers.
@@ -66,7 +65,9 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
 def start(spec: dict[str, Any]) -> None:
     """Load what the workers need and fork them for the run ``spec`` names, if it is one they can deal."""
     global _started
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy, as the command does (cli.analyze)
+    from baccarat.analysis.command import single_threaded_blas
+
+    single_threaded_blas()  # before numpy, as the command does
     from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
     from baccarat.sim import run
 

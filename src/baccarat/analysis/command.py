@@ -1,0 +1,133 @@
+"""What ``baccarat analyze`` prints, and a plain ``analyze`` command line answered without Typer.
+
+:func:`report_text` is the command's output (the return tables or their JSON, kept on disk by
+:mod:`baccarat.analysis.cache`); :mod:`baccarat.cli.analyze` calls it once Typer has parsed and
+checked the command line.
+
+Typer and the command modules are about a third of a computed ``baccarat analyze`` (issue 17:
+three runs should take 0.6 s or less in all).  So the console script (:mod:`baccarat.console`)
+first gives the command line to :func:`early_text`: when it is a plain one (a built-in game and
+only ``--decks``, ``--shoe``, ``--paytable``, ``--strategy``, ``--eor`` and ``--json``, each at most
+once, whole numbers written in digits), that reads it as Typer would, makes the same checks in the
+same order and returns the same :func:`report_text`; for anything else (help, ``--rules``,
+``--report``, a repeated or unknown option, a value Typer might read otherwise) and for anything
+refused (an unknown game, a bad shoe), it returns ``None`` and Typer reads the command line as
+always, so every message and exit code still comes from one place.  ``tests/test_cli_startup.py``
+compares the two readings' outputs line by line.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from baccarat.shoe import DEFAULT_DECKS
+
+if TYPE_CHECKING:
+    from baccarat.analysis.lucky_draw import StrategyKind
+    from baccarat.games import Game
+
+#: The Draw decisions ``--strategy`` names (Lucky Draw only).
+STRATEGIES: tuple[StrategyKind, ...] = ("composition", "total")
+_NUMBERS = {"--decks": "decks", "--paytable": "paytable"}
+_WORDS = {"--shoe": "shoe", "--strategy": "strategy"}
+_FLAGS = {"--eor": "eor", "--json": "as_json"}
+
+
+def single_threaded_blas() -> None:
+    """Ask numpy's OpenBLAS for no thread pool, unless the user chose a size: call before numpy is imported.
+
+    Neither the analyzer nor the simulator uses BLAS, and starting its threads is about a third
+    of numpy's import time (0.06 s of a command that should take 0.2 s).
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def report_text(game: Game, *, decks: int | None, shoe: str | None, strategy: StrategyKind, eor: bool,
+                as_json: bool) -> str:
+    """The return tables of ``game`` (or their JSON) for ``decks`` full decks or the partial ``shoe``.
+
+    A deterministic function of its arguments and of the package's code, so it is kept on disk
+    (the cache's key has the digest of the package's source).
+    """
+    from baccarat.analysis import cache as disk  # the standard library only: a cached report needs no numpy
+
+    key = {"game": game.code, "source": game.source, "paytable": game.paytable, "decks": decks,
+           "shoe": None if shoe is None else shoe.replace(" ", ""), "strategy": strategy, "eor": eor,
+           "json": as_json}
+    return disk.text("analyze", key, lambda: _computed(game, decks, shoe, strategy, eor, as_json))
+
+
+def _computed(game: Game, decks: int | None, shoe: str | None, strategy: StrategyKind, eor: bool,
+              as_json: bool) -> str:
+    """Analyse and format (the work a kept report saves)."""
+    single_threaded_blas()  # before numpy is imported
+    from baccarat.analysis.analyze import analyze
+    from baccarat.analysis.composition import Composition
+    from baccarat.analysis.report import analysis_json, format_analysis
+
+    composition = Composition.parse(shoe) if shoe is not None else Composition.full(
+        DEFAULT_DECKS if decks is None else decks)
+    result = analyze(game, composition, strategy=strategy, eor=eor)
+    if as_json:
+        import json
+
+        return json.dumps(analysis_json(result), indent=2) + "\n"
+    return format_analysis(result)
+
+
+def read_command_line(args: list[str]) -> dict[str, Any] | None:
+    """The options of a plain ``analyze`` command line, or None (anything else is Typer's to read).
+
+    >>> read_command_line(["analyze", "ez", "--decks=6", "--json"])
+    {'game': 'ez', 'decks': 6, 'as_json': True}
+    >>> read_command_line(["analyze", "ez", "--rules", "pairs.toml"]) is None
+    True
+    """
+    if not args or args[0] != "analyze":
+        return None
+    spec: dict[str, Any] = {}
+    words = iter(args[1:])
+    for word in words:
+        name, equals, value = word.partition("=")
+        field = _NUMBERS.get(name) or _WORDS.get(name)
+        if field is not None and field not in spec:
+            if not equals:
+                value = next(words, "-")
+            if value.startswith("-") or (name in _NUMBERS and not (value.isascii() and value.isdigit())):
+                return None  # a value Typer may read otherwise: its message, not ours
+            spec[field] = int(value) if name in _NUMBERS else value
+        elif word in _FLAGS and _FLAGS[word] not in spec:
+            spec[_FLAGS[word]] = True
+        elif not word.startswith("-") and "game" not in spec:
+            spec["game"] = word
+        else:
+            return None  # another option, a repeated one, help, a second argument: Typer's
+    if "game" not in spec or spec.get("strategy", STRATEGIES[0]) not in STRATEGIES:
+        return None
+    return spec
+
+
+def early_text(args: list[str]) -> str | None:
+    """What ``baccarat ARGS`` prints, when ``args`` is a plain ``analyze`` line that succeeds; else None.
+
+    The checks are :mod:`baccarat.cli.analyze`'s, in its order; anything refused is left to it, so
+    that the refusal is worded and coded in one place.
+    """
+    spec = read_command_line(args)
+    if spec is None:
+        return None
+    from baccarat.presets import get_game
+
+    decks, shoe = spec.get("decks"), spec.get("shoe")
+    strategy: StrategyKind = spec.get("strategy", STRATEGIES[0])
+    try:
+        if shoe is not None and decks is not None:
+            return None
+        game = get_game(spec["game"], paytable=spec.get("paytable"))
+        if strategy != STRATEGIES[0] and game.kind != "lucky_draw":
+            return None
+        return report_text(game, decks=DEFAULT_DECKS if shoe is None and decks is None else decks, shoe=shoe,
+                           strategy=strategy, eor=spec.get("eor", False), as_json=spec.get("as_json", False))
+    except Exception:  # whatever is wrong, the command line will find it and say so
+        return None
