@@ -127,13 +127,13 @@ def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
 
     from baccarat.server import tables as server_tables
 
+    _, auth = _player(client, "gina")  # before the table: its first window opens as it is made
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
         table_id = transaction(sessions, lambda s: server_tables.create_table(
             s, "quick-ez", "ez", betting_seconds=2.0, pace=Pace(0.2, 0.1, 0.5)).id)
     listed = client.get("/api/tables").json()
     assert {t["name"] for t in listed} == {"mini-1", "ez-1", "lucky-draw-1", "quick-ez"}
     assert all(len(t["shoe"]["commitment"]) == 64 and "server_seed" not in t["shoe"] for t in listed)
-    _, auth = _player(client, "gina")
     lucky = next(t["id"] for t in listed if t["game"] == "lucky-draw")  # Lucky Draw's hands are its seats'
     assert client.post(f"/api/tables/{lucky}/bets", json={"bets": {"enter": 100}},
                        headers={**auth, "Idempotency-Key": "bet-00000001"}).status_code == 409  # not seated
@@ -213,11 +213,11 @@ def test_a_lucky_draw_round_through_the_api(client):
 
     from baccarat.server import tables as server_tables
 
+    _, auth = _player(client, "hank")  # before the table: its first window opens as it is made
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
         table_id = transaction(sessions, lambda s: server_tables.create_table(
             s, "quick-ld", "lucky-draw", paytable=2, betting_seconds=2.0, decision_seconds=5,
             pace=Pace(0.2, 0.1, 0.5)).id)
-    _, auth = _player(client, "hank")
     client.post(f"/api/tables/{table_id}/seats", json={}, headers=auth)
     placed = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"enter": 1_000}},
                          headers={**auth, "Idempotency-Key": "ld-bet-0001"})

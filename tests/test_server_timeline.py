@@ -357,10 +357,12 @@ def _token(client: TestClient, name: str) -> str:
 
 
 def test_websocket_frames_and_rest_views_follow_the_timeline(client):
+    # The accounts first (hashing their passwords is slow on a loaded machine), then the table, whose
+    # first window opens as it is made: the seats, the socket and both bets must come within it.
+    tokens = {name: _token(client, name) for name in ("zoe", "yan")}
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
         table_id = transaction(sessions, lambda s: tables.create_table(
-            s, "paced", "ez", betting_seconds=1.5, pace=Pace(0.4, 0.3, 1.0)).id)
-    tokens = {name: _token(client, name) for name in ("zoe", "yan")}
+            s, "paced", "ez", betting_seconds=2.5, pace=Pace(0.4, 0.3, 1.0)).id)
     auth = {name: {"Authorization": f"Bearer {token}"} for name, token in tokens.items()}
     for name in tokens:
         assert client.post(f"/api/tables/{table_id}/seats", json={}, headers=auth[name]).status_code == 201
@@ -532,10 +534,10 @@ def test_a_dealt_round_s_moments_are_read_ahead_and_published_at_their_moment_ne
 
     monkeypatch.setattr(feed.TableFeed, "_read", reading)
     monkeypatch.setattr(feed.TableFeed, "_wake", waking)
+    token = _token(client, "ahead")  # before the table: its first window opens as it is made
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
         table_id = transaction(sessions, lambda s: tables.create_table(
             s, "ahead", "mini", betting_seconds=1.0, pace=Pace(0.4, 0.4, 1.0)).id)
-    token = _token(client, "ahead")
     with client.websocket_connect(f"/ws/tables/{table_id}") as socket:
         socket.send_json({"type": "auth", "token": token})
         number = socket.receive_json()["table"]["round"]["number"]
