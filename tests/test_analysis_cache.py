@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,6 +34,16 @@ def test_a_value_is_computed_once_then_read(folder):
     stored = disk.arrays("demo", {}, lambda: {"x": np.arange(3, dtype=np.int8)})
     again = disk.arrays("demo", {}, lambda: {"x": np.zeros(1)})
     assert again["x"].dtype == np.int8 and np.array_equal(stored["x"], again["x"])
+    kept = sorted(path.relative_to(folder).parent.as_posix() + path.suffix for path in folder.rglob("*"))
+    assert kept == [".", "demo.json", "demo.json", "demo.npz", "demo.txt"]  # no temporary file left behind
+
+
+def test_a_failed_write_leaves_no_temporary_file_and_no_entry(folder):
+    def broken(out):
+        raise OSError("disk full")
+
+    disk._write(str(folder / "demo" / "entry.json"), broken)
+    assert [path.name for path in folder.rglob("*")] == ["demo"]
 
 
 def test_a_change_to_the_code_makes_new_keys(folder, monkeypatch):
@@ -45,7 +56,7 @@ def test_a_change_to_the_code_makes_new_keys(folder, monkeypatch):
 
 
 def test_the_digest_covers_the_rules_but_not_the_server():
-    sources = {path.relative_to(disk._PACKAGE).as_posix() for path in disk._sources(disk._PACKAGE)}
+    sources = {Path(path).relative_to(disk._PACKAGE).as_posix() for path in disk._sources(disk._PACKAGE)}
     assert {"presets.py", "tableau.py", "games.py", "analysis/punto.py", "sim/kernels.py"} <= sources
     assert not any(name.startswith(("server/", "cli/")) for name in sources)
 

@@ -27,34 +27,44 @@ import sys
 from collections.abc import Callable, Mapping
 from functools import cache
 from importlib.util import find_spec
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy.typing as npt
 
+# Paths here are strings (os.path), not pathlib: pathlib and tempfile were about 30 M instructions
+# of a computed ``baccarat analyze``'s 700 M, and nothing else it runs needs them (issue 17).
 T = TypeVar("T")
-_PACKAGE = Path(__file__).resolve().parents[1]  # src/baccarat
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # src/baccarat
 #: Parts of the package that cannot change an exact result (they are edited often).
 _NOT_HASHED = frozenset({"server", "cli"})
 
 
-def folder() -> Path | None:
-    """The cache folder, or ``None`` when the cache is off."""
+def _folder() -> str | None:
     chosen = os.environ.get("BACCARAT_CACHE_DIR")
     if chosen is not None:
-        return None if chosen.strip().lower() in ("", "0", "off", "none") else Path(chosen)
+        return None if chosen.strip().lower() in ("", "0", "off", "none") else chosen
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "baccarat"
+    return os.path.join(base, "baccarat")
 
 
-def _sources(root: Path) -> list[Path]:
+def folder() -> Path | None:
+    """The cache folder, or ``None`` when the cache is off."""
+    from pathlib import Path
+
+    chosen = _folder()
+    return None if chosen is None else Path(chosen)
+
+
+def _sources(root: str) -> list[str]:
     found = []
     for entry in os.scandir(root):
         if entry.is_dir() and entry.name not in _NOT_HASHED and entry.name != "__pycache__":
-            found.extend(_sources(Path(entry.path)))
+            found.extend(_sources(entry.path))
         elif entry.name.endswith(".py"):
-            found.append(Path(entry.path))
+            found.append(entry.path)
     return found
 
 
@@ -64,7 +74,8 @@ def version_file(package: str, name: str) -> bytes:
     if spec is None or spec.origin is None:
         return b"absent"
     try:
-        return (Path(spec.origin).parent / name).read_bytes()
+        with open(os.path.join(os.path.dirname(spec.origin), name), "rb") as stored:
+            return stored.read()
     except OSError:
         return b"unknown"
 
@@ -77,9 +88,18 @@ def code_digest() -> str:
     for package, name in (("numpy", "version.py"), ("numba", "_version.py")):
         digest.update(version_file(package, name))
     for path in sorted(_sources(_PACKAGE)):
-        digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0")
-        digest.update(path.read_bytes())
+        digest.update(os.path.relpath(path, _PACKAGE).encode() + b"\0")
+        with open(path, "rb") as source:
+            digest.update(source.read())
     return digest.hexdigest()
+
+
+def _entry(kind: str, key: Mapping[str, Any], suffix: str, *, whole_package: bool = True) -> str | None:
+    base = _folder()
+    if base is None:
+        return None
+    text = json.dumps({"key": key, "code": code_digest() if whole_package else None}, sort_keys=True, default=repr)
+    return os.path.join(base, kind, hashlib.sha256(text.encode()).hexdigest()[:40] + suffix)
 
 
 def entry_path(kind: str, key: Mapping[str, Any], suffix: str, *, whole_package: bool = True) -> Path | None:
@@ -88,21 +108,28 @@ def entry_path(kind: str, key: Mapping[str, Any], suffix: str, *, whole_package:
     The key includes :func:`code_digest` unless ``whole_package`` is false: then ``key`` must
     name everything the entry depends on (the compiled kernels depend on one file only).
     """
-    base = folder()
-    if base is None:
-        return None
-    text = json.dumps({"key": key, "code": code_digest() if whole_package else None}, sort_keys=True, default=repr)
-    return base / kind / (hashlib.sha256(text.encode()).hexdigest()[:40] + suffix)
+    from pathlib import Path
+
+    path = _entry(kind, key, suffix, whole_package=whole_package)
+    return None if path is None else Path(path)
 
 
-def _write(path: Path, write: Callable[[Any], None], mode: str) -> None:
-    import tempfile  # only when writing: it imports the random module, 3 ms of every start-up
+def _read(path: str) -> bytes:
+    with open(path, "rb") as stored:
+        return stored.read()
 
+
+def _write(path: str, write: Callable[[Any], None]) -> None:
+    """Write the entry ``path`` through a temporary file renamed into place (best effort)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+        folder_name, name = os.path.split(path)
+        os.makedirs(folder_name, exist_ok=True)
+        # A name no other writer takes (mkstemp's way, without importing tempfile): O_EXCL refuses
+        # an existing file, which is then only a missed write.
+        temporary = os.path.join(folder_name, f".tmp-{os.getpid()}-{os.urandom(6).hex()}-{name}")
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            with os.fdopen(handle, mode) as out:
+            with os.fdopen(handle, "wb") as out:
                 write(out)
             os.replace(temporary, path)
         except BaseException:
@@ -114,15 +141,15 @@ def _write(path: Path, write: Callable[[Any], None], mode: str) -> None:
 
 def text(kind: str, key: Mapping[str, Any], compute: Callable[[], str]) -> str:
     """The text for ``key``, from the cache or computed (and kept)."""
-    path = entry_path(kind, key, ".txt")
+    path = _entry(kind, key, ".txt")
     if path is not None:
         try:
-            return path.read_text(encoding="utf-8")
+            return _read(path).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             pass
     value = compute()
     if path is not None:
-        _write(path, lambda out: out.write(value.encode("utf-8")), "wb")
+        _write(path, lambda out: out.write(value.encode("utf-8")))
     return value
 
 
@@ -131,16 +158,16 @@ def json_value(kind: str, key: Mapping[str, Any], compute: Callable[[], T]) -> T
 
     The value read back is what JSON gives: lists for tuples, floats exactly as written.
     """
-    path = entry_path(kind, key, ".json")
+    path = _entry(kind, key, ".json")
     if path is not None:
         try:
-            loaded: T = json.loads(path.read_text(encoding="utf-8"))
+            loaded: T = json.loads(_read(path))
             return loaded
         except (OSError, ValueError):
             pass
     value = compute()
     if path is not None:
-        _write(path, lambda out: out.write(json.dumps(value).encode("utf-8")), "wb")
+        _write(path, lambda out: out.write(json.dumps(value).encode("utf-8")))
     return value
 
 
@@ -149,7 +176,7 @@ def arrays(kind: str, key: Mapping[str, Any],
     """Named numpy arrays for ``key``, from the cache or computed (and kept)."""
     import numpy as np
 
-    path = entry_path(kind, key, ".npz")
+    path = _entry(kind, key, ".npz")
     if path is not None:
         try:
             with np.load(path, allow_pickle=False) as stored:
@@ -159,5 +186,5 @@ def arrays(kind: str, key: Mapping[str, Any],
     value = compute()
     if path is not None:
         named: dict[str, Any] = dict(value)
-        _write(path, lambda out: np.savez(out, **named), "wb")
+        _write(path, lambda out: np.savez(out, **named))
     return value
