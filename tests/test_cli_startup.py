@@ -172,3 +172,20 @@ def test_the_console_script_answers_a_plain_analyze_line_without_loading_typer()
     whole = subprocess.run([sys.executable, "-c", EARLY, "analyze", "ez", "--decks", "2"], capture_output=True,
                            text=True, timeout=120)
     assert whole.returncode == 0 and whole.stdout.startswith("EZ Baccarat, 2 decks")
+
+
+def test_ctrl_c_while_a_plain_analyze_line_is_answered_ends_as_the_command_line_ends_it(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    from baccarat import console
+    from baccarat.analysis import command
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    import gc
+
+    monkeypatch.setattr(command, "early_text", interrupted)
+    monkeypatch.setattr(gc, "disable", lambda: None)  # the console script's; this process keeps its collector
+    monkeypatch.setattr(sys, "argv", ["baccarat", "analyze", "mini"])
+    assert console.main() == 130
+    assert capsys.readouterr().err == "interrupted\n"

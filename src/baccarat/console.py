@@ -23,7 +23,12 @@ def main() -> int:
     gc.disable()
     from baccarat.analysis.command import early_text
 
-    text = early_text(sys.argv[1:])
+    try:
+        text = early_text(sys.argv[1:])
+    except KeyboardInterrupt:  # said as the command line says it (and only then is it imported)
+        from baccarat.cli import report_interrupted
+
+        return report_interrupted()
     if text is not None:
         return _quick_exit(text)
     from baccarat.sim import early

@@ -89,14 +89,19 @@ def _root(
     """Casino-grade baccarat."""
 
 
+def report_interrupted() -> int:
+    """Say that the command was interrupted (Ctrl-C); returns the exit code to end with."""
+    print("interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
 @contextmanager
 def handle_errors() -> Iterator[None]:
     """The one place where errors become messages and exit codes (usage errors are Typer's, exit 2)."""
     try:
         yield
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise typer.Exit(report_interrupted()) from None
     except (ConfigurationError, InvalidAmountError) as error:
         raise UsageProblem(str(error)) from error
     except BaccaratError as error:
