@@ -92,7 +92,6 @@ def test_early_workers_for_another_run_or_a_refused_command_are_ended(capsys: py
 
 
 @pytest.mark.parametrize("args", [
-    ["simulate", "ez", "--shoes", "10", "--seed", "1"],  # one worker
     ["simulate", "ez", "--shoes", "10", "--workers", "2"],  # a random seed
     ["simulate", "ez", "--shoes", "10", "--seed", "1", "--workers", "2", "--count", "dragon-7"],
     ["simulate", "ez", "--shoes", "1e5", "--seed", "1", "--workers", "2"],
@@ -189,3 +188,44 @@ def test_ctrl_c_while_a_plain_analyze_line_is_answered_ends_as_the_command_line_
     monkeypatch.setattr(sys, "argv", ["baccarat", "analyze", "mini"])
     assert console.main() == 130
     assert capsys.readouterr().err == "interrupted\n"
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "ez", "--shoes", "30", "--seed", "5"],
+    ["simulate", "--json", "mini", "--seed=7", "--shoes=40000", "--workers", "2", "--decks", "6", "--cut-card", "20"],
+    ["simulate", "ez", "--shoes", "40000", "--seed", "3", "--workers", "3", "--json"],
+])
+def test_a_plain_simulate_line_is_answered_without_typer_exactly_as_typer_answers_it(
+        capsys: pytest.CaptureFixture[str], args):
+    """The console script deals these before importing Typer (baccarat.sim.command), its early
+    workers taken as the command takes them."""
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    done = subprocess.run([sys.executable, "-c", EARLY, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == printed
+    probe = ("import sys; from baccarat.sim import command, early; "
+             f"text = command.early_text(early.read_command_line({args!r})); "
+             "print(repr(text), 'typer' in sys.modules, 'baccarat.cli' in sys.modules)")
+    alone = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert alone.stdout.strip() == f"{printed!r} False False", alone.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "lucky-draw", "--shoes", "10", "--seed", "1"],  # its strategy: the command line's
+    ["simulate", "no-such-game", "--shoes", "10", "--seed", "1"],
+    ["simulate", "ez", "--shoes", "0", "--seed", "1"],
+    ["simulate", "ez", "--shoes", "10", "--seed", "1", "--workers", "0"],
+    ["simulate", "ez", "--shoes", "10", "--seed", "1", "--workers", "257"],
+    ["simulate", "ez", "--shoes", "10", "--seed", "1", "--decks", "0"],
+    ["simulate", "ez", "--shoes", "10", "--seed", "1", "--cut-card", "999"],
+])
+def test_a_plain_simulate_line_left_or_refused_goes_to_typer(capsys: pytest.CaptureFixture[str], args):
+    from baccarat.sim import command, early
+
+    spec = early.read_command_line(args)
+    assert spec is not None and command.early_text(spec) is None
+    expected = main(args)
+    typer_said = capsys.readouterr()
+    done = subprocess.run([sys.executable, "-c", EARLY, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == expected and done.stdout == typer_said.out
+    assert (done.returncode == 0) == (typer_said.err == "") == (done.stderr == "")

@@ -95,6 +95,12 @@ def report_interrupted() -> int:
     return EXIT_INTERRUPTED
 
 
+def report_error(error: BaccaratError) -> int:
+    """Say what went wrong at run time; returns the exit code to end with."""
+    print(f"error: {error}", file=sys.stderr)
+    return EXIT_RUNTIME
+
+
 @contextmanager
 def handle_errors() -> Iterator[None]:
     """The one place where errors become messages and exit codes (usage errors are Typer's, exit 2)."""
@@ -105,8 +111,7 @@ def handle_errors() -> Iterator[None]:
     except (ConfigurationError, InvalidAmountError) as error:
         raise UsageProblem(str(error)) from error
     except BaccaratError as error:
-        print(f"error: {error}", file=sys.stderr)
-        raise typer.Exit(EXIT_RUNTIME) from error
+        raise typer.Exit(report_error(error)) from error
 
 
 def command_name(args: list[str]) -> str | None:

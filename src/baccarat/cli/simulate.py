@@ -12,6 +12,7 @@ import typer
 from baccarat.analysis.command import single_threaded_blas
 from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
 from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
+from baccarat.sim.command import MAX_WORKERS, MIN_WORKERS
 
 
 @contextmanager
@@ -45,7 +46,7 @@ def simulate(
     shoes: Annotated[int, typer.Option(min=1, help="Shoes to deal.")] = 10_000,
     seed: Annotated[int | None, typer.Option(min=0, help="Seed (default: a random one, printed with the result).")]
     = None,
-    workers: Annotated[int, typer.Option(min=1, max=256, help="Local worker processes.")] = 1,
+    workers: Annotated[int, typer.Option(min=MIN_WORKERS, max=MAX_WORKERS, help="Local worker processes.")] = 1,
     scheduler: Annotated[str | None, typer.Option(help="Address of a Dask scheduler, e.g. tcp://host:8786.")] = None,
     decks: Annotated[int, typer.Option(help="Decks in the shoe.")] = DEFAULT_DECKS,
     cut_card: Annotated[int, typer.Option(help="Cards behind the cut card.")] = DEFAULT_CUT_CARD,
@@ -82,26 +83,14 @@ def simulate(
             return
         if any(option is not None for option in (wager, trigger)) or running_count or initial_count:
             raise UsageProblem("--wager, --trigger, --running-count and --initial-count need --count")
-        from baccarat.sim.report import format_result, result_json, summarize
-        from baccarat.sim.run import Plan, run
-        from baccarat.sim.tables import strategy_draws
+        from baccarat.sim.command import plan_for, result_text
+        from baccarat.sim.run import run
 
-        draws = None
-        if chosen.kind == "lucky_draw":
-            draws = strategy_draws(chosen, decks, strategy).tobytes()
-        elif strategy != "composition":
-            raise UsageProblem("--strategy applies to lucky-draw only")
-        plan = Plan(chosen.code, shoes, chosen_seed, decks=decks, cut_card=cut_card, paytable=chosen.paytable,
-                    draws=draws)
+        plan = plan_for(chosen, shoes=shoes, seed=chosen_seed, decks=decks, cut_card=cut_card, strategy=strategy)
         with _progress_bar(plan.chunks, f"Dealing {shoes:,} shoes") as advance:
             totals = run(plan, workers=workers, scheduler=scheduler, progress=advance)
-        result = summarize(chosen, plan, totals)
-    if as_json:
-        import json
-
-        sys.stdout.write(json.dumps(result_json(result), indent=2) + "\n")
-    else:
-        sys.stdout.write(format_result(result))
+        text = result_text(chosen, plan, totals, as_json=as_json)
+    sys.stdout.write(text)
 
 
 def _count_study(game: str, count: str, wager: str | None, trigger: float | None, running_count: bool,

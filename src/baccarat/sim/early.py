@@ -5,9 +5,11 @@ A run with K workers cannot be faster than its serial start plus its dealing ove
 run (issue 17).  Typer and the command modules, about a third of it, are needed by this process
 only.  So the console script (:mod:`baccarat.console`) reads a plain ``simulate`` command line
 itself, before importing them; when it names everything a run needs (the game, ``--shoes``,
-``--seed``, ``--workers`` of 2 or more, optionally ``--decks``, ``--cut-card`` and ``--json``),
-it loads numpy, the kernels and the tables and forks the workers as :func:`baccarat.sim.run._local`
-would, and they deal while this process imports Typer and parses the command line as always.
+``--seed``, optionally ``--workers``, ``--decks``, ``--cut-card`` and ``--json``) and two workers
+or more, it loads numpy, the kernels and the tables and forks the workers as
+:func:`baccarat.sim.run._local` would, and they deal while this process goes on: it answers the
+line itself when it can (:func:`baccarat.sim.command.early_text`), else it imports Typer and parses
+the command line as always.
 
 Nothing depends on that first reading being right.  When the run starts, :func:`claim` compares the
 parsed :class:`~baccarat.sim.run.Plan` and worker count with the workers': the same, their results
@@ -24,8 +26,8 @@ from typing import Any
 #: Options read here: name -> plan field; their values are whole numbers.
 _NUMBERS = {"--shoes": "shoes", "--seed": "seed", "--workers": "workers", "--decks": "decks",
             "--cut-card": "cut_card"}
-_FLAGS = frozenset({"--json"})
-_REQUIRED = ("game", "shoes", "seed", "workers")
+_FLAGS = {"--json": "as_json"}
+_REQUIRED = ("game", "shoes", "seed")
 
 _started: tuple[Any, int, Any] | None = None  #: (plan, workers, what start_workers returned)
 
@@ -34,8 +36,8 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
     """The run a plain ``simulate`` command line names, or None (anything else is Typer's to read).
 
     >>> read_command_line(["simulate", "ez", "--shoes", "600000", "--seed=1", "--workers", "2", "--json"])
-    {'game': 'ez', 'shoes': 600000, 'seed': 1, 'workers': 2}
-    >>> read_command_line(["simulate", "ez", "--shoes", "600000", "--seed", "1"]) is None  # one worker
+    {'game': 'ez', 'shoes': 600000, 'seed': 1, 'workers': 2, 'as_json': True}
+    >>> read_command_line(["simulate", "ez", "--shoes", "600000"]) is None  # a random seed: Typer's
     True
     >>> read_command_line(["simulate", "ez", "--shoes", "9", "--seed", "1", "--workers", "2", "--count", "x"])
     """
@@ -52,12 +54,12 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
                 return None
             spec[_NUMBERS[name]] = int(value)
         elif word in _FLAGS:
-            continue
+            spec[_FLAGS[word]] = True
         elif not word.startswith("-") and "game" not in spec:
             spec["game"] = word
         else:
             return None  # another option, a repeated one, help, a second argument: Typer's
-    if any(name not in spec for name in _REQUIRED) or spec["workers"] < 2:
+    if any(name not in spec for name in _REQUIRED):
         return None
     return spec
 
@@ -65,6 +67,8 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
 def start(spec: dict[str, Any]) -> None:
     """Load what the workers need and fork them for the run ``spec`` names, if it is one they can deal."""
     global _started
+    if spec.get("workers", 1) < 2:
+        return
     from baccarat.analysis.command import single_threaded_blas
 
     single_threaded_blas()  # before numpy, as the command does

@@ -27,6 +27,7 @@ from baccarat.errors import ConfigurationError
 from baccarat.presets import get_game
 from baccarat.shoe import check_cut_card, check_decks
 from baccarat.sim import early
+from baccarat.sim.command import MAX_WORKERS, MIN_WORKERS
 from baccarat.sim.compiled import kernels
 from baccarat.sim.seeds import state_words
 from baccarat.sim.tables import card_kinds, lucky_draw_tables, punto_banco_tables, shoe_tables
@@ -341,8 +342,8 @@ def execute(plan: P, chunk: Callable[[P, int], R], *, workers: int = 1, schedule
     an existing Dask scheduler (``tcp://host:8786``); otherwise ``workers``
     local processes (1: this process).
     """
-    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 256:
-        raise ConfigurationError(f"workers must be a whole number from 1 to 256, got {workers!r}")
+    if not isinstance(workers, int) or isinstance(workers, bool) or not MIN_WORKERS <= workers <= MAX_WORKERS:
+        raise ConfigurationError(f"workers must be a whole number from {MIN_WORKERS} to {MAX_WORKERS}, got {workers!r}")
     source = _dask(plan, scheduler, chunk) if scheduler else _local(plan, workers, chunk)
     slots: list[R | None] = [None] * plan.chunks
     for index, result in source:

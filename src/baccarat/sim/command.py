@@ -1,0 +1,78 @@
+"""What ``baccarat simulate`` deals and prints, and a plain ``simulate`` line answered without Typer.
+
+:func:`plan_for` and :func:`result_text` are the command's run and output; :mod:`baccarat.cli.simulate`
+calls them once Typer has parsed and checked the command line.
+
+Typer and the command modules are about 0.1 s of every ``baccarat simulate`` process (issue 17).
+So the console script (:mod:`baccarat.console`) first gives the command line to :func:`early_text`:
+a plain line (:func:`baccarat.sim.early.read_command_line`: a game, ``--shoes``, ``--seed`` and
+optionally ``--workers``, ``--decks``, ``--cut-card``, ``--json``) of a punto banco game, with no
+progress bar to draw (standard error not a terminal), is run here with the same plan and the same
+output; the workers :mod:`baccarat.sim.early` forked are claimed as the command would claim them.
+Anything else, and anything refused, goes to Typer as before, so every refusal is worded and coded
+in one place.  ``tests/test_cli_startup.py`` compares the two outputs.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from baccarat.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from baccarat.games import Game
+    from baccarat.sim.run import ChunkResult, Plan
+
+#: ``--workers``'s range (the command line's).
+MIN_WORKERS, MAX_WORKERS = 1, 256
+
+
+def plan_for(game: Game, *, shoes: int, seed: int, decks: int, cut_card: int, strategy: str) -> Plan:
+    """The run of ``shoes`` shoes of ``game``; Lucky Draw's seats follow ``strategy`` (the command's
+    ``--strategy``), which is refused for punto banco games."""
+    from baccarat.sim.run import Plan
+    from baccarat.sim.tables import strategy_draws
+
+    draws = None
+    if game.kind == "lucky_draw":
+        draws = strategy_draws(game, decks, strategy).tobytes()
+    elif strategy != "composition":
+        raise ConfigurationError("--strategy applies to lucky-draw only")
+    return Plan(game.code, shoes, seed, decks=decks, cut_card=cut_card, paytable=game.paytable, draws=draws)
+
+
+def result_text(game: Game, plan: Plan, totals: ChunkResult, *, as_json: bool) -> str:
+    """The run's report (or its JSON): every wager's events, mean, interval and exact value."""
+    from baccarat.sim.report import format_result, result_json, summarize
+
+    result = summarize(game, plan, totals)
+    if as_json:
+        import json
+
+        return json.dumps(result_json(result), indent=2) + "\n"
+    return format_result(result)
+
+
+def early_text(spec: dict[str, Any] | None) -> str | None:
+    """What the plain ``simulate`` line ``spec`` prints (:func:`baccarat.sim.early.read_command_line`),
+    or None when it is left to the command line (a Lucky Draw game, a progress bar to draw, anything
+    refused)."""
+    if spec is None or not MIN_WORKERS <= spec.get("workers", 1) <= MAX_WORKERS or sys.stderr.isatty():
+        return None
+    from baccarat.analysis.command import single_threaded_blas
+
+    single_threaded_blas()
+    from baccarat.presets import get_game
+    from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
+    from baccarat.sim.run import run
+
+    try:
+        game = get_game(spec["game"])
+        if game.kind != "punto_banco":
+            return None
+        plan = plan_for(game, shoes=spec["shoes"], seed=spec["seed"], decks=spec.get("decks", DEFAULT_DECKS),
+                        cut_card=spec.get("cut_card", DEFAULT_CUT_CARD), strategy="composition")
+    except Exception:  # whatever is wrong, the command line will find it and say so
+        return None
+    return result_text(game, plan, run(plan, workers=spec.get("workers", 1)), as_json=spec.get("as_json", False))
