@@ -19,9 +19,9 @@ wall time when other programs share the machine.
 
 It also prints the most two workers could gain if the whole start-up stayed serial: (S + D) / (S + D/2),
 with S the start-up above and D the dealing time at the in-process rate (the fork, the tail and the
-exit are left out).  The console script starts a plain run's workers before it imports Typer and the
-command modules (``baccarat.sim.early``), so two workers' serial start is shorter than S and their
-ratio may exceed this figure; ``simulate_timeline.py`` shows when their first chunk begins.
+exit are left out).  The console script starts a plain run's workers at once and deals and prints a
+plain punto banco run without Typer and the command modules (``baccarat.sim.early``,
+``baccarat.sim.command``); ``simulate_timeline.py`` shows when the workers' first chunk begins.
 
 The ``baccarat`` processes run with the package's bytecode compiled first, as an installed package
 has it (``installed.py``; ``--no-bytecode`` times them compiling their modules from source, as they
