@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -70,7 +71,6 @@ def test_workers_started_before_the_command_line_give_the_same_result(capsys: py
 
 
 def test_early_workers_for_another_run_or_a_refused_command_are_ended(capsys: pytest.CaptureFixture[str]):
-    import os
 
     from baccarat.sim import early
 
@@ -96,6 +96,9 @@ def test_early_workers_for_another_run_or_a_refused_command_are_ended(capsys: py
     ["simulate", "ez", "--shoes", "10", "--seed", "1", "--workers", "2", "--count", "dragon-7"],
     ["simulate", "ez", "--shoes", "1e5", "--seed", "1", "--workers", "2"],
     ["simulate", "ez", "--shoes", "10", "--shoes", "20", "--seed", "1", "--workers", "2"],
+    ["simulate", "ez", "--shoes", "1" * 5000, "--seed", "1"],  # Python reads no such number: Typer refuses it
+    ["simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "257"],  # nothing forked for it
+    ["simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "0"],
     ["analyze", "ez"], ["--version"], [],
 ])
 def test_the_early_start_reads_only_plain_simulate_command_lines(args):
@@ -136,7 +139,8 @@ def test_a_plain_analyze_line_is_answered_without_typer_exactly_as_typer_answers
     ["analyze", "ez", "--decks", "8", "--decks", "6"], ["analyze", "ez", "--json", "--json"],
     ["analyze", "ez", "--decks", "-1"], ["analyze", "ez", "--decks", "1e3"], ["analyze", "ez", "--decks", "+8"],
     ["analyze", "ez", "--decks"], ["analyze", "ez", "--shoe", "--json"], ["analyze", "ez", "--strategy", "best"],
-    ["analyze", "ez", "--eor=yes"], ["simulate", "ez", "--shoes", "10"], ["--version"], [],
+    ["analyze", "ez", "--eor=yes"], ["analyze", "ez", "--decks", "1" * 5000], ["analyze", "ez", "--paytable", "0" * 7],
+    ["simulate", "ez", "--shoes", "10"], ["--version"], [],
 ])
 def test_anything_but_a_plain_analyze_line_is_left_to_typer(args):
     from baccarat.analysis.command import read_command_line
@@ -214,8 +218,6 @@ def test_a_plain_simulate_line_is_answered_without_typer_exactly_as_typer_answer
     ["simulate", "lucky-draw", "--shoes", "10", "--seed", "1"],  # its strategy: the command line's
     ["simulate", "no-such-game", "--shoes", "10", "--seed", "1"],
     ["simulate", "ez", "--shoes", "0", "--seed", "1"],
-    ["simulate", "ez", "--shoes", "10", "--seed", "1", "--workers", "0"],
-    ["simulate", "ez", "--shoes", "10", "--seed", "1", "--workers", "257"],
     ["simulate", "ez", "--shoes", "10", "--seed", "1", "--decks", "0"],
     ["simulate", "ez", "--shoes", "10", "--seed", "1", "--cut-card", "999"],
 ])
@@ -229,3 +231,70 @@ def test_a_plain_simulate_line_left_or_refused_goes_to_typer(capsys: pytest.Capt
     done = subprocess.run([sys.executable, "-c", EARLY, *args], capture_output=True, text=True, timeout=120)
     assert done.returncode == expected and done.stdout == typer_said.out
     assert (done.returncode == 0) == (typer_said.err == "") == (done.stderr == "")
+
+
+def test_a_closed_pipe_ends_a_plain_line_as_it_ends_typer_s_silently_with_1():
+    for script in (EARLY, CONSOLE):  # the early path, and Typer's
+        process = subprocess.Popen([sys.executable, "-c", script, "analyze", "ez", "--decks", "2"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # before the command writes
+        assert process.wait(timeout=120) == 1 and process.stderr.read() == b""
+
+
+def test_a_shell_asking_for_completions_is_answered_by_typer(monkeypatch: pytest.MonkeyPatch):
+    from baccarat import console
+
+    monkeypatch.setenv("_BACCARAT_COMPLETE", "complete_bash")
+    assert console._early(["analyze", "ez", "--decks", "2"]) is None
+    assert console._early(["simulate", "ez", "--shoes", "10", "--seed", "1"]) is None
+
+
+FAILING = """
+import os, sys
+from baccarat.errors import ConfigurationError
+from baccarat.sim import command, early
+forked = []
+started = early.start
+def start(spec):
+    started(spec)
+    forked.extend(early._started[2][0])
+def fail(spec):
+    raise {error}("as if the early run failed")
+early.start, command.early_text = start, fail
+sys.argv = ["baccarat", "simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2", "--json"]
+from baccarat.console import main
+try:
+    main()
+except RuntimeError:
+    pass
+for pid in forked:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+        print("left running", pid, file=sys.stderr)
+    except ChildProcessError:
+        print("reaped", pid, file=sys.stderr)
+"""
+
+
+def test_workers_started_early_are_ended_whatever_ends_the_early_path(capsys: pytest.CaptureFixture[str]):
+    failed = subprocess.run([sys.executable, "-c", FAILING.format(error="RuntimeError")], capture_output=True,
+                            text=True, timeout=120)
+    assert failed.stderr.count("reaped") == 2 and "left running" not in failed.stderr, failed.stderr
+
+
+def test_a_usage_problem_found_early_is_left_to_typer_which_runs_the_line(capsys: pytest.CaptureFixture[str]):
+    assert main(["simulate", "ez", "--shoes", "40000", "--seed", "1", "--json"]) == 0
+    expected = capsys.readouterr().out
+    done = subprocess.run([sys.executable, "-c", FAILING.format(error="ConfigurationError")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == expected  # Typer's run took over (os._exit: no reaping lines)
+
+
+def test_a_run_started_with_standard_error_closed_still_prints_its_result(capsys: pytest.CaptureFixture[str]):
+    args = ["simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2", "--json"]
+    assert main(args) == 0
+    expected = capsys.readouterr().out
+    done = subprocess.run([sys.executable, "-c", EARLY, *args], stdout=subprocess.PIPE, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(2))  # as a shell's 2>&- leaves it: sys.stderr is None
+    assert done.returncode == 0 and done.stdout == expected

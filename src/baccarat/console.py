@@ -10,9 +10,14 @@ goes on; everything else goes straight to :func:`baccarat.cli.main`.
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 
-from baccarat.errors import BaccaratError
+from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
+
+#: Set by a shell asking Click for completions: Click answers that before any command runs.
+_COMPLETION = "_BACCARAT_COMPLETE"
 
 
 def main() -> int:
@@ -24,27 +29,38 @@ def main() -> int:
     # that do not end as soon as their output is written (baccarat.cli.main keeps it off for those).
     gc.disable()
     try:
-        text = _early(sys.argv[1:])
-    except (KeyboardInterrupt, BaccaratError) as error:  # said as the command line says it
-        early = sys.modules.get("baccarat.sim.early")  # workers started and not yet taken, if any
-        if early is not None:
-            early.release()
-        from baccarat.cli import report_error, report_interrupted
+        try:
+            text = _early(sys.argv[1:])
+        except (ConfigurationError, InvalidAmountError):
+            # Typer words these as usage errors (exit 2): it reads the line again and says so.  Nothing
+            # was printed (a command's output comes at its end) and the early workers are ended first.
+            _release()
+            text = None
+        except BaccaratError as error:
+            from baccarat.cli import report_error
 
-        return report_error(error) if isinstance(error, BaccaratError) else report_interrupted()
-    if text is not None:
-        return _quick_exit(text)
-    from baccarat.cli import QUICK_EXIT, command_name
-    from baccarat.cli import main as command_line
+            return report_error(error)
+        if text is not None:
+            return _quick_exit(text)
+        from baccarat.cli import QUICK_EXIT, command_name
+        from baccarat.cli import main as command_line
 
-    if command_name(sys.argv[1:]) not in QUICK_EXIT:
-        gc.enable()
-    return command_line()
+        if command_name(sys.argv[1:]) not in QUICK_EXIT:
+            gc.enable()
+        return command_line()
+    except KeyboardInterrupt:  # before a command's own handling (while Typer loads): said as it says it
+        from baccarat.cli import report_interrupted
+
+        return report_interrupted()
+    finally:
+        _release()  # workers started early and never taken (whatever ended this), waited for
 
 
 def _early(args: list[str]) -> str | None:
     """What a plain ``analyze`` or ``simulate`` line prints, answered without Typer; else None (a plain
     multi-worker ``simulate`` that is left to Typer has its workers started, for Typer's run to take)."""
+    if _COMPLETION in os.environ:
+        return None
     from baccarat.analysis.command import early_text
 
     text = early_text(args)
@@ -58,14 +74,23 @@ def _early(args: list[str]) -> str | None:
     return command.early_text(spec)
 
 
+def _release() -> None:
+    early = sys.modules.get("baccarat.sim.early")
+    if early is not None:
+        early.release()
+
+
 def _quick_exit(text: str) -> int:
     """Write ``text`` and end the process without the interpreter's clean-up, as ``cli.main`` does."""
-    import os
-
     try:
         sys.stdout.write(text)
+    except OSError as error:
+        if error.errno != errno.EPIPE:
+            raise
+        os._exit(1)  # a closed pipe: silently and 1, as Click ends a command whose output fails so
+    try:
         sys.stdout.flush()
-    except OSError:  # a closed pipe: let the interpreter report it as usual
+    except OSError:  # the rest did not fit a pipe closed meanwhile: the interpreter reports it, as cli.main
         return 0
     os._exit(0)
 

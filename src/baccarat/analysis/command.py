@@ -32,6 +32,7 @@ STRATEGIES: tuple[StrategyKind, ...] = ("composition", "total")
 _NUMBERS = {"--decks": "decks", "--paytable": "paytable"}
 _WORDS = {"--shoe": "shoe", "--strategy": "strategy"}
 _FLAGS = {"--eor": "eor", "--json": "as_json"}
+_MAX_DIGITS = 6  #: longer numbers (no deck count or pay table has one) are Typer's to refuse
 
 
 def single_threaded_blas() -> None:
@@ -94,7 +95,8 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
         if field is not None and field not in spec:
             if not equals:
                 value = next(words, "-")
-            if value.startswith("-") or (name in _NUMBERS and not (value.isascii() and value.isdigit())):
+            if value.startswith("-") or (name in _NUMBERS and not (
+                    value.isascii() and value.isdigit() and len(value) <= _MAX_DIGITS)):
                 return None  # a value Typer may read otherwise: its message, not ours
             spec[field] = int(value) if name in _NUMBERS else value
         elif word in _FLAGS and _FLAGS[word] not in spec:

@@ -163,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
             early.release()
     if argv is None and name in QUICK_EXIT:
         try:
-            sys.stdout.flush()
-            sys.stderr.flush()
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:  # (None: the process was started with it closed)
+                    stream.flush()
         except OSError:  # a closed pipe: let the interpreter report it as usual
             return code
         os._exit(code)

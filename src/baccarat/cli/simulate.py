@@ -22,7 +22,7 @@ def _progress_bar(total: int, label: str) -> Iterator[Callable[[int], None]]:
     Only on a terminal: elsewhere Rich would draw nothing but blank lines, and importing it costs
     about 40 ms of start-up.
     """
-    if not sys.stderr.isatty():
+    if sys.stderr is None or not sys.stderr.isatty():  # (None: started with standard error closed)
         yield lambda n: None
         return
     from rich.console import Console

@@ -58,8 +58,8 @@ def early_text(spec: dict[str, Any] | None) -> str | None:
     """What the plain ``simulate`` line ``spec`` prints (:func:`baccarat.sim.early.read_command_line`),
     or None when it is left to the command line (a Lucky Draw game, a progress bar to draw, anything
     refused)."""
-    if spec is None or not MIN_WORKERS <= spec.get("workers", 1) <= MAX_WORKERS or sys.stderr.isatty():
-        return None
+    if spec is None or sys.stderr is None or sys.stderr.isatty():
+        return None  # a progress bar to draw (or no standard error at all): the command line's
     from baccarat.analysis.command import single_threaded_blas
 
     single_threaded_blas()

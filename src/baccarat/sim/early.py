@@ -23,11 +23,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from baccarat.sim.command import MAX_WORKERS, MIN_WORKERS
+
 #: Options read here: name -> plan field; their values are whole numbers.
 _NUMBERS = {"--shoes": "shoes", "--seed": "seed", "--workers": "workers", "--decks": "decks",
             "--cut-card": "cut_card"}
 _FLAGS = {"--json": "as_json"}
 _REQUIRED = ("game", "shoes", "seed")
+#: Longer numbers are left to Typer: none of these options takes one (a seed has 63 bits).
+MAX_DIGITS = 19
 
 _started: tuple[Any, int, Any] | None = None  #: (plan, workers, what start_workers returned)
 
@@ -50,8 +54,8 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
         if name in _NUMBERS and _NUMBERS[name] not in spec:
             if not equals:
                 value = next(words, "")
-            if not (value.isascii() and value.isdigit()):
-                return None
+            if not (value.isascii() and value.isdigit()) or len(value) > MAX_DIGITS:
+                return None  # Typer's to refuse (Python will not even read 4,300 digits as a number)
             spec[_NUMBERS[name]] = int(value)
         elif word in _FLAGS:
             spec[_FLAGS[word]] = True
@@ -59,8 +63,8 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
             spec["game"] = word
         else:
             return None  # another option, a repeated one, help, a second argument: Typer's
-    if any(name not in spec for name in _REQUIRED):
-        return None
+    if any(name not in spec for name in _REQUIRED) or not MIN_WORKERS <= spec.get("workers", 1) <= MAX_WORKERS:
+        return None  # nothing forked for a worker count Typer refuses
     return spec
 
 
