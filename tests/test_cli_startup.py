@@ -71,7 +71,6 @@ def test_workers_started_before_the_command_line_give_the_same_result(capsys: py
 
 
 def test_early_workers_for_another_run_or_a_refused_command_are_ended(capsys: pytest.CaptureFixture[str]):
-
     from baccarat.sim import early
 
     spec = early.read_command_line(["simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2"])
