@@ -6,7 +6,8 @@ Each game is run twice per repeat: *cold*, with an empty cache folder (everythin
 scratch), and *warm*, with the report kept by the cold run (``baccarat.analysis.cache``: the digest
 of the code in its key, so a warm run is never stale).  Both are given, as wall time and as the CPU
 time (user + system) of the three processes: on a shared machine the CPU time is the steadier.
-Cold, Python, Typer and numpy take about 0.1 to 0.15 s of each run before any analysis.
+Cold, Python and numpy take about 0.1 s of each run before any analysis (the console script answers
+these plain lines without Typer: ``baccarat.analysis.command``); warm, numpy is not imported at all.
 
 The runs use the package's bytecode compiled first, as an installed package has it
 (``installed.py``; ``--no-bytecode`` to time them compiling their modules from source).
