@@ -282,6 +282,39 @@ def test_workers_started_early_are_ended_whatever_ends_the_early_path(capsys: py
     assert failed.stderr.count("reaped") == 2 and "left running" not in failed.stderr, failed.stderr
 
 
+CTRL_C_WHILE_TYPER_LOADS = """
+import os, sys
+from baccarat.sim import command, early
+forked = []
+started = early.start
+def start(spec):
+    started(spec)
+    forked.extend(early._started[2][0])
+early.start, command.early_text = start, lambda spec: None  # workers forked, the line left to Typer
+class Interrupting:  # Ctrl-C while Typer is imported
+    def find_spec(self, name, path=None, target=None):
+        if name == "typer":
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, Interrupting())
+sys.argv = ["baccarat", "simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2"]
+from baccarat.console import main
+print("exit", main(), file=sys.stderr)
+for pid in forked:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+        print("left running", pid, file=sys.stderr)
+    except ChildProcessError:
+        print("reaped", pid, file=sys.stderr)
+"""
+
+
+def test_ctrl_c_while_typer_loads_ends_the_early_workers_and_says_interrupted():
+    done = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_TYPER_LOADS], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stderr.startswith("interrupted\nexit 130\n"), done.stderr
+    assert done.stderr.count("reaped") == 2 and "left running" not in done.stderr
+
+
 def test_a_usage_problem_found_early_is_left_to_typer_which_runs_the_line(capsys: pytest.CaptureFixture[str]):
     assert main(["simulate", "ez", "--shoes", "40000", "--seed", "1", "--json"]) == 0
     expected = capsys.readouterr().out

@@ -15,6 +15,7 @@ import os
 import sys
 
 from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
+from baccarat.exits import report_error, report_interrupted
 
 #: Set by a shell asking Click for completions: Click answers that before any command runs.
 _COMPLETION = "_BACCARAT_COMPLETE"
@@ -37,8 +38,6 @@ def main() -> int:
             _release()
             text = None
         except BaccaratError as error:
-            from baccarat.cli import report_error
-
             return report_error(error)
         if text is not None:
             return _quick_exit(text)
@@ -49,8 +48,6 @@ def main() -> int:
             gc.enable()
         return command_line()
     except KeyboardInterrupt:  # before a command's own handling (while Typer loads): said as it says it
-        from baccarat.cli import report_interrupted
-
         return report_interrupted()
     finally:
         _release()  # workers started early and never taken (whatever ended this), waited for

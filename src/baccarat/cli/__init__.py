@@ -4,7 +4,8 @@ Exit codes: 0 success, 1 runtime error, 2 usage error, 3 verification
 mismatch (reserved for ``verify``), 4 unavailable (``serve`` cannot open its
 database or data directory, or cannot listen), 130 interrupted.  Errors of the
 :class:`~baccarat.errors.BaccaratError` family are turned into messages here
-and nowhere else.
+(:func:`handle_errors`, with :mod:`baccarat.exits`, which the console script also uses for a
+line it answers before Typer loads) and nowhere else.
 
 Each command lives in its own module and imports what it needs when it runs,
 so that a quick command (``analyze``) does not pay for the others' imports.
@@ -25,6 +26,7 @@ from typer.main import get_command_name
 
 from baccarat import __version__
 from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
+from baccarat.exits import EXIT_RUNTIME, report_error, report_interrupted
 
 if TYPE_CHECKING:
     from baccarat.games import Game
@@ -38,7 +40,6 @@ _SETTINGS: dict[str, Any] = {
 }
 app = typer.Typer(**_SETTINGS)
 
-EXIT_RUNTIME, EXIT_INTERRUPTED = 1, 130  # usage errors exit 2 through Typer
 EXIT_UNAVAILABLE = 4  #: the server cannot start: its database, data directory or address is unavailable
 #: Commands whose process may end without the interpreter's clean-up once their output is written
 #: (nothing of theirs is left to close): see :func:`main`.
@@ -87,18 +88,6 @@ def _root(
                                           help="Print the version and exit.")] = False,
 ) -> None:
     """Casino-grade baccarat."""
-
-
-def report_interrupted() -> int:
-    """Say that the command was interrupted (Ctrl-C); returns the exit code to end with."""
-    print("interrupted", file=sys.stderr)
-    return EXIT_INTERRUPTED
-
-
-def report_error(error: BaccaratError) -> int:
-    """Say what went wrong at run time; returns the exit code to end with."""
-    print(f"error: {error}", file=sys.stderr)
-    return EXIT_RUNTIME
 
 
 @contextmanager
