@@ -15,7 +15,7 @@ import os
 import sys
 
 from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
-from baccarat.exits import report_error, report_interrupted
+from baccarat.exits import end_early_workers, quick_exit, report_error, report_interrupted
 
 #: Set by a shell asking Click for completions: Click answers that before any command runs.
 _COMPLETION = "_BACCARAT_COMPLETE"
@@ -35,7 +35,7 @@ def main() -> int:
         except (ConfigurationError, InvalidAmountError):
             # Typer words these as usage errors (exit 2): it reads the line again and says so.  Nothing
             # was printed (a command's output comes at its end) and the early workers are ended first.
-            _release()
+            end_early_workers()
             text = None
         except BaccaratError as error:
             return report_error(error)
@@ -50,7 +50,7 @@ def main() -> int:
     except KeyboardInterrupt:  # before a command's own handling (while Typer loads): said as it says it
         return report_interrupted()
     finally:
-        _release()  # workers started early and never taken (whatever ended this), waited for
+        end_early_workers()  # workers started early and never taken (whatever ended this), waited for
 
 
 def _early(args: list[str]) -> str | None:
@@ -71,12 +71,6 @@ def _early(args: list[str]) -> str | None:
     return command.early_text(spec)
 
 
-def _release() -> None:
-    early = sys.modules.get("baccarat.sim.early")
-    if early is not None:
-        early.release()
-
-
 def _quick_exit(text: str) -> int:
     """Write ``text`` and end the process without the interpreter's clean-up, as ``cli.main`` does."""
     try:
@@ -85,11 +79,7 @@ def _quick_exit(text: str) -> int:
         if error.errno != errno.EPIPE:
             raise
         os._exit(1)  # a closed pipe: silently and 1, as Click ends a command whose output fails so
-    try:
-        sys.stdout.flush()
-    except OSError:  # the rest did not fit a pipe closed meanwhile: the interpreter reports it, as cli.main
-        return 0
-    os._exit(0)
+    return quick_exit(0)
 
 
 if __name__ == "__main__":  # pragma: no cover

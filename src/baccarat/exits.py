@@ -1,4 +1,5 @@
-"""How the ``baccarat`` command ends at run time: its messages and exit codes, without Typer.
+"""How the ``baccarat`` command ends: its run-time messages and exit codes, the quick exit, the
+early workers ended; without Typer.
 
 :mod:`baccarat.cli` maps errors to these (usage errors are Typer's, exit 2), and the console script
 (:mod:`baccarat.console`) uses them for a line it answers before Typer is imported, or when Ctrl-C
@@ -7,6 +8,7 @@ comes while Typer loads: saying "interrupted" must not need the import that was 
 
 from __future__ import annotations
 
+import os
 import sys
 
 from baccarat.errors import BaccaratError
@@ -24,3 +26,24 @@ def report_error(error: BaccaratError) -> int:
     """Say what went wrong at run time; returns the exit code to end with."""
     print(f"error: {error}", file=sys.stderr)
     return EXIT_RUNTIME
+
+
+def quick_exit(code: int) -> int:
+    """End the process with ``code`` once its output is flushed, without the interpreter's clean-up
+    (freeing every module, numpy's included: 20 to 40 ms); returns ``code`` only when the flush failed
+    (a pipe closed meanwhile), leaving the interpreter to report that as usual."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # (None: the process was started with it closed)
+                stream.flush()
+    except OSError:
+        return code
+    os._exit(code)
+
+
+def end_early_workers() -> None:
+    """End and wait for the workers the console script started early that no run took
+    (:mod:`baccarat.sim.early`; nothing is imported when it was never loaded)."""
+    early = sys.modules.get("baccarat.sim.early")
+    if early is not None:
+        early.release()

@@ -14,7 +14,6 @@ so that a quick command (``analyze``) does not pay for the others' imports.
 from __future__ import annotations
 
 import gc
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,7 +25,7 @@ from typer.main import get_command_name
 
 from baccarat import __version__
 from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
-from baccarat.exits import EXIT_RUNTIME, report_error, report_interrupted
+from baccarat.exits import EXIT_RUNTIME, end_early_workers, quick_exit, report_error, report_interrupted
 
 if TYPE_CHECKING:
     from baccarat.games import Game
@@ -147,17 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else EXIT_RUNTIME)
     finally:
-        early = sys.modules.get("baccarat.sim.early")  # workers the console script started, if unclaimed
-        if early is not None:
-            early.release()
+        end_early_workers()  # workers the console script started, if unclaimed
     if argv is None and name in QUICK_EXIT:
-        try:
-            for stream in (sys.stdout, sys.stderr):
-                if stream is not None:  # (None: the process was started with it closed)
-                    stream.flush()
-        except OSError:  # a closed pipe: let the interpreter report it as usual
-            return code
-        os._exit(code)
+        return quick_exit(code)
     return code
 
 
