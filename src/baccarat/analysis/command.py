@@ -78,6 +78,40 @@ def _computed(game: Game, decks: int | None, shoe: str | None, strategy: Strateg
     return format_analysis(result)
 
 
+def read_plain_line(args: list[str], command: str, *, numbers: dict[str, str], flags: dict[str, str],
+                    max_digits: int, words: dict[str, str] | None = None,
+                    repeated_flags: bool = False) -> dict[str, Any] | None:
+    """The game and options of a plain ``command`` line, or None (anything else is Typer's to read).
+
+    Options map to the fields they set: ``numbers`` take whole numbers in ASCII digits (at most
+    ``max_digits``), ``words`` any value not starting with ``-``, ``flags`` none (given more than once
+    only if ``repeated_flags``); each value option at most once, as ``--name value`` or
+    ``--name=value``, and one game.  The console script's readers of ``analyze`` and ``simulate``.
+    """
+    if not args or args[0] != command:
+        return None
+    texts = words or {}
+    spec: dict[str, Any] = {}
+    given = iter(args[1:])
+    for word in given:
+        name, equals, value = word.partition("=")
+        field = numbers.get(name) or texts.get(name)
+        if field is not None and field not in spec:
+            if not equals:
+                value = next(given, "-")
+            if value.startswith("-") or (name in numbers and not (
+                    value.isascii() and value.isdigit() and len(value) <= max_digits)):
+                return None  # a value Typer may read otherwise (or Python cannot): its message, not ours
+            spec[field] = int(value) if name in numbers else value
+        elif word in flags and (repeated_flags or flags[word] not in spec):
+            spec[flags[word]] = True
+        elif not word.startswith("-") and "game" not in spec:
+            spec["game"] = word
+        else:
+            return None  # another option, a repeated one, help, a second argument: Typer's
+    return spec
+
+
 def read_command_line(args: list[str]) -> dict[str, Any] | None:
     """The options of a plain ``analyze`` command line, or None (anything else is Typer's to read).
 
@@ -86,27 +120,8 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
     >>> read_command_line(["analyze", "ez", "--rules", "pairs.toml"]) is None
     True
     """
-    if not args or args[0] != "analyze":
-        return None
-    spec: dict[str, Any] = {}
-    words = iter(args[1:])
-    for word in words:
-        name, equals, value = word.partition("=")
-        field = _NUMBERS.get(name) or _WORDS.get(name)
-        if field is not None and field not in spec:
-            if not equals:
-                value = next(words, "-")
-            if value.startswith("-") or (name in _NUMBERS and not (
-                    value.isascii() and value.isdigit() and len(value) <= _MAX_DIGITS)):
-                return None  # a value Typer may read otherwise: its message, not ours
-            spec[field] = int(value) if name in _NUMBERS else value
-        elif word in _FLAGS and _FLAGS[word] not in spec:
-            spec[_FLAGS[word]] = True
-        elif not word.startswith("-") and "game" not in spec:
-            spec["game"] = word
-        else:
-            return None  # another option, a repeated one, help, a second argument: Typer's
-    if "game" not in spec or spec.get("strategy", STRATEGIES[0]) not in STRATEGIES:
+    spec = read_plain_line(args, "analyze", numbers=_NUMBERS, words=_WORDS, flags=_FLAGS, max_digits=_MAX_DIGITS)
+    if spec is None or "game" not in spec or spec.get("strategy", STRATEGIES[0]) not in STRATEGIES:
         return None
     return spec
 

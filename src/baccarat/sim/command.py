@@ -54,6 +54,20 @@ def result_text(game: Game, plan: Plan, totals: ChunkResult, *, as_json: bool) -
     return format_result(result)
 
 
+def plain_plan(spec: dict[str, Any]) -> Plan | None:
+    """The plan of the plain line ``spec`` (:func:`baccarat.sim.early.read_command_line`), as the
+    command makes it; None for a game that is not punto banco (Lucky Draw's strategy is the command's).
+    Raises what :func:`plan_for` raises for a run the command refuses."""
+    from baccarat.presets import get_game
+    from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
+
+    game = get_game(spec["game"])
+    if game.kind != "punto_banco":
+        return None
+    return plan_for(game, shoes=spec["shoes"], seed=spec["seed"], decks=spec.get("decks", DEFAULT_DECKS),
+                    cut_card=spec.get("cut_card", DEFAULT_CUT_CARD), strategy="composition")
+
+
 def early_text(spec: dict[str, Any] | None) -> str | None:
     """What the plain ``simulate`` line ``spec`` prints (:func:`baccarat.sim.early.read_command_line`),
     or None when it is left to the command line (a Lucky Draw game, a progress bar to draw, anything
@@ -64,15 +78,13 @@ def early_text(spec: dict[str, Any] | None) -> str | None:
 
     single_threaded_blas()
     from baccarat.presets import get_game
-    from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
     from baccarat.sim.run import run
 
     try:
-        game = get_game(spec["game"])
-        if game.kind != "punto_banco":
-            return None
-        plan = plan_for(game, shoes=spec["shoes"], seed=spec["seed"], decks=spec.get("decks", DEFAULT_DECKS),
-                        cut_card=spec.get("cut_card", DEFAULT_CUT_CARD), strategy="composition")
+        plan = plain_plan(spec)
     except Exception:  # whatever is wrong, the command line will find it and say so
         return None
-    return result_text(game, plan, run(plan, workers=spec.get("workers", 1)), as_json=spec.get("as_json", False))
+    if plan is None:
+        return None
+    return result_text(get_game(plan.game), plan, run(plan, workers=spec.get("workers", 1)),
+                       as_json=spec.get("as_json", False))

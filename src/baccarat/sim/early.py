@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from baccarat.sim.command import MAX_WORKERS, MIN_WORKERS
+from baccarat.analysis.command import read_plain_line
+from baccarat.sim.command import MAX_WORKERS, MIN_WORKERS, plain_plan
 
 #: Options read here: name -> plan field; their values are whole numbers.
 _NUMBERS = {"--shoes": "shoes", "--seed": "seed", "--workers": "workers", "--decks": "decks",
@@ -45,24 +46,10 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
     True
     >>> read_command_line(["simulate", "ez", "--shoes", "9", "--seed", "1", "--workers", "2", "--count", "x"])
     """
-    if not args or args[0] != "simulate":
+    spec = read_plain_line(args, "simulate", numbers=_NUMBERS, flags=_FLAGS, max_digits=MAX_DIGITS,
+                           repeated_flags=True)  # (Typer takes --json twice)
+    if spec is None:
         return None
-    spec: dict[str, Any] = {}
-    words = iter(args[1:])
-    for word in words:
-        name, equals, value = word.partition("=")
-        if name in _NUMBERS and _NUMBERS[name] not in spec:
-            if not equals:
-                value = next(words, "")
-            if not (value.isascii() and value.isdigit()) or len(value) > MAX_DIGITS:
-                return None  # Typer's to refuse (Python will not even read 4,300 digits as a number)
-            spec[_NUMBERS[name]] = int(value)
-        elif word in _FLAGS:
-            spec[_FLAGS[word]] = True
-        elif not word.startswith("-") and "game" not in spec:
-            spec["game"] = word
-        else:
-            return None  # another option, a repeated one, help, a second argument: Typer's
     if any(name not in spec for name in _REQUIRED) or not MIN_WORKERS <= spec.get("workers", 1) <= MAX_WORKERS:
         return None  # nothing forked for a worker count Typer refuses
     return spec
@@ -76,13 +63,11 @@ def start(spec: dict[str, Any]) -> None:
     from baccarat.analysis.command import single_threaded_blas
 
     single_threaded_blas()  # before numpy, as the command does
-    from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
     from baccarat.sim import run
 
     try:
-        plan = run.Plan(spec["game"], spec["shoes"], spec["seed"], decks=spec.get("decks", DEFAULT_DECKS),
-                        cut_card=spec.get("cut_card", DEFAULT_CUT_CARD))
-        if plan.kind != "punto_banco" or plan.chunks < 2:
+        plan = plain_plan(spec)  # the command's own plan: what claim compares it with
+        if plan is None or plan.chunks < 2:
             return
         _started = (plan, spec["workers"], run.start_workers(plan, spec["workers"], run.run_chunk))
     except Exception:  # whatever is wrong, the command line will find it and say so
