@@ -249,7 +249,10 @@ def test_a_shell_asking_for_completions_is_answered_by_typer(monkeypatch: pytest
     assert console._early(["simulate", "ez", "--shoes", "10", "--seed", "1"]) is None
 
 
-FAILING = """
+def _watching_workers(body: str) -> str:
+    """A script that records the workers the console script forks early, runs ``body`` (which runs the
+    console script) and says on stderr whether each was reaped."""
+    return """
 import os, sys
 from baccarat.errors import ConfigurationError
 from baccarat.sim import command, early
@@ -258,15 +261,8 @@ started = early.start
 def start(spec):
     started(spec)
     forked.extend(early._started[2][0])
-def fail(spec):
-    raise {error}("as if the early run failed")
-early.start, command.early_text = start, fail
-sys.argv = ["baccarat", "simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2", "--json"]
-from baccarat.console import main
-try:
-    main()
-except RuntimeError:
-    pass
+early.start = start
+""" + body + """
 for pid in forked:
     try:
         os.waitpid(pid, os.WNOHANG)
@@ -274,6 +270,19 @@ for pid in forked:
     except ChildProcessError:
         print("reaped", pid, file=sys.stderr)
 """
+
+
+FAILING = _watching_workers("""
+def fail(spec):
+    raise {error}("as if the early run failed")
+command.early_text = fail
+sys.argv = ["baccarat", "simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2", "--json"]
+from baccarat.console import main
+try:
+    main()
+except RuntimeError:
+    pass
+""")
 
 
 def test_workers_started_early_are_ended_whatever_ends_the_early_path(capsys: pytest.CaptureFixture[str]):
@@ -282,15 +291,8 @@ def test_workers_started_early_are_ended_whatever_ends_the_early_path(capsys: py
     assert failed.stderr.count("reaped") == 2 and "left running" not in failed.stderr, failed.stderr
 
 
-CTRL_C_WHILE_TYPER_LOADS = """
-import os, sys
-from baccarat.sim import command, early
-forked = []
-started = early.start
-def start(spec):
-    started(spec)
-    forked.extend(early._started[2][0])
-early.start, command.early_text = start, lambda spec: None  # workers forked, the line left to Typer
+CTRL_C_WHILE_TYPER_LOADS = _watching_workers("""
+command.early_text = lambda spec: None  # workers forked, the line left to Typer
 class Interrupting:  # Ctrl-C while Typer is imported
     def find_spec(self, name, path=None, target=None):
         if name == "typer":
@@ -299,13 +301,7 @@ sys.meta_path.insert(0, Interrupting())
 sys.argv = ["baccarat", "simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2"]
 from baccarat.console import main
 print("exit", main(), file=sys.stderr)
-for pid in forked:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-        print("left running", pid, file=sys.stderr)
-    except ChildProcessError:
-        print("reaped", pid, file=sys.stderr)
-"""
+""")
 
 
 def test_ctrl_c_while_typer_loads_ends_the_early_workers_and_says_interrupted():
