@@ -160,7 +160,7 @@ def _stored(connection: Any, pairs: list[tuple[int, str]]) -> Any:
     SQLAlchemy compiles anew for every batch (a fifth of the batch's time)."""
     if not pairs:
         return []
-    if connection.dialect.name == "postgresql":
+    if db.on_postgresql(connection):
         return connection.execute(_STORED_PG, {"accounts": [a for a, _ in pairs], "keys": [k for _, k in pairs]})
     return connection.execute(_STORED_SQLITE, {"pairs": json.dumps(pairs)})
 
