@@ -169,6 +169,11 @@ _NEW_ENTRIES = insert(_ENTRIES).returning(_ENTRIES.c.id, sort_by_parameter_order
 _DEBIT = (update(_WALLETS)
           .where(_WALLETS.c.account_id == bindparam("wallet"), _WALLETS.c.balance >= bindparam("total"))
           .values(balance=_WALLETS.c.balance - bindparam("total")))
+#: PostgreSQL: every wallet's debit in one statement, the wallets and totals as two arrays
+_DEBITS = db.unnested(_WALLETS, ("account_id", "balance"))
+_DEBIT_PG = (update(_WALLETS)
+             .where(_WALLETS.c.account_id == _DEBITS.c.account_id, _WALLETS.c.balance >= _DEBITS.c.balance)
+             .values(balance=_WALLETS.c.balance - _DEBITS.c.balance))
 
 
 class _Betting:
@@ -293,26 +298,35 @@ class _Writes:
         connection = s.connection()
         if not self.entries:
             return
-        ids = [row[0] for row in connection.execute(_NEW_ENTRIES, self.entries)]
-        debits = [{"wallet": account, "total": total} for account, total in sorted(self.debits.items())]
-        done = connection.execute(_DEBIT, debits).rowcount
+        postgresql = db.on_postgresql(connection)
+        if postgresql:  # every table's rows in one statement (see db.insert_rows)
+            ids = db.new_ids(connection, _ENTRIES, len(self.entries))
+            db.insert_rows(connection, _ENTRIES, [{"id": entry, **row} for entry, row in zip(ids, self.entries,
+                                                                                             strict=True)])
+        else:
+            ids = [row[0] for row in connection.execute(_NEW_ENTRIES, self.entries)]
+        debits = sorted(self.debits.items())
+        if postgresql:
+            done = connection.execute(_DEBIT_PG, {"given_account_id": [account for account, _ in debits],
+                                                  "given_balance": [total for _, total in debits]}).rowcount
+        else:
+            done = connection.execute(_DEBIT, [{"wallet": account, "total": total}
+                                               for account, total in debits]).rowcount
         if done not in (-1, len(debits)):  # the wallets were held and checked: this cannot happen
             raise AssertionError(f"{len(debits) - done} wallets could not be debited")
-        connection.execute(wallet._NEW_POSTING, [{**posting, "transaction_id": entry}
-                                                 for entry, postings in zip(ids, self.postings, strict=True)
-                                                 for posting in postings])
+        db.insert_rows(connection, _POSTINGS, [{**posting, "transaction_id": entry}
+                                               for entry, postings in zip(ids, self.postings, strict=True)
+                                               for posting in postings])
         if self.added:
             connection.execute(tables._ADD_TO_BET, [{"round": r, "account": a, "code": code, "added": amount}
                                                     for (r, a, code), amount in self.added.items()])
-        if self.new_bets:
-            connection.execute(tables._NEW_BET, list(self.new_bets.values()))
+        db.insert_rows(connection, _BETS, list(self.new_bets.values()))
         for shoe, players in self.seeds.items():  # before the shoe's first deal: the players' seeds go in
             taken = set(_read(connection, "seeds_taken", {"shoe": shoe, "accounts": sorted(players)}).scalars())
-            seeds = [{"shoe_id": shoe, "account_id": account, "seed": seed} for account, seed in _read(
-                connection, "seeds_set", {"accounts": sorted(players - taken)})] if players - taken else []
-            if seeds:
-                connection.execute(fairness._TAKE, seeds)
-        connection.execute(wallet._NEW_REQUEST, self.answers)
+            db.insert_rows(connection, _SEEDS, [{"shoe_id": shoe, "account_id": account, "seed": seed}
+                                                for account, seed in _read(connection, "seeds_set", {
+                                                    "accounts": sorted(players - taken)})] if players - taken else [])
+        db.insert_rows(connection, _REQUESTS, self.answers)
         for table_id in sorted(self.tables):
             notify.changed(s, table_id)
 

@@ -50,6 +50,7 @@ from baccarat.money import MAX_AMOUNT
 from baccarat.presets import built_in, game_codes, get_game
 from baccarat.roads import hand_json, hand_of
 from baccarat.server import fairness, notify, protection, wallet
+from baccarat.server.db import insert_rows
 from baccarat.server.models import (
     Account,
     Announcement,
@@ -401,7 +402,6 @@ _NEW_BET = insert(_BETS)
 _ADD_TO_BET = (update(_BETS).where(_BETS.c.round_id == bindparam("round"), _BETS.c.account_id == bindparam("account"),
                                    _BETS.c.wager == bindparam("code"))
                .values(amount=_BETS.c.amount + bindparam("added")))
-_NEW_SETTLEMENT = insert(_SETTLEMENTS)
 
 
 #: A bet or decision holds its round's row FOR SHARE; the dealer and operators take it FOR UPDATE
@@ -643,9 +643,9 @@ def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], event
         postings[owner] = postings.get(owner, 0) + bet.amount + event.net
     entry = wallet.transfer(s, "settle", {account: amount for account, amount in postings.items() if amount},
                             memo=f"table {table.name} round {current.number}")
-    s.connection().execute(_NEW_SETTLEMENT, [{"bet_id": bet.id, "event": event.event, "net": event.net,
-                                              "transaction_id": entry, "shown_at": shown_at}
-                                             for bet, event in settled])
+    insert_rows(s.connection(), _SETTLEMENTS, [{"bet_id": bet.id, "event": event.event, "net": event.net,
+                                                "transaction_id": entry, "shown_at": shown_at}
+                                               for bet, event in settled])
 
 
 def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int = SIT_OUT_ROUNDS) -> None:
@@ -823,8 +823,8 @@ def void_round(s: Session, table_id: int, number: int, *, reason: str, now: date
     if refunds:
         entry = wallet.transfer(s, "refund", {wallet.escrow_account(current.id): -sum(refunds.values()), **refunds},
                                 memo=f"table {table.name} round {number} void: {reason.strip()[:120]}")
-        s.connection().execute(_NEW_SETTLEMENT, [{"bet_id": bet.id, "event": "Void", "net": 0,
-                                                  "transaction_id": entry, "shown_at": now} for bet in open_bets])
+        insert_rows(s.connection(), _SETTLEMENTS, [{"bet_id": bet.id, "event": "Void", "net": 0,
+                                                    "transaction_id": entry, "shown_at": now} for bet in open_bets])
     shoe_row = _round_shoe(s, current)
     shown = json.loads(current.result or "{}").get("cards", []) if current.status == "decision" else []
     if shown and current.first_card is not None:

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from baccarat.errors import ConfigurationError, ConflictError, InsufficientFundsError
 from baccarat.money import format_amount
-from baccarat.server.db import among, on_postgresql
+from baccarat.server.db import among, insert_rows, on_postgresql, unnested
 from baccarat.server.models import IdempotentRequest, LedgerTransaction, Posting, Wallet, now
 
 CASHIER = "cashier"
@@ -42,15 +42,18 @@ _REQUESTS = cast(Table, IdempotentRequest.__table__)
 # Core statements built once: a bet moves money many times a second, and the ORM's per-statement
 # work was most of a bet's cost (see benchmarks/server_load.py).
 _NEW_ENTRY = insert(_ENTRIES).returning(_ENTRIES.c.id)
-_NEW_POSTING = insert(_POSTINGS)
 _APPLY = (update(_WALLETS)
           .where(_WALLETS.c.account_id == bindparam("wallet"), _WALLETS.c.balance + bindparam("delta") >= 0)
           .values(balance=_WALLETS.c.balance + bindparam("delta"))
           .returning(_WALLETS.c.balance))
 #: Credits never take a wallet below zero: a movement touching more wallets than BULK credits them in one
-#: executemany (a round's settlement pays thousands of bettors at once).
+#: statement (a round's settlement pays thousands of bettors at once): an executemany, and on PostgreSQL the
+#: wallets and amounts as two arrays (see db.insert_rows)
 _CREDIT = (update(_WALLETS).where(_WALLETS.c.account_id == bindparam("wallet"))
            .values(balance=_WALLETS.c.balance + bindparam("delta")))
+_CREDITS = unnested(_WALLETS, ("account_id", "balance"))
+_CREDIT_PG = (update(_WALLETS).where(_WALLETS.c.account_id == _CREDITS.c.account_id)
+              .values(balance=_WALLETS.c.balance + _CREDITS.c.balance))
 BULK = 8
 _BALANCES = {postgresql: select(_WALLETS.c.account_id, _WALLETS.c.balance).where(
     among(_WALLETS.c.account_id, "wallets", postgresql)) for postgresql in (False, True)}
@@ -87,14 +90,18 @@ def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: 
                     balances[owner] = after
     if credits:  # a round's settlement: every winner's wallet in one statement, in one order (no deadlock)
         credits.sort(key=lambda row: row["wallet"])
-        done = connection.execute(_CREDIT, credits).rowcount
+        if on_postgresql(connection):
+            done = connection.execute(_CREDIT_PG, {"given_account_id": [row["wallet"] for row in credits],
+                                                   "given_balance": [row["delta"] for row in credits]}).rowcount
+        else:
+            done = connection.execute(_CREDIT, credits).rowcount
         if done not in (-1, len(credits)):  # a wallet that is not there: nothing of the movement may stay
             raise ConfigurationError(f"{len(credits) - done} of the wallets credited do not exist")
     # The postings are written once their wallets are held (the UPDATE above locks them until the commit):
     # a wallet's postings are then numbered in the order its balance changed, so a player's history
     # (GET /api/history/export) follows the balance movement by movement, even with concurrent movements.
-    connection.execute(_NEW_POSTING, [{"transaction_id": entry, "account": account, "amount": amount}
-                                      for account, amount in postings.items()])
+    insert_rows(connection, _POSTINGS, [{"transaction_id": entry, "account": account, "amount": amount}
+                                        for account, amount in postings.items()])
     return entry
 
 

@@ -1,0 +1,86 @@
+"""Rows written in one statement (:func:`baccarat.server.db.insert_rows`: PostgreSQL's arrays unnested,
+SQLite's executemany) and ids taken ahead from PostgreSQL's sequences (:func:`baccarat.server.db.new_ids`):
+every row as given, whatever its text, size or order."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import cast
+
+import pytest
+from sqlalchemy import Table, select
+
+from baccarat.server import db
+from baccarat.server.db import make_engine, session_factory, transaction
+from baccarat.server.migrate import upgrade
+from baccarat.server.models import LedgerTransaction, Posting
+
+ENTRIES = cast(Table, LedgerTransaction.__table__)
+POSTINGS = cast(Table, Posting.__table__)
+NOW = datetime(2026, 11, 23, 22, 0, tzinfo=UTC)
+#: text a quoting or array-building mistake would change: quotes, braces, commas, backslashes, NULL, non-ASCII
+AWKWARD = ['plain', 'it\'s "quoted"', "{braces}, commas", "back\\slash", "NULL", "", "百家乐 ♠", " spaced "]
+
+
+def test_insert_rows_writes_every_row_as_given(database_url):
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    try:
+        sessions = session_factory(engine)
+
+        def work(s) -> list[int]:  # type: ignore[no-untyped-def]
+            connection = s.connection()
+            count = len(AWKWARD)
+            if db.on_postgresql(connection):
+                ids = db.new_ids(connection, ENTRIES, count)
+            else:
+                ids = [1000 + i for i in range(count)]
+            db.insert_rows(connection, ENTRIES, [{"id": entry, "kind": "stake", "memo": memo,
+                                                  "created_at": NOW + timedelta(microseconds=i)}
+                                                 for i, (entry, memo) in enumerate(zip(ids, AWKWARD, strict=True))])
+            db.insert_rows(connection, POSTINGS, [{"transaction_id": entry, "account": f"wallet:{i}",
+                                                   "amount": (-1) ** i * (2**62 + i)} for i, entry in enumerate(ids)])
+            db.insert_rows(connection, POSTINGS, [])  # nothing to write: no statement
+            return ids
+        ids = transaction(sessions, work)
+        assert len(set(ids)) == len(AWKWARD)
+
+        def back(s):  # type: ignore[no-untyped-def]
+            connection = s.connection()
+            entries = {row.id: (row.memo, row.created_at) for row in connection.execute(
+                select(ENTRIES.c.id, ENTRIES.c.memo, ENTRIES.c.created_at).where(ENTRIES.c.id.in_(ids)))}
+            postings = {row.transaction_id: (row.account, row.amount) for row in connection.execute(
+                select(POSTINGS.c.transaction_id, POSTINGS.c.account, POSTINGS.c.amount)
+                .where(POSTINGS.c.transaction_id.in_(ids)))}
+            return entries, postings
+        entries, postings = db.read(sessions, back)
+        for i, (entry, memo) in enumerate(zip(ids, AWKWARD, strict=True)):
+            written_memo, written_at = entries[entry]
+            assert written_memo == memo
+            assert written_at.replace(tzinfo=written_at.tzinfo or UTC) == NOW + timedelta(microseconds=i)
+            assert postings[entry] == (f"wallet:{i}", (-1) ** i * (2**62 + i))
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)  # SQLite has no sequences
+def test_ids_taken_ahead_are_never_given_to_another_row(database_url):
+    """Ids taken from the sequence are skipped by the rows inserted without an id after them."""
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    try:
+        sessions = session_factory(engine)
+
+        def work(s) -> tuple[list[int], int]:  # type: ignore[no-untyped-def]
+            connection = s.connection()
+            taken = db.new_ids(connection, ENTRIES, 50)
+            later = connection.execute(ENTRIES.insert().values(kind="grant", memo="", created_at=NOW)
+                                       .returning(ENTRIES.c.id)).scalar_one()
+            db.insert_rows(connection, ENTRIES, [{"id": entry, "kind": "stake", "memo": "", "created_at": NOW}
+                                                 for entry in taken])
+            return taken, later
+        taken, later = transaction(sessions, work)
+        assert len(set(taken)) == 50
+        assert later not in taken
+    finally:
+        engine.dispose()
