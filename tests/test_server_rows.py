@@ -9,6 +9,7 @@ from typing import cast
 
 import pytest
 from sqlalchemy import Table, select
+from sqlalchemy.exc import DBAPIError
 
 from baccarat.server import db
 from baccarat.server.db import make_engine, session_factory, transaction
@@ -82,5 +83,25 @@ def test_ids_taken_ahead_are_never_given_to_another_row(database_url):
         taken, later = transaction(sessions, work)
         assert len(set(taken)) == 50
         assert later not in taken
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)  # SQLite does not keep lengths
+def test_a_string_too_long_for_its_column_is_refused_not_cut_short(database_url):
+    """As a row written alone: the arrays carry strings of any length, the column refuses a longer one."""
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    try:
+        sessions = session_factory(engine)
+
+        def work(s) -> None:  # type: ignore[no-untyped-def]
+            connection = s.connection()
+            entry = db.new_ids(connection, ENTRIES, 1)[0]
+            db.insert_rows(connection, ENTRIES, [{"id": entry, "kind": "stake", "memo": "", "created_at": NOW}])
+            db.insert_rows(connection, POSTINGS, [{"transaction_id": entry, "account": "w" * 65, "amount": 1}])
+        with pytest.raises(DBAPIError, match="too long"):
+            transaction(sessions, work)
+        assert db.read(sessions, lambda s: s.connection().execute(select(POSTINGS.c.id)).all()) == []
     finally:
         engine.dispose()

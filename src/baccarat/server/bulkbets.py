@@ -306,7 +306,7 @@ class _Writes:
         else:
             ids = [row[0] for row in connection.execute(_NEW_ENTRIES, self.entries)]
         debits = sorted(self.debits.items())
-        if postgresql:
+        if postgresql:  # each wallet once (the debits' keys), as db.unnested asks
             done = connection.execute(_DEBIT_PG, {"given_account_id": [account for account, _ in debits],
                                                   "given_balance": [total for _, total in debits]}).rowcount
         else:

@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import ARRAY, Engine, Table, any_, bindparam, create_engine, event, func, insert, select
+from sqlalchemy import ARRAY, Engine, String, Table, any_, bindparam, create_engine, event, func, insert, select
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -191,11 +191,19 @@ def among(column: Any, name: str, postgresql: bool) -> Any:
     return column.in_(bindparam(name, expanding=True))
 
 
+def _element(column: Any) -> Any:
+    """An array parameter's element type for ``column``: a string without its length (casting to
+    ``VARCHAR(n)[]`` would cut a longer string short, silently; the insert itself then refuses it, as a
+    row written alone would be)."""
+    return String() if isinstance(column.type, String) else column.type
+
+
 def unnested(table: Table, columns: tuple[str, ...]) -> Any:
     """PostgreSQL: ``unnest`` of one array parameter per column of ``table`` (``given_`` and the column's name:
     an ``UPDATE`` may not name a parameter as a column), a row of values per position, as a ``FROM`` item
-    whose columns are named as ``columns``."""
-    return func.unnest(*(bindparam(f"given_{name}", type_=ARRAY(table.c[name].type)) for name in columns)
+    whose columns are named as ``columns``.  An ``UPDATE ... FROM`` it changes a row once however often
+    its key is given: each key must be given once."""
+    return func.unnest(*(bindparam(f"given_{name}", type_=ARRAY(_element(table.c[name]))) for name in columns)
                        ).table_valued(*columns).render_derived(name="given")
 
 

@@ -90,7 +90,7 @@ def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: 
                     balances[owner] = after
     if credits:  # a round's settlement: every winner's wallet in one statement, in one order (no deadlock)
         credits.sort(key=lambda row: row["wallet"])
-        if on_postgresql(connection):
+        if on_postgresql(connection):  # each wallet once (the postings' keys), as db.unnested asks
             done = connection.execute(_CREDIT_PG, {"given_account_id": [row["wallet"] for row in credits],
                                                    "given_balance": [row["delta"] for row in credits]}).rowcount
         else:
