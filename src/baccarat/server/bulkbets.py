@@ -298,18 +298,16 @@ class _Writes:
         connection = s.connection()
         if not self.entries:
             return
-        postgresql = db.on_postgresql(connection)
-        if postgresql:  # every table's rows in one statement (see db.insert_rows)
+        debits = sorted(self.debits.items())
+        if db.on_postgresql(connection):  # every table's rows in one statement (see db.insert_rows)
             ids = db.new_ids(connection, _ENTRIES, len(self.entries))
             db.insert_rows(connection, _ENTRIES, [{"id": entry, **row} for entry, row in zip(ids, self.entries,
                                                                                              strict=True)])
+            # each wallet once (the debits' keys), as db.unnested asks
+            done = connection.execute(_DEBIT_PG, db.arrays([{"account_id": account, "balance": total}
+                                                            for account, total in debits])).rowcount
         else:
             ids = [row[0] for row in connection.execute(_NEW_ENTRIES, self.entries)]
-        debits = sorted(self.debits.items())
-        if postgresql:  # each wallet once (the debits' keys), as db.unnested asks
-            done = connection.execute(_DEBIT_PG, {"given_account_id": [account for account, _ in debits],
-                                                  "given_balance": [total for _, total in debits]}).rowcount
-        else:
             done = connection.execute(_DEBIT, [{"wallet": account, "total": total}
                                                for account, total in debits]).rowcount
         if done not in (-1, len(debits)):  # the wallets were held and checked: this cannot happen

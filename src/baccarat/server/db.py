@@ -207,6 +207,12 @@ def unnested(table: Table, columns: tuple[str, ...]) -> Any:
                        ).table_valued(*columns).render_derived(name="given")
 
 
+def arrays(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """The parameters of :func:`unnested` for ``rows`` (the same keys in each, column names): each
+    column's values as one array."""
+    return {f"given_{name}": [row[name] for row in rows] for name in rows[0]}
+
+
 @lru_cache(maxsize=64)
 def _insert_unnested(table: Table, columns: tuple[str, ...]) -> Any:
     given = unnested(table, columns)
@@ -222,9 +228,7 @@ def insert_rows(connection: Any, table: Table, rows: list[dict[str, Any]]) -> No
     if not rows:
         return
     if on_postgresql(connection):
-        columns = tuple(rows[0])
-        connection.execute(_insert_unnested(table, columns), {f"given_{name}": [row[name] for row in rows]
-                                                                  for name in columns})
+        connection.execute(_insert_unnested(table, tuple(rows[0])), arrays(rows))
     else:
         connection.execute(insert(table), rows)
 

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from baccarat.errors import ConfigurationError, ConflictError, InsufficientFundsError
 from baccarat.money import format_amount
-from baccarat.server.db import among, insert_rows, on_postgresql, unnested
+from baccarat.server.db import among, arrays, insert_rows, on_postgresql, unnested
 from baccarat.server.models import IdempotentRequest, LedgerTransaction, Posting, Wallet, now
 
 CASHIER = "cashier"
@@ -91,8 +91,8 @@ def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: 
     if credits:  # a round's settlement: every winner's wallet in one statement, in one order (no deadlock)
         credits.sort(key=lambda row: row["wallet"])
         if on_postgresql(connection):  # each wallet once (the postings' keys), as db.unnested asks
-            done = connection.execute(_CREDIT_PG, {"given_account_id": [row["wallet"] for row in credits],
-                                                   "given_balance": [row["delta"] for row in credits]}).rowcount
+            done = connection.execute(_CREDIT_PG, arrays([{"account_id": row["wallet"], "balance": row["delta"]}
+                                                          for row in credits])).rowcount
         else:
             done = connection.execute(_CREDIT, credits).rowcount
         if done not in (-1, len(credits)):  # a wallet that is not there: nothing of the movement may stay
