@@ -2,8 +2,11 @@
 last seconds of the betting window.
 
 The server (``baccarat serve``, ``--workers`` processes) is pinned to the first core and this load
-generator to the second (``taskset``; the database server, PostgreSQL, is not pinned).  Bettors have
-no seats (punto banco takes any player's bets).  Two phases on the same server:
+generator to the second (``taskset``).  A PostgreSQL on this machine is pinned to the second core too
+(its server process and every backend, which inherit it; ``--no-pin-postgres`` leaves it to the
+scheduler, which also puts its backends on the server's core): the server's core is then the server's
+alone, as where the database has cores of its own.  Bettors have no seats (punto banco takes any
+player's bets).  Two phases on the same server:
 
 * burst: a 10 s window; each bettor places one bet, sent at a moment drawn uniformly from the last
   ``--burst`` seconds (3) before the close.  Reported: bets confirmed, refused as late (sent after
@@ -39,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import websockets
+from sqlalchemy import text
 
 from baccarat.server import accounts, tables, wallet
 from baccarat.server.db import connect, sqlite_url, transaction
@@ -68,6 +72,33 @@ def prepare(url: str, bettors: int, window: float) -> tuple[int, list[str]]:
                                          **{wallet.wallet_account(row.id): GRANT for row in rows}})
             return [accounts._new_token(s, row.id) for row in rows]
         return table_id, transaction(sessions, work)
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def pin_postgres(url: str, cores: set[int]) -> str:
+    """Pin the PostgreSQL server at ``url`` (its main process and every process it started: the backends
+    started later inherit it) to ``cores``; what was done, in words."""
+    with connect(url) as sessions, sessions() as s:
+        backend = s.scalar(text("SELECT pg_backend_pid()"))
+    try:
+        main = _parent(backend)
+        family = [main, *(int(stat.parent.name) for stat in Path("/proc").glob("[0-9]*/stat")
+                          if _safe_parent(int(stat.parent.name)) == main)]
+        for pid in family:
+            os.sched_setaffinity(pid, cores)
+    except (OSError, ValueError) as error:  # another machine's, or another user's without the right
+        return f"PostgreSQL not pinned ({error})"
+    return f"PostgreSQL (process {main} and {len(family) - 1} others) pinned to core(s) {sorted(cores)}"
+
+
+def _safe_parent(pid: int) -> int | None:
+    try:
+        return _parent(pid)
+    except OSError:  # the process ended meanwhile
+        return None
 
 
 def _cpu(pid: int) -> float:
@@ -299,6 +330,8 @@ def main() -> None:
                                            "directory)")
     parser.add_argument("--workers", type=int, default=1, help="server processes (PostgreSQL only above 1)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--pin-postgres", action=argparse.BooleanOptionalAction, default=True,
+                        help="pin a PostgreSQL on this machine to the load generator's core (default: yes)")
     parser.add_argument("--profile", type=Path, help="record the server with py-spy (an SVG flame graph, or "
                                                      "--profile-format) from the burst's first bet to the close; "
                                                      "only the thread holding the GIL (--gil): where the CPU goes")
@@ -306,6 +339,7 @@ def main() -> None:
                                                         "(default: in the temporary data directory)")
     parser.add_argument("--profile-format", default="flamegraph", help="py-spy's: flamegraph, speedscope, raw")
     args = parser.parse_args()
+    args.postgres_pinned = None
     data_dir = Path(tempfile.mkdtemp(prefix="baccarat-burst-"))
     url = args.database or sqlite_url(data_dir)
     started = time.perf_counter()
@@ -318,6 +352,9 @@ def main() -> None:
     if len(cores) >= 2 and shutil.which("taskset"):
         command = ["taskset", "-c", str(cores[0]), *command]
         os.sched_setaffinity(0, {cores[1]})
+        if url.startswith("postgresql") and args.pin_postgres:
+            args.postgres_pinned = pin_postgres(url, {cores[1]})
+            print(args.postgres_pinned)
     args.server_log = args.server_log or data_dir / "server.log"
     log = open(args.server_log, "w")  # noqa: SIM115 - open while it runs
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
@@ -332,6 +369,8 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=30)
         log.close()
+        if args.postgres_pinned:  # given back all the cores: a later run with --no-pin-postgres is not pinned
+            pin_postgres(url, set(cores))
     troubles = [line for line in args.server_log.read_text().splitlines() if line and not line.startswith(" ")
                 and "Traceback" not in line]
     if troubles:  # e.g. "bulk bets failed": the figures below are not the bulk path's
@@ -356,8 +395,9 @@ def main() -> None:
     print(f"goal (every bet sent before the close confirmed, p99 <= 250 ms, all settled and pushed within 1 s of "
           f"the last card): {'met' if met else 'NOT met'}")
     if args.json:
-        args.json.write_text(json.dumps({"database": database, "workers": args.workers, "bettors": args.bettors,
-                                         "window": args.window, "burst": args.burst, **results, "goal_met": met},
+        args.json.write_text(json.dumps({"database": database, "postgres_pinned": args.postgres_pinned,
+                                         "workers": args.workers, "bettors": args.bettors, "window": args.window,
+                                         "burst": args.burst, **results, "goal_met": met},
                                         indent=2) + "\n")
 
 

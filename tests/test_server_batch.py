@@ -94,9 +94,12 @@ def test_a_failed_commit_confirms_none_of_its_batch(sessions, monkeypatch):
         assert all(wallet.balance(s, account) == 1_000 for account in players)
 
 
-def test_the_dealer_waits_for_bets_that_arrived_before_the_close(sessions):
-    """A bet that arrived before the close is still in its group commit when the window closes: the
-    round is not dealt until it is in (and then it is settled with the round)."""
+@pytest.mark.parametrize("after_close", [timedelta(milliseconds=-10), tables.ON_THE_WAY - timedelta(milliseconds=10)],
+                         ids=["before the close", "on its way"])
+def test_the_dealer_waits_for_bets_that_arrived_before_the_close(sessions, after_close):
+    """A bet that arrived in time (before the close, or just after it in the allowance for bets on their
+    way) is still in its group commit when the window closes: the round is not dealt until it is in (and
+    then it is settled with the round)."""
     from baccarat.server.dealer import Dealer
 
     table_id, (ann,) = _table_and_players(sessions, 1)
@@ -106,7 +109,7 @@ def test_the_dealer_waits_for_bets_that_arrived_before_the_close(sessions):
     batcher = batch.Batcher(sessions)
     dealer = Dealer(sessions, late=0.5)
     dealer.bets_waiting = batcher.waiting_before
-    arrived = closes - timedelta(milliseconds=10)
+    arrived = closes + after_close
 
     async def scene():
         release = asyncio.Event()
@@ -127,10 +130,10 @@ def test_the_dealer_waits_for_bets_that_arrived_before_the_close(sessions):
         release.set()
         bet = asyncio.ensure_future(slow_bet())
         await counted.wait()
-        assert batcher.waiting_before(table_id, closes)
+        assert batcher.waiting_before(table_id, closes + tables.ON_THE_WAY)
         assert dealer.deal_due(now=closes + timedelta(seconds=1)) == 0  # waits for the bet
         answer = await bet
-        assert not batcher.waiting_before(table_id, closes)
+        assert not batcher.waiting_before(table_id, closes + tables.ON_THE_WAY)
         assert dealer.deal_due(now=closes + timedelta(seconds=1)) == 1  # now dealt, the bet in it
         return answer
     answer = asyncio.run(scene())

@@ -197,3 +197,30 @@ def test_a_failing_bulk_write_is_rolled_back_and_each_bet_runs_alone(two_databas
     alone = _run(second, bulk=False, counted=[], monkeypatch=monkeypatch)
     assert sum(counted) > 60  # the bulk path ran, and failed
     assert broken == alone
+
+
+def test_a_socket_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(sessions, monkeypatch):
+    """The bulk path judges a bet by its arrival as a bet alone does: one that arrived just inside the
+    allowance after the close (:data:`tables.ON_THE_WAY`) is taken, one at its end is refused."""
+    setup = transaction(sessions, _setting_up)
+    players, digests, table_id = setup["players"], setup["digests"], setup["table"]
+    with sessions() as s:
+        closes, round_id = tables.open_round(s, table_id).closes_at, tables.open_round(s, table_id).id
+    end = (closes if closes.tzinfo else closes.replace(tzinfo=UTC)) + tables.ON_THE_WAY
+    commands = [SocketCommand(table_id, account, digests[account],
+                              {"type": "bet", "key": f"on-its-way-{account:06d}", "bets": {"player": 100}}, at)
+                for account, at in ((players[1], end - timedelta(milliseconds=1)), (players[4], end))]
+    counted: list[int] = []
+    placed = bulkbets._place
+
+    def counting(s, chosen, signed_out):
+        counted.append(len(chosen))
+        return placed(s, chosen, signed_out)
+    monkeypatch.setattr(bulkbets, "_place", counting)
+    (taken, answer), (refused, refusal) = batch.Batcher(sessions, bulk=bets_together)._commit(commands)
+    assert counted == [2]  # both went the bulk way
+    assert taken and answer["round"] == 1 and answer["bets"] == {"player": 100}
+    assert not refused and "betting closed for round 1" in str(refusal)
+    with sessions() as s:
+        assert s.scalars(select(Bet.account_id).where(Bet.round_id == round_id, Bet.account_id.in_(
+            [players[1], players[4]]))).all() == [players[1]]

@@ -224,8 +224,9 @@ def test_a_bet_for_a_closed_round_is_refused_not_moved_to_the_next(sessions):
     table_id, (ann,) = _table(sessions, "ez", "named", ("ann",))
     closes = _closes_at(sessions, table_id)
     assert _bet(sessions, table_id, ann, {"banker": 100}, closes - timedelta(seconds=1), round_number=1)["round"] == 1
+    late = closes + tables.ON_THE_WAY  # the allowance for bets on their way is over
     with pytest.raises(IllegalActionError, match="betting closed for round 1"):
-        _bet(sessions, table_id, ann, {"player": 100}, closes, round_number=1)  # the window has just closed
+        _bet(sessions, table_id, ann, {"player": 100}, late, round_number=1)
     deal_due(sessions, now=closes)
     with pytest.raises(IllegalActionError, match="betting closed for round 1; round 2 is open"):
         _bet(sessions, table_id, ann, {"player": 100}, closes, round_number=1)
@@ -233,6 +234,22 @@ def test_a_bet_for_a_closed_round_is_refused_not_moved_to_the_next(sessions):
         _bet(sessions, table_id, ann, {"player": 100}, closes, round_number=3)
     assert _bet(sessions, table_id, ann, {"player": 100}, closes)["round"] == 2  # unnamed: the open round
     deal_due(sessions, now=closes + timedelta(seconds=10))
+
+
+def test_a_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(sessions):
+    """A bet is judged by its arrival, and one sent just before the close arrives just after it: the
+    allowance for bets on their way (tables.ON_THE_WAY) takes it, and nothing after."""
+    table_id, (ann, ben) = _table(sessions, "ez", "on-its-way", ("ann", "ben"))
+    closes = _closes_at(sessions, table_id)
+    with sessions() as s:
+        round_id = tables.open_round(s, table_id).id
+    end = closes + tables.ON_THE_WAY
+    assert _bet(sessions, table_id, ann, {"banker": 100}, end - timedelta(milliseconds=1), round_number=1)["round"] == 1
+    with pytest.raises(IllegalActionError, match="betting closed for round 1; bet on the next round"):
+        _bet(sessions, table_id, ben, {"banker": 100}, end)
+    deal_due(sessions, now=end)
+    with sessions() as s:
+        assert s.scalars(select(Bet.account_id).where(Bet.round_id == round_id)).all() == [ann]
 
 
 # --- the clock ---------------------------------------------------------------------------------

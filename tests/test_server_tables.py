@@ -79,7 +79,7 @@ def test_bets_are_checked_by_the_core_and_the_wallet(sessions):
     with pytest.raises(BetLimitError, match=r"the most you can add on Banker is 10\.00"):
         _bet(sessions, table_id, ann, {"banker": 1_100})  # EZ maximum 25.00
     with pytest.raises(IllegalActionError, match="no more bets"):
-        _bet(sessions, table_id, ann, {"tie": 100}, at=T0 + timedelta(seconds=10))
+        _bet(sessions, table_id, ann, {"tie": 100}, at=T0 + timedelta(seconds=10) + tables.ON_THE_WAY)
     with pytest.raises(IllegalActionError, match="bets are on the layout"):
         transaction(sessions, lambda s: tables.leave(s, table_id, ann))
     deal_due(sessions, now=T0 + timedelta(seconds=10))

@@ -354,7 +354,7 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     if row.opens_at is not None and aware(row.opens_at) > now:
         wait = math.ceil((aware(row.opens_at) - now).total_seconds())
         raise IllegalActionError(f"betting opens in {wait} s: round {row.number} takes bets then")
-    if aware(row.closes_at) <= now:
+    if tables.betting_closed(row.closes_at, now):
         raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
     seat = table.seats.get(account) or tables.NO_SEAT
     placed = table.placed[account]

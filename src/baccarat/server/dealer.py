@@ -34,9 +34,10 @@ log = logging.getLogger("baccarat.dealer")
 
 #: Failed attempts at a round before it is voided and its stakes refunded.
 MAX_ATTEMPTS = 5
-#: Seconds the dealer waits after a window's close before dealing: bets received before the close (and
-#: judged by that moment, see live) may still be in their group commit.  Less than the NO MORE BETS pause
-#: (1 s by default), so the cards are shown at the same moments.
+#: Seconds the dealer waits after a window's close before dealing: bets received before the close, or in
+#: the allowance for bets on their way (:data:`~baccarat.server.tables.ON_THE_WAY`, shorter; each judged by
+#: its arrival, see live), may still be in their group commit.  Less than the NO MORE BETS pause (1 s by
+#: default), so the cards are shown at the same moments.
 LATE_BETS = 0.5
 #: The longest a round's deal waits for bets that arrived before its close to be committed.
 LONGEST_WAIT = timedelta(seconds=5)
@@ -98,11 +99,12 @@ class Dealer:
         return dealt
 
     def _without_bets_waiting(self, due: list[int], now: datetime) -> list[int]:
-        """The due rounds less the betting rounds with bets that arrived before their close and are still
-        being committed here: those are dealt once the bets are in (at most :data:`LONGEST_WAIT` late)."""
+        """The due rounds less the betting rounds with bets that arrived in time (before the close and its
+        allowance, :data:`~baccarat.server.tables.ON_THE_WAY`) and are still being committed here: those are
+        dealt once the bets are in (at most :data:`LONGEST_WAIT` late)."""
         rows = read(self.sessions, lambda s: s.execute(select(Round.id, Round.table_id, Round.closes_at).where(
             Round.id.in_(due), Round.status == "betting")).all())
-        closes = {rid: (table, aware(at)) for rid, table, at in rows}
+        closes = {rid: (table, aware(at) + tables.ON_THE_WAY) for rid, table, at in rows}
         waiting = self.bets_waiting
         assert waiting is not None
         return [rid for rid in due if rid not in closes or now - closes[rid][1] > LONGEST_WAIT

@@ -81,6 +81,18 @@ SIT_OUT_ROUNDS = 5
 SEAT_GRACE_SECONDS = 60.0
 #: The seat stored with a punto banco bet placed without a seat (seats are numbered from 1).
 NO_SEAT = 0
+#: A bet that reaches the server this long after the announced close is still taken, as a dealer takes the
+#: chips already on their way when calling "no more bets": a bet is judged by the moment it arrived
+#: (:mod:`baccarat.server.arrival`), and one sent a millisecond before the close arrives after it.  The
+#: page stops taking bets at the close itself.  Nothing is dealt before the dealer's wait after the close
+#: (:data:`baccarat.server.dealer.LATE_BETS`, longer), so a bet taken in this allowance learns nothing.
+ON_THE_WAY = timedelta(seconds=0.25)
+
+
+def betting_closed(closes_at: datetime, now: datetime) -> bool:
+    """Whether a bet that arrived at ``now`` is too late for a window that closes at ``closes_at``
+    (:data:`ON_THE_WAY` after the close)."""
+    return aware(closes_at) + ON_THE_WAY <= now
 
 
 def game_of(table: GameTable) -> Game:
@@ -440,7 +452,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     if row.opens_at is not None and aware(row.opens_at) > now:
         wait = math.ceil((aware(row.opens_at) - now).total_seconds())
         raise IllegalActionError(f"betting opens in {wait} s: round {row.number} takes bets then")
-    if aware(row.closes_at) <= now or not _hold_round(s, row.id, "betting"):
+    if betting_closed(row.closes_at, now) or not _hold_round(s, row.id, "betting"):
         known.pop(table_id, None)  # the dealer moved on: the next bet of this transaction reads the table again
         raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
     # Read under the round's lock (see leave): the seat cannot be given up between here and the insert.
