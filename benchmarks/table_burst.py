@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import gc
 import json
+import math
 import os
 import random
 import re
@@ -229,6 +230,7 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
                           "-f", args.profile_format, "--gil", "--duration", str(round(seconds + 1)),
                           "--pid", str(args.server_pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latencies: list[float] = []
+    timed: list[tuple[float, float]] = []  # (seconds into the burst when sent, seconds to the confirmation)
     cpu = _cpu(args.server_pid), time.process_time(), time.perf_counter()
     counts = {"sent": 0, "confirmed": 0, "late": 0, "refused_before_close": 0, "sent_after_close": 0}
 
@@ -244,6 +246,7 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
         if answer["type"] == "ok":
             counts["confirmed"] += 1
             latencies.append(took)
+            timed.append((sent_at - (closes - seconds), took))
             bettor.round = number
         elif "closed" in answer.get("detail", "") and not before_close:
             counts["late"] += 1
@@ -263,11 +266,23 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
     last_card, result_at = _moments(args.url, args.table_id, number)
     settled = [b.settled_at for b in waiting if b.settled_at is not None]
     last_push = max(settled) if settled else float("nan")
-    return {"round": number, **counts, **busy, "settled_pushed": len(settled),
+    return {"round": number, **counts, **busy, "settled_pushed": len(settled), "slices": _slices(timed, seconds),
             "p50_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
             "p99_ms": statistics.quantiles(latencies, n=100)[98] * 1000 if len(latencies) >= 100 else float("nan"),
             "last_card_to_last_settlement_s": last_push - last_card,
             "result_to_last_settlement_s": last_push - result_at}
+
+
+def _slices(timed: list[tuple[float, float]], seconds: float, width: float = 0.25) -> list[dict[str, float]]:
+    """The confirmations by when they were sent, in slices of ``width`` seconds of the burst: how many, and
+    their median and slowest (ms). Where the p99 comes from: a stall shows as a slice or two of slow ones."""
+    slices = []
+    for k in range(math.ceil(seconds / width)):
+        took = sorted(t for at, t in timed if k * width <= at < (k + 1) * width)
+        if took:
+            slices.append({"from_s": round(k * width, 3), "bets": len(took), "p50_ms": statistics.median(took) * 1000,
+                           "max_ms": took[-1] * 1000})
+    return slices
 
 
 async def saturate(bettors: list[Bettor], seconds: float, args: argparse.Namespace) -> dict[str, Any]:
@@ -384,6 +399,9 @@ def main() -> None:
           f"({shown['result_to_last_settlement_s']:.2f} s after the result's moment), "
           f"{shown['settled_pushed']} of {shown['confirmed']} pushed; during the bets the server used "
           f"{shown['server_cpu']:.0%} of a core, this load generator {shown['load_generator_cpu']:.0%}")
+    slow = sorted(shown["slices"], key=lambda s: -s["max_ms"])[:3]
+    print("slowest slices of the burst (sent at, bets, p50 / slowest): " + "; ".join(
+        f"{s['from_s']:.2f} s, {s['bets']}, {s['p50_ms']:.0f} / {s['max_ms']:.0f} ms" for s in slow))
     if "saturated" in results:
         sat = results["saturated"]
         print(f"saturated: {sat['confirmations_per_s']:.0f} confirmations/s (p50 {sat['p50_ms']:.0f} ms, "

@@ -1,4 +1,4 @@
-"""Rows written in one statement (:func:`baccarat.server.db.insert_rows`: PostgreSQL's arrays unnested,
+"""Rows written in one statement (:func:`baccarat.server.db.insert_rows`: PostgreSQL's rows as one JSON parameter,
 SQLite's executemany) and ids taken ahead from PostgreSQL's sequences (:func:`baccarat.server.db.new_ids`):
 every row as given, whatever its text, size or order."""
 
@@ -19,8 +19,10 @@ from baccarat.server.models import LedgerTransaction, Posting
 ENTRIES = cast(Table, LedgerTransaction.__table__)
 POSTINGS = cast(Table, Posting.__table__)
 NOW = datetime(2026, 11, 23, 22, 0, tzinfo=UTC)
-#: text a quoting or array-building mistake would change: quotes, braces, commas, backslashes, NULL, non-ASCII
-AWKWARD = ['plain', 'it\'s "quoted"', "{braces}, commas", "back\\slash", "NULL", "", "百家乐 ♠", " spaced "]
+#: text a quoting or encoding mistake would change: quotes, braces, commas, backslashes, NULL, JSON's escapes,
+#: control characters, non-ASCII and beyond the BMP
+AWKWARD = ['plain', 'it\'s "quoted"', "{braces}, commas", "back\\slash", "NULL", "", "百家乐 ♠", " spaced ",
+           "\\u0041 is not A", "tab\tand\nnewline", "🂡 ace", "null"]
 
 
 def test_insert_rows_writes_every_row_as_given(database_url):
@@ -89,7 +91,7 @@ def test_ids_taken_ahead_are_never_given_to_another_row(database_url):
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)  # SQLite does not keep lengths
 def test_a_string_too_long_for_its_column_is_refused_not_cut_short(database_url):
-    """As a row written alone: the arrays carry strings of any length, the column refuses a longer one."""
+    """As a row written alone: the JSON rows carry strings of any length, the column refuses a longer one."""
     upgrade(database_url)
     engine = make_engine(database_url)
     try:

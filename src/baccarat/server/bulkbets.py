@@ -33,8 +33,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Protocol, cast
 
-from sqlalchemy import ARRAY, Integer, String, and_, bindparam, func, insert, select, update
 from sqlalchemy import Table as SqlTable
+from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -139,9 +139,8 @@ def _read(connection: Any, name: str, values: dict[str, Any]) -> Any:
 
 
 _STORED_COLUMNS = (_REQUESTS.c.account_id, _REQUESTS.c.key, _REQUESTS.c.request_hash, _REQUESTS.c.response)
-#: PostgreSQL: the (account, key) pairs as two arrays, unnested side by side
-_PG_PAIRS = func.unnest(bindparam("accounts", type_=ARRAY(Integer)), bindparam("keys", type_=ARRAY(String))
-                        ).table_valued("account_id", "key").render_derived(name="wanted")
+#: PostgreSQL: the (account, key) pairs as JSON rows (db.unnested)
+_PG_PAIRS = db.unnested(_REQUESTS, ("account_id", "key"))
 _STORED_PG = select(*_STORED_COLUMNS).select_from(_PG_PAIRS.join(
     _REQUESTS, and_(_REQUESTS.c.account_id == _PG_PAIRS.c.account_id, _REQUESTS.c.key == _PG_PAIRS.c.key)))
 #: SQLite: the pairs as one JSON parameter, walked with json_each
@@ -161,7 +160,7 @@ def _stored(connection: Any, pairs: list[tuple[int, str]]) -> Any:
     if not pairs:
         return []
     if db.on_postgresql(connection):
-        return connection.execute(_STORED_PG, {"accounts": [a for a, _ in pairs], "keys": [k for _, k in pairs]})
+        return connection.execute(_STORED_PG, db.given([{"account_id": a, "key": k} for a, k in pairs]))
     return connection.execute(_STORED_SQLITE, {"pairs": json.dumps(pairs)})
 
 
@@ -304,7 +303,7 @@ class _Writes:
             db.insert_rows(connection, _ENTRIES, [{"id": entry, **row} for entry, row in zip(ids, self.entries,
                                                                                              strict=True)])
             # each wallet once (the debits' keys), as db.unnested asks
-            done = connection.execute(_DEBIT_PG, db.arrays([{"account_id": account, "balance": total}
+            done = connection.execute(_DEBIT_PG, db.given([{"account_id": account, "balance": total}
                                                             for account, total in debits])).rowcount
         else:
             ids = [row[0] for row in connection.execute(_NEW_ENTRIES, self.entries)]

@@ -20,15 +20,33 @@ with its page-level predicate locks, failed most concurrent bets on one round:
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import ARRAY, Engine, String, Table, any_, bindparam, create_engine, event, func, insert, select
+from sqlalchemy import (
+    ARRAY,
+    JSON,
+    Engine,
+    String,
+    Table,
+    Text,
+    any_,
+    bindparam,
+    cast,
+    column,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+)
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -191,26 +209,34 @@ def among(column: Any, name: str, postgresql: bool) -> Any:
     return column.in_(bindparam(name, expanding=True))
 
 
-def _element(column: Any) -> Any:
-    """An array parameter's element type for ``column``: a string without its length (casting to
-    ``VARCHAR(n)[]`` would cut a longer string short, silently; the insert itself then refuses it, as a
-    row written alone would be)."""
+def _record_type(column: Any) -> Any:
+    """A JSON row's type for ``column``: a string without its length (a ``VARCHAR(n)`` there would cut a
+    longer string short, silently; the insert itself then refuses it, as a row written alone would be)."""
     return String() if isinstance(column.type, String) else column.type
 
 
 def unnested(table: Table, columns: tuple[str, ...]) -> Any:
-    """PostgreSQL: ``unnest`` of one array parameter per column of ``table`` (``given_`` and the column's name:
-    an ``UPDATE`` may not name a parameter as a column), a row of values per position, as a ``FROM`` item
-    whose columns are named as ``columns``.  An ``UPDATE ... FROM`` it changes a row once however often
-    its key is given: each key must be given once."""
-    return func.unnest(*(bindparam(f"given_{name}", type_=ARRAY(_element(table.c[name]))) for name in columns)
-                       ).table_valued(*columns).render_derived(name="given")
+    """PostgreSQL: the rows of one JSON parameter (``given``, made by :func:`given`: a list of objects keyed by
+    column name) as a ``FROM`` item whose columns are ``columns``, typed as ``table``'s.  An ``UPDATE ... FROM``
+    it changes a row once however often its key is given: each key must be given once.
+
+    One JSON text, not an array per column: psycopg builds each array element by element in Python (a
+    500-bet batch's rows: several milliseconds of the interpreter, held from the event loop), where the
+    standard library's encoder writes the whole text in C."""
+    rows = func.json_to_recordset(cast(bindparam("given", type_=Text), JSON))
+    return rows.table_valued(*(column(name, _record_type(table.c[name])) for name in columns)
+                             ).render_derived(name="given", with_types=True)
 
 
-def arrays(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    """The parameters of :func:`unnested` for ``rows`` (the same keys in each, column names): each
-    column's values as one array."""
-    return {f"given_{name}": [row[name] for row in rows] for name in rows[0]}
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()  # with its offset: PostgreSQL reads the same moment
+    raise TypeError(f"no JSON form for {type(value).__name__} in a row")
+
+
+def given(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The parameter of :func:`unnested` for ``rows`` (the same keys in each, column names)."""
+    return {"given": json.dumps(rows, default=_json_value, separators=(",", ":"))}
 
 
 @lru_cache(maxsize=64)
@@ -222,13 +248,13 @@ def _insert_unnested(table: Table, columns: tuple[str, ...]) -> Any:
 def insert_rows(connection: Any, table: Table, rows: list[dict[str, Any]]) -> None:
     """``rows`` (the same keys in each, column names) into ``table``.
 
-    On PostgreSQL in one statement, each column's values as one array, unnested: an ``executemany`` sends
+    On PostgreSQL in one statement, the rows as one JSON parameter (:func:`unnested`): an ``executemany`` sends
     each row as a statement of its own, which the server runs one by one (a burst's batch of 200 bets is
     1,200 rows: most of its time).  Elsewhere an ``executemany`` (SQLite runs it in one C loop)."""
     if not rows:
         return
     if on_postgresql(connection):
-        connection.execute(_insert_unnested(table, tuple(rows[0])), arrays(rows))
+        connection.execute(_insert_unnested(table, tuple(rows[0])), given(rows))
     else:
         connection.execute(insert(table), rows)
 

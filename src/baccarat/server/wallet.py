@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from baccarat.errors import ConfigurationError, ConflictError, InsufficientFundsError
 from baccarat.money import format_amount
-from baccarat.server.db import among, arrays, insert_rows, on_postgresql, unnested
+from baccarat.server.db import among, given, insert_rows, on_postgresql, unnested
 from baccarat.server.models import IdempotentRequest, LedgerTransaction, Posting, Wallet, now
 
 CASHIER = "cashier"
@@ -48,7 +48,7 @@ _APPLY = (update(_WALLETS)
           .returning(_WALLETS.c.balance))
 #: Credits never take a wallet below zero: a movement touching more wallets than BULK credits them in one
 #: statement (a round's settlement pays thousands of bettors at once): an executemany, and on PostgreSQL the
-#: wallets and amounts as two arrays (see db.insert_rows)
+#: wallets and amounts as one JSON parameter (see db.unnested)
 _CREDIT = (update(_WALLETS).where(_WALLETS.c.account_id == bindparam("wallet"))
            .values(balance=_WALLETS.c.balance + bindparam("delta")))
 _CREDITS = unnested(_WALLETS, ("account_id", "balance"))
@@ -91,7 +91,7 @@ def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: 
     if credits:  # a round's settlement: every winner's wallet in one statement, in one order (no deadlock)
         credits.sort(key=lambda row: row["wallet"])
         if on_postgresql(connection):  # each wallet once (the postings' keys), as db.unnested asks
-            done = connection.execute(_CREDIT_PG, arrays([{"account_id": row["wallet"], "balance": row["delta"]}
+            done = connection.execute(_CREDIT_PG, given([{"account_id": row["wallet"], "balance": row["delta"]}
                                                           for row in credits])).rowcount
         else:
             done = connection.execute(_CREDIT, credits).rowcount
