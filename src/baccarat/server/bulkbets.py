@@ -304,7 +304,7 @@ class _Writes:
                                                                                              strict=True)])
             # each wallet once (the debits' keys), as db.unnested asks
             done = connection.execute(_DEBIT_PG, db.given([{"account_id": account, "balance": total}
-                                                            for account, total in debits])).rowcount
+                                                           for account, total in debits])).rowcount
         else:
             ids = [row[0] for row in connection.execute(_NEW_ENTRIES, self.entries)]
             done = connection.execute(_DEBIT, [{"wallet": account, "total": total}

@@ -210,8 +210,9 @@ def among(column: Any, name: str, postgresql: bool) -> Any:
 
 
 def _record_type(column: Any) -> Any:
-    """A JSON row's type for ``column``: a string without its length (a ``VARCHAR(n)`` there would cut a
-    longer string short, silently; the insert itself then refuses it, as a row written alone would be)."""
+    """A JSON row's type for ``column``: a string without its length, so that the column itself refuses
+    a longer string, as for a row written alone (the arrays before these rows were cast to
+    ``VARCHAR(n)[]``, which cut a longer string short, silently)."""
     return String() if isinstance(column.type, String) else column.type
 
 

@@ -92,7 +92,7 @@ def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: 
         credits.sort(key=lambda row: row["wallet"])
         if on_postgresql(connection):  # each wallet once (the postings' keys), as db.unnested asks
             done = connection.execute(_CREDIT_PG, given([{"account_id": row["wallet"], "balance": row["delta"]}
-                                                          for row in credits])).rowcount
+                                                         for row in credits])).rowcount
         else:
             done = connection.execute(_CREDIT, credits).rowcount
         if done not in (-1, len(credits)):  # a wallet that is not there: nothing of the movement may stay
