@@ -86,6 +86,8 @@ def pin_postgres(url: str, cores: set[int]) -> str:
         backend = s.scalar(text("SELECT pg_backend_pid()"))
     try:
         main = _parent(backend)
+        if not Path(f"/proc/{main}/comm").read_text().startswith("postgres"):  # a pid of another machine's
+            return "PostgreSQL not pinned (it runs on another machine)"
         family = [main, *(int(stat.parent.name) for stat in Path("/proc").glob("[0-9]*/stat")
                           if _safe_parent(int(stat.parent.name)) == main)]
         for pid in family:
