@@ -168,7 +168,7 @@ _NEW_ENTRIES = insert(_ENTRIES).returning(_ENTRIES.c.id, sort_by_parameter_order
 _DEBIT = (update(_WALLETS)
           .where(_WALLETS.c.account_id == bindparam("wallet"), _WALLETS.c.balance >= bindparam("total"))
           .values(balance=_WALLETS.c.balance - bindparam("total")))
-#: PostgreSQL: every wallet's debit in one statement, the wallets and totals as two arrays
+#: PostgreSQL: every wallet's debit in one statement, the wallets and totals as JSON rows (db.unnested)
 _DEBITS = db.unnested(_WALLETS, ("account_id", "balance"))
 _DEBIT_PG = (update(_WALLETS)
              .where(_WALLETS.c.account_id == _DEBITS.c.account_id, _WALLETS.c.balance >= _DEBITS.c.balance)
@@ -320,9 +320,10 @@ class _Writes:
         db.insert_rows(connection, _BETS, list(self.new_bets.values()))
         for shoe, players in self.seeds.items():  # before the shoe's first deal: the players' seeds go in
             taken = set(_read(connection, "seeds_taken", {"shoe": shoe, "accounts": sorted(players)}).scalars())
-            db.insert_rows(connection, _SEEDS, [{"shoe_id": shoe, "account_id": account, "seed": seed}
-                                                for account, seed in _read(connection, "seeds_set", {
-                                                    "accounts": sorted(players - taken)})] if players - taken else [])
+            if players - taken:
+                db.insert_rows(connection, _SEEDS, [{"shoe_id": shoe, "account_id": account, "seed": seed}
+                                                    for account, seed in _read(connection, "seeds_set", {
+                                                        "accounts": sorted(players - taken)})])
         db.insert_rows(connection, _REQUESTS, self.answers)
         for table_id in sorted(self.tables):
             notify.changed(s, table_id)

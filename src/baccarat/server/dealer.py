@@ -39,7 +39,8 @@ MAX_ATTEMPTS = 5
 #: its arrival, see live), may still be in their group commit.  Less than the NO MORE BETS pause (1 s by
 #: default), so the cards are shown at the same moments.
 LATE_BETS = 0.5
-#: The longest a round's deal waits for bets that arrived before its close to be committed.
+#: The longest a round's deal waits, from the end of the allowance after its close, for the bets that arrived in
+#: time to be committed.
 LONGEST_WAIT = timedelta(seconds=5)
 #: The pause after a round's first failure, doubled after each further one, and its ceiling (seconds).
 FIRST_PAUSE, LONGEST_PAUSE = 0.5, 30.0
