@@ -140,8 +140,8 @@ def build_library(folder: Path) -> Path:
     signature = i64(i64, pointer(u64), pointer(i32), i64, pointer(i64), i64, pointer(i64), pointer(i64), pointer(i64),
                     pointer(f64), i64, pointer(i64), pointer(f64), pointer(i32), pointer(i64), pointer(f64))
 
-    @numba.cfunc(signature, error_model="numpy")  # type: ignore[untyped-decorator]
-    def deal_chunk(shoes, state_p, deck_p, size, burn_p, cut_card, player_p, banker_p, natural_p, pays_p,  # type: ignore[no-untyped-def]
+    @numba.cfunc(signature, error_model="numpy")
+    def deal_chunk(shoes, state_p, deck_p, size, burn_p, cut_card, player_p, banker_p, natural_p, pays_p,
                    wagers, histogram_p, sums_p, values_p, keys_p, net_p):  # pragma: no cover - compiled
         state, deck, values = carray(state_p, 4), carray(deck_p, size), carray(values_p, size)
         for i in range(size):
