@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
+from baccarat.server.db import on_postgresql
 from baccarat.server.models import Account, AuditEntry, aware
 from baccarat.server.models import now as _now
 
@@ -50,8 +51,7 @@ def record(s: Session, actor: Account | str, action: str, target: str, before: A
     """Append one entry (in the caller's transaction: it commits or rolls back with the action).
     ``actor`` is the operator's account, or words for the command line."""
     at = now or _now()
-    bind = s.get_bind()
-    if bind.dialect.name == "postgresql":
+    if on_postgresql(s.get_bind()):
         s.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
     last = s.execute(select(AuditEntry.id, AuditEntry.digest).order_by(AuditEntry.id.desc()).limit(1)).first()
     entry_id, previous = (last.id + 1, last.digest) if last is not None else (1, GENESIS)

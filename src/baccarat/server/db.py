@@ -274,6 +274,7 @@ def new_ids(connection: Any, table: Table, count: int) -> list[int]:
 
 
 def on_postgresql(connection: Any) -> bool:
-    """Whether ``connection`` (or a session's connection) talks to PostgreSQL: picks the queries built
-    with :func:`among` for it."""
+    """Whether ``connection`` (an engine, a connection or a session's bind) talks to PostgreSQL: the server's
+    one test for it (the queries built with :func:`among`, the advisory locks, LISTEN/NOTIFY, several
+    processes); the migrations, written once and never changed, keep their own."""
     return bool(connection.dialect.name == "postgresql")

@@ -28,6 +28,8 @@ from typing import Any
 
 from sqlalchemy import Engine, text
 
+from baccarat.server.db import on_postgresql
+
 log = logging.getLogger("baccarat.dealer")
 
 #: The advisory lock that makes its holder the dealer ("bacc" as a number; locks are per database).
@@ -47,7 +49,7 @@ class Leadership:
     @property
     def shared(self) -> bool:
         """Several processes may serve this database (PostgreSQL)."""
-        return self.engine.dialect.name == "postgresql"
+        return on_postgresql(self.engine)
 
     def try_take(self) -> bool:
         """Take the lock if no other process holds it; True if this process now deals."""

@@ -23,6 +23,8 @@ from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
+from baccarat.server.db import on_postgresql
+
 log = logging.getLogger("baccarat.server")
 
 CHANNEL = "baccarat_tables"
@@ -41,7 +43,7 @@ def changed(s: Session, table_id: int) -> None:
 def _announce(session: Session) -> None:
     """One NOTIFY for all the tables the transaction changed (PostgreSQL only)."""
     ids = session.info.pop(_KEY, None)
-    if not ids or session.get_bind().dialect.name != "postgresql":
+    if not ids or not on_postgresql(session.get_bind()):
         return
     session.connection().execute(_NOTIFY, {"channel": CHANNEL, "payload": ",".join(map(str, sorted(ids)))})
 
@@ -121,4 +123,4 @@ def tables_of(ids: Iterable[int], watched: Iterable[int]) -> set[int]:
 
 def describe(engine: Any) -> str:
     """How this process hears of table changes: ``notify`` (PostgreSQL) or ``poll``."""
-    return "notify" if engine.dialect.name == "postgresql" else "poll"
+    return "notify" if on_postgresql(engine) else "poll"

@@ -50,7 +50,7 @@ from baccarat.money import MAX_AMOUNT
 from baccarat.presets import built_in, game_codes, get_game
 from baccarat.roads import hand_json, hand_of
 from baccarat.server import fairness, notify, protection, wallet
-from baccarat.server.db import insert_rows
+from baccarat.server.db import insert_rows, on_postgresql
 from baccarat.server.models import (
     Account,
     Announcement,
@@ -474,7 +474,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     # The stake holds this wallet's row until commit, so the player's other bets now queue behind this
     # one: read what is on the layout again, and check again if a bet of theirs landed meanwhile
     # (PostgreSQL; SQLite runs one writer at a time, so nothing can have landed there).
-    again = placed if s.get_bind().dialect.name == "sqlite" else {
+    again = placed if not on_postgresql(s.get_bind()) else {
         wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})}
     if again != placed:
         placed = again
