@@ -110,6 +110,8 @@ def read(fd, size):
     return b"".join(parts)
 results, done = [None] * chunks, 0
 while done < chunks:
+    if not pipes:
+        raise SystemExit("a worker ended before its chunks were dealt")
     for fd in select.select(pipes, [], [])[0]:
         try:
             body = read(fd, LENGTH.unpack(read(fd, LENGTH.size))[0])
