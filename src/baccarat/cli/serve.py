@@ -191,16 +191,20 @@ def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str
 
 
 def _announce_when_ready(base: str, workers: int) -> None:
+    """Say the address once the processes answer ``/health`` (asked with the standard library: the
+    server's own dependencies hold no HTTP client, and no proxy from the environment is asked)."""
+    import http.client
     import time
+    import urllib.request
 
-    import httpx
-
+    ask = urllib.request.build_opener(urllib.request.ProxyHandler({})).open
     while True:
         try:
-            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                print(f"baccarat server ready at {base} (database: postgresql, {workers} processes)", flush=True)
-                return
-        except httpx.HTTPError:
+            with ask(f"{base}/health", timeout=2) as answer:
+                if answer.status == 200:
+                    print(f"baccarat server ready at {base} (database: postgresql, {workers} processes)", flush=True)
+                    return
+        except (OSError, http.client.HTTPException):  # not listening yet, refused, reset, timed out, half-started
             pass
         time.sleep(0.1)
 
