@@ -385,7 +385,70 @@ def test_simulate_count_json_and_text(capsys):
     ["ez", "--shoes", "0"],
     ["ez", "--cut-card", "300"],
     ["ez", "--workers", "0"],
+    ["ez", "--count", "dragon-7", "--initial-count", "99999999999999999999999"],  # once an OverflowError
+    ["ez", "--count", "dragon-7", "--initial-count", "-1000001"],
+    ["ez", "--scheduler", "garbage"],  # no port: once distributed's ValueError as a traceback
+    ["ez", "--scheduler", "nonsense://host:8786"],
 ])
 def test_simulate_refuses_bad_input(capsys, args):
     assert main(["simulate", *args, "--shoes" if "--shoes" not in args else "--seed", "10"]) == 2
     assert capsys.readouterr().out == ""
+
+
+def test_an_initial_count_is_a_whole_number_within_the_bound():
+    plan = CountPlan("ez", "dragon_7", PRESETS["dragon-7"].tags, 4.0, 10, 1, initial_count=-1_000_000)
+    assert plan.initial_count == -1_000_000
+    for wrong in (1_000_001, 2.5, True, "3"):
+        with pytest.raises(ConfigurationError, match="initial count must be a whole number"):
+            CountPlan("ez", "dragon_7", PRESETS["dragon-7"].tags, 4.0, 10, 1, initial_count=wrong)
+
+
+def test_a_scheduler_that_does_not_answer_is_said_in_words(monkeypatch):
+    from baccarat.errors import UnavailableError
+    from baccarat.sim import run as running
+
+    monkeypatch.setattr(running, "SCHEDULER_TIMEOUT", "1s")
+    with pytest.raises(UnavailableError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:1 .*check"):
+        run(Plan("ez", 10, 1), scheduler="tcp://127.0.0.1:1")
+
+
+def _strict_json(text):
+    """The document, refusing NaN and Infinity (which strict JSON readers refuse)."""
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_one_shoe_has_no_interval_in_words_or_json(capsys):
+    assert main(["simulate", "ez", "--shoes", "1", "--seed", "4", "--json"]) == 0
+    banker = _strict_json(capsys.readouterr().out)["wagers"]["banker"]
+    assert banker["std_error"] is None and banker["ci95"] == [None, None] and isinstance(banker["mean"], float)
+    assert main(["simulate", "ez", "--shoes", "1", "--seed", "4"]) == 0
+    text = capsys.readouterr().out
+    assert "(one shoe: no standard error or interval)" in text and "nan" not in text
+
+
+def test_a_count_that_never_bets_has_no_edge_in_words_or_json(capsys):
+    args = ["simulate", "ez", "--shoes", "1", "--seed", "4", "--count", "dragon-7", "--trigger", "1e300",
+            "--bound-shoes", "0"]
+    assert main([*args, "--json"]) == 0
+    count = _strict_json(capsys.readouterr().out)["count"]
+    assert count["bets"] == 0 and count["edge_when_betting"] is None and count["win_per_shoe_std_error"] is None
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "edge when betting none (no bets)" in text and "(one shoe: no error)" in text and "nan" not in text
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252"])
+def test_a_console_without_the_symbols_gets_question_marks_not_a_traceback(encoding, tmp_path):
+    """Suits, dashes and ± on a console whose encoding lacks them (Windows' cp1252, an ASCII terminal)."""
+    exe = shutil.which("baccarat", path=os.path.dirname(sys.executable)) or "baccarat"
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    for args, typed in ((["play", "ez", "--seed", "1"], "banker=10\n"), (["analyze", "mini"], ""),
+                        (["simulate", "ez", "--shoes", "10", "--seed", "2"], "")):
+        done = subprocess.run([exe, *args], input=typed.encode(), capture_output=True, env=env, timeout=120)
+        assert done.returncode == 0, (args, done.stderr.decode(errors="replace")[-400:])
+        assert b"Traceback" not in done.stderr
+        done.stdout.decode(encoding)  # what was written is the console's own encoding
+        if encoding == "ascii":  # every suit, dash and ± became "?"
+            assert b"?" in done.stdout

@@ -15,7 +15,7 @@ import os
 import sys
 
 from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
-from baccarat.exits import end_early_workers, quick_exit, report_error, report_interrupted
+from baccarat.exits import end_early_workers, printable_output, quick_exit, report_error, report_interrupted
 
 #: Set by a shell asking Click for completions: Click answers that before any command runs.
 _COMPLETION = "_BACCARAT_COMPLETE"
@@ -29,6 +29,7 @@ def main() -> int:
     # again and again (about 3% of a fresh ``baccarat analyze``).  Turned back on for the commands
     # that do not end as soon as their output is written (baccarat.cli.main keeps it off for those).
     gc.disable()
+    printable_output()
     try:
         try:
             text = _early(sys.argv[1:])

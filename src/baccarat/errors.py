@@ -90,3 +90,7 @@ class RateLimitedError(BaccaratError, RuntimeError):
     def __init__(self, message: str, *, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class UnavailableError(BaccaratError, ConnectionError):
+    """A service a command needs cannot be reached (a Dask scheduler that does not answer)."""

@@ -28,6 +28,16 @@ def report_error(error: BaccaratError) -> int:
     return EXIT_RUNTIME
 
 
+def printable_output() -> None:
+    """Let standard output and error write what their encoding lacks (a suit or a dash to a cp1252 or
+    ASCII console, a byte the terminal sent that is not UTF-8) as ``?``: Python's default stops the
+    command with an encoding error in the middle of its output."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # (None: started with the stream closed)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+
+
 def quick_exit(code: int) -> int:
     """End the process with ``code`` once its output is flushed, without the interpreter's clean-up
     (freeing every module, numpy's included: 20 to 40 ms); returns ``code`` only when the flush failed

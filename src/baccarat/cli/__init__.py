@@ -25,7 +25,14 @@ from typer.main import get_command_name
 
 from baccarat import __version__
 from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
-from baccarat.exits import EXIT_RUNTIME, end_early_workers, quick_exit, report_error, report_interrupted
+from baccarat.exits import (
+    EXIT_RUNTIME,
+    end_early_workers,
+    printable_output,
+    quick_exit,
+    report_error,
+    report_interrupted,
+)
 
 if TYPE_CHECKING:
     from baccarat.games import Game
@@ -135,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = sys.argv[1:] if argv is None else argv
     name = command_name(args)
+    if argv is None:  # this process's own streams (a caller passing argv keeps its own)
+        printable_output()
     if argv is None and name in QUICK_EXIT:
         # A short run that ends with os._exit: no cyclic collector.  Its collections walked every
         # object of Typer and numpy again and again while the analysis made its few thousand coups

@@ -120,6 +120,7 @@ def _count_study(game: str, count: str, wager: str | None, trigger: float | None
         import json
 
         sys.stdout.write(json.dumps({"game": game, "shoes": shoes, "seed": seed, "decks": decks,
-                                     "cut_card": cut_card, "count": count_json(result, bound)}, indent=2) + "\n")
+                                     "cut_card": cut_card, "count": count_json(result, bound)}, indent=2,
+                                    allow_nan=False) + "\n")
     else:
         sys.stdout.write(format_count(result, bound))

@@ -50,7 +50,7 @@ def result_text(game: Game, plan: Plan, totals: ChunkResult, *, as_json: bool) -
     if as_json:
         import json
 
-        return json.dumps(result_json(result), indent=2) + "\n"
+        return json.dumps(result_json(result), indent=2, allow_nan=False) + "\n"
     return format_result(result)
 
 

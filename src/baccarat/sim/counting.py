@@ -31,8 +31,13 @@ from baccarat.analysis.composition import LABEL_VALUES, VALUE_LABELS
 from baccarat.errors import ConfigurationError
 from baccarat.presets import all_games, get_game
 from baccarat.sim.compiled import kernels
+from baccarat.sim.report import json_number
 from baccarat.sim.run import CHUNK_SHOES, ChunkedRun, chunk_state, execute
 from baccarat.sim.tables import punto_banco_tables, shoe_tables
+
+#: The widest initial count a study takes: far beyond any real count (tags are at most 100 a card), and far
+#: inside the kernel's 64-bit running count, which a larger number would overflow.
+MAX_INITIAL_COUNT = 10**6
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,10 @@ class CountPlan(ChunkedRun):
                                      "count a wager on point values")
         if not math.isfinite(self.trigger):
             raise ConfigurationError("the trigger must be a finite number")
+        if (not isinstance(self.initial_count, int) or isinstance(self.initial_count, bool)
+                or abs(self.initial_count) > MAX_INITIAL_COUNT):
+            raise ConfigurationError(f"the initial count must be a whole number from {-MAX_INITIAL_COUNT:,} to "
+                                     f"{MAX_INITIAL_COUNT:,}, got {self.initial_count!r}")
         self.check_run()
 
     @property
@@ -199,10 +208,12 @@ def format_count(result: CountResult, bound: CountResult | None = None) -> str:
     for label, r in (("Count", result), ("Perfect information (bet when exact EV > 0)", bound)):
         if r is None:
             continue
+        edge = f"{r.edge_when_betting:+.4%}" if r.bets else "none (no bets)"
+        error = f" ± {r.win_per_shoe_error:.4f}" if math.isfinite(r.win_per_shoe_error) else " (one shoe: no error)"
         rows.append(
             f"{label}: {r.hands_per_shoe:.2f} hands and {r.bets_per_shoe:.3f} bets per shoe "
-            f"({r.bet_fraction:.3%} of hands); edge when betting {r.edge_when_betting:+.4%}; "
-            f"win per shoe {r.win_per_shoe:+.4f} ± {r.win_per_shoe_error:.4f} units; "
+            f"({r.bet_fraction:.3%} of hands); edge when betting {edge}; "
+            f"win per shoe {r.win_per_shoe:+.4f}{error} units; "
             f"per 100 hands {r.win_per_100_hands:+.4f} units" + (f" ({r.shoes:,} shoes)" if r is bound else "")
         )
     return "\n".join(rows) + "\n"
@@ -212,8 +223,8 @@ def count_json(result: CountResult, bound: CountResult | None = None) -> dict[st
     def one(r: CountResult) -> dict[str, Any]:
         return {"shoes": r.shoes, "hands": r.hands, "bets": r.bets, "hands_per_shoe": r.hands_per_shoe,
                 "bets_per_shoe": r.bets_per_shoe, "bet_fraction": r.bet_fraction,
-                "edge_when_betting": r.edge_when_betting, "win_per_shoe": r.win_per_shoe,
-                "win_per_shoe_std_error": r.win_per_shoe_error, "win_per_100_hands": r.win_per_100_hands}
+                "edge_when_betting": json_number(r.edge_when_betting), "win_per_shoe": r.win_per_shoe,
+                "win_per_shoe_std_error": json_number(r.win_per_shoe_error), "win_per_100_hands": r.win_per_100_hands}
 
     plan = result.plan
     data: dict[str, Any] = {"wager": plan.wager, "tags": dict(zip(VALUE_LABELS, plan.tags, strict=True)),

@@ -19,6 +19,12 @@ from baccarat.sim.tables import lucky_draw_tables, punto_banco_tables
 Z95 = 1.959963984540054
 
 
+def json_number(value: float) -> float | None:
+    """``value`` for a JSON document: None (``null``) where it is not a number (a standard error of one
+    shoe, an edge with no bets), since strict JSON has no NaN."""
+    return value if math.isfinite(value) else None
+
+
 @dataclass(frozen=True)
 class WagerResult:
     """One wager over the whole run, per unit of the initial wager per hand."""
@@ -146,8 +152,9 @@ def format_result(result: SimulationResult) -> str:
             share = count / result.hands if result.hands else 0.0
             rows.append(f"{event:<{width}}  {count:>15,}  {share:.6f}")
         low, high = wager.interval
-        rows.append(f"Mean net per unit {wager.mean:+.6f} ± {wager.std_error:.6f} (95%: {low:+.6f} to {high:+.6f}); "
-                    f"exact full-shoe value {wager.exact:+.6f}")
+        spread = (f" ± {wager.std_error:.6f} (95%: {low:+.6f} to {high:+.6f})" if math.isfinite(wager.std_error)
+                  else " (one shoe: no standard error or interval)")
+        rows.append(f"Mean net per unit {wager.mean:+.6f}{spread}; exact full-shoe value {wager.exact:+.6f}")
     if result.draw_fraction is not None:
         rows.append("")
         rows.append(f"The seat drew in {result.draw_fraction:.4%} of hands.")
@@ -166,8 +173,8 @@ def result_json(result: SimulationResult) -> dict[str, Any]:
     if result.draw_fraction is not None:
         data["draw_fraction"] = result.draw_fraction
     data["wagers"] = {
-        w.code: {"name": w.name, "mean": w.mean, "std_error": w.std_error, "ci95": list(w.interval),
-                 "exact": w.exact, "events": w.events}
+        w.code: {"name": w.name, "mean": w.mean, "std_error": json_number(w.std_error),
+                 "ci95": [json_number(end) for end in w.interval], "exact": w.exact, "events": w.events}
         for w in result.wagers
     }
     return data

@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from baccarat.errors import ConfigurationError
+from baccarat.errors import ConfigurationError, UnavailableError
 from baccarat.presets import get_game
 from baccarat.shoe import check_cut_card, check_decks
 from baccarat.sim import early
@@ -37,6 +37,8 @@ from baccarat.sim.tables import card_kinds, lucky_draw_tables, punto_banco_table
 CHUNK_SHOES = 10_000
 #: The most shoes one run may deal (a guard against typos; about 10^11 hands).
 MAX_SHOES = 10**9
+#: How long a run waits for its Dask scheduler to answer before saying it cannot reach it.
+SCHEDULER_TIMEOUT = "30s"
 
 ChunkResult = tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]
 
@@ -324,14 +326,28 @@ def _local(plan: P, workers: int, chunk: Callable[[P, int], R]) -> Iterator[tupl
 
 
 def _dask(plan: P, scheduler: str, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:
+    """Deal every chunk on the Dask cluster whose scheduler is at ``scheduler``; a malformed address is
+    a :class:`ConfigurationError`, a scheduler that does not answer (or goes away) an :class:`UnavailableError`."""
     from dask.distributed import Client
     from dask.distributed import as_completed as dask_completed
 
-    with Client(scheduler, timeout="30s") as client:  # type: ignore[no-untyped-call]
-        futures = client.map(chunk, [plan] * plan.chunks, range(plan.chunks), pure=False)
-        index_of = {future.key: index for index, future in enumerate(futures)}
-        for future in dask_completed(futures):  # type: ignore[no-untyped-call]
-            yield index_of[future.key], future.result()
+    try:
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)  # type: ignore[no-untyped-call]
+    except ValueError as error:  # no port, an unknown protocol...: distributed's own words say which
+        raise ConfigurationError(f"{scheduler!r} is not a Dask scheduler's address ({error}); "
+                                 "give one such as tcp://host:8786") from None
+    except OSError as error:  # refused, or no answer in time
+        raise UnavailableError(f"cannot reach the Dask scheduler at {scheduler} ({error}); "
+                               "check that it runs and listens there") from None
+    with client:
+        try:
+            futures = client.map(chunk, [plan] * plan.chunks, range(plan.chunks), pure=False)
+            index_of = {future.key: index for index, future in enumerate(futures)}
+            for future in dask_completed(futures):  # type: ignore[no-untyped-call]
+                yield index_of[future.key], future.result()
+        except OSError as error:  # the connection to the scheduler closed during the run
+            raise UnavailableError(f"lost the Dask scheduler at {scheduler} during the run ({error}); "
+                                   "run again once it is back") from None
 
 
 def execute(plan: P, chunk: Callable[[P, int], R], *, workers: int = 1, scheduler: str | None = None,
