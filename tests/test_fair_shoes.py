@@ -245,6 +245,16 @@ def _set(path: str, value: Any) -> Any:
     return tamper
 
 
+def _drop(path: str) -> Any:
+    def tamper(doc: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        target: Any = doc
+        for part in parents:
+            target = target[int(part)] if part.isdigit() else target[part]
+        del target[last]
+    return tamper
+
+
 #: What each test tampers with, and the mismatch it must be named by.
 TAMPERING = {
     "a card": (_card, "shoe 1, round 2, card 1: the record says"),
@@ -292,6 +302,15 @@ TAMPERING = {
     "a shoe number": (_set("shoes.1.shoe", lambda n: 5), "shoe 5, shoe number: the record says 5, the order"),
     "the callouts": (
         _set("rounds.0.callouts", lambda c: [*c, "Panda 8"]), "shoe 1, round 1, callouts: the record says"),
+    # Left out rather than changed: once read as "nothing to compare", and the transcript verified.
+    "a hand left out": (_drop("rounds.0.player_cards"), "shoe 1, round 1, player_cards: the record says nothing"),
+    "a result left out": (_drop("rounds.1.result"), "shoe 1, round 2, result: the record says nothing"),
+    "the cards left out": (_drop("rounds.1.deal_order"), "shoe 1, round 2, cards: the record says nothing"),
+    "a balance left out": (_drop("rounds.2.balance"), "shoe 1, round 3, balance: the record says nothing"),
+    "the final balance left out": (_drop("final_balance"), "the session, final balance: the record says nothing"),
+    "a stake beyond the balance": (
+        _set("rounds.0.bets.player", lambda amount: 10_000_000),
+        "shoe 1, round 1, stakes: the record says 10001100, the balance before the round allows at most 100000"),
 }
 
 
@@ -324,6 +343,25 @@ def test_verify_command_accepts_a_transcript_a_record_and_a_list(tmp_path: Path,
         path.write_text(json.dumps(content))
         assert main(["verify", str(path)]) == 0
     assert "seed matches its commitment" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bankroll", ["abc", 1e300, -5, True, 100000.5])
+def test_a_bankroll_that_is_not_whole_cents_is_not_a_transcript(bankroll, tmp_path: Path, capsys):
+    doc = _transcript("ez", ["banker=10"] * 3)
+    doc["bankroll"] = bankroll
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc))
+    assert main(["verify", str(path)]) == 2  # once: no bankroll, so the balances were taken as they came
+    assert "'bankroll' is the starting balance in whole minor units" in capsys.readouterr().err
+
+
+def test_a_refused_line_without_its_balance_is_named():
+    doc = _transcript("ez", ["banker=10", "banker=999999999", "banker=10"])
+    refused = next(r for r in doc["rounds"] if "rejected" in r)
+    assert verifier.verify_document(doc).ok
+    del refused["balance"]
+    assert any("balance of a refused line: the record says nothing" in p
+               for p in verifier.verify_document(doc).problems)
 
 
 @pytest.mark.parametrize("content", ["not json", "[]", "{}", '{"shoes": [{"algorithm": 3}]}',

@@ -53,7 +53,7 @@ def check_round(where: str, game: str, claim: dict[str, Any], derived: DealtRoun
     dealt = derived.dealt
     bets = _bets(claim, game, where)
     cards = claim.get("deal_order", claim.get("cards"))
-    if cards is not None and cards != dealt.cards:
+    if cards != dealt.cards and (cards is not None or dealt.cards):  # (none written and none dealt: a void)
         problems.append(said(where, "cards", cards, dealt.cards))
     lucky = game.startswith("lucky-draw")
     if lucky and dealt.hands and seat not in dealt.hands:
@@ -73,8 +73,8 @@ def check_round(where: str, game: str, claim: dict[str, Any], derived: DealtRoun
             seed_gives = dict(zip(_PUNTO_BANCO, (player, banker, total(player), total(banker), dealt.winner()),
                                   strict=True))
         for name, value in seed_gives.items():
-            if name in claim and claim[name] != value:
-                problems.append(said(where, name, claim[name], value))
+            if claim.get(name) != value:  # a field left out is named as well: the record says nothing
+                problems.append(said(where, name, claim.get(name), value))
     events, nets = claim.get("events", {}), claim.get("net", {})
     if not isinstance(events, dict) or not isinstance(nets, dict):
         raise RecordError(f"{where}: 'events' and 'net' are wager code -> event / cents")
@@ -118,7 +118,9 @@ def verify_transcript(doc: dict[str, Any]) -> Report:
                                         "the order of the shoes gives"))
         verdicts[record.get("shoe")] = verdict
     problems = report.problems
-    balance = doc.get("bankroll") if _int(doc.get("bankroll")) else None
+    if "bankroll" in doc and not (_int(doc["bankroll"]) and doc["bankroll"] >= 0):
+        raise RecordError("'bankroll' is the starting balance in whole minor units (cents)")
+    balance = doc.get("bankroll")  # (None: a transcript from before it was written)
     # After a wrong balance, the record may go on from its own figure (a removed round, a forged win:
     # one mismatch, not one per round after it) or from the right one (one figure edited): both are followed.
     theirs: int | None = None
@@ -128,7 +130,7 @@ def verify_transcript(doc: dict[str, Any]) -> Report:
         if not isinstance(claim, dict):
             raise RecordError("each round is a JSON object")
         if "rejected" in claim:  # a refused line changes nothing
-            if balance is not None and claim.get("balance") not in (balance, theirs):
+            if balance is not None and claim.get("balance") not in _either(balance, theirs):
                 problems.append(said(f"after round {expected_round - 1}", "balance of a refused line",
                                      claim.get("balance"), balance, "the rounds before give"))
             continue
@@ -150,9 +152,13 @@ def verify_transcript(doc: dict[str, Any]) -> Report:
         if balance is None and _int(claim.get("balance")):
             balance = claim["balance"] - net  # no bankroll written (an old transcript): start from here
         if balance is not None:
+            staked, before = sum(claim["bets"].values()), max(_either(balance, theirs))
+            if staked > before:  # play refuses such a line: no bet (nor Draw) beyond the balance
+                problems.append(said(where, "stakes", staked, f"at most {before}",
+                                     "the balance before the round allows"))
             balance += net
             theirs = None if theirs is None else theirs + net
-            if claim.get("balance") == theirs:
+            if theirs is not None and claim.get("balance") == theirs:
                 balance = theirs  # the record goes on from its own figure: named once, where it went wrong
             elif claim.get("balance") != balance:
                 problems.append(said(where, "balance", claim.get("balance"), balance))
@@ -163,10 +169,15 @@ def verify_transcript(doc: dict[str, Any]) -> Report:
         for number in verdict.dealt:
             if (shoe, number) not in seen:
                 problems.append(f"shoe {shoe}, round {number}: in the shoe's record but not among the rounds")
-    if balance is not None and doc.get("final_balance") not in (balance, theirs):
+    if balance is not None and doc.get("final_balance") not in _either(balance, theirs):
         problems.append(said("the session", "final balance", doc.get("final_balance"), balance))
     report.problems = [p for v in report.shoes for p in v.problems] + problems
     return report
+
+
+def _either(balance: int, theirs: int | None) -> tuple[int, ...]:
+    """The balances a record may show: the seed's, and the record's own after an earlier mismatch."""
+    return (balance,) if theirs is None else (balance, theirs)
 
 
 def _one_seat(records: list[Any], rounds: list[Any]) -> list[Any]:
