@@ -376,3 +376,25 @@ def test_verify_refuses_malformed_files(content, tmp_path: Path, capsys):
     assert code in (2, 3)
     assert "Traceback" not in capsys.readouterr().err
     assert main(["verify", str(tmp_path / "missing.json")]) == 2
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    (None, "cannot read {path}: no such file or directory"),
+    (b"not json", "it is not JSON (expecting value at line 1, column 1)"),
+    (b"\xff\xfe{}", "it is not UTF-8 text (byte 1 cannot be read)"),
+    (json.dumps({"game": "pairs", "rounds": [], "shoes": []}).encode(),
+     "the verifier knows the rules of ez, lucky-draw, mini (lucky-draw with pay table 1 or 2) and states them "
+     "itself; 'pairs' is not among them (a game from a rules file cannot be verified yet)"),
+    (json.dumps({"game": "lucky-draw", "paytable": 7, "rounds": [], "shoes": []}).encode(),
+     "'lucky-draw' with pay table 7 is not among them"),
+])
+def test_a_file_that_cannot_be_verified_says_why_in_words(content, words, tmp_path: Path, capsys, monkeypatch):
+    """Not Python's own messages ("[Errno 2] ...", "Expecting value: ...", "'utf-8' codec can't ...")."""
+    monkeypatch.setenv("COLUMNS", "400")  # the usage panel's lines, unwrapped
+    path = tmp_path / "t.json"
+    if content is not None:
+        path.write_bytes(content)
+    assert main(["verify", str(path)]) == 2
+    said = " ".join(capsys.readouterr().err.replace("│", " ").split())
+    assert words.format(path=path) in said, said
+    assert "Errno" not in said and "codec" not in said

@@ -33,7 +33,16 @@ def verify(
     try:
         text = sys.stdin.read() if str(record) == "-" else record.read_text(encoding="utf-8")
         report = verify_document(json.loads(text))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecordError) as error:
+    except UnicodeDecodeError as error:  # (before OSError's words: it is a ValueError)
+        raise UsageProblem(f"cannot verify {record}: it is not UTF-8 text (byte {error.start + 1} cannot be "
+                           "read); give the file as baccarat play --json or the history export wrote it") from error
+    except json.JSONDecodeError as error:
+        raise UsageProblem(f"cannot verify {record}: it is not JSON ({error.msg.lower()} at line {error.lineno}, "
+                           f"column {error.colno}); give the file as baccarat play --json or the history export "
+                           "wrote it") from error
+    except OSError as error:
+        raise UsageProblem(f"cannot read {record}: {(error.strerror or str(error)).lower()}") from error
+    except RecordError as error:
         raise UsageProblem(f"cannot verify {record}: {error}") from error
     for verdict in report.shoes:
         if verdict.ok and verdict.revealed:

@@ -8,7 +8,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from baccarat.verify.rules import FIRST_DEAL_WAGERS, VOID, WAGERS, Dealt, callouts, game_key, settle, total
+from baccarat.verify.rules import (
+    FIRST_DEAL_WAGERS,
+    VOID,
+    WAGERS,
+    Dealt,
+    callouts,
+    game_key,
+    settle,
+    total,
+    unknown_game,
+)
 from baccarat.verify.shoe import DealtRound, RecordError, ShoeVerdict, said, verify_shoe
 
 #: The ``format`` of the table server's history export (``GET /api/history/export``).
@@ -103,8 +113,10 @@ def verify_transcript(doc: dict[str, Any]) -> Report:
     numbers, the balance after each round and the final balance."""
     game = game_key(doc.get("game"), doc.get("paytable"))
     records, rounds = doc.get("shoes"), doc.get("rounds")
-    if game is None or not isinstance(records, list) or not isinstance(rounds, list):
+    if "game" not in doc or not isinstance(records, list) or not isinstance(rounds, list):
         raise RecordError("a transcript has 'game', 'rounds' and 'shoes'")
+    if game is None:
+        raise RecordError(unknown_game(doc.get("game"), doc.get("paytable")))
     report = Report("transcript", [])
     verdicts: dict[object, ShoeVerdict] = {}
     if game.startswith("lucky-draw"):
@@ -227,7 +239,7 @@ def verify_export(doc: dict[str, Any]) -> Report:
         last[table] = number
         game = game_key(claim.get("game"), claim.get("paytable"))
         if game is None:
-            raise RecordError(f"{where}: unknown game {claim.get('game')!r}")
+            raise RecordError(f"{where}: {unknown_game(claim.get('game'), claim.get('paytable'))}")
         if claim.get("status") not in ("settled", "void"):
             continue  # still in play: its stakes are in the movements, its results are not in yet
         in_shoe = verdicts.get((table, shoe))

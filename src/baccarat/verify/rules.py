@@ -241,6 +241,15 @@ def game_key(game: object, paytable: object) -> str | None:
     return key if key in WAGERS else None
 
 
+def unknown_game(game: object, paytable: object) -> str:
+    """Why a record of ``game`` cannot be verified: the verifier states the built-in games' rules itself."""
+    known = sorted({key.split("/")[0] for key in WAGERS})
+    tables = " or ".join(key.split("/")[1] for key in sorted(WAGERS) if key.startswith("lucky-draw/"))
+    return (f"the verifier knows the rules of {', '.join(known)} (lucky-draw with pay table {tables}) and states "
+            f"them itself; {game!r}" + (f" with pay table {paytable!r}" if paytable is not None else "")
+            + " is not among them (a game from a rules file cannot be verified yet)")
+
+
 def winnings(stake: int, odds: Fraction) -> int:
     """The rounding rule: a win that is not a whole number of cents is rounded down to the cent
     (the fraction stays with the house: 12.50 on Banker at 19 to 20 wins 11.87)."""
