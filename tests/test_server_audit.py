@@ -173,3 +173,21 @@ def test_the_database_refuses_to_edit_or_delete_an_entry(client):
                 transaction(sessions, lambda s, c=change: s.execute(c))
         with sessions() as s:
             assert audit.verify(s)["ok"] and s.get(AuditEntry, 2).actor == "pit_boss"
+
+
+def test_a_database_no_server_has_used_is_refused_not_made(database_url, tmp_path, capsys):
+    """A mistyped --data-dir or --database: once made there, empty, and reported "intact: 0 entries"."""
+    from sqlalchemy import create_engine, inspect
+
+    mistyped = tmp_path / "mistyped"
+    on_sqlite = database_url.startswith("sqlite")
+    options = ["--data-dir", str(mistyped)] + ([] if on_sqlite else ["--database", database_url])
+    for args in (["audit", "verify"], ["audit", "show"], ["void-round", "1", "1", "--reason", "a test"]):
+        assert main([*args, *options]) == 4, args
+        said = capsys.readouterr()
+        assert "no server has used it; check --" in said.err and said.out == "", args
+    assert not mistyped.exists()
+    if not on_sqlite:
+        engine = create_engine(database_url)
+        assert inspect(engine).get_table_names() == []  # nothing was set up there either
+        engine.dispose()

@@ -32,7 +32,7 @@ def verify(database: Database = None, data_dir: DataDir = None) -> None:
 
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
-        with connect(ready_database(settings)) as sessions:
+        with connect(ready_database(settings, existing=True)) as sessions:
             result = read(sessions, audit.verify)
     if not result["ok"]:
         broken = result["broken"]
@@ -52,7 +52,7 @@ def show(last: Annotated[int, typer.Option(min=1, max=10_000, help="How many of 
 
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
-        with connect(ready_database(settings)) as sessions:
+        with connect(ready_database(settings, existing=True)) as sessions:
             entries = read(sessions, lambda s: audit.trail(s, after_id=0, limit=10**9))[-last:]
     for entry in entries:
         print(f"{entry['id']:>6}  {entry['at']}  {entry['actor']}  {entry['action']}  {entry['target']}  "

@@ -44,7 +44,7 @@ def void_round(
 
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
-        with connect(ready_database(settings)) as sessions:
+        with connect(ready_database(settings, existing=True)) as sessions:
             result = transaction(sessions, lambda s: operations.void_round(s, _actor(), table, round_number,
                                                                            reason=reason))
     print(f"round {round_number} at table {table} voided: {result['bets_refunded']} bets, "

@@ -59,6 +59,30 @@ def _database_problems(settings: Settings) -> Iterator[None]:
         _unavailable(f"cannot open the database at {_shown(settings)}: {reason}; check {hint}")
 
 
+def _check_set_up(settings: Settings) -> None:
+    """End the command (:data:`EXIT_UNAVAILABLE`) unless a server has set this database up."""
+    from sqlalchemy import create_engine, inspect
+    from sqlalchemy.engine import make_url
+
+    hint = "--database / BACCARAT_DATABASE_URL" if settings.database_url else "--data-dir / BACCARAT_DATA_DIR"
+    url = make_url(settings.database_url) if settings.database_url else None
+    if url is None or url.get_backend_name() == "sqlite":
+        if url is not None and url.database in (None, "", ":memory:"):
+            return  # in memory: nothing on disk to look for
+        path = settings.data_dir / "baccarat.sqlite3" if url is None else Path(url.database or "")
+        if not path.is_file():  # (connecting would make it)
+            _unavailable(f"there is no database at {path}: no server has used it; check {hint}")
+        return
+    engine = create_engine(url)
+    try:
+        set_up = inspect(engine).has_table("alembic_version")
+    finally:
+        engine.dispose()
+    if not set_up:
+        _unavailable(f"the database at {_shown(settings)} holds no baccarat tables: no server has used it; "
+                     f"check {hint}")
+
+
 def _shown(settings: Settings) -> str:
     """The database URL without its password (it is printed)."""
     from sqlalchemy.engine import make_url
@@ -72,15 +96,22 @@ def _shown(settings: Settings) -> str:
         return settings.database_url.split("://", 1)[0] + "://..."
 
 
-def ready_database(settings: Settings) -> str:
+def ready_database(settings: Settings, *, existing: bool = False) -> str:
     """The database URL, migrated to the newest schema and known to take a write; a database that
-    cannot be used ends the command with one line and :data:`EXIT_UNAVAILABLE`."""
+    cannot be used ends the command with one line and :data:`EXIT_UNAVAILABLE`.
+
+    ``existing``: for the commands that read or change what a server wrote (the audit trail, a round),
+    a database no server has set up is refused too: a mistyped ``--data-dir`` or ``--database`` would
+    otherwise be made, empty, and the command would report on nothing as if all were well.
+    """
     from sqlalchemy import text
 
     from baccarat.server.db import connect, transaction
     from baccarat.server.migrate import upgrade
 
     with _database_problems(settings):
+        if existing:
+            _check_set_up(settings)
         url = settings.url  # makes the data directory
         upgrade(url)
         with connect(url) as sessions:
