@@ -510,6 +510,19 @@ def test_a_read_only_database_is_one_line(tmp_path: Path):
     assert "database is read-only" in _refused_in_one_line(done)
 
 
+@pytest.mark.parametrize(("url", "words"), [
+    ("mysql://u@db.example/baccarat", "mysql is not a database this server uses: give sqlite:///PATH or "
+                                      "postgresql+psycopg://USER@HOST/NAME"),
+    ("nosuchdb://u@h/b", "nosuchdb is not a database this server uses"),
+    ("postgresql+psycopg2://u@127.0.0.1:1/b", "its driver (postgresql+psycopg2) is not installed; write "
+                                              "postgresql+psycopg://USER@HOST/NAME"),
+])
+def test_a_database_this_server_cannot_use_is_said_in_words(url: str, words: str, tmp_path: Path):
+    """Once "No module named 'MySQLdb'" and "Can't load plugin: sqlalchemy.dialects:nosuchdb"."""
+    line = _refused_in_one_line(_serve("--database", url, "--data-dir", str(tmp_path)))
+    assert words in line and "No module" not in line and "plugin" not in line, line
+
+
 def test_an_address_in_use_is_not_a_verification_mismatch(tmp_path: Path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

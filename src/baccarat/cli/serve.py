@@ -41,7 +41,7 @@ def _database_problems(settings: Settings) -> Iterator[None]:
     credentials, no driver, a schema newer than this code): anything else is a bug and keeps its traceback.
     """
     from alembic.util import CommandError
-    from sqlalchemy.exc import SQLAlchemyError
+    from sqlalchemy.exc import NoSuchModuleError, SQLAlchemyError
 
     from baccarat.server import faults
 
@@ -53,7 +53,15 @@ def _database_problems(settings: Settings) -> Iterator[None]:
             why = "it is not a directory" if Path(error.filename).is_file() else error.strerror or str(error)
             _unavailable(f"cannot use the data directory {settings.data_dir}: {why}; check {hint}")
         _unavailable(f"cannot open the database at {_shown(settings)}: {faults.describe(error)}; check {hint}")
-    except (SQLAlchemyError, ImportError, CommandError) as error:
+    except (NoSuchModuleError, ImportError) as error:  # a database kind, or a driver, that is not installed
+        if settings.database_url is None or (getattr(error, "name", None) or "").startswith("baccarat"):
+            raise  # SQLite's driver is Python's own, always there; a module of ours missing is a bug
+        scheme = settings.database_url.split("://", 1)[0]
+        why = (f"its driver ({scheme}) is not installed; write postgresql+psycopg://USER@HOST/NAME (psycopg 3, "
+               "installed with baccarat)" if scheme.startswith("postgres") else
+               f"{scheme} is not a database this server uses: give sqlite:///PATH or postgresql+psycopg://USER@HOST/NAME")
+        _unavailable(f"cannot open the database at {_shown(settings)}: {why}; check {hint}")
+    except (SQLAlchemyError, CommandError) as error:
         problem, words = faults.storage_problem(error), faults.describe(error)
         reason = words if problem is None else problem if problem == words else f"{problem} ({words})"
         _unavailable(f"cannot open the database at {_shown(settings)}: {reason}; check {hint}")
