@@ -375,3 +375,49 @@ def test_the_lucky_draw_hint_is_the_exact_strategy_card(client):
     assert draw["5"] == list(range(8))  # all but an 8 or a 9
     assert (draw["6"], draw["7"], draw["8"], draw["9"]) == ([0], [0, 1], [], [0, 1])
     assert client.get("/api/tables/1/strategy").status_code == 409  # punto banco: no Draw decision
+
+
+def _on_a_terminal(args: list[str], answers: list[str], timeout: float = 60) -> tuple[int, str]:
+    """Run ``args`` with a pseudo-terminal as its terminal, typing each answer once its prompt (a line
+    ending in ': ') is shown; its exit code and everything it showed."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import time
+
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(args, stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
+    os.close(terminal)
+    shown, left, deadline = b"", list(answers), time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if select.select([controller], [], [], 0.1)[0]:
+                try:
+                    shown += os.read(controller, 4096)
+                except OSError:  # the command ended and closed the terminal
+                    break
+            if left and shown.rstrip(b" ").endswith(b":"):  # a prompt waits (getpass flushes what came before)
+                os.write(controller, left.pop(0).encode() + b"\n")
+                shown += b"\n"
+            if process.poll() is not None and not select.select([controller], [], [], 0.1)[0]:
+                break
+        return process.wait(timeout=10), shown.decode(errors="replace")
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+
+
+def test_an_operators_password_is_typed_twice_on_a_terminal(tmp_path):
+    import shutil
+    import sys
+
+    exe = shutil.which("baccarat", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    args = [exe, "operator", "boss", "--data-dir", str(tmp_path)]
+    code, shown = _on_a_terminal(args, ["correct horse battery", "correct horse batery"])
+    assert code == 2 and "the two passwords typed differ; nothing was created" in " ".join(shown.split()), shown
+    assert "correct horse" not in shown  # typed unseen
+    code, shown = _on_a_terminal(args, ["correct horse battery", "correct horse battery"])
+    assert code == 0 and "operator boss created" in shown, shown

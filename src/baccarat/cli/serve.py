@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from baccarat.cli import EXIT_UNAVAILABLE, RulesOption, app, handle_errors
+from baccarat.cli import EXIT_UNAVAILABLE, RulesOption, UsageProblem, app, handle_errors
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -255,7 +255,7 @@ def operator(
     = None,
     data_dir: Annotated[Path | None, typer.Option(help="Data directory.")] = None,
 ) -> None:
-    """Create an operator account; the password is read from the terminal (or one line of stdin)."""
+    """Create an operator account; the password is read from the terminal, twice (or one line of stdin)."""
     from baccarat.cli.rounds import _actor
     from baccarat.server import accounts, audit
     from baccarat.server.db import connect, transaction
@@ -269,7 +269,12 @@ def operator(
 
     import getpass  # here: every command imports this module (start-up, issue 17)
 
-    password = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
+    if sys.stdin.isatty():  # typed unseen: a slip would make an account nobody can log in to
+        password = getpass.getpass("password: ")
+        if getpass.getpass("the same password again: ") != password:
+            raise UsageProblem("the two passwords typed differ; nothing was created: run the command again")
+    else:
+        password = sys.stdin.readline().rstrip("\n")
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
         url = ready_database(settings)
