@@ -45,7 +45,7 @@ def _database_problems(settings: Settings) -> Iterator[None]:
 
     from baccarat.server import faults
 
-    hint = "--database / BACCARAT_DATABASE_URL" if settings.database_url else "--data-dir / BACCARAT_DATA_DIR"
+    hint = _where_set(settings)
     try:
         yield
     except OSError as error:
@@ -72,7 +72,7 @@ def _check_set_up(settings: Settings) -> None:
     from sqlalchemy import create_engine, inspect
     from sqlalchemy.engine import make_url
 
-    hint = "--database / BACCARAT_DATABASE_URL" if settings.database_url else "--data-dir / BACCARAT_DATA_DIR"
+    hint = _where_set(settings)
     url = make_url(settings.database_url) if settings.database_url else None
     if url is None or url.get_backend_name() == "sqlite":
         if url is not None and url.database in (None, "", ":memory:"):
@@ -89,6 +89,11 @@ def _check_set_up(settings: Settings) -> None:
     if not set_up:
         _unavailable(f"the database at {_shown(settings)} holds no baccarat tables: no server has used it; "
                      f"check {hint}")
+
+
+def _where_set(settings: Settings) -> str:
+    """The option and variable that chose this database: what a refusal asks to check."""
+    return "--database / BACCARAT_DATABASE_URL" if settings.database_url else "--data-dir / BACCARAT_DATA_DIR"
 
 
 def _shown(settings: Settings) -> str:

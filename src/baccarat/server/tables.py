@@ -474,8 +474,8 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     # The stake holds this wallet's row until commit, so the player's other bets now queue behind this
     # one: read what is on the layout again, and check again if a bet of theirs landed meanwhile
     # (PostgreSQL; SQLite runs one writer at a time, so nothing can have landed there).
-    again = placed if not on_postgresql(s.get_bind()) else {
-        wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})}
+    again = {wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})
+             } if on_postgresql(s.get_bind()) else placed
     if again != placed:
         placed = again
         check_layout(game, limits, seat, placed, bets)
