@@ -42,6 +42,8 @@ def _first_importable(names: tuple[str, ...]) -> tuple[Any | None, list[str]]:
             return importlib.import_module(name), problems
         except ImportError as error:
             problems.append(f"{name}: {error}")
+        except Exception as error:  # the module is there but fails while it loads: say so, not a traceback
+            problems.append(f"{name} failed to import: {type(error).__name__}: {error}")
     return None, problems
 
 
@@ -51,9 +53,10 @@ def _openapi() -> dict[str, Any]:
     if factory is None:
         where = " or ".join(APP_MODULES)
         detail = "; ".join(problems) if problems else f"{module.__name__} has no create_app"  # type: ignore[union-attr]
+        hint = " Is the package installed (pip install -e '.[docs]')?" if "No module named 'baccarat'" in detail else ""
         raise PluginError(
             f"docs/hooks/openapi_routes.py: cannot build the table server's app to list its routes "
-            f"(looked for create_app in {where}: {detail}). Is the package installed (pip install -e '.[docs]')?"
+            f"(looked for create_app in {where}: {detail}).{hint}"
         )
     settings_module, _ = _first_importable(SETTINGS_MODULES)
     with tempfile.TemporaryDirectory(prefix="baccarat-docs-") as folder:
@@ -75,6 +78,7 @@ def _openapi() -> dict[str, Any]:
 
 def _cell(text: str) -> str:
     """Text safe inside one cell of a markdown table (docstrings' reST roles and literals made markdown)."""
+    text = re.sub(r",? \(see :[a-z]+:`[^`]+`\)", "", text)  # a pointer into the code means nothing here
     text = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", text)  # :func:`x` -> `x`
     text = text.replace("``", "`")
     return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;")
