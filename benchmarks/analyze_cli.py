@@ -7,7 +7,7 @@ scratch), and *warm*, with the report kept by the cold run (``baccarat.analysis.
 of the code in its key, so a warm run is never stale).  Both are given, as wall time and as the CPU
 time (user + system) of the three processes: on a shared machine the CPU time is the steadier.
 Cold, Python and numpy take about 0.1 s of each run before any analysis (the console script answers
-these plain lines without Typer: ``baccarat.analysis.command``); warm, numpy is not imported at all.
+these plain lines without Typer: ``baccarat.cli.analyze_text``); warm, numpy is not imported at all.
 
 The runs use the package's bytecode compiled first, as an installed package has it
 (``installed.py``; ``--no-bytecode`` to time them compiling their modules from source).
@@ -42,7 +42,7 @@ GAMES = ("mini", "ez", "lucky-draw")
 
 def _command() -> list[str]:
     found = shutil.which("baccarat", path=str(Path(sys.executable).parent))
-    return [found] if found else [sys.executable, "-m", "baccarat.cli"]
+    return [found] if found else [sys.executable, "-m", "baccarat.cli.app"]
 
 
 def _children_cpu() -> float:
@@ -75,7 +75,7 @@ def time_in_process(repeats: int) -> tuple[list[float], list[float]]:
 
     from baccarat.analysis.composition import Composition
     from baccarat.analysis.punto import coup_table, event_combinations
-    from baccarat.presets import MINI
+    from baccarat.core.registry import MINI
 
     ours, baseline = [], []
     for _ in range(repeats):

@@ -31,7 +31,7 @@ import time, json
 t = time.perf_counter()
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.composition import Composition
-from baccarat.rulesfile import read_rules
+from baccarat.core.rulesfile import read_rules
 game = read_rules({rules!r})
 imported = time.perf_counter()
 analyze(game, Composition.full(8))
@@ -44,7 +44,8 @@ print(json.dumps({{"import": imported - t, "first": first - imported, "warm": ag
 
 def _command() -> list[str]:
     found = shutil.which("baccarat", path=str(Path(sys.executable).parent))
-    return [found] if found else [sys.executable, "-c", "import sys; from baccarat.cli import main; sys.exit(main())"]
+    console = "import sys; from baccarat.cli.app import main; sys.exit(main())"
+    return [found] if found else [sys.executable, "-c", console]
 
 
 def main() -> None:

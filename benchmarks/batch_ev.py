@@ -22,7 +22,7 @@ import numpy as np
 from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.composition import LABEL_VALUES, Composition
 from baccarat.analysis.punto import event_combinations
-from baccarat.presets import EZ
+from baccarat.core.registry import EZ
 
 
 def random_shoes(count: int, seed: int = 2026) -> np.ndarray:

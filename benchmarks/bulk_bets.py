@@ -1,5 +1,5 @@
 """Bulk bets in-process: N socket bets (one each, on one EZ table) through the group commit's
-transactions of 512, placed together (:mod:`baccarat.server.bulkbets`) and each alone, on fresh databases.
+transactions of 512, placed together (:mod:`baccarat.server.live.bulk_bets`) and each alone, on fresh databases.
 
     python benchmarks/bulk_bets.py [--bets 2000] [--database postgresql+psycopg://.../postgres] [--json F]
 
@@ -22,11 +22,12 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, insert
 
-from baccarat.server import batch, tables
-from baccarat.server.db import make_engine, session_factory, sqlite_url, transaction
-from baccarat.server.live import SocketCommand, bets_together
-from baccarat.server.migrate import upgrade
-from baccarat.server.models import Account, Token, Wallet
+from baccarat.server.live import group_commit as batch
+from baccarat.server.live.sockets import SocketCommand, bets_together
+from baccarat.server.playing import tables
+from baccarat.server.storage.db import make_engine, session_factory, sqlite_url, transaction
+from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.models import Account, Token, Wallet
 
 NOW = datetime.now(UTC)
 

@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 from installed import compile_package  # benchmarks/installed.py
 
+from baccarat.sim.outcome_tables import punto_banco_tables, shoe_tables
 from baccarat.sim.run import CHUNK_SHOES, Plan
-from baccarat.sim.tables import punto_banco_tables, shoe_tables
 
 CHILD = r"""
 import os, sys, time
@@ -94,8 +94,8 @@ mark("forked")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import select
 import numpy as np
-from baccarat.presets import get_game
-from baccarat.sim.command import plain_plan, result_text
+from baccarat.core.registry import get_game
+from baccarat.cli.simulate_text import plain_plan, result_text
 from baccarat.sim.run import add_up
 plan = plain_plan({"game": game, "shoes": shoes, "seed": seed})
 mark("parent-ready")
@@ -185,7 +185,7 @@ def write_tables(plan: Plan, path: Path) -> tuple[int, int]:
 
 def _command() -> list[str]:
     found = shutil.which("baccarat", path=str(Path(sys.executable).parent))
-    return [found] if found else [sys.executable, "-m", "baccarat.cli"]
+    return [found] if found else [sys.executable, "-m", "baccarat.cli.app"]
 
 
 def timed(command: list[str]) -> tuple[float, str, dict[str, float]]:

@@ -32,7 +32,7 @@ import httpx
 
 
 def start(data_dir: Path) -> tuple[subprocess.Popen[str], str]:
-    code = "import sys; from baccarat.cli import main; sys.argv[0] = 'baccarat'; main()"
+    code = "import sys; from baccarat.cli.app import main; sys.argv[0] = 'baccarat'; main()"
     server = subprocess.Popen([sys.executable, "-c", code, "serve", "--port", "0", "--data-dir", str(data_dir)],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=os.environ.copy())
     assert server.stdout is not None
@@ -87,9 +87,9 @@ def main() -> None:
     parser.add_argument("--spread", action="store_true")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     options = parser.parse_args()
-    from baccarat.server import accounts
-    from baccarat.server.db import connect, sqlite_url, transaction
-    from baccarat.server.migrate import upgrade
+    from baccarat.server.house import accounts
+    from baccarat.server.storage.db import connect, sqlite_url, transaction
+    from baccarat.server.storage.migrate import upgrade
 
     data_dir = Path(tempfile.mkdtemp())
     results = str(data_dir / "answers.json")

@@ -34,7 +34,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     options = parser.parse_args()
     data_dir = tempfile.mkdtemp()
-    code = "import sys; from baccarat.cli import main; sys.exit(main())"
+    code = "import sys; from baccarat.cli.app import main; sys.exit(main())"
     server = subprocess.Popen([sys.executable, "-c", code, "serve", "--port", "0", "--data-dir", data_dir],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

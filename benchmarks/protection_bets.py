@@ -22,10 +22,11 @@ from typing import Any
 
 
 def measure(history: int, bets: int) -> dict[str, Any]:
-    from baccarat.server import accounts, clock, protection, tables
-    from baccarat.server.db import connect, transaction
-    from baccarat.server.dealer import deal_due
-    from baccarat.server.migrate import upgrade
+    from baccarat.server.house import accounts, protection
+    from baccarat.server.playing import betting, clock, seating, tables
+    from baccarat.server.playing.dealer import deal_due
+    from baccarat.server.storage.db import connect, transaction
+    from baccarat.server.storage.migrate import upgrade
 
     held = clock.ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
     clock.use(held)
@@ -37,11 +38,11 @@ def measure(history: int, bets: int) -> dict[str, Any]:
             table = tables.create_table(s, "bench", "mini", betting_seconds=600)
             players = [accounts.register(s, name, "correct horse", grant=10**9).id for name in ("free", "kept")]
             for player in players:
-                tables.sit(s, table.id, player)
+                seating.sit(s, table.id, player)
             return table.id, players
         table_id, (free, kept) = transaction(sessions, setup)
         for _ in range(history):  # long ago: outside every window
-            transaction(sessions, lambda s: tables.place_bets(s, table_id, kept, {"player": 100}))
+            transaction(sessions, lambda s: betting.place_bets(s, table_id, kept, {"player": 100}))
         for period in ("day", "week", "month"):
             transaction(sessions, lambda s, p=period: protection.set_limit(s, kept, "loss", p, 10**8))
         held.moment += timedelta(days=40)
@@ -51,7 +52,7 @@ def measure(history: int, bets: int) -> dict[str, Any]:
             times = []
             for _ in range(bets):
                 start = time.perf_counter()
-                transaction(sessions, lambda s, p=player: tables.place_bets(s, table_id, p, {"banker": 100}))
+                transaction(sessions, lambda s, p=player: betting.place_bets(s, table_id, p, {"banker": 100}))
                 times.append(time.perf_counter() - start)
             figures[name] = {"median_ms": round(statistics.median(times) * 1000, 2),
                              "p99_ms": round(sorted(times)[int(len(times) * 0.99) - 1] * 1000, 2)}

@@ -33,10 +33,11 @@ from typing import Any
 
 import websockets
 
-from baccarat.server import accounts, tables
-from baccarat.server.db import connect, sqlite_url, transaction
-from baccarat.server.migrate import upgrade
-from baccarat.server.timeline import Pace
+from baccarat.server.house import accounts
+from baccarat.server.playing import seating, tables
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import connect, sqlite_url, transaction
+from baccarat.server.storage.migrate import upgrade
 
 WAGERS = ("banker", "player", "tie", "dragon_7", "panda_8")
 
@@ -55,7 +56,7 @@ def prepare(url: str, table_count: int) -> list[tuple[int, str, bool]]:
                 account = transaction(sessions, lambda s, n=name: accounts.register(s, n, "correct horse",
                                                                                    grant=10_000_000).id)
                 if p < 7:
-                    transaction(sessions, lambda s, a=account, tid=table_id: tables.sit(s, tid, a))
+                    transaction(sessions, lambda s, a=account, tid=table_id: seating.sit(s, tid, a))
                 token = transaction(sessions, lambda s, n=name: accounts.log_in(s, n, "correct horse"))
                 players.append((table_id, token, p < 7))
     return players

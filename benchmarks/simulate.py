@@ -20,8 +20,8 @@ wall time when other programs share the machine.
 It also prints the most two workers could gain if the whole start-up stayed serial: (S + D) / (S + D/2),
 with S the start-up above and D the dealing time at the in-process rate (the fork, the tail and the
 exit are left out).  The console script starts a plain run's workers at once and deals and prints a
-plain punto banco run without Typer and the command modules (``baccarat.sim.early``,
-``baccarat.sim.command``); ``simulate_timeline.py`` shows when the workers' first chunk begins.
+plain punto banco run without Typer and the command modules (``baccarat.cli.early_workers``,
+``baccarat.cli.simulate_text``); ``simulate_timeline.py`` shows when the workers' first chunk begins.
 
 The ``baccarat`` processes run with the package's bytecode compiled first, as an installed package
 has it (``installed.py``; ``--no-bytecode`` times them compiling their modules from source, as they
@@ -47,9 +47,9 @@ from pathlib import Path
 import numpy as np
 from installed import compile_package  # benchmarks/installed.py
 
-from baccarat.sim.report import ratio_stats
+from baccarat.sim.outcome_tables import punto_banco_tables, shoe_tables
+from baccarat.sim.results import ratio_stats
 from baccarat.sim.run import Plan, chunk_state
-from baccarat.sim.tables import punto_banco_tables, shoe_tables
 
 HERE = Path(__file__).resolve().parent
 GOAL_C, GOAL_TWO, GOAL_START, GOAL_LUCKY = 0.8, 1.8, 0.3, 2.0
@@ -57,7 +57,7 @@ GOAL_C, GOAL_TWO, GOAL_START, GOAL_LUCKY = 0.8, 1.8, 0.3, 2.0
 
 def _command() -> list[str]:
     found = shutil.which("baccarat", path=str(Path(sys.executable).parent))
-    return [found] if found else [sys.executable, "-m", "baccarat.cli"]
+    return [found] if found else [sys.executable, "-m", "baccarat.cli.app"]
 
 
 def build_reference(folder: Path) -> Path:
@@ -131,9 +131,9 @@ def check_same_shoes(reference: dict[str, object], doc: dict) -> None:  # type: 
 
 def kernel_rates(shoes: int, repeats: int) -> dict[str, float]:
     """Hands per second of the punto banco (EZ) and Lucky Draw kernels in-process, median of ``repeats``."""
-    from baccarat.presets import get_game
+    from baccarat.core.registry import get_game
+    from baccarat.sim.outcome_tables import strategy_draws
     from baccarat.sim.run import run
-    from baccarat.sim.tables import strategy_draws
 
     plans = {"punto banco (ez)": Plan("ez", shoes, 7),
              "lucky draw": Plan("lucky-draw", shoes, 7, paytable=1,

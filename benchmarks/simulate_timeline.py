@@ -46,10 +46,10 @@ def timed(plan, workers, chunk):
     log(f"mark last-result-in {now():.4f}")
 run._local = timed
 sys.argv = ["baccarat", *sys.argv[2:]]
-if entry == "console":  # the console script: a plain run's workers start before Typer (baccarat.sim.early)
-    from baccarat.console import main
+if entry == "console":  # the console script: a plain run's workers start before Typer (baccarat.cli.early_workers)
+    from baccarat.cli.console import main
 else:
-    from baccarat.cli import main
+    from baccarat.cli.app import main
 main()
 """
 
@@ -60,7 +60,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-bytecode", action="store_true")
     parser.add_argument("--entry", choices=("console", "cli"), default="console",
-                        help="the console script (baccarat.console.main, as installed) or baccarat.cli.main")
+                        help="the console script (baccarat.cli.console.main, as installed) or baccarat.cli.app.main")
     args = parser.parse_args()
     if not args.no_bytecode:
         compile_package()

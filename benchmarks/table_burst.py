@@ -45,11 +45,12 @@ from typing import Any
 import websockets
 from sqlalchemy import text
 
-from baccarat.server import accounts, tables, wallet
-from baccarat.server.db import connect, sqlite_url, transaction
-from baccarat.server.migrate import upgrade
-from baccarat.server.models import Account, Wallet
-from baccarat.server.timeline import Pace
+from baccarat.server.house import accounts, wallet
+from baccarat.server.playing import tables
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import connect, sqlite_url, transaction
+from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.models import Account, Wallet
 
 GRANT = 10_000_000
 
@@ -153,7 +154,7 @@ def _moments(url: str, table_id: int, number: int) -> tuple[float, float]:
     """When the round's last card and its result were shown (epoch seconds), as the server stored them."""
     from sqlalchemy import select
 
-    from baccarat.server.models import Round, aware
+    from baccarat.server.storage.models import Round, aware
 
     with connect(url) as sessions, sessions() as s:
         played = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == number))

@@ -27,7 +27,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_play
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = Path(os.environ.get("BACCARAT_SCREENSHOTS", Path(__file__).parents[1] / "artifacts" / "screenshots"))
 PASSWORD = "correct horse battery"
-#: the server's pace (``baccarat.server.timeline``): no more bets, one card, the results pause
+#: the server's pace (``baccarat.server.playing.timeline``): no more bets, one card, the results pause
 NO_MORE_BETS, CARD, RESULTS_PAUSE = 1.0, 0.6, 4.0
 
 

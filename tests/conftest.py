@@ -7,10 +7,10 @@ from collections.abc import Mapping
 import pytest
 from hypothesis import HealthCheck, settings
 
-from baccarat.cards import parse_cards
-from baccarat.games import Game
-from baccarat.shoe import Shoe
-from baccarat.table import Table
+from baccarat.core.cards import parse_cards
+from baccarat.core.games import Game
+from baccarat.core.shoe import Shoe
+from baccarat.core.table import Table
 
 from . import provision
 
@@ -75,7 +75,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path):  # type: ignore[no-u
     import uuid
 
     if request.param == "sqlite":
-        from baccarat.server.db import sqlite_url
+        from baccarat.server.storage.db import sqlite_url
 
         yield sqlite_url(tmp_path)
         return
@@ -102,9 +102,9 @@ def database_url(request: pytest.FixtureRequest, tmp_path):  # type: ignore[no-u
 def sessions(database_url: str):  # type: ignore[no-untyped-def]
     """Sessions on ``database_url`` migrated to the newest schema; the test must leave the ledger
     balanced (every movement's postings sum to zero, and every wallet equals its postings)."""
-    from baccarat.server import wallet
-    from baccarat.server.db import make_engine, session_factory
-    from baccarat.server.migrate import upgrade
+    from baccarat.server.house import wallet
+    from baccarat.server.storage.db import make_engine, session_factory
+    from baccarat.server.storage.migrate import upgrade
 
     upgrade(database_url)
     engine = make_engine(database_url)

@@ -19,10 +19,10 @@ from baccarat.analysis import lucky_draw as ld
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.block import CARD_KINDS, block_combinations, event_table, kind_counts
 from baccarat.analysis.composition import Composition, sequence_weights
-from baccarat.cards import Card, standard_deck
-from baccarat.games import Game
-from baccarat.lucky import BLOCK_EVENTS, LuckyDrawHand, block_bonus_event
-from baccarat.presets import LUCKY_DRAW, LUCKY_DRAW_2, lucky_draw
+from baccarat.core.cards import Card, standard_deck
+from baccarat.core.games import Game
+from baccarat.core.lucky import BLOCK_EVENTS, LuckyDrawHand, block_bonus_event
+from baccarat.core.registry import LUCKY_DRAW, LUCKY_DRAW_2, lucky_draw
 
 CARD = [Card("T", "h"), *(Card(rank, "h") for rank in "A23456789")]
 

@@ -18,9 +18,9 @@ from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.batch_kernel import LANES
 from baccarat.analysis.composition import Composition, falling, sequence_weights
 from baccarat.analysis.punto import event_combinations, key_weights
-from baccarat.analysis.report import format_analysis
-from baccarat.errors import ConfigurationError
-from baccarat.presets import EZ, LUCKY_DRAW, MINI
+from baccarat.analysis.results import format_analysis
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.registry import EZ, LUCKY_DRAW, MINI
 from tests.test_enumeration import event_counts
 
 #: Partly dealt shoes (counts by point value, index 0 = ten-value cards).

@@ -37,11 +37,13 @@ need_chromium()
 
 def _seed(data: Path) -> None:
     """Six days of play at two tables before the server starts (on an injected clock), and an operator."""
-    from baccarat.server import accounts, clock, operations, tables
-    from baccarat.server.db import connect, sqlite_url, transaction
-    from baccarat.server.dealer import deal_due
-    from baccarat.server.migrate import upgrade
-    from baccarat.server.timeline import Pace
+    from baccarat.server.house import accounts
+    from baccarat.server.operator import actions as operations
+    from baccarat.server.playing import betting, clock, seating, tables
+    from baccarat.server.playing.dealer import deal_due
+    from baccarat.server.playing.timeline import Pace
+    from baccarat.server.storage.db import connect, sqlite_url, transaction
+    from baccarat.server.storage.migrate import upgrade
 
     url = sqlite_url(data)
     upgrade(url)
@@ -57,7 +59,7 @@ def _seed(data: Path) -> None:
                 boss = accounts.register(s, "pit_boss", PASSWORD, grant=0, role="operator")
                 for table_id in ids[:2]:
                     for player in players:
-                        tables.sit(s, table_id, player)
+                        seating.sit(s, table_id, player)
                 return ids, players, boss
             ids, players, boss = transaction(sessions, setup)
             stakes = ({"banker": 2_500, "tie": 500}, {"player": 2_000, "dragon_bonus_player": 500})
@@ -65,8 +67,8 @@ def _seed(data: Path) -> None:
             for day in range(6):
                 for _ in range(8):
                     for player, mini_bets, ez_bets in zip(players, stakes, ez, strict=True):
-                        transaction(sessions, lambda s, p=player, b=mini_bets: tables.place_bets(s, ids[0], p, b))
-                        transaction(sessions, lambda s, p=player, b=ez_bets: tables.place_bets(s, ids[1], p, b))
+                        transaction(sessions, lambda s, p=player, b=mini_bets: betting.place_bets(s, ids[0], p, b))
+                        transaction(sessions, lambda s, p=player, b=ez_bets: betting.place_bets(s, ids[1], p, b))
                     held.advance(seconds=11)
                     deal_due(sessions, now=held.now())
                 held.moment = start + timedelta(days=day + 1)

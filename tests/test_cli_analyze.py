@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from baccarat.cli import main
+from baccarat.cli.app import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from baccarat.cli import main
+from baccarat.cli.app import main
 
 
 def run_json(capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str, script: str, *extra: str) -> dict:  # type: ignore[type-arg]
@@ -151,10 +151,10 @@ def test_terminal_play_shows_the_roads_of_the_shoe(capsys: pytest.CaptureFixture
 
 
 def test_the_session_scoreboard_follows_the_shoe_and_starts_again_with_the_next() -> None:
-    from baccarat.presets import get_game
-    from baccarat.roads import parse_hands, roads
-    from baccarat.script import parse_line
-    from baccarat.session import Session
+    from baccarat.cli.script import parse_line
+    from baccarat.cli.session import Session
+    from baccarat.core.registry import get_game
+    from baccarat.core.roads import parse_hands, roads
 
     session = Session(get_game("mini"), bankroll=10**9, seed=5, decks=1, cut_card=20)
     shoes = set()

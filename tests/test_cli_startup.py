@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from baccarat.cli import _app_for, app, main
+from baccarat.cli.app import _app_for, app, main
 
-CONSOLE = "import sys; from baccarat.cli import main; sys.argv = ['baccarat', *sys.argv[1:]]; sys.exit(main())"
+CONSOLE = "import sys; from baccarat.cli.app import main; sys.argv = ['baccarat', *sys.argv[1:]]; sys.exit(main())"
 
 
 def _console(*args: str) -> subprocess.CompletedProcess[str]:
@@ -49,7 +49,7 @@ def test_the_console_scripts_quick_exit_writes_everything_and_keeps_the_exit_cod
     assert analysed.returncode == 0 and analysed.stdout.startswith("Mini-Baccarat, 8 decks")
 
 
-EARLY = "import sys; from baccarat.console import main; sys.argv = ['baccarat', *sys.argv[1:]]; sys.exit(main())"
+EARLY = "import sys; from baccarat.cli.console import main; sys.argv = ['baccarat', *sys.argv[1:]]; sys.exit(main())"
 
 
 @pytest.mark.parametrize("args", [
@@ -60,7 +60,7 @@ EARLY = "import sys; from baccarat.console import main; sys.argv = ['baccarat', 
     ["simulate", "lucky-draw", "--shoes", "20000", "--seed", "3", "--workers", "2", "--json"],  # left to Typer
 ])
 def test_workers_started_before_the_command_line_give_the_same_result(capsys: pytest.CaptureFixture[str], args):
-    """The console script forks a plain simulate run's workers before Typer (baccarat.sim.early)."""
+    """The console script forks a plain simulate run's workers before Typer (baccarat.cli.early_workers)."""
     one = [word for word in args if not word.startswith("--workers=")]
     if "--workers" in one:
         del one[one.index("--workers"):one.index("--workers") + 2]
@@ -71,7 +71,7 @@ def test_workers_started_before_the_command_line_give_the_same_result(capsys: py
 
 
 def test_early_workers_for_another_run_or_a_refused_command_are_ended(capsys: pytest.CaptureFixture[str]):
-    from baccarat.sim import early
+    from baccarat.cli import early_workers as early
 
     spec = early.read_command_line(["simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2"])
     assert spec == {"game": "ez", "shoes": 40000, "seed": 1, "workers": 2}
@@ -101,7 +101,7 @@ def test_early_workers_for_another_run_or_a_refused_command_are_ended(capsys: py
     ["analyze", "ez"], ["--version"], [],
 ])
 def test_the_early_start_reads_only_plain_simulate_command_lines(args):
-    from baccarat.sim import early
+    from baccarat.cli import early_workers as early
 
     assert early.read_command_line(args) is None
 
@@ -119,8 +119,8 @@ SHOE = "24,24,24,24,24,24,24,24,24,96"  # six decks, as a partly dealt shoe
 ])
 def test_a_plain_analyze_line_is_answered_without_typer_exactly_as_typer_answers_it(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path, args):
-    """The console script answers these before importing Typer (baccarat.analysis.command)."""
-    from baccarat.analysis.command import early_text
+    """The console script answers these before importing Typer (baccarat.cli.analyze_text)."""
+    from baccarat.cli.analyze_text import early_text
 
     monkeypatch.setenv("BACCARAT_CACHE_DIR", str(tmp_path))
     assert main(args) == 0
@@ -142,7 +142,7 @@ def test_a_plain_analyze_line_is_answered_without_typer_exactly_as_typer_answers
     ["simulate", "ez", "--shoes", "10"], ["--version"], [],
 ])
 def test_anything_but_a_plain_analyze_line_is_left_to_typer(args):
-    from baccarat.analysis.command import read_command_line
+    from baccarat.cli.analyze_text import read_command_line
 
     assert read_command_line(args) is None
 
@@ -156,7 +156,7 @@ def test_anything_but_a_plain_analyze_line_is_left_to_typer(args):
     ["analyze", "lucky-draw", "--paytable", "7"],
 ])
 def test_a_plain_line_that_is_refused_is_refused_by_typer_with_its_words_and_exit_code(args):
-    from baccarat.analysis.command import early_text, read_command_line
+    from baccarat.cli.analyze_text import early_text, read_command_line
 
     assert read_command_line(args) is not None and early_text(args) is None
     done = subprocess.run([sys.executable, "-c", EARLY, *args], capture_output=True, text=True, timeout=120)
@@ -164,9 +164,9 @@ def test_a_plain_line_that_is_refused_is_refused_by_typer_with_its_words_and_exi
 
 
 def test_the_console_script_answers_a_plain_analyze_line_without_loading_typer():
-    probe = ("import sys; from baccarat.analysis.command import early_text; "
+    probe = ("import sys; from baccarat.cli.analyze_text import early_text; "
              "text = early_text(['analyze', 'ez', '--decks', '2']); "
-             "print(text.splitlines()[0], *(name in sys.modules for name in ('typer', 'baccarat.cli', 'pathlib', "
+             "print(text.splitlines()[0], *(name in sys.modules for name in ('typer', 'baccarat.cli.app', 'pathlib', "
              "'tempfile')))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     # Typer and the command modules, pathlib and tempfile: a third of a computed run, none needed
@@ -178,8 +178,8 @@ def test_the_console_script_answers_a_plain_analyze_line_without_loading_typer()
 
 def test_ctrl_c_while_a_plain_analyze_line_is_answered_ends_as_the_command_line_ends_it(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    from baccarat import console
-    from baccarat.analysis import command
+    from baccarat.cli import analyze_text as command
+    from baccarat.cli import console
 
     def interrupted(args):
         raise KeyboardInterrupt
@@ -200,15 +200,15 @@ def test_ctrl_c_while_a_plain_analyze_line_is_answered_ends_as_the_command_line_
 ])
 def test_a_plain_simulate_line_is_answered_without_typer_exactly_as_typer_answers_it(
         capsys: pytest.CaptureFixture[str], args):
-    """The console script deals these before importing Typer (baccarat.sim.command), its early
+    """The console script deals these before importing Typer (baccarat.cli.simulate_text), its early
     workers taken as the command takes them."""
     assert main(args) == 0
     printed = capsys.readouterr().out
     done = subprocess.run([sys.executable, "-c", EARLY, *args], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout == printed
-    probe = ("import sys; from baccarat.sim import command, early; "
+    probe = ("import sys; from baccarat.cli import early_workers as early, simulate_text as command; "
              f"text = command.early_text(early.read_command_line({args!r})); "
-             "print(repr(text), 'typer' in sys.modules, 'baccarat.cli' in sys.modules)")
+             "print(repr(text), 'typer' in sys.modules, 'baccarat.cli.app' in sys.modules)")
     alone = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert alone.stdout.strip() == f"{printed!r} False False", alone.stderr
 
@@ -221,7 +221,8 @@ def test_a_plain_simulate_line_is_answered_without_typer_exactly_as_typer_answer
     ["simulate", "ez", "--shoes", "10", "--seed", "1", "--cut-card", "999"],
 ])
 def test_a_plain_simulate_line_left_or_refused_goes_to_typer(capsys: pytest.CaptureFixture[str], args):
-    from baccarat.sim import command, early
+    from baccarat.cli import early_workers as early
+    from baccarat.cli import simulate_text as command
 
     spec = early.read_command_line(args)
     assert spec is not None and command.early_text(spec) is None
@@ -242,7 +243,7 @@ def test_a_closed_pipe_ends_a_plain_line_as_it_ends_typer_s_silently_with_1():
 
 
 def test_a_shell_asking_for_completions_is_answered_by_typer(monkeypatch: pytest.MonkeyPatch):
-    from baccarat import console
+    from baccarat.cli import console
 
     monkeypatch.setenv("_BACCARAT_COMPLETE", "complete_bash")
     assert console._early(["analyze", "ez", "--decks", "2"]) is None
@@ -254,8 +255,8 @@ def _watching_workers(body: str) -> str:
     console script) and says on stderr whether each was reaped."""
     return """
 import os, sys
-from baccarat.errors import ConfigurationError
-from baccarat.sim import command, early
+from baccarat.core.errors import ConfigurationError
+from baccarat.cli import early_workers as early, simulate_text as command
 forked = []
 started = early.start
 def start(spec):
@@ -277,7 +278,7 @@ def fail(spec):
     raise {error}("as if the early run failed")
 command.early_text = fail
 sys.argv = ["baccarat", "simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2", "--json"]
-from baccarat.console import main
+from baccarat.cli.console import main
 try:
     main()
 except RuntimeError:
@@ -299,7 +300,7 @@ class Interrupting:  # Ctrl-C while Typer is imported
             raise KeyboardInterrupt
 sys.meta_path.insert(0, Interrupting())
 sys.argv = ["baccarat", "simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2"]
-from baccarat.console import main
+from baccarat.cli.console import main
 print("exit", main(), file=sys.stderr)
 """)
 

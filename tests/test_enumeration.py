@@ -13,10 +13,10 @@ from functools import cache
 
 import pytest
 
-from baccarat.cards import Card
-from baccarat.coup import Coup, deal_coup
-from baccarat.games import Game
-from baccarat.presets import EZ, MINI
+from baccarat.core.cards import Card
+from baccarat.core.coup import Coup, deal_coup
+from baccarat.core.games import Game
+from baccarat.core.registry import EZ, MINI
 
 #: One card of each point value (index = value; 0 stands for tens and pictures).
 VALUE_CARDS = [Card("T", "s")] + [Card(rank, "s") for rank in "A23456789"]

@@ -6,12 +6,12 @@ import dataclasses
 
 import pytest
 
-from baccarat.cards import Card
-from baccarat.errors import ReplayError
-from baccarat.events import CardDealt, CoupResolved
-from baccarat.presets import MINI
-from baccarat.shoe import seeded_rng
-from baccarat.table import Table
+from baccarat.core.cards import Card
+from baccarat.core.errors import ReplayError
+from baccarat.core.events import CardDealt, CoupResolved
+from baccarat.core.registry import MINI
+from baccarat.core.shoe import seeded_rng
+from baccarat.core.table import Table
 
 
 def played_table() -> Table:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from baccarat.errors import BetLimitError
-from baccarat.presets import EZ
+from baccarat.core.errors import BetLimitError
+from baccarat.core.registry import EZ
 
 from .conftest import events, nets, play_coup, stacked_table
 

@@ -17,10 +17,12 @@ from typing import Any
 import pytest
 
 from baccarat import verify as verifier
-from baccarat.cards import Card, standard_deck
-from baccarat.cli import main
-from baccarat.errors import ConfigurationError
-from baccarat.fair import (
+from baccarat.cli.app import main
+from baccarat.cli.script import parse_line
+from baccarat.cli.session import Session
+from baccarat.core.cards import Card, standard_deck
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.fair import (
     ALGORITHM,
     ALGORITHM_1,
     HmacStream,
@@ -31,11 +33,9 @@ from baccarat.fair import (
     fair_shoe,
     shoe_key,
 )
-from baccarat.lucky import block_bonus_event
-from baccarat.presets import get_game
-from baccarat.script import parse_line
-from baccarat.session import Session
-from baccarat.tableau import banker_draws, dealer_draws, player_draws
+from baccarat.core.lucky import block_bonus_event
+from baccarat.core.registry import get_game
+from baccarat.core.tableau import banker_draws, dealer_draws, player_draws
 from baccarat.verify import rules
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -10,11 +10,11 @@ from fractions import Fraction
 
 import pytest
 
-from baccarat.cards import parse_cards
-from baccarat.errors import IllegalActionError, InsufficientFundsError, WagerPrerequisiteError
-from baccarat.lucky import block_bonus_event
-from baccarat.presets import LUCKY_DRAW, LUCKY_DRAW_2, lucky_draw
-from baccarat.table import Phase, Table
+from baccarat.core.cards import parse_cards
+from baccarat.core.errors import IllegalActionError, InsufficientFundsError, WagerPrerequisiteError
+from baccarat.core.lucky import block_bonus_event
+from baccarat.core.registry import LUCKY_DRAW, LUCKY_DRAW_2, lucky_draw
+from baccarat.core.table import Phase, Table
 
 from .conftest import deal_round, events, nets, stacked_table
 

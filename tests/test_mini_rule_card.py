@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from baccarat.errors import BetLimitError, WagerPrerequisiteError
-from baccarat.presets import MINI
+from baccarat.core.errors import BetLimitError, WagerPrerequisiteError
+from baccarat.core.registry import MINI
 
 from .conftest import events, nets, play_coup, stacked_table
 

@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from baccarat.errors import InvalidAmountError
-from baccarat.money import MAX_AMOUNT, check_amount, format_amount, parse_amount, settle_net, winnings
+from baccarat.core.errors import InvalidAmountError
+from baccarat.core.money import MAX_AMOUNT, check_amount, format_amount, parse_amount, settle_net, winnings
 
 
 @pytest.mark.parametrize(("text", "minor"), [("10", 1000), ("12.50", 1250), ("12.5", 1250), ("0.01", 1),

@@ -12,10 +12,10 @@ import pytest
 
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.composition import Composition
-from baccarat.cli import main
-from baccarat.presets import get_game, unregister
-from baccarat.rulesfile import read_rules
-from baccarat.sim.par import build, count_tags, edge_without_pushes, element_of_risk, render
+from baccarat.cli.app import main
+from baccarat.core.registry import get_game, unregister
+from baccarat.core.rulesfile import read_rules
+from baccarat.reports.par_sheet import build, count_tags, edge_without_pushes, element_of_risk, render
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from baccarat.events import CardDealt, RoundEnded
-from baccarat.ledger import balances, ledger, postings
-from baccarat.presets import EZ, LUCKY_DRAW, LUCKY_DRAW_2, MINI
-from baccarat.script import RoundOrder
-from baccarat.session import Session
-from baccarat.shoe import seeded_rng
-from baccarat.table import Phase, Table
+from baccarat.cli.script import RoundOrder
+from baccarat.cli.session import Session
+from baccarat.core.events import CardDealt, RoundEnded
+from baccarat.core.ledger import balances, ledger, postings
+from baccarat.core.registry import EZ, LUCKY_DRAW, LUCKY_DRAW_2, MINI
+from baccarat.core.shoe import seeded_rng
+from baccarat.core.table import Phase, Table
 
 GAMES = [MINI, EZ, LUCKY_DRAW, LUCKY_DRAW_2]
 AMOUNTS = st.sampled_from([0, -100, 99, 100, 250, 1000, 2500, 2501, 12_345, 50_000, 10**9])
@@ -110,7 +110,7 @@ def test_replaying_the_events_rebuilds_the_table(
 def test_same_seed_and_script_give_the_same_transcript(
     game: str, seed: int, lines: list[tuple[str, int, str | None]]
 ) -> None:
-    from baccarat.presets import get_game
+    from baccarat.core.registry import get_game
 
     def play() -> dict[str, object]:
         session = Session(get_game(game), bankroll=100_000, seed=seed)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from baccarat.render import MARK_GLYPHS, mark, roads_panel
-from baccarat.roads import parse_hands, roads
+from baccarat.cli.render import MARK_GLYPHS, mark, roads_panel
+from baccarat.core.roads import parse_hands, roads
 
 
 def test_red_and_blue_marks_differ_in_shape_on_every_derived_road():

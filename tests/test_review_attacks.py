@@ -12,12 +12,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from baccarat.cli import main
-from baccarat.errors import ConfigurationError
-from baccarat.server import accounts, audit, reports, wallet
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, transaction
-from baccarat.server.settings import Settings
+from baccarat.cli.app import main
+from baccarat.core.errors import ConfigurationError
+from baccarat.server.api.app import create_app
+from baccarat.server.house import accounts, audit, wallet
+from baccarat.server.operator import reports as reports
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.settings import Settings
 
 
 @pytest.fixture
@@ -99,7 +100,7 @@ def test_the_audit_chain_checks_on_a_postgresql_server_whose_time_zone_is_not_ut
     """PostgreSQL hands timestamps back in the session's TimeZone (often the server's local zone):
     the digest of an entry written at 12:00+00:00 was checked against 21:00+09:00, and every entry
     of an untouched trail was reported as edited."""
-    from baccarat.server.migrate import upgrade
+    from baccarat.server.storage.migrate import upgrade
 
     upgrade(database_url)
     with connect(database_url) as sessions:
@@ -117,10 +118,11 @@ def test_a_clock_stepped_back_between_two_bets_never_lets_them_pass_a_limit(data
     movements earlier than older ones: the player's stake before the step fell out of the count."""
     from datetime import timedelta
 
-    from baccarat.errors import ProtectionError
-    from baccarat.server import clock, protection, tables
-    from baccarat.server.db import make_engine, session_factory
-    from baccarat.server.migrate import upgrade
+    from baccarat.core.errors import ProtectionError
+    from baccarat.server.house import protection
+    from baccarat.server.playing import betting, clock, seating, tables
+    from baccarat.server.storage.db import make_engine, session_factory
+    from baccarat.server.storage.migrate import upgrade
 
     start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
     held = clock.ManualClock(start)
@@ -132,17 +134,17 @@ def test_a_clock_stepped_back_between_two_bets_never_lets_them_pass_a_limit(data
         def setup(s):
             table = tables.create_table(s, "mini-c", "mini", betting_seconds=600, now=start)
             ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
-            tables.sit(s, table.id, ann)
+            seating.sit(s, table.id, ann)
             protection.set_limit(s, ann, "stake", "day", 5_000)
             return table.id, ann
         table_id, ann = transaction(sessions, setup)
         held.advance(minutes=1)
-        transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"banker": 3_000}))
+        transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"banker": 3_000}))
         held.moment = start - timedelta(minutes=50)  # a process whose wall clock is an hour behind...
         transaction(sessions, lambda s: accounts.register(s, "bob", "correct horse", grant=1_000))  # any movement
         held.moment = start + timedelta(minutes=2)  # ...and this one, on time
         with pytest.raises(ProtectionError, match=r"stake limit of 50\.00"):
-            transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"player": 3_000}))
+            transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"player": 3_000}))
         with sessions() as s:
             assert protection.status(s, ann)["limits"][0]["used"] == 3_000
     finally:
@@ -164,9 +166,10 @@ def test_a_break_names_the_end_of_whichever_runs_longer(database_url):
     was still refused."""
     from datetime import timedelta
 
-    from baccarat.server import clock, protection
-    from baccarat.server.db import make_engine, session_factory
-    from baccarat.server.migrate import upgrade
+    from baccarat.server.house import protection
+    from baccarat.server.playing import clock
+    from baccarat.server.storage.db import make_engine, session_factory
+    from baccarat.server.storage.migrate import upgrade
 
     start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
     held = clock.ManualClock(start)
@@ -195,11 +198,12 @@ def test_the_limits_never_tell_a_result_before_the_table_shows_it(database_url):
     """The balance and the reality check leave out payouts still to be shown; the limits' "used"
     and "left" counted them, so a player with a loss limit could read a win off them (or off a
     refusal's "X is left") while the cards were still being turned."""
-    from baccarat.server import clock, protection, tables
-    from baccarat.server.db import make_engine, session_factory
-    from baccarat.server.dealer import deal_due
-    from baccarat.server.migrate import upgrade
-    from baccarat.server.timeline import Pace
+    from baccarat.server.house import protection
+    from baccarat.server.playing import betting, clock, seating, tables
+    from baccarat.server.playing.dealer import deal_due
+    from baccarat.server.playing.timeline import Pace
+    from baccarat.server.storage.db import make_engine, session_factory
+    from baccarat.server.storage.migrate import upgrade
 
     start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
     held = clock.ManualClock(start)
@@ -211,12 +215,12 @@ def test_the_limits_never_tell_a_result_before_the_table_shows_it(database_url):
         def setup(s):
             table = tables.create_table(s, "mini-s", "mini", betting_seconds=10, pace=Pace(1, 2, 4), now=start)
             ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
-            tables.sit(s, table.id, ann)
+            seating.sit(s, table.id, ann)
             protection.set_limit(s, ann, "loss", "day", 5_000)
             return table.id, ann
         table_id, ann = transaction(sessions, setup)
         # both sides: whichever wins (or a tie) pays, so the worst-case loss falls once results are in
-        transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"player": 1_000, "banker": 1_000}))
+        transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"player": 1_000, "banker": 1_000}))
         held.advance(seconds=11)
         deal_due(sessions, now=held.now())  # dealt and settled now; shown card by card over seconds
         with sessions() as s:
@@ -234,10 +238,11 @@ def test_a_break_s_refusal_never_names_a_minute_it_still_runs_in(database_url):
     and at 12:00:10 the player, told to play again after that, was refused again."""
     from datetime import timedelta
 
-    from baccarat.errors import ProtectionError
-    from baccarat.server import clock, protection
-    from baccarat.server.db import make_engine, session_factory
-    from baccarat.server.migrate import upgrade
+    from baccarat.core.errors import ProtectionError
+    from baccarat.server.house import protection
+    from baccarat.server.playing import clock
+    from baccarat.server.storage.db import make_engine, session_factory
+    from baccarat.server.storage.migrate import upgrade
 
     start = datetime(2026, 11, 22, 12, 0, 30, tzinfo=UTC)
     held = clock.ManualClock(start)
@@ -274,12 +279,12 @@ def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(database_u
     """The page resends a command held while the socket was down with the same key; a bet names its
     round, so a late one is refused, but a decision does not: a Draw chosen for round 1 and resent
     during round 2's decisions stakes a Draw wager on a hand the player never saw."""
-    from baccarat.errors import IllegalActionError
-    from baccarat.server import clock, tables
-    from baccarat.server.db import make_engine, session_factory
-    from baccarat.server.dealer import deal_due
-    from baccarat.server.migrate import upgrade
-    from baccarat.server.timeline import Pace
+    from baccarat.core.errors import IllegalActionError
+    from baccarat.server.playing import betting, clock, dealing, seating, tables
+    from baccarat.server.playing.dealer import deal_due
+    from baccarat.server.playing.timeline import Pace
+    from baccarat.server.storage.db import make_engine, session_factory
+    from baccarat.server.storage.migrate import upgrade
 
     start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
     held = clock.ManualClock(start)
@@ -292,11 +297,11 @@ def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(database_u
             table = tables.create_table(s, "ld-d", "lucky-draw", paytable=1, betting_seconds=10, decision_seconds=10,
                                         pace=Pace(0, 0, 0), now=start)
             ann = accounts.register(s, "ann", "correct horse", grant=100_000).id
-            tables.sit(s, table.id, ann)
+            seating.sit(s, table.id, ann)
             return table.id, ann
         table_id, ann = transaction(sessions, setup)
         for number in (1, 2):  # round 1's decision times out (she stands); round 2 reaches its decisions
-            transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"enter": 1_000}))
+            transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"enter": 1_000}))
             held.advance(seconds=11)
             deal_due(sessions, now=held.now())  # the first deal: decisions open
             held.advance(seconds=1)
@@ -307,6 +312,6 @@ def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(database_u
             in_play = tables.round_in_play(s, table_id)
             assert in_play is not None and (in_play.number, in_play.status) == (2, "decision")
         with pytest.raises(IllegalActionError, match="round 1"):
-            transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", round_number=1))
+            transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", round_number=1))
     finally:
         clock.use(previous)

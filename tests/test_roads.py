@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baccarat.errors import ConfigurationError
-from baccarat.roads import Hand, Scoreboard, parse_hands, render, roads
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.roads import Hand, Scoreboard, parse_hands, render, roads
 
 GOLDEN = Path(__file__).parent / "golden" / "roads"
 

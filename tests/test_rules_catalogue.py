@@ -12,10 +12,10 @@ import pytest
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.composition import Composition, falling
 from baccarat.analysis.punto import event_combinations
-from baccarat.cards import RANKS, Card
-from baccarat.coup import deal_coup
-from baccarat.games import Game
-from baccarat.rulesfile import read_rules
+from baccarat.core.cards import RANKS, Card
+from baccarat.core.coup import deal_coup
+from baccarat.core.games import Game
+from baccarat.core.rulesfile import read_rules
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
 

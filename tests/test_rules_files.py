@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from baccarat.cli import main
-from baccarat.errors import ConfigurationError
-from baccarat.presets import MINI, game_codes, get_game, unregister
-from baccarat.rulesfile import RulesError, load_rules, parse_rules
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, transaction
-from baccarat.server.settings import Settings
-from baccarat.server.timeline import Pace
+from baccarat.cli.app import main
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.registry import MINI, game_codes, get_game, unregister
+from baccarat.core.rulesfile import RulesError, load_rules, parse_rules
+from baccarat.server.api.app import create_app
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.settings import Settings
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
 
@@ -82,7 +82,7 @@ def test_a_lucky_draw_game_from_a_file_takes_its_pay_table_and_limits() -> None:
 
 
 def test_a_wager_without_a_maximum_is_refused_when_a_game_is_defined_in_code() -> None:
-    from baccarat.games import Game, TableLimits
+    from baccarat.core.games import Game, TableLimits
 
     with pytest.raises(ConfigurationError, match="'tie' has no maximum"):
         Game("x", "X", "punto_banco", MINI.wagers[:3], TableLimits(100, {"player": 1000, "banker": 1000}))
@@ -142,8 +142,8 @@ def test_the_server_serves_a_game_from_a_file_alone(tmp_path: Path, database_url
         assert perfect["maximum"] == 20_000 and perfect["summary"] == "up to 250:1"
         tables = {t["name"]: t for t in client.get("/api/tables").json()}
         assert tables["pairs-1"]["game"] == "pairs"
-        from baccarat.server import accounts
-        from baccarat.server import tables as server_tables
+        from baccarat.server.house import accounts
+        from baccarat.server.playing import tables as server_tables
 
         with connect(settings.url) as sessions:
             transaction(sessions, lambda s: accounts.register(s, "pit_boss", "correct horse", grant=0, role="operator"))

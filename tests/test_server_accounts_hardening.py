@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from baccarat.errors import AuthenticationError, RateLimitedError
-from baccarat.server import accounts, ratelimit, wallet
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, sqlite_url, transaction
-from baccarat.server.settings import Settings
+from baccarat.core.errors import AuthenticationError, RateLimitedError
+from baccarat.server.api.app import create_app
+from baccarat.server.house import accounts, wallet
+from baccarat.server.house import rate_limits as ratelimit
+from baccarat.server.storage.db import connect, sqlite_url, transaction
+from baccarat.server.storage.settings import Settings
 
 GOOD = "correct horse"
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from baccarat.server import accounts, wallet
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, transaction
-from baccarat.server.settings import Settings
-from baccarat.server.timeline import Pace
+from baccarat.server.api.app import create_app
+from baccarat.server.house import accounts, wallet
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.settings import Settings
 
 
 @pytest.fixture
@@ -125,7 +125,7 @@ def test_serve_prints_its_address_and_answers(tmp_path: Path):
 def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
     import time
 
-    from baccarat.server import tables as server_tables
+    from baccarat.server.playing import tables as server_tables
 
     _, auth = _player(client, "gina")  # before the table: its first window opens as it is made
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
@@ -211,7 +211,7 @@ def test_authorization_matrix(client):
 def test_a_lucky_draw_round_through_the_api(client):
     import time
 
-    from baccarat.server import tables as server_tables
+    from baccarat.server.playing import tables as server_tables
 
     _, auth = _player(client, "hank")  # before the table: its first window opens as it is made
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]

@@ -1,5 +1,5 @@
 """A socket's frame is stamped with the moment it was read off the network, not the moment the app got to it
-(``baccarat serve``'s WebSocket protocol, :mod:`baccarat.server.arrival`): a bet that came in before the close
+(``baccarat serve``'s WebSocket protocol, :mod:`baccarat.server.live.arrival`): a bet that came in before the close
 while the server was busy is on time."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 import uvicorn
 from websockets.asyncio.client import connect
 
-from baccarat.server.arrival import ARRIVED, StampedWebSocketProtocol
-from baccarat.server.models import now
+from baccarat.server.live.arrival import ARRIVED, StampedWebSocketProtocol
+from baccarat.server.storage.models import now
 
 
 def test_a_frame_carries_its_arrival_though_the_app_reads_it_later() -> None:

@@ -12,12 +12,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete, select, text, update
 from sqlalchemy.exc import DBAPIError
 
-from baccarat.cli import main
-from baccarat.server import accounts, audit, wallet
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, transaction
-from baccarat.server.models import AuditEntry
-from baccarat.server.settings import Settings
+from baccarat.cli.app import main
+from baccarat.server.api.app import create_app
+from baccarat.server.house import accounts, audit, wallet
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.models import AuditEntry
+from baccarat.server.storage.settings import Settings
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Group commit (:mod:`baccarat.server.batch`): a burst of bets shares a few transactions, each
+"""Group commit (:mod:`baccarat.server.live.group_commit`): a burst of bets shares a few transactions, each
 bet answered on its own (refusals included, in the player's words), the money exact; a failed
 commit confirms none of its batch and leaves nothing of it."""
 
@@ -11,11 +11,13 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
-from baccarat.errors import BetLimitError, InsufficientFundsError, UnknownWagerError
-from baccarat.server import accounts, batch, tables, wallet
-from baccarat.server.db import make_engine, session_factory, transaction
-from baccarat.server.migrate import upgrade
-from baccarat.server.models import Bet
+from baccarat.core.errors import BetLimitError, InsufficientFundsError, UnknownWagerError
+from baccarat.server.house import accounts, wallet
+from baccarat.server.live import group_commit as batch
+from baccarat.server.playing import betting, tables
+from baccarat.server.storage.db import make_engine, session_factory, transaction
+from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.models import Bet
 
 
 @pytest.fixture
@@ -36,8 +38,8 @@ def _table_and_players(sessions, count: int, grant: int = 1_000):
 
 
 def _bet(table_id: int, account_id: int, bets: dict[str, int], key: str):
-    return lambda s: wallet.idempotent(s, account_id, key, tables.bet_request(table_id, bets, None),
-                                       lambda: tables.place_bets(s, table_id, account_id, bets))
+    return lambda s: wallet.idempotent(s, account_id, key, betting.bet_request(table_id, bets, None),
+                                       lambda: betting.place_bets(s, table_id, account_id, bets))
 
 
 def test_a_burst_shares_transactions_and_each_bet_gets_its_own_answer(sessions):
@@ -94,13 +96,13 @@ def test_a_failed_commit_confirms_none_of_its_batch(sessions, monkeypatch):
         assert all(wallet.balance(s, account) == 1_000 for account in players)
 
 
-@pytest.mark.parametrize("after_close", [timedelta(milliseconds=-10), tables.ON_THE_WAY - timedelta(milliseconds=10)],
+@pytest.mark.parametrize("after_close", [timedelta(milliseconds=-10), betting.ON_THE_WAY - timedelta(milliseconds=10)],
                          ids=["before the close", "on its way"])
 def test_the_dealer_waits_for_bets_that_arrived_before_the_close(sessions, after_close):
     """A bet that arrived in time (before the close, or just after it in the allowance for bets on their
     way) is still in its group commit when the window closes: the round is not dealt until it is in (and
     then it is settled with the round)."""
-    from baccarat.server.dealer import Dealer
+    from baccarat.server.playing.dealer import Dealer
 
     table_id, (ann,) = _table_and_players(sessions, 1)
     with sessions() as s:
@@ -116,7 +118,7 @@ def test_the_dealer_waits_for_bets_that_arrived_before_the_close(sessions, after
 
         async def slow_bet():  # its batch is slow: the dealer passes by while it waits
             await release.wait()
-            return await batcher.run(lambda s: tables.place_bets(s, table_id, ann, {"banker": 100}, arrived),
+            return await batcher.run(lambda s: betting.place_bets(s, table_id, ann, {"banker": 100}, arrived),
                                      table=table_id, received=arrived)
         counted = asyncio.Event()
         original = batcher.run
@@ -130,10 +132,10 @@ def test_the_dealer_waits_for_bets_that_arrived_before_the_close(sessions, after
         release.set()
         bet = asyncio.ensure_future(slow_bet())
         await counted.wait()
-        assert batcher.waiting_before(table_id, closes + tables.ON_THE_WAY)
+        assert batcher.waiting_before(table_id, closes + betting.ON_THE_WAY)
         assert dealer.deal_due(now=closes + timedelta(seconds=1)) == 0  # waits for the bet
         answer = await bet
-        assert not batcher.waiting_before(table_id, closes + tables.ON_THE_WAY)
+        assert not batcher.waiting_before(table_id, closes + betting.ON_THE_WAY)
         assert dealer.deal_due(now=closes + timedelta(seconds=1)) == 1  # now dealt, the bet in it
         return answer
     answer = asyncio.run(scene())

@@ -9,11 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import event, func, select
 
-from baccarat.server import accounts, tables, views, wallet
-from baccarat.server.db import make_engine, session_factory, transaction
-from baccarat.server.dealer import deal_due
-from baccarat.server.migrate import upgrade
-from baccarat.server.models import Bet, LedgerTransaction, Round, Settlement
+from baccarat.server.house import accounts, wallet
+from baccarat.server.playing import betting, seating, tables, views
+from baccarat.server.playing.dealer import deal_due
+from baccarat.server.storage.db import make_engine, session_factory, transaction
+from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.models import Bet, LedgerTransaction, Round, Settlement
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -36,7 +37,7 @@ def _players(sessions, count: int, prefix: str = "player") -> list[int]:
 
 def _crowd(sessions, count: int) -> list[int]:
     """``count`` accounts with wallets of 100.00, written in bulk (no password hashing: they never log in)."""
-    from baccarat.server.models import Account, Wallet
+    from baccarat.server.storage.models import Account, Wallet
 
     def work(s):
         rows = [Account(username=f"crowd{i}", login=f"crowd{i}", password_hash="!", role="player")
@@ -57,11 +58,12 @@ def test_a_player_bets_on_punto_banco_without_a_seat_and_is_settled(engine):
     table_id = transaction(sessions, lambda s: tables.create_table(s, "ez-crowd", "ez", betting_seconds=10,
                                                                    now=T0).id)
     ann, ben = _players(sessions, 2)
-    transaction(sessions, lambda s: tables.sit(s, table_id, ann))  # ann is seated, ben is not
-    assert transaction(sessions, lambda s: tables.place_bets(s, table_id, ben, {"player": 500}, now=T0))["seat"] is None
-    transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"banker": 1_000}, now=T0))
+    transaction(sessions, lambda s: seating.sit(s, table_id, ann))  # ann is seated, ben is not
+    placed = transaction(sessions, lambda s: betting.place_bets(s, table_id, ben, {"player": 500}, now=T0))
+    assert placed["seat"] is None
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"banker": 1_000}, now=T0))
     with sessions() as s:
-        view = tables.table_view(s, table_id, T0)
+        view = views.table_view(s, table_id, T0)
         assert view["bettors"] == 2
         assert list(view["players"]) == ["1"]  # the seats show the seated player only
         assert view["spots"]["player"] == {"total": 500, "players": 1}
@@ -85,7 +87,7 @@ def test_500_bettors_settle_in_one_transaction_with_one_ledger_movement(engine):
     wagers = ("banker", "player", "tie")
     for start in range(0, len(crowd), 100):  # placed in a few transactions (the settlement is what is counted)
         transaction(sessions, lambda s, part=crowd[start:start + 100]: [
-            tables.place_bets(s, table_id, account, {wagers[account % 3]: 100}, now=T0) for account in part])
+            betting.place_bets(s, table_id, account, {wagers[account % 3]: 100}, now=T0) for account in part])
     commits = []
 
     def count(connection):

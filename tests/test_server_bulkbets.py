@@ -1,4 +1,4 @@
-"""Bulk bets (:mod:`baccarat.server.bulkbets`): the same random batches of socket bets run through the
+"""Bulk bets (:mod:`baccarat.server.live.bulk_bets`): the same random batches of socket bets run through the
 bulk path and through each bet alone (its own savepoint, as before) on two fresh databases give the
 same answers and refusals, wallets, bets, ledger, stored answers and client seeds."""
 
@@ -15,11 +15,14 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, select
 
-from baccarat.server import accounts, batch, bulkbets, fairness, protection, tables, wallet
-from baccarat.server.db import make_engine, session_factory, sqlite_url, transaction
-from baccarat.server.live import SocketCommand, bets_together
-from baccarat.server.migrate import upgrade
-from baccarat.server.models import Bet, IdempotentRequest, LedgerTransaction, Posting, ShoeSeed, Wallet
+from baccarat.server.house import accounts, protection, wallet
+from baccarat.server.live import bulk_bets as bulkbets
+from baccarat.server.live import group_commit as batch
+from baccarat.server.live.sockets import SocketCommand, bets_together
+from baccarat.server.playing import betting, fairness, seating, tables
+from baccarat.server.storage.db import make_engine, session_factory, sqlite_url, transaction
+from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Posting, ShoeSeed, Wallet
 
 NOW = datetime.now(UTC)
 
@@ -70,8 +73,8 @@ def _setting_up(s) -> dict[str, Any]:
     protection.set_limit(s, players[7], "stake", "day", 1_000, NOW)
     accounts.log_out(s, accounts.log_in(s, "bettor8", "correct horse"))  # a second token, logged out
     for account in (players[10], players[11], players[13]):  # chips already on the layout: new ones add up to them
-        tables.place_bets(s, table.id, account, {"banker": 1_500}, NOW)
-    tables.sit(s, table.id, players[14], 3)
+        betting.place_bets(s, table.id, account, {"banker": 1_500}, NOW)
+    seating.sit(s, table.id, players[14], 3)
     return {"table": table.id, "players": players, "digests": digests}
 
 
@@ -201,12 +204,12 @@ def test_a_failing_bulk_write_is_rolled_back_and_each_bet_runs_alone(two_databas
 
 def test_a_socket_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(sessions, monkeypatch):
     """The bulk path judges a bet by its arrival as a bet alone does: one that arrived just inside the
-    allowance after the close (:data:`tables.ON_THE_WAY`) is taken, one at its end is refused."""
+    allowance after the close (:data:`betting.ON_THE_WAY`) is taken, one at its end is refused."""
     setup = transaction(sessions, _setting_up)
     players, digests, table_id = setup["players"], setup["digests"], setup["table"]
     with sessions() as s:
         closes, round_id = tables.open_round(s, table_id).closes_at, tables.open_round(s, table_id).id
-    end = (closes if closes.tzinfo else closes.replace(tzinfo=UTC)) + tables.ON_THE_WAY
+    end = (closes if closes.tzinfo else closes.replace(tzinfo=UTC)) + betting.ON_THE_WAY
     commands = [SocketCommand(table_id, account, digests[account],
                               {"type": "bet", "key": f"on-its-way-{account:06d}", "bets": {"player": 100}}, at)
                 for account, at in ((players[1], end - timedelta(milliseconds=1)), (players[4], end))]

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from baccarat.server import accounts, wallet
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, transaction
-from baccarat.server.settings import Settings
+from baccarat.server.api.app import create_app
+from baccarat.server.house import accounts, wallet
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.settings import Settings
 
 
 @pytest.fixture

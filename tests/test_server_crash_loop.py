@@ -18,9 +18,9 @@ from pathlib import Path
 import httpx
 from sqlalchemy import func, select
 
-from baccarat.server import wallet
-from baccarat.server.db import connect, sqlite_url
-from baccarat.server.models import Bet, GameTable, IdempotentRequest, Round, Settlement
+from baccarat.server.house import wallet
+from baccarat.server.storage.db import connect, sqlite_url
+from baccarat.server.storage.models import Bet, GameTable, IdempotentRequest, Round, Settlement
 
 CYCLES = 25
 PLAYERS = 4

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from baccarat.server.db import FairLock
+from baccarat.server.storage.db import FairLock
 
 
 def _wait_until(condition, seconds: float = 5.0) -> None:

@@ -22,9 +22,9 @@ import httpx
 import pytest
 from sqlalchemy import func, select, text
 
-from baccarat.server import wallet
-from baccarat.server.db import connect
-from baccarat.server.models import Bet, IdempotentRequest, LedgerTransaction, Round, Settlement
+from baccarat.server.house import wallet
+from baccarat.server.storage.db import connect
+from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Round, Settlement
 
 CYCLES = 25
 PLAYERS = 6

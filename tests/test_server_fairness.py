@@ -15,16 +15,17 @@ import pytest
 from sqlalchemy import select
 
 from baccarat import verify as verifier
-from baccarat.cli import main
-from baccarat.errors import ConfigurationError, IllegalActionError
-from baccarat.fair import ALGORITHM, ALGORITHM_1, fair_cards, shoe_key
-from baccarat.server import accounts, fairness, tables, wallet
-from baccarat.server import history as played
-from baccarat.server.db import read, transaction
-from baccarat.server.dealer import deal_due
-from baccarat.server.models import Round, ShoeRow, aware
-from baccarat.server.timeline import Pace
-from baccarat.shoe import Shoe
+from baccarat.cli.app import main
+from baccarat.core.errors import ConfigurationError, IllegalActionError
+from baccarat.core.fair import ALGORITHM, ALGORITHM_1, fair_cards, shoe_key
+from baccarat.core.shoe import Shoe
+from baccarat.server.house import accounts, wallet
+from baccarat.server.playing import betting, dealing, fairness, records, seating, tables, views
+from baccarat.server.playing import history as played
+from baccarat.server.playing.dealer import deal_due
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import read, transaction
+from baccarat.server.storage.models import Round, ShoeRow, aware
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -44,7 +45,7 @@ def _table(sessions, game: str, name: str, players: list[int], *, decks: int = 1
         table = tables.create_table(s, name, game, paytable=paytable, decks=decks, betting_seconds=10,
                                     decision_seconds=5, pace=Pace(0, 0, 0), now=T0)  # no pauses between rounds
         for account_id in players:
-            tables.sit(s, table.id, account_id)
+            seating.sit(s, table.id, account_id)
         return table.id
     return transaction(sessions, work)
 
@@ -60,20 +61,20 @@ def _round(sessions, table_id: int, bets: dict[int, dict[str, int]], *, decision
     who has none stands when the window ends) or an operator's void after the first deal."""
     round_id, closes = _open(sessions, table_id)
     for account_id, stakes in bets.items():
-        transaction(sessions, lambda s, a=account_id, b=stakes: tables.place_bets(s, table_id, a, b,
+        transaction(sessions, lambda s, a=account_id, b=stakes: betting.place_bets(s, table_id, a, b,
                                                                                    now=closes - timedelta(seconds=1)))
-    transaction(sessions, lambda s: tables.deal_round(s, round_id, closes))
+    transaction(sessions, lambda s: dealing.deal_round(s, round_id, closes))
     with sessions() as s:
         current = s.get(Round, round_id)
         status, number = current.status, current.number
     if status != "decision":
         return
     if void:
-        transaction(sessions, lambda s: tables.void_round(s, table_id, number, reason="a card fell", now=closes))
+        transaction(sessions, lambda s: dealing.void_round(s, table_id, number, reason="a card fell", now=closes))
         return
     for account_id, action in (decisions or {}).items():
-        transaction(sessions, lambda s, a=account_id, act=action: tables.decide(s, table_id, a, act, now=closes))
-    transaction(sessions, lambda s: tables.deal_round(s, round_id, closes + timedelta(seconds=5)))
+        transaction(sessions, lambda s, a=account_id, act=action: dealing.decide(s, table_id, a, act, now=closes))
+    transaction(sessions, lambda s: dealing.deal_round(s, round_id, closes + timedelta(seconds=5)))
 
 
 def _export(sessions, account_id: int, tmp_path: Path) -> tuple[dict[str, Any], Path]:
@@ -95,7 +96,7 @@ def _shoe(sessions, table_id: int, number: int) -> ShoeRow | None:
 def test_a_shoe_takes_the_seeds_of_its_first_window_and_is_fixed_at_its_first_deal(sessions):
     ann, ben, cid = _players(sessions, "ann", "ben", "cid", seeds={"ann": "ann-seed", "ben": "ben's:seed!"})
     table_id = _table(sessions, "ez", "ez-seeds", [ann, ben, cid])
-    view = read(sessions, lambda s: tables.table_view(s, table_id))
+    view = read(sessions, lambda s: views.table_view(s, table_id))
     shoe = _shoe(sessions, table_id, 1)
     # the commitment is on the table before any bet; no card is taken yet, not even the burn
     assert view["shoe"]["commitment"] == shoe.commitment and view["shoe"]["algorithm"] == ALGORITHM
@@ -106,7 +107,7 @@ def test_a_shoe_takes_the_seeds_of_its_first_window_and_is_fixed_at_its_first_de
     seeds = ["ann-seed", "ben's:seed!"]  # cid set no seed: nothing of his goes in
     assert json.loads(shoe.client_seeds) == seeds
     with sessions() as s:
-        view = tables.table_view(s, table_id)
+        view = views.table_view(s, table_id)
         first = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
     assert view["shoe"]["taking_client_seeds"] is False and view["shoe"]["client_seeds"] == seeds
     cards = [str(c) for c in fair_cards(shoe_key(ALGORITHM, bytes.fromhex(shoe.server_seed), seeds), 1)]
@@ -123,18 +124,18 @@ def test_the_seed_taken_is_the_one_at_the_bet_even_if_changed_before_the_deal(se
     table_id = _table(sessions, "mini", "mini-seeds", [ann])
     round_id, closes = _open(sessions, table_id)
     before = closes - timedelta(seconds=1)
-    transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"banker": 100}, now=before))
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"banker": 100}, now=before))
     transaction(sessions, lambda s: fairness.set_client_seed(s, ann, "second"))
-    transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"tie": 100}, now=before))
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"tie": 100}, now=before))
     # the deal is repeated after a crash (here: rolled back) and again for real: the same seeds, the same cards
     results = []
     for _ in range(2):
         with sessions() as s:
             s.begin()
-            tables.deal_round(s, round_id, closes)
+            dealing.deal_round(s, round_id, closes)
             results.append((s.get(Round, round_id).result, _shoe_seeds(s, table_id)))
             s.rollback()
-    transaction(sessions, lambda s: tables.deal_round(s, round_id, closes))
+    transaction(sessions, lambda s: dealing.deal_round(s, round_id, closes))
     assert results[0] == results[1] and json.loads(results[0][1]) == ["first"]
     assert json.loads(_shoe(sessions, table_id, 1).client_seeds) == ["first"]
 
@@ -214,7 +215,7 @@ def test_every_round_of_a_server_shoe_verifies_through_the_export(sessions, game
         assert any("draw" in r["bets"] for r in on_shoe_1) and any("void" in r for r in record["rounds"])
     # the public shoe record on its own verifies too, and so does its round-by-round dealing
     with sessions() as s:
-        assert verifier.verify_shoe(tables.shoe_record(s, table_id, 1)).ok
+        assert verifier.verify_shoe(records.shoe_record(s, table_id, 1)).ok
 
 
 def test_a_player_at_two_tables_at_once_verifies(sessions, tmp_path):
@@ -224,14 +225,14 @@ def test_a_player_at_two_tables_at_once_verifies(sessions, tmp_path):
     for _ in range(10):
         mini_round, mini_closes = _open(sessions, mini)
         ez_round, ez_closes = _open(sessions, ez)
-        transaction(sessions, lambda s, c=mini_closes: tables.place_bets(s, mini, ann, {"banker": 1_000},
+        transaction(sessions, lambda s, c=mini_closes: betting.place_bets(s, mini, ann, {"banker": 1_000},
                                                                           now=c - timedelta(seconds=2)))
-        transaction(sessions, lambda s, c=ez_closes: tables.place_bets(s, ez, ann, {"player": 500, "tie": 100},
+        transaction(sessions, lambda s, c=ez_closes: betting.place_bets(s, ez, ann, {"player": 500, "tie": 100},
                                                                         now=c - timedelta(seconds=2)))
-        transaction(sessions, lambda s, c=mini_closes: tables.place_bets(s, mini, ben, {"player": 100},
+        transaction(sessions, lambda s, c=mini_closes: betting.place_bets(s, mini, ben, {"player": 100},
                                                                           now=c - timedelta(seconds=1)))
-        transaction(sessions, lambda s, r=ez_round, c=ez_closes: tables.deal_round(s, r, c))
-        transaction(sessions, lambda s, r=mini_round, c=mini_closes: tables.deal_round(s, r, c))
+        transaction(sessions, lambda s, r=ez_round, c=ez_closes: dealing.deal_round(s, r, c))
+        transaction(sessions, lambda s, r=mini_round, c=mini_closes: dealing.deal_round(s, r, c))
     transaction(sessions, lambda s: tables.close_table(s, mini, now=T0 + timedelta(hours=1)))
     transaction(sessions, lambda s: tables.close_table(s, ez, now=T0 + timedelta(hours=1)))
     doc, _ = _export(sessions, ann, tmp_path)
@@ -248,8 +249,8 @@ def test_a_round_voided_before_its_deal_verifies_as_handed_back(sessions, tmp_pa
     _round(sessions, table_id, {ann: {"banker": 500}})
     _, closes = _open(sessions, table_id)
     before = closes - timedelta(seconds=1)
-    transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"player": 700}, now=before))
-    transaction(sessions, lambda s: tables.void_round(s, table_id, 2, reason="the shoe fell", now=closes))
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"player": 700}, now=before))
+    transaction(sessions, lambda s: dealing.void_round(s, table_id, 2, reason="the shoe fell", now=closes))
     _round(sessions, table_id, {ann: {"tie": 100}})
     transaction(sessions, lambda s: tables.close_table(s, table_id, now=T0 + timedelta(hours=1)))
     doc, _ = _export(sessions, ann, tmp_path)
@@ -380,8 +381,8 @@ def test_tampering_with_an_export_is_named_with_exit_3(exported, what, tmp_path,
 def client(tmp_path: Path, database_url: str):
     from fastapi.testclient import TestClient
 
-    from baccarat.server.app import create_app
-    from baccarat.server.settings import Settings
+    from baccarat.server.api.app import create_app
+    from baccarat.server.storage.settings import Settings
 
     with TestClient(create_app(Settings(data_dir=tmp_path, database_url=database_url, grant=50_000))) as test_client:
         yield test_client
@@ -424,10 +425,10 @@ def test_the_export_never_tells_a_result_before_the_table_shows_it(sessions):
     def work(s):
         table = tables.create_table(s, "paced", "ez", betting_seconds=10, now=T0)  # the default pace
         ann = accounts.register(s, "paula", "correct horse", grant=100_000).id
-        tables.sit(s, table.id, ann)
+        seating.sit(s, table.id, ann)
         return table.id, ann
     table_id, ann = transaction(sessions, work)
-    transaction(sessions, lambda s: tables.place_bets(s, table_id, ann, {"banker": 100}, now=T0))
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"banker": 100}, now=T0))
     deal_due(sessions, now=T0 + timedelta(seconds=10))
     with pytest.raises(IllegalActionError, match="still being dealt: export again in"):
         read(sessions, lambda s: played.export(s, ann, now=T0 + timedelta(seconds=11)))

@@ -11,10 +11,11 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from baccarat.server import accounts, tables, wallet
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, transaction
-from baccarat.server.settings import Settings
+from baccarat.server.api.app import create_app
+from baccarat.server.house import accounts, wallet
+from baccarat.server.playing import seating
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.settings import Settings
 
 REQUESTS = 2_100
 
@@ -30,7 +31,7 @@ def test_generated_requests_never_break_the_server(tmp_path: Path):
     with TestClient(app) as client:  # runs the lifespan: migrations, tables, the dealer
         with connect(settings_.url) as sessions:
             transaction(sessions, lambda s: accounts.register(s, "fuzzer", "correct horse", grant=100_000))
-            transaction(sessions, lambda s: tables.sit(s, 1, 1))
+            transaction(sessions, lambda s: seating.sit(s, 1, 1))
         token = client.post("/api/sessions", json={"username": "fuzzer", "password": "correct horse"}).json()["token"]
 
         @settings(max_examples=REQUESTS, deadline=None, suppress_health_check=list(HealthCheck), database=None)

@@ -24,12 +24,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
-from baccarat.cli import EXIT_UNAVAILABLE
-from baccarat.server import accounts, faults, tables
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, make_engine, session_factory, sqlite_url, transaction
-from baccarat.server.refusals import MAX_BODY, RETRY_AFTER
-from baccarat.server.settings import Settings
+from baccarat.cli.app import EXIT_UNAVAILABLE
+from baccarat.server.api.app import create_app
+from baccarat.server.api.refusals import MAX_BODY, RETRY_AFTER
+from baccarat.server.house import accounts
+from baccarat.server.playing import tables
+from baccarat.server.storage import faults
+from baccarat.server.storage.db import connect, make_engine, session_factory, sqlite_url, transaction
+from baccarat.server.storage.settings import Settings
 
 PASSWORD = "a long and unusual passphrase 7"
 EXE = shutil.which("baccarat", path=str(Path(sys.executable).parent))
@@ -503,7 +505,7 @@ def test_a_data_directory_that_is_a_file_is_one_line(tmp_path: Path):
 
 
 def test_a_read_only_database_is_one_line(tmp_path: Path):
-    from baccarat.server.migrate import upgrade
+    from baccarat.server.storage.migrate import upgrade
 
     upgrade(sqlite_url(tmp_path))
     done = _serve("--database", f"sqlite:///file:{tmp_path / 'baccarat.sqlite3'}?mode=ro&uri=true")

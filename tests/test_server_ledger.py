@@ -11,11 +11,11 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import select
 
-from baccarat.errors import AuthenticationError, ConfigurationError, ConflictError, InsufficientFundsError
-from baccarat.server import accounts, wallet
-from baccarat.server.db import make_engine, transaction
-from baccarat.server.migrate import upgrade
-from baccarat.server.models import Base, Token
+from baccarat.core.errors import AuthenticationError, ConfigurationError, ConflictError, InsufficientFundsError
+from baccarat.server.house import accounts, wallet
+from baccarat.server.storage.db import make_engine, transaction
+from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.models import Base, Token
 
 
 def test_migrations_build_exactly_the_models_schema(database_url: str):

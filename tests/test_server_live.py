@@ -11,10 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from baccarat.server import wallet
-from baccarat.server.app import create_app
-from baccarat.server.db import connect
-from baccarat.server.settings import Settings
+from baccarat.server.api.app import create_app
+from baccarat.server.house import wallet
+from baccarat.server.storage.db import connect
+from baccarat.server.storage.settings import Settings
 
 
 @pytest.fixture

@@ -27,12 +27,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 from starlette.websockets import WebSocketDisconnect
 
-from baccarat.server import feed as feed_module
-from baccarat.server import live, wallet
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, transaction
-from baccarat.server.models import Token
-from baccarat.server.settings import Settings, parse_origins
+from baccarat.server.api.app import create_app
+from baccarat.server.house import wallet
+from baccarat.server.live import feed as feed_module
+from baccarat.server.live import sockets as live
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.models import Token
+from baccarat.server.storage.settings import Settings, parse_origins
 
 PASSWORD = "correct horse"
 
@@ -281,9 +282,9 @@ SERVER = """
 import socket, sys
 from pathlib import Path
 import uvicorn
-from baccarat.server import live
-from baccarat.server.app import create_app
-from baccarat.server.settings import Settings
+from baccarat.server.live import sockets as live
+from baccarat.server.api.app import create_app
+from baccarat.server.storage.settings import Settings
 
 listener = socket.socket()
 listener.bind(("127.0.0.1", 0))

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from baccarat.server.app import create_app
-from baccarat.server.settings import Settings
+from baccarat.server.api.app import create_app
+from baccarat.server.storage.settings import Settings
 
 
 @pytest.fixture
@@ -49,14 +49,13 @@ def test_every_route_documents_its_answer_and_its_refusals(client):
 
 def test_a_table_view_passes_through_its_model_unchanged(client):
     """The answer models keep every field the views write (none dropped, none renamed)."""
-    from baccarat.server import tables
-    from baccarat.server.db import read
+    from baccarat.server.playing import views
+    from baccarat.server.storage.db import read
 
     shown = client.get("/api/tables/1").json()
-    direct = read(client.app.state.sessions, lambda s: tables.table_view(s, 1))
+    direct = read(client.app.state.sessions, lambda s: views.table_view(s, 1))
     ignore = {"server_time", "phase", "phase_started_at", "phase_ends_at"}  # moments apart
     assert set(shown) == set(direct)
     assert {k: v for k, v in shown.items() if k not in ignore} == {k: v for k, v in direct.items() if k not in ignore}
     games = client.get("/api/games").json()
-    from baccarat.server import views
     assert games == views.games_json()

@@ -18,9 +18,9 @@ import pytest
 from sqlalchemy import text
 from websockets.sync.client import connect as ws_connect
 
-from baccarat.cli import EXIT_UNAVAILABLE
-from baccarat.server import app
-from baccarat.server.db import connect
+from baccarat.cli.app import EXIT_UNAVAILABLE
+from baccarat.server.api import app
+from baccarat.server.storage.db import connect
 
 EXE = shutil.which("baccarat", path=str(Path(sys.executable).parent))
 
@@ -118,7 +118,7 @@ def test_a_served_process_freezes_its_start_up_objects_and_collects_less_often()
     """``baccarat serve`` (one process or each of ``--workers``) sets the interpreter up for thousands of
     sockets: its start-up objects frozen out of collections, higher thresholds, threads taking turns every
     millisecond (run in a child process: freezing this test process's objects would keep its garbage)."""
-    code = ("import gc, sys; from baccarat.server import app; before = gc.get_freeze_count(); "
+    code = ("import gc, sys; from baccarat.server.api import app; before = gc.get_freeze_count(); "
             "app.tune_for_serving(); print(before, gc.get_freeze_count(), sys.getswitchinterval(), "
             "*gc.get_threshold())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()

@@ -13,14 +13,15 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from baccarat.errors import ConfigurationError, ProtectionError
-from baccarat.server import accounts, clock, protection, tables, wallet
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, transaction
-from baccarat.server.dealer import deal_due
-from baccarat.server.models import Bet
-from baccarat.server.settings import Settings
-from baccarat.server.timeline import Pace
+from baccarat.core.errors import ConfigurationError, ProtectionError
+from baccarat.server.api.app import create_app
+from baccarat.server.house import accounts, protection, wallet
+from baccarat.server.playing import betting, clock, dealing, seating, tables
+from baccarat.server.playing.dealer import deal_due
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.models import Bet
+from baccarat.server.storage.settings import Settings
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -43,13 +44,13 @@ def _setup(sessions, game="mini", betting_seconds=600.0):
     def work(s):
         table = tables.create_table(s, f"{game}-p", game, betting_seconds=betting_seconds, now=T0)
         ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
-        tables.sit(s, table.id, ann)
+        seating.sit(s, table.id, ann)
         return table.id, ann
     return transaction(sessions, work)
 
 
 def _bet(sessions, table_id, account_id, bets):
-    return transaction(sessions, lambda s: tables.place_bets(s, table_id, account_id, bets))
+    return transaction(sessions, lambda s: betting.place_bets(s, table_id, account_id, bets))
 
 
 def _limit(sessions, account_id, kind, period, amount):
@@ -261,7 +262,7 @@ def test_lucky_draw_s_draw_counts_as_a_stake_and_standing_is_never_refused(sessi
                                     pace=Pace(0, 0, 0), now=T0)
         ids = [accounts.register(s, name, "correct horse", grant=100_000).id for name in ("ann", "bob")]
         for account_id in ids:
-            tables.sit(s, table.id, account_id)
+            seating.sit(s, table.id, account_id)
         return table.id, ids
     table_id, (ann, bob) = transaction(sessions, work)
     for player in (ann, bob):
@@ -271,12 +272,12 @@ def test_lucky_draw_s_draw_counts_as_a_stake_and_standing_is_never_refused(sessi
     deal_due(sessions, now=manual.now())  # the first deal: the decisions open
     manual.advance(seconds=1)
     with pytest.raises(ProtectionError, match=re.escape("stake limit of 15.00 per 24 hours: 5.00 is left")):
-        transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw"))
-    assert transaction(sessions, lambda s: tables.decide(s, table_id, ann, "stand"))["action"] == "stand"
+        transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw"))
+    assert transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "stand"))["action"] == "stand"
     transaction(sessions, lambda s: protection.take_break(s, bob, hours=24))  # a break: standing still allowed
     with pytest.raises(ProtectionError, match="time-out runs until"):
-        transaction(sessions, lambda s: tables.decide(s, table_id, bob, "draw"))
-    assert transaction(sessions, lambda s: tables.decide(s, table_id, bob, "stand"))["action"] == "stand"
+        transaction(sessions, lambda s: dealing.decide(s, table_id, bob, "draw"))
+    assert transaction(sessions, lambda s: dealing.decide(s, table_id, bob, "stand"))["action"] == "stand"
     with sessions() as s:  # Bob's seat is kept until his round is settled; Ann's Draw stake was never taken
         assert s.scalar(select(func.count(Bet.id)).where(Bet.wager == "draw")) == 0
     manual.advance(seconds=1)

@@ -15,12 +15,16 @@ from sqlalchemy import select
 
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.composition import Composition
-from baccarat.presets import get_game
-from baccarat.server import accounts, clock, lookup, operations, reports, tables, wallet
-from baccarat.server.db import transaction
-from baccarat.server.dealer import deal_due
-from baccarat.server.models import Bet, GameTable, LedgerTransaction, Posting, Round, Settlement
-from baccarat.server.timeline import Pace
+from baccarat.core.registry import get_game
+from baccarat.server.house import accounts, wallet
+from baccarat.server.operator import actions as operations
+from baccarat.server.operator import lookup
+from baccarat.server.operator import reports as reports
+from baccarat.server.playing import betting, clock, dealing, seating, tables
+from baccarat.server.playing.dealer import deal_due
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import transaction
+from baccarat.server.storage.models import Bet, GameTable, LedgerTransaction, Posting, Round, Settlement
 
 T0 = datetime(2026, 11, 22, 23, 50, tzinfo=UTC)  # ten minutes before midnight: the play spans two days
 INSTANT = Pace(0, 0, 0)
@@ -58,13 +62,13 @@ def _play(sessions, manual) -> dict[str, int]:
         boss = accounts.register(s, "pit_boss", "correct horse", grant=0, role="operator")
         for table_id in ids.values():
             for player in players:
-                tables.sit(s, table_id, player)
+                seating.sit(s, table_id, player)
         return ids, players, boss.id
     ids, players, boss = transaction(sessions, setup)
     for number in range(12):
         for game, table_id in ids.items():
             for player, stakes in zip(players, PLAN[game], strict=True):
-                transaction(sessions, lambda s, t=table_id, p=player, b=stakes: tables.place_bets(s, t, p, b))
+                transaction(sessions, lambda s, t=table_id, p=player, b=stakes: betting.place_bets(s, t, p, b))
         if number == 5:  # a misdeal at the mini table: every stake goes back
             transaction(sessions, lambda s: operations.void_round(
                 s, "test", ids["mini"], tables.open_round(s, ids["mini"]).number, reason="misdeal"))
@@ -72,7 +76,7 @@ def _play(sessions, manual) -> dict[str, int]:
         deal_due(sessions, now=manual.now())
         manual.advance(seconds=1)
         for player in players[: number % 3]:  # some Lucky Draw seats draw, the rest stand at the deadline
-            transaction(sessions, lambda s, p=player: tables.decide(s, ids["lucky-draw"], p, "draw"))
+            transaction(sessions, lambda s, p=player: dealing.decide(s, ids["lucky-draw"], p, "draw"))
         manual.advance(seconds=31)
         deal_due(sessions, now=manual.now())
     assert boss

@@ -14,13 +14,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import insert, select
 
-from baccarat.errors import BaccaratError, IllegalActionError
-from baccarat.server import accounts, tables, wallet
-from baccarat.server.clock import SteadyClock
-from baccarat.server.db import transaction
-from baccarat.server.dealer import Dealer, deal_due
-from baccarat.server.models import Bet, Round, Seat, Settlement
-from baccarat.server.timeline import Pace
+from baccarat.core.errors import BaccaratError, IllegalActionError
+from baccarat.server.house import accounts, wallet
+from baccarat.server.playing import betting, dealing, seating, tables, views
+from baccarat.server.playing.clock import SteadyClock
+from baccarat.server.playing.dealer import Dealer, deal_due
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import transaction
+from baccarat.server.storage.models import Bet, Round, Seat, Settlement
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 #: Repetitions of the seat race; CI runs more (``BACCARAT_RACE_REPETITIONS``).
@@ -33,7 +34,7 @@ def _table(sessions, game: str, name: str, players: tuple[str, ...], **options):
         table = tables.create_table(s, name, game, betting_seconds=10, now=T0, **{"pace": Pace(0, 0, 0), **options})
         ids = [accounts.register(s, player, "correct horse", grant=100_000).id for player in players]
         for account_id in ids:
-            tables.sit(s, table.id, account_id)
+            seating.sit(s, table.id, account_id)
         return table.id, ids
     return transaction(sessions, work)
 
@@ -45,7 +46,7 @@ def _closes_at(sessions, table_id: int) -> datetime:
 
 
 def _bet(sessions, table_id, account_id, bets, at, **options):
-    return transaction(sessions, lambda s: tables.place_bets(s, table_id, account_id, bets, now=at, **options))
+    return transaction(sessions, lambda s: betting.place_bets(s, table_id, account_id, bets, now=at, **options))
 
 
 # --- 1. the seat race -------------------------------------------------------------------------
@@ -76,7 +77,7 @@ def test_a_bet_and_leaving_the_seat_never_both_succeed(sessions, game):
         def leave(outcome=outcome, barrier=barrier):
             barrier.wait()
             try:
-                transaction(sessions, lambda s: tables.leave(s, table_id, ann))
+                transaction(sessions, lambda s: seating.leave(s, table_id, ann))
                 outcome["left"] = True
             except IllegalActionError:
                 outcome["left"] = False
@@ -97,7 +98,7 @@ def test_a_bet_and_leaving_the_seat_never_both_succeed(sessions, game):
         else:  # the bet came first (and the departure was refused), or after it, without a seat
             assert on_layout is None or seated is not None or on_layout == tables.NO_SEAT
         if seated is None:
-            transaction(sessions, lambda s: tables.sit(s, table_id, ann))
+            transaction(sessions, lambda s: seating.sit(s, table_id, ann))
         if on_layout is not None:  # settle it (Lucky Draw: the decision times out and stands)
             deal_due(sessions, now=closes)
             deal_due(sessions, now=closes + timedelta(seconds=30))
@@ -114,8 +115,8 @@ def test_bets_belong_to_accounts_even_when_two_share_a_seat_number(sessions):
     with sessions.begin() as s:  # ben's bet now says seat 1, as ann's does
         s.query(Bet).filter(Bet.account_id == ben).update({Bet.seat: 1})
     assert deal_due(sessions, now=closes) == 1
-    transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=closes))
-    transaction(sessions, lambda s: tables.decide(s, table_id, ben, "stand", now=closes))
+    transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", now=closes))
+    transaction(sessions, lambda s: dealing.decide(s, table_id, ben, "stand", now=closes))
     assert deal_due(sessions, now=closes + timedelta(seconds=1)) == 1
     with sessions() as s:
         rows = s.execute(select(Bet.account_id, Bet.wager, Bet.amount, Settlement.net)
@@ -166,7 +167,7 @@ def test_a_round_that_cannot_be_dealt_never_stops_the_other_tables_and_is_voided
         assert "could not be dealt" in json.loads(current.result)["void"]
         assert wallet.balance(s, ann) == 100_000  # both stakes, the good and the bad, came back
         assert tables.open_round(s, poisoned).number > current.number  # the table goes on
-        history = tables.recall(s, ann)
+        history = views.recall(s, ann)
         assert history[0]["status"] == "void" and {b["event"] for b in history[0]["bets"].values()} == {"Void"}
     failures = [r for r in caplog.records if r.name == "baccarat.dealer" and r.levelno >= logging.ERROR]
     assert failures[0].exc_info is not None  # the first failure is logged with its traceback
@@ -189,7 +190,7 @@ def test_a_failing_round_waits_longer_after_each_failure(sessions):
             attempts.append((ticks[0], trouble.attempts))
     pauses = [round(b[0] - a[0], 1) for a, b in itertools.pairwise(attempts)]
     assert pauses[:5] == [0.5, 1.0, 2.0, 4.0, 4.0]
-    transaction(sessions, lambda s: tables.void_round(s, table_id, 1, reason="test over", now=closes))
+    transaction(sessions, lambda s: dealing.void_round(s, table_id, 1, reason="test over", now=closes))
 
 
 def test_voiding_a_lucky_draw_round_after_its_first_deal_refunds_and_skips_the_shown_cards(sessions):
@@ -198,23 +199,23 @@ def test_voiding_a_lucky_draw_round_after_its_first_deal_refunds_and_skips_the_s
     _bet(sessions, table_id, ann, {"enter": 1_000, "block_bonus": 500}, closes - timedelta(seconds=1))
     _bet(sessions, table_id, ben, {"enter": 2_000}, closes - timedelta(seconds=1))
     deal_due(sessions, now=closes)
-    transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=closes))
+    transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", now=closes))
     with sessions() as s:
         current = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
         shown = json.loads(current.result)["cards"]
-        position = tables._round_shoe(s, current).position
+        position = dealing.round_shoe(s, current).position
         block = s.scalar(select(Settlement.net).join(Bet, Bet.id == Settlement.bet_id)
                          .where(Bet.wager == "block_bonus"))
-    answer = transaction(sessions, lambda s: tables.void_round(s, table_id, 1, reason="dealer's error", now=closes))
+    answer = transaction(sessions, lambda s: dealing.void_round(s, table_id, 1, reason="dealer's error", now=closes))
     assert answer["refunded"] == 1_000 + 1_000 + 2_000 and answer["bets_refunded"] == 3
     with sessions() as s:
         assert wallet.balance(s, ann) == 100_000 + block  # the Block Bonus was settled before the void
         assert wallet.balance(s, ben) == 100_000
-        assert tables._round_shoe(s, current).position == position + len(shown)
+        assert dealing.round_shoe(s, current).position == position + len(shown)
         nxt = tables.open_round(s, table_id)
         assert nxt.number == 2
     with pytest.raises(IllegalActionError, match="already void"):
-        transaction(sessions, lambda s: tables.void_round(s, table_id, 1, reason="again", now=closes))
+        transaction(sessions, lambda s: dealing.void_round(s, table_id, 1, reason="again", now=closes))
 
 
 # --- bets name their round ---------------------------------------------------------------------
@@ -224,7 +225,7 @@ def test_a_bet_for_a_closed_round_is_refused_not_moved_to_the_next(sessions):
     table_id, (ann,) = _table(sessions, "ez", "named", ("ann",))
     closes = _closes_at(sessions, table_id)
     assert _bet(sessions, table_id, ann, {"banker": 100}, closes - timedelta(seconds=1), round_number=1)["round"] == 1
-    late = closes + tables.ON_THE_WAY  # the allowance for bets on their way is over
+    late = closes + betting.ON_THE_WAY  # the allowance for bets on their way is over
     with pytest.raises(IllegalActionError, match="betting closed for round 1"):
         _bet(sessions, table_id, ann, {"player": 100}, late, round_number=1)
     deal_due(sessions, now=closes)
@@ -238,12 +239,12 @@ def test_a_bet_for_a_closed_round_is_refused_not_moved_to_the_next(sessions):
 
 def test_a_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(sessions):
     """A bet is judged by its arrival, and one sent just before the close arrives just after it: the
-    allowance for bets on their way (tables.ON_THE_WAY) takes it, and nothing after."""
+    allowance for bets on their way (betting.ON_THE_WAY) takes it, and nothing after."""
     table_id, (ann, ben) = _table(sessions, "ez", "on-its-way", ("ann", "ben"))
     closes = _closes_at(sessions, table_id)
     with sessions() as s:
         round_id = tables.open_round(s, table_id).id
-    end = closes + tables.ON_THE_WAY
+    end = closes + betting.ON_THE_WAY
     assert _bet(sessions, table_id, ann, {"banker": 100}, end - timedelta(milliseconds=1), round_number=1)["round"] == 1
     with pytest.raises(IllegalActionError, match="betting closed for round 1; bet on the next round"):
         _bet(sessions, table_id, ben, {"banker": 100}, end)
@@ -272,9 +273,9 @@ def test_deadlines_written_under_a_clock_ahead_are_pulled_in_at_start(sessions):
     ahead = T0 + timedelta(hours=13)
     with sessions.begin() as s:  # the round was opened while the wall clock was 13 h ahead
         s.query(Round).filter(Round.table_id == table_id).update({Round.closes_at: ahead})
-    assert transaction(sessions, lambda s: tables.repair_deadlines(s, T0)) == 1
+    assert transaction(sessions, lambda s: dealing.repair_deadlines(s, T0)) == 1
     assert _closes_at(sessions, table_id) == T0 + timedelta(seconds=10)
-    assert transaction(sessions, lambda s: tables.repair_deadlines(s, T0)) == 0  # within one window: untouched
+    assert transaction(sessions, lambda s: dealing.repair_deadlines(s, T0)) == 0  # within one window: untouched
 
 
 def test_a_wall_clock_step_does_not_stop_a_live_table(tmp_path):
@@ -285,8 +286,8 @@ def test_a_wall_clock_step_does_not_stop_a_live_table(tmp_path):
     import time_machine
     from fastapi.testclient import TestClient
 
-    from baccarat.server.app import create_app
-    from baccarat.server.settings import Settings
+    from baccarat.server.api.app import create_app
+    from baccarat.server.storage.settings import Settings
 
     settings = Settings(data_dir=tmp_path, betting_seconds=0.5)
     with TestClient(create_app(settings)) as client:
@@ -313,10 +314,10 @@ def test_a_wall_clock_step_does_not_stop_a_live_table(tmp_path):
 def test_an_operator_voids_a_round_over_rest_and_from_the_command_line(tmp_path):
     from fastapi.testclient import TestClient
 
-    from baccarat.cli import main
-    from baccarat.server.app import create_app
-    from baccarat.server.db import connect
-    from baccarat.server.settings import Settings
+    from baccarat.cli.app import main
+    from baccarat.server.api.app import create_app
+    from baccarat.server.storage.db import connect
+    from baccarat.server.storage.settings import Settings
 
     settings = Settings(data_dir=tmp_path, betting_seconds=600)
     with TestClient(create_app(settings)) as client:
@@ -354,15 +355,15 @@ def test_refusals_change_nothing(sessions):
     table_id, (_ann,) = _table(sessions, "ez", "refusals", ("ann",))
     for bad in ({"reason": ""}, {"reason": "   "}):
         with pytest.raises(BaccaratError):
-            transaction(sessions, lambda s, b=bad: tables.void_round(s, table_id, 1, now=T0, **b))
+            transaction(sessions, lambda s, b=bad: dealing.void_round(s, table_id, 1, now=T0, **b))
     with pytest.raises(BaccaratError, match="no round 9"):
-        transaction(sessions, lambda s: tables.void_round(s, table_id, 9, reason="nope", now=T0))
+        transaction(sessions, lambda s: dealing.void_round(s, table_id, 9, reason="nope", now=T0))
     with sessions() as s:
         assert tables.open_round(s, table_id).number == 1
 
 
 def test_tokens_issued_under_a_clock_ahead_are_cut_to_one_lifetime(sessions):
-    from baccarat.server.models import Token, now
+    from baccarat.server.storage.models import Token, now
 
     token = transaction(sessions, lambda s: (accounts.register(s, "tess", "correct horse", grant=0),
                                              accounts.log_in(s, "tess", "correct horse"))[1])
@@ -384,7 +385,7 @@ def test_a_full_disk_makes_rounds_wait_but_never_voids_them(sessions, monkeypatc
     table_id, (ann,) = _table(sessions, "ez", "full-disk", ("ann",))
     closes = _closes_at(sessions, table_id)
     _bet(sessions, table_id, ann, {"banker": 1_000}, closes - timedelta(seconds=1))
-    real = tables.deal_round
+    real = dealing.deal_round
 
     def full(s, round_id, now, **options):
         raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database or disk is full"))

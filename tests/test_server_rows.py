@@ -1,5 +1,6 @@
-"""Rows written in one statement (:func:`baccarat.server.db.insert_rows`: PostgreSQL's rows as one JSON parameter,
-SQLite's executemany) and ids taken ahead from PostgreSQL's sequences (:func:`baccarat.server.db.new_ids`):
+"""Rows written in one statement (:func:`baccarat.server.storage.db.insert_rows`: PostgreSQL's rows as one JSON
+parameter,
+SQLite's executemany) and ids taken ahead from PostgreSQL's sequences (:func:`baccarat.server.storage.db.new_ids`):
 every row as given, whatever its text, size or order."""
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import pytest
 from sqlalchemy import Table, select
 from sqlalchemy.exc import DBAPIError
 
-from baccarat.server import db
-from baccarat.server.db import make_engine, session_factory, transaction
-from baccarat.server.migrate import upgrade
-from baccarat.server.models import LedgerTransaction, Posting
+from baccarat.server.storage import db
+from baccarat.server.storage.db import make_engine, session_factory, transaction
+from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.models import LedgerTransaction, Posting
 
 ENTRIES = cast(Table, LedgerTransaction.__table__)
 POSTINGS = cast(Table, Posting.__table__)

@@ -10,12 +10,19 @@ import pytest
 from sqlalchemy import select
 
 from baccarat import verify as verifier
-from baccarat.errors import BetLimitError, ConflictError, IllegalActionError, InsufficientFundsError, UnknownWagerError
-from baccarat.server import accounts, tables, wallet
-from baccarat.server.db import transaction
-from baccarat.server.dealer import deal_due
-from baccarat.server.models import Bet, Round, Settlement
-from baccarat.server.timeline import Pace
+from baccarat.core.errors import (
+    BetLimitError,
+    ConflictError,
+    IllegalActionError,
+    InsufficientFundsError,
+    UnknownWagerError,
+)
+from baccarat.server.house import accounts, wallet
+from baccarat.server.playing import betting, dealing, records, seating, tables, views
+from baccarat.server.playing.dealer import deal_due
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import transaction
+from baccarat.server.storage.models import Bet, Round, Settlement
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -25,13 +32,13 @@ def _setup(sessions, game="ez", players=("ann", "ben")):
         table = tables.create_table(s, f"{game}-t", game, betting_seconds=10, now=T0)
         ids = [accounts.register(s, name, "correct horse", grant=100_000).id for name in players]
         for account_id in ids:
-            tables.sit(s, table.id, account_id)
+            seating.sit(s, table.id, account_id)
         return table.id, ids
     return transaction(sessions, work)
 
 
 def _bet(sessions, table_id, account_id, bets, at=T0):
-    return transaction(sessions, lambda s: tables.place_bets(s, table_id, account_id, bets, now=at))
+    return transaction(sessions, lambda s: betting.place_bets(s, table_id, account_id, bets, now=at))
 
 
 def test_a_round_is_dealt_and_settled_once_through_the_ledger(sessions):
@@ -45,17 +52,17 @@ def test_a_round_is_dealt_and_settled_once_through_the_ledger(sessions):
         settled = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
         assert settled.status == "settled"
         assert len(s.scalars(select(Settlement)).all()) == 3
-        history = tables.recall(s, ann)
+        history = views.recall(s, ann)
         assert history[0]["round"] == 1 and set(history[0]["bets"]) == {"banker", "dragon_7"}
         assert history[0]["balance_before"] == 100_000
         net = sum(b["net"] for b in history[0]["bets"].values())
         assert history[0]["balance_after"] == 100_000 + net == wallet.balance(s, ann)
         assert 4 <= len(history[0]["cards"]) <= 6
-        view = tables.table_view(s, table_id)
+        view = views.table_view(s, table_id)
         assert view["round"]["number"] == 2 and view["last_result"]["round"] == 1
         assert "server_seed" not in str(view)
     # dealing the same round again does nothing
-    transaction(sessions, lambda s: tables.deal_round(s, settled.id, T0 + timedelta(seconds=20)))
+    transaction(sessions, lambda s: dealing.deal_round(s, settled.id, T0 + timedelta(seconds=20)))
     with sessions() as s:
         assert len(s.scalars(select(Settlement)).all()) == 3
 
@@ -79,9 +86,9 @@ def test_bets_are_checked_by_the_core_and_the_wallet(sessions):
     with pytest.raises(BetLimitError, match=r"the most you can add on Banker is 10\.00"):
         _bet(sessions, table_id, ann, {"banker": 1_100})  # EZ maximum 25.00
     with pytest.raises(IllegalActionError, match="no more bets"):
-        _bet(sessions, table_id, ann, {"tie": 100}, at=T0 + timedelta(seconds=10) + tables.ON_THE_WAY)
+        _bet(sessions, table_id, ann, {"tie": 100}, at=T0 + timedelta(seconds=10) + betting.ON_THE_WAY)
     with pytest.raises(IllegalActionError, match="bets are on the layout"):
-        transaction(sessions, lambda s: tables.leave(s, table_id, ann))
+        transaction(sessions, lambda s: seating.leave(s, table_id, ann))
     deal_due(sessions, now=T0 + timedelta(seconds=10))
 
 
@@ -90,11 +97,11 @@ def test_lucky_draw_needs_a_seat_and_seats_are_unique(sessions):
     carl = transaction(sessions, lambda s: accounts.register(s, "carl", "correct horse", grant=1_000).id)
     with pytest.raises(IllegalActionError, match="take a seat"):
         _bet(sessions, table_id, carl, {"enter": 100})
-    assert transaction(sessions, lambda s: tables.sit(s, table_id, carl, 3)) == 3
-    assert transaction(sessions, lambda s: tables.sit(s, table_id, carl, 5)) == 3  # already seated
+    assert transaction(sessions, lambda s: seating.sit(s, table_id, carl, 3)) == 3
+    assert transaction(sessions, lambda s: seating.sit(s, table_id, carl, 5)) == 3  # already seated
     dora = transaction(sessions, lambda s: accounts.register(s, "dora", "correct horse", grant=1_000).id)
     with pytest.raises(ConflictError, match="seat 3 is taken"):
-        transaction(sessions, lambda s: tables.sit(s, table_id, dora, 3))
+        transaction(sessions, lambda s: seating.sit(s, table_id, dora, 3))
 
 
 def test_a_whole_shoe_verifies_once_revealed(sessions):
@@ -108,12 +115,12 @@ def test_a_whole_shoe_verifies_once_revealed(sessions):
         moment = closes
         deal_due(sessions, now=moment)
     with sessions() as s:
-        record = tables.shoe_record(s, table_id, 1)
+        record = records.shoe_record(s, table_id, 1)
         verdict = verifier.verify_shoe(record)
         assert verdict.ok, verdict.problems
         assert verdict.rounds > 50
         with pytest.raises(IllegalActionError, match="still in play"):
-            tables.shoe_record(s, table_id, 2)
+            records.shoe_record(s, table_id, 2)
 
 
 def test_a_crash_before_the_deal_commits_deals_the_same_cards_after_restart(sessions):
@@ -125,7 +132,7 @@ def test_a_crash_before_the_deal_commits_deals_the_same_cards_after_restart(sess
         pass
 
     def crash_after_dealing(s):
-        tables.deal_round(s, round_id, due)
+        dealing.deal_round(s, round_id, due)
         raise Crash  # the process dies before the commit
 
     with sessions() as s:
@@ -137,7 +144,7 @@ def test_a_crash_before_the_deal_commits_deals_the_same_cards_after_restart(sess
         assert wallet.balance(s, ann) == 99_000  # the stake stays in escrow
     # what the aborted deal would have dealt, computed on a copy that is rolled back
     with sessions() as s:
-        tables.deal_round(s, round_id, due)
+        dealing.deal_round(s, round_id, due)
         aborted = s.get(Round, round_id).result
         s.rollback()
     deal_due(sessions, now=due)
@@ -151,14 +158,14 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
                                     now=T0)
         ids = [accounts.register(s, name, "correct horse", grant=100_000).id for name in ("ann", "ben", "cid")]
         for account_id in ids:
-            tables.sit(s, table.id, account_id)
+            seating.sit(s, table.id, account_id)
         return table.id, ids
     table_id, (ann, ben, cid) = transaction(sessions, work)
     _bet(sessions, table_id, ann, {"enter": 1_000, "block_bonus": 500})
     _bet(sessions, table_id, ben, {"enter": 2_000})
     _bet(sessions, table_id, cid, {"enter": 500})
     with pytest.raises(IllegalActionError, match="no decision"):
-        transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=T0))
+        transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", now=T0))
     first = T0 + timedelta(seconds=10)
     assert deal_due(sessions, now=first) == 1
     with sessions() as s:
@@ -169,14 +176,14 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
         block = s.scalar(select(Settlement))  # Block Bonus is paid at the first deal
         assert block is not None
     with pytest.raises(IllegalActionError, match="still being dealt"):  # the first deal is shown card by card
-        transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=first))
+        transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", now=first))
     # NO MORE BETS 1 s, 7 cards 0.6 s apart, the decisions open one beat after the last
     opened = first + timedelta(seconds=1 + 6 * 0.6 + 0.6)
-    assert transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=opened))["balance"] \
+    assert transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", now=opened))["balance"] \
         == 100_000 - 1_000 - 500 - 1_000 + (500 + block.net)  # stakes out, the Block Bonus return in
-    transaction(sessions, lambda s: tables.decide(s, table_id, ben, "stand", now=opened))
+    transaction(sessions, lambda s: dealing.decide(s, table_id, ben, "stand", now=opened))
     with pytest.raises(ConflictError):
-        transaction(sessions, lambda s: tables.decide(s, table_id, ben, "draw", now=opened))
+        transaction(sessions, lambda s: dealing.decide(s, table_id, ben, "draw", now=opened))
     assert deal_due(sessions, now=opened + timedelta(seconds=1)) == 0  # cid has not decided yet
     assert deal_due(sessions, now=opened + timedelta(seconds=5)) == 1  # cid timed out: stands
     with sessions() as s:
@@ -188,7 +195,7 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
         bets = {(b.account_id, b.wager) for b in s.scalars(select(Bet))}
         assert (ann, "draw") in bets and (ben, "draw") not in bets
         assert len(s.scalars(select(Settlement)).all()) == 5  # block, 3 enter, 1 draw
-        history = tables.recall(s, ann)
+        history = views.recall(s, ann)
         assert set(history[0]["bets"]) == {"enter", "block_bonus", "draw"}
         assert history[0]["balance_after"] == wallet.balance(s, ann)
 
@@ -199,13 +206,13 @@ def test_bets_racing_the_dealer_land_in_the_round_it_settles_or_are_refused(sess
     import threading
     import time as clock
 
-    from baccarat.errors import BaccaratError
+    from baccarat.core.errors import BaccaratError
 
     def work(s):
         table = tables.create_table(s, "racing", "ez", betting_seconds=0.2, pace=Pace(0, 0, 0))  # no pauses
         ids = [accounts.register(s, f"racer{n}", "correct horse", grant=10_000_000).id for n in range(4)]
         for account_id in ids:
-            tables.sit(s, table.id, account_id)
+            seating.sit(s, table.id, account_id)
         return table.id, ids
     table_id, ids = transaction(sessions, work)
     stop = clock.monotonic() + 3.0
@@ -223,7 +230,7 @@ def test_bets_racing_the_dealer_land_in_the_round_it_settles_or_are_refused(sess
                 late = datetime.now(UTC) - timedelta(milliseconds=100)
                 transaction(sessions, lambda s, key=f"race-{account_id}-{n:06d}", bets={code: 100}, at=late:
                             wallet.idempotent(s, account_id, key, {"bets": bets},
-                                              lambda: tables.place_bets(s, table_id, account_id, bets, now=at)))
+                                              lambda: betting.place_bets(s, table_id, account_id, bets, now=at)))
                 outcomes["placed"] += 1
             except BaccaratError:
                 outcomes["refused"] += 1  # the window closed, or this wager is already on the round

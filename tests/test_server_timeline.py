@@ -17,14 +17,15 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from baccarat.errors import BetLimitError, IllegalActionError
-from baccarat.server import accounts, tables, views, wallet
-from baccarat.server.app import create_app
-from baccarat.server.db import connect, transaction
-from baccarat.server.dealer import Dealer, deal_due
-from baccarat.server.models import Round, Seat
-from baccarat.server.settings import Settings
-from baccarat.server.timeline import Pace
+from baccarat.core.errors import BetLimitError, IllegalActionError
+from baccarat.server.api.app import create_app
+from baccarat.server.house import accounts, wallet
+from baccarat.server.playing import betting, dealing, seating, tables, views
+from baccarat.server.playing.dealer import Dealer, deal_due
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.models import Round, Seat
+from baccarat.server.storage.settings import Settings
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 STEP = timedelta(milliseconds=50)
@@ -36,13 +37,13 @@ def _table(sessions, game: str, players: tuple[str, ...], **options):
         table = tables.create_table(s, f"{game}-tl", game, betting_seconds=10, decision_seconds=5, now=T0, **options)
         ids = [accounts.register(s, name, "correct horse", grant=100_000).id for name in players]
         for account_id in ids:
-            tables.sit(s, table.id, account_id, now=T0)
+            seating.sit(s, table.id, account_id, now=T0)
         return table.id, ids
     return transaction(sessions, work)
 
 
 def _bet(sessions, table_id, account_id, bets, at):
-    return transaction(sessions, lambda s: tables.place_bets(s, table_id, account_id, bets, now=at))
+    return transaction(sessions, lambda s: betting.place_bets(s, table_id, account_id, bets, now=at))
 
 
 def _round(sessions, table_id, number) -> Round:
@@ -62,7 +63,7 @@ def _sample(sessions, table_id, accounts_, start, end):
         with sessions() as s:
             view, state = views.table_view_at(s, table_id, moment)
             samples.append({"now": moment, "view": view, "you": views.yours(s, state, accounts_),
-                            "balances": views.shown_balances(s, accounts_, moment),
+                            "balances": wallet.shown_balances(s, accounts_, moment),
                             "history": {a: views.recall(s, a, now=moment) for a in accounts_},
                             "roads": views.table_roads(s, table_id, moment)
                             if view["game"] != "lucky-draw" else None})
@@ -172,10 +173,10 @@ def test_a_lucky_draw_round_deals_then_waits_for_decisions_then_finishes(session
     decisions_at = datetime.fromisoformat(first["decisions_at"])
     assert decisions_at == closes + timedelta(seconds=1 + 4 * 0.6 + 0.6)
     with pytest.raises(IllegalActionError, match="still being dealt"):
-        transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=decisions_at - STEP))
+        transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", now=decisions_at - STEP))
     with sessions() as s:
-        before = views.shown_balances(s, [ann], decisions_at - STEP)[ann]
-        after = views.shown_balances(s, [ann], decisions_at)[ann]
+        before = wallet.shown_balances(s, [ann], decisions_at - STEP)[ann]
+        after = wallet.shown_balances(s, [ann], decisions_at)[ann]
         assert before == 100_000 - 1_500  # Block Bonus is shown with the decisions, not before
         assert after - before in (0, 500 + 500 * 2, 500 + 500 * 5, 500 + 500 * 10, 500 + 500 * 35)
         view = views.table_view(s, table_id, decisions_at)
@@ -183,8 +184,8 @@ def test_a_lucky_draw_round_deals_then_waits_for_decisions_then_finishes(session
         assert view["decision"]["decides_at"] == (decisions_at + timedelta(seconds=5)).isoformat()
         assert view["players"]["1"]["results"] is None or set(view["players"]["1"]["results"]) == {"block_bonus"}
     decided = decisions_at + timedelta(seconds=1)
-    transaction(sessions, lambda s: tables.decide(s, table_id, ann, "draw", now=decided))
-    transaction(sessions, lambda s: tables.decide(s, table_id, ben, "stand", now=decided))
+    transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", now=decided))
+    transaction(sessions, lambda s: dealing.decide(s, table_id, ben, "stand", now=decided))
     assert deal_due(sessions, now=decided) == 1  # all in: finished at once
     finished = _round(sessions, table_id, 1)
     deal = json.loads(finished.result)["deal"]
@@ -263,16 +264,16 @@ def test_two_bets_on_one_spot_add_up_and_the_maximum_names_the_room_left(session
 def test_a_disconnected_player_keeps_the_seat_for_the_grace_period(sessions):
     table_id, (ann, ben) = _table(sessions, "ez", ("ann", "ben"))
     dealer = Dealer(sessions, seat_grace=60)
-    transaction(sessions, lambda s: tables.mark_away(s, table_id, ann, T0))
+    transaction(sessions, lambda s: seating.mark_away(s, table_id, ann, T0))
     assert dealer.free_seats(T0 + timedelta(seconds=59)) == 0
-    transaction(sessions, lambda s: tables.mark_back(s, table_id, ann))  # back in time: the seat is theirs
+    transaction(sessions, lambda s: seating.mark_back(s, table_id, ann))  # back in time: the seat is theirs
     assert dealer.free_seats(T0 + timedelta(seconds=120)) == 0
     # away with a bet in play: the seat waits for the round
     closes = _at(_round(sessions, table_id, 1).closes_at)
     _bet(sessions, table_id, ann, {"banker": 100}, closes - timedelta(seconds=1))
     away = closes - timedelta(seconds=1)
-    transaction(sessions, lambda s: tables.mark_away(s, table_id, ann, away))
-    transaction(sessions, lambda s: tables.mark_away(s, table_id, ben, away))
+    transaction(sessions, lambda s: seating.mark_away(s, table_id, ann, away))
+    transaction(sessions, lambda s: seating.mark_away(s, table_id, ben, away))
     with sessions() as s:
         assert views.table_view(s, table_id, away)["players"]["1"]["away"] is True
     assert dealer.free_seats(closes - timedelta(seconds=0.5)) == 0
@@ -445,7 +446,7 @@ def test_closing_every_socket_starts_the_grace_period_and_reconnecting_ends_it(c
         with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
             account = transaction(sessions, lambda s: s.scalar(select(Seat.account_id)))
             # read back in the same transaction: on PostgreSQL the feed may put it right before a later read
-            marked = transaction(sessions, lambda s: (tables.mark_away(s, 2, account),
+            marked = transaction(sessions, lambda s: (seating.mark_away(s, 2, account),
                                                       s.scalar(select(Seat.away_since)))[1])
         assert marked is not None
         deadline = time.monotonic() + 5
@@ -484,7 +485,7 @@ def test_sockets_joining_a_table_at_once_share_one_feed(client, monkeypatch):
     the feed and joining it once made a poller of its own: ten sockets, ten times the reads)."""
     from contextlib import ExitStack
 
-    from baccarat.server import live
+    from baccarat.server.live import sockets as live
 
     made: list[int] = []
     original = live.TableFeed.__init__
@@ -494,7 +495,7 @@ def test_sockets_joining_a_table_at_once_share_one_feed(client, monkeypatch):
         original(self, sessions, table_id, **options)
 
     monkeypatch.setattr(live.TableFeed, "__init__", counting)
-    slow_back = tables.mark_back
+    slow_back = seating.mark_back
 
     def mark_back(s, table_id, account_id):  # type: ignore[no-untyped-def]
         time.sleep(0.2)  # a slow write as a socket joins: the other sockets arrive meanwhile
@@ -517,8 +518,8 @@ def test_a_dealt_round_s_moments_are_read_ahead_and_published_at_their_moment_ne
     """The feed reads a dealt round's next card and its result shortly before their moments (every socket's
     frame made then) and publishes each at its moment: a crowd's pushes start at the moment, not after the
     reads; nothing is published early."""
-    from baccarat.server import feed
-    from baccarat.server.models import now
+    from baccarat.server.live import feed
+    from baccarat.server.storage.models import now
 
     reads: list[tuple[datetime, datetime | None]] = []  # (when the read was made, the moment it was for)
     published: list[tuple[datetime, dict]] = []  # (when the sockets were woken, the view they were given)

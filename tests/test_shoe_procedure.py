@@ -7,12 +7,12 @@ from collections import Counter
 
 import pytest
 
-from baccarat.cards import RANKS, Card, parse_cards
-from baccarat.errors import ConfigurationError, ShoeError
-from baccarat.events import CardDealt, ShoeEnded, ShoeStarted
-from baccarat.presets import EZ
-from baccarat.shoe import Shoe, burn_count, live_rng, seeded_rng
-from baccarat.table import Table
+from baccarat.core.cards import RANKS, Card, parse_cards
+from baccarat.core.errors import ConfigurationError, ShoeError
+from baccarat.core.events import CardDealt, ShoeEnded, ShoeStarted
+from baccarat.core.registry import EZ
+from baccarat.core.shoe import Shoe, burn_count, live_rng, seeded_rng
+from baccarat.core.table import Table
 
 
 def test_eight_decks_by_default_each_rank_and_suit_32_times() -> None:
@@ -131,8 +131,8 @@ def test_shoe_refuses_to_deal_outside_a_coup_and_past_its_end() -> None:
 
 
 def test_a_stored_shoe_resumes_at_its_cursor() -> None:
-    from baccarat.errors import ShoeError
-    from baccarat.shoe import Shoe, seeded_rng
+    from baccarat.core.errors import ShoeError
+    from baccarat.core.shoe import Shoe, seeded_rng
 
     original = Shoe.shuffled(decks=1, rng=seeded_rng(3), cut_card=14)
     copy = Shoe(original.cards, cut_card=14, burn=True)

@@ -20,18 +20,18 @@ from baccarat.analysis.analyze import analyze
 from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.block import CARD_KINDS
 from baccarat.analysis.composition import Composition
-from baccarat.cli import main
-from baccarat.coup import deal_coup
-from baccarat.errors import ConfigurationError
-from baccarat.lucky import BLOCK_EVENTS, LuckyDrawHand
-from baccarat.presets import EZ, get_game
-from baccarat.shoe import Shoe, seeded_rng, shuffle
+from baccarat.cli.app import main
+from baccarat.core.coup import deal_coup
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.lucky import BLOCK_EVENTS, LuckyDrawHand
+from baccarat.core.registry import EZ, get_game
+from baccarat.core.shoe import Shoe, seeded_rng, shuffle
 from baccarat.sim import compiled, kernels
 from baccarat.sim.counting import PRESETS, CountPlan, _polynomial, run_count
-from baccarat.sim.report import summarize
+from baccarat.sim.outcome_tables import lucky_draw_tables, punto_banco_tables, shoe_tables, strategy_draws
+from baccarat.sim.results import summarize
 from baccarat.sim.run import Plan, chunk_state, execute, run
 from baccarat.sim.seeds import state_words
-from baccarat.sim.tables import lucky_draw_tables, punto_banco_tables, shoe_tables, strategy_draws
 
 
 def _engine_keys(cards, cut_card):
@@ -121,7 +121,7 @@ def test_the_seed_words_are_numpy_s_seed_sequence(seed, key, words):
 
 
 def test_a_simulation_does_not_import_numpy_random():
-    code = ("import sys; from baccarat.cli import main; main(['simulate', 'ez', '--shoes', '3', '--seed', '1']); "
+    code = ("import sys; from baccarat.cli.app import main; main(['simulate', 'ez', '--shoes', '3', '--seed', '1']); "
             "print('numpy.random' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip().endswith("False")
@@ -248,8 +248,9 @@ def test_kernels_compiled_ahead_of_time_refuse_arrays_of_another_type():
 
 def test_simulate_starts_without_importing_numba():
     _compiled_or_skip()
-    code = ("import sys; from baccarat.cli import main; code = main(['simulate', 'ez', '--shoes', '20', '--seed', '1',"
-            " '--workers', '2', '--json']); print('numba' in sys.modules, code, file=sys.stderr)")
+    code = ("import sys; from baccarat.cli.app import main; "
+            "code = main(['simulate', 'ez', '--shoes', '20', '--seed', '1', '--workers', '2', '--json']); "
+            "print('numba' in sys.modules, code, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stderr.split()[-2:] == ["False", "0"] and json.loads(done.stdout)["shoes"] == 20
 
@@ -404,7 +405,7 @@ def test_an_initial_count_is_a_whole_number_within_the_bound():
 
 
 def test_a_scheduler_that_does_not_answer_is_said_in_words(monkeypatch):
-    from baccarat.errors import UnavailableError
+    from baccarat.core.errors import UnavailableError
     from baccarat.sim import run as running
 
     monkeypatch.setattr(running, "SCHEDULER_TIMEOUT", "1s")

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from baccarat.errors import (
+from baccarat.core.errors import (
     BaccaratError,
     BetLimitError,
     IllegalActionError,
@@ -16,8 +16,8 @@ from baccarat.errors import (
     UnknownWagerError,
     WagerPrerequisiteError,
 )
-from baccarat.presets import EZ, LUCKY_DRAW, MINI
-from baccarat.table import Table
+from baccarat.core.registry import EZ, LUCKY_DRAW, MINI
+from baccarat.core.table import Table
 
 from .conftest import deal_round, stacked_table
 

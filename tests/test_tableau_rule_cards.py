@@ -1,7 +1,7 @@
 """The drawing charts of the rule cards, cell by cell.
 
 Expected cells are transcribed here from the card text independently of
-``baccarat.tableau``: the mini-baccarat card's Banker chart, the EZ cards'
+``baccarat.core.tableau``: the mini-baccarat card's Banker chart, the EZ cards'
 Player rules ("0-1-2-3-4-5 draws, 6-7 stands, 8-9 natural") and the Lucky
 Draw card's dealer rule ("4 or less draws, stands with 5 or higher").
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from baccarat.cards import parse_cards
-from baccarat.coup import deal_coup
-from baccarat.tableau import banker_draws, dealer_draws, is_natural, player_draws
+from baccarat.core.cards import parse_cards
+from baccarat.core.coup import deal_coup
+from baccarat.core.tableau import banker_draws, dealer_draws, is_natural, player_draws
 
 # Mini-baccarat card, BANKER RULES: total -> player's third cards on which the Banker draws
 # ("0" is a ten or picture).

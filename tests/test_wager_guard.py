@@ -18,13 +18,13 @@ from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.composition import Composition
 from baccarat.analysis.patterns import PATTERNS, coup_events
 from baccarat.analysis.punto import coup_table, reads_values_only, unpriceable
-from baccarat.cards import RANKS, SUITS, Card
-from baccarat.coup import Coup, deal_coup
-from baccarat.errors import ConfigurationError
-from baccarat.facts import facts_from, pattern_of
-from baccarat.games import LOSE, Game, TableLimits, Wager
-from baccarat.presets import EZ, MINI, all_games, built_in, register, unregister
-from baccarat.rulesfile import read_rules
+from baccarat.core.cards import RANKS, SUITS, Card
+from baccarat.core.coup import Coup, deal_coup
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.facts import facts_from, pattern_of
+from baccarat.core.games import LOSE, Game, TableLimits, Wager
+from baccarat.core.registry import EZ, MINI, all_games, built_in, register, unregister
+from baccarat.core.rulesfile import read_rules
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
 GAMES = [MINI, EZ, *(read_rules(path) for path in sorted(CATALOGUE.glob("*.toml")) if "lucky" not in path.name)]
@@ -93,7 +93,7 @@ def test_a_wager_that_reads_ranks_in_code_is_refused_not_priced_wrong() -> None:
     assert BatchEvaluator(game).refused.keys() == {"player_pair"}
     register(game)
     try:
-        from baccarat.sim.tables import punto_banco_tables
+        from baccarat.sim.outcome_tables import punto_banco_tables
 
         with pytest.raises(ConfigurationError, match="Player Pair cannot be simulated"):
             punto_banco_tables.__wrapped__("pair-in-code")
@@ -152,8 +152,8 @@ def test_a_partly_dealt_shoe_by_value_skips_pair_wagers_with_the_reason() -> Non
 
 
 def test_the_simulation_deals_pairs_as_real_cards_count_them() -> None:
-    """The card kernel's pattern bits agree with :func:`baccarat.facts.pattern_of` on real cards."""
-    from baccarat.sim.tables import _punto_banco_arrays, card_kinds
+    """The card kernel's pattern bits agree with :func:`baccarat.core.facts.pattern_of` on real cards."""
+    from baccarat.sim.outcome_tables import _punto_banco_arrays, card_kinds
 
     rank_of, suit_of = card_kinds()
     arrays = _punto_banco_arrays(read_rules(CATALOGUE / "pairs.toml"))
@@ -186,8 +186,8 @@ def test_the_card_kernel_compiled_ahead_of_time_deals_exactly_like_the_jit_and_t
     point values) the same results as the kernel that deals point values only."""
     from baccarat.sim import kernels
     from baccarat.sim.compiled import kernels as loaded
+    from baccarat.sim.outcome_tables import _punto_banco_arrays, card_kinds, shoe_tables
     from baccarat.sim.run import chunk_state
-    from baccarat.sim.tables import _punto_banco_arrays, card_kinds, shoe_tables
 
     shoe = shoe_tables(6)
     rank_of, suit_of = card_kinds()

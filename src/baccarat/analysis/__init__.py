@@ -1,7 +1,7 @@
 """Exact combinatorial analysis of every wager, for any shoe composition.
 
 Layer: above the rules core, beside the table; it reads the same rule data
-(:mod:`baccarat.tableau`, the games in :mod:`baccarat.presets`) and asks the
+(:mod:`baccarat.core.tableau`, the games in :mod:`baccarat.core.registry`) and asks the
 engine's own coup and wager classifiers for every outcome.
 
 * :func:`baccarat.analysis.analyze.analyze`: return tables, house edges,

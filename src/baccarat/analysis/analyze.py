@@ -11,10 +11,10 @@ from baccarat.analysis import lucky_draw as ld
 from baccarat.analysis.block import block_combinations, kind_counts
 from baccarat.analysis.composition import LABEL_VALUES, Composition
 from baccarat.analysis.punto import event_combinations, unpriceable
-from baccarat.analysis.report import EventLine, GameAnalysis, StrategyReport, WagerAnalysis
-from baccarat.cards import RANKS, SUITS, Card
-from baccarat.errors import ConfigurationError
-from baccarat.games import Game, Wager
+from baccarat.analysis.results import EventLine, GameAnalysis, StrategyReport, WagerAnalysis
+from baccarat.core.cards import RANKS, SUITS, Card
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.games import Game, Wager
 
 
 def _lines(wager: Wager[object], combinations: Mapping[str, int]) -> tuple[EventLine, ...]:

@@ -22,8 +22,8 @@ import numpy.typing as npt
 
 from baccarat.analysis import cache as disk
 from baccarat.analysis.composition import LABEL_VALUES, MAX_CARDS, MIN_CARDS
-from baccarat.errors import ConfigurationError
-from baccarat.games import Game, Wager
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.games import Game, Wager
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -74,7 +74,7 @@ def _coefficients(game: Game, wagers: tuple[Wager[Any], ...]) -> FloatArray:
 class BatchEvaluator:
     """EVs of every wager of a punto banco game, for a batch of shoe compositions.
 
-    >>> from baccarat.presets import EZ
+    >>> from baccarat.core.registry import EZ
     >>> evaluator = BatchEvaluator(EZ)
     >>> evs = evaluator.expected_values(np.array([[4] * 9 + [16]]) * 8)  # one 8-deck shoe, A..9,T
     >>> round(float(evs[0, evaluator.codes.index("banker")]), 6)

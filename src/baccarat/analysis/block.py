@@ -2,7 +2,7 @@
 by rank (Ace high) and suit, so it is counted over the 52 kinds of card.
 
 The event of every ordered triple (first card, second card, up card) comes
-from the engine's :func:`baccarat.lucky.block_bonus_event`.  The rule compares
+from the engine's :func:`baccarat.core.lucky.block_bonus_event`.  The rule compares
 suits only for equality and ranks only by their order, so the engine is asked
 once per triple *up to renaming the suits and the ranks in order*: 27 rank
 triples of three ranks (every order of three ranks, ties included) times five
@@ -20,8 +20,8 @@ from functools import cache
 import numpy as np
 
 from baccarat.analysis.composition import IntArray
-from baccarat.cards import RANKS, SUITS, Card
-from baccarat.lucky import BLOCK_EVENTS, block_bonus_event
+from baccarat.core.cards import RANKS, SUITS, Card
+from baccarat.core.lucky import BLOCK_EVENTS, block_bonus_event
 
 #: The 52 kinds of card, index ``rank_index * 4 + suit_index``.
 CARD_KINDS = tuple(Card(rank, suit) for rank in RANKS for suit in SUITS)
@@ -34,7 +34,7 @@ def kind_counts(decks: int) -> IntArray:
 
 @cache
 def event_table() -> IntArray:
-    """``[first, second, up]`` card kinds -> index in :data:`baccarat.lucky.BLOCK_EVENTS`."""
+    """``[first, second, up]`` card kinds -> index in :data:`baccarat.core.lucky.BLOCK_EVENTS`."""
     # Canonical ranks [first, second, up] by rank index: how the first and second compare (Ace
     # high) with the up card and with each other, one of 27.
     order = np.array([CARD_KINDS[r * len(SUITS)].ace_high_rank for r in range(len(RANKS))])

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from baccarat.errors import ConfigurationError
-from baccarat.shoe import check_decks
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.shoe import check_decks
 
 #: Value labels in the order users write them (Ace first, ten-value last).
 VALUE_LABELS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T")

@@ -14,7 +14,7 @@ Counting convention: every round counts as an ordered sequence of six cards
 events add up to ``falling(size, 6)``, as for punto banco.
 
 The outcomes come from the game's own wagers (``enter`` and ``draw``) and the
-dealer's rule from :func:`baccarat.tableau.dealer_draws`; nothing is restated.
+dealer's rule from :func:`baccarat.core.tableau.dealer_draws`; nothing is restated.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ import numpy.typing as npt
 
 from baccarat.analysis.composition import Composition, IntArray, sequence_weights
 from baccarat.analysis.punto import VALUE_CARDS
-from baccarat.errors import ConfigurationError
-from baccarat.games import Game
-from baccarat.lucky import LuckyDrawHand
-from baccarat.tableau import dealer_draws
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.games import Game
+from baccarat.core.lucky import LuckyDrawHand
+from baccarat.core.tableau import dealer_draws
 
 BoolArray = npt.NDArray[np.bool_]
 StrategyKind = Literal["composition", "total"]

@@ -7,7 +7,7 @@ ordered deals splits exactly as
 
     (ordered first four cards by rank and suit)  x  (fifth and sixth cards by point value, from what is left)
 
-and every fact of :mod:`baccarat.facts` is a function of the coup's point values and the *pattern*
+and every fact of :mod:`baccarat.core.facts` is a function of the coup's point values and the *pattern*
 of the first four cards (which are pairs, twins, suited).  This module counts, for every coup key
 ``(player total, banker total, fifth, sixth)`` and every pattern, the ordered deals behind it:
 
@@ -17,7 +17,7 @@ of the first four cards (which are pairs, twins, suited).  This module counts, f
   of a rank sequence summed over suits depends only on which positions share a rank, so a table of
   the 15 equality masks by suit agreement (4^4 suit sequences each) finishes the count.
 
-A wager's events then come from its own rule on :func:`baccarat.facts.facts_from`, once per distinct
+A wager's events then come from its own rule on :func:`baccarat.core.facts.facts_from`, once per distinct
 value-level coup and pattern; nothing here restates a wager.
 """
 
@@ -31,9 +31,9 @@ import numpy as np
 import numpy.typing as npt
 
 from baccarat.analysis.punto import coup_table
-from baccarat.coup import Coup
-from baccarat.errors import ConfigurationError
-from baccarat.facts import CoupFacts, Pattern, all_patterns, facts_from
+from baccarat.core.coup import Coup
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.facts import CoupFacts, Pattern, all_patterns, facts_from
 
 IntArray = npt.NDArray[np.int64]
 

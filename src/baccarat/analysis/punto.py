@@ -1,6 +1,6 @@
 """Exact combination counts for every wager of a punto banco game, for any shoe.
 
-The coup is dealt by the engine's own :func:`baccarat.coup.deal_coup` and
+The coup is dealt by the engine's own :func:`baccarat.core.coup.deal_coup` and
 every wager's event comes from the game's own classifier, so the drawing
 rules and the pay tables are read, never restated.  What this module adds is
 the counting:
@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from baccarat.analysis.composition import Composition, IntArray, sequence_weights
-from baccarat.cards import Card
-from baccarat.coup import Coup, deal_coup
-from baccarat.errors import ConfigurationError
-from baccarat.games import Game, Wager
-from baccarat.presets import built_in, get_game
+from baccarat.core.cards import Card
+from baccarat.core.coup import Coup, deal_coup
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.games import Game, Wager
+from baccarat.core.registry import built_in, get_game
 
 #: One card of each point value (index = value; 0 stands for tens and pictures).
 VALUE_CARDS = (Card("T", "s"), *(Card(rank, "s") for rank in "A23456789"))

@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
-from baccarat.analysis.command import STRATEGIES
-from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
-from baccarat.shoe import DEFAULT_DECKS
+from baccarat.cli.analyze_text import STRATEGIES
+from baccarat.cli.app import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
+from baccarat.core.shoe import DEFAULT_DECKS
 
 if TYPE_CHECKING:
     from baccarat.analysis.lucky_draw import StrategyKind
-    from baccarat.games import Game
+    from baccarat.core.games import Game
 
 
-#: ``--strategy``'s choices, from the one list (:data:`baccarat.analysis.command.STRATEGIES`).
+#: ``--strategy``'s choices, from the one list (:data:`baccarat.cli.analyze_text.STRATEGIES`).
 StrategyChoice = StrEnum("StrategyChoice", {name: name for name in STRATEGIES})  # type: ignore[misc]
 _OPTIMAL = StrategyChoice(STRATEGIES[0])
 
@@ -47,7 +47,7 @@ def analyze(
     Counts are six-card-convention combinations (Block Bonus: ordered three-card
     sequences).  Lucky Draw adds the optimal Draw strategy and its strategy card.
     """
-    from baccarat.analysis.command import report_text  # no numpy: a kept report needs none
+    from baccarat.cli.analyze_text import report_text  # no numpy: a kept report needs none
 
     with handle_errors():
         if shoe is not None and decks is not None:
@@ -67,10 +67,10 @@ def analyze(
 
 
 def _par_sheet(game: Game, decks: int, path: Path, shoes: int, count_shoes: int) -> None:
-    from baccarat.analysis.command import single_threaded_blas
+    from baccarat.cli.analyze_text import single_threaded_blas
 
     single_threaded_blas()
-    from baccarat.sim.par import build, render
+    from baccarat.reports.par_sheet import build, render
 
     page = render(build(game, decks=decks, shoes=shoes, count_shoes=count_shoes))
     try:

@@ -6,7 +6,7 @@ checked the command line.
 
 Typer and the command modules are about 100 M of the 800 M instructions of a computed
 ``baccarat analyze``, and most of one whose report is kept (issue 17: three runs should take 0.6 s
-or less in all).  So the console script (:mod:`baccarat.console`)
+or less in all).  So the console script (:mod:`baccarat.cli.console`)
 first gives the command line to :func:`early_text`: when it is a plain one (a built-in game and
 only ``--decks``, ``--shoe``, ``--paytable``, ``--strategy``, ``--eor`` and ``--json``, each at most
 once, whole numbers written in digits), that reads it as Typer would, makes the same checks in the
@@ -22,11 +22,11 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from baccarat.shoe import DEFAULT_DECKS
+from baccarat.core.shoe import DEFAULT_DECKS
 
 if TYPE_CHECKING:
     from baccarat.analysis.lucky_draw import StrategyKind
-    from baccarat.games import Game
+    from baccarat.core.games import Game
 
 #: The Draw decisions ``--strategy`` names (Lucky Draw only).
 STRATEGIES: tuple[StrategyKind, ...] = ("composition", "total")
@@ -66,7 +66,7 @@ def _computed(game: Game, decks: int | None, shoe: str | None, strategy: Strateg
     single_threaded_blas()  # before numpy is imported
     from baccarat.analysis.analyze import analyze
     from baccarat.analysis.composition import Composition
-    from baccarat.analysis.report import analysis_json, format_analysis
+    from baccarat.analysis.results import analysis_json, format_analysis
 
     composition = Composition.parse(shoe) if shoe is not None else Composition.full(
         DEFAULT_DECKS if decks is None else decks)
@@ -135,7 +135,7 @@ def early_text(args: list[str]) -> str | None:
     spec = read_command_line(args)
     if spec is None:
         return None
-    from baccarat.presets import get_game
+    from baccarat.core.registry import get_game
 
     decks, shoe = spec.get("decks"), spec.get("shoe")
     strategy: StrategyKind = spec.get("strategy", STRATEGIES[0])

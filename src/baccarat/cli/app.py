@@ -3,8 +3,8 @@
 Exit codes: 0 success, 1 runtime error, 2 usage error, 3 verification
 mismatch (reserved for ``verify``), 4 unavailable (``serve`` cannot open its
 database or data directory, or cannot listen), 130 interrupted.  Errors of the
-:class:`~baccarat.errors.BaccaratError` family are turned into messages here
-(:func:`handle_errors`, with :mod:`baccarat.exits`, which the console script also uses for a
+:class:`~baccarat.core.errors.BaccaratError` family are turned into messages here
+(:func:`handle_errors`, with :mod:`baccarat.cli.exits`, which the console script also uses for a
 line it answers before Typer loads) and nowhere else.
 
 Each command lives in its own module and imports what it needs when it runs,
@@ -24,8 +24,7 @@ import typer
 from typer.main import get_command_name
 
 from baccarat import __version__
-from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
-from baccarat.exits import (
+from baccarat.cli.exits import (
     EXIT_RUNTIME,
     end_early_workers,
     printable_output,
@@ -33,9 +32,10 @@ from baccarat.exits import (
     report_error,
     report_interrupted,
 )
+from baccarat.core.errors import BaccaratError, ConfigurationError, InvalidAmountError
 
 if TYPE_CHECKING:
-    from baccarat.games import Game
+    from baccarat.core.games import Game
 
 _SETTINGS: dict[str, Any] = {
     "help": "Casino-grade baccarat: mini-baccarat with Dragon Bonus, EZ Baccarat, Lucky Draw Baccarat, and games "
@@ -53,7 +53,7 @@ QUICK_EXIT = frozenset({"simulate", "analyze"})
 
 
 def _game_help() -> str:
-    from baccarat.presets import game_codes  # the registry: the one list of games
+    from baccarat.core.registry import game_codes  # the registry: the one list of games
 
     return f"Which game: {', '.join(game_codes())}, or one that a --rules file defines."
 
@@ -68,10 +68,10 @@ RulesOption = Annotated[list[Path] | None, typer.Option(
 
 def choose_game(code: str, paytable: int | None, rules: list[Path] | None) -> Game:
     """Load the rules files, then the registered game ``code`` (a usage error names the games)."""
-    from baccarat.presets import get_game
+    from baccarat.core.registry import get_game
 
     if rules:  # the rules files' reader (TOML, the facts vocabulary) only when there are some
-        from baccarat.rulesfile import load_rules
+        from baccarat.core.rulesfile import load_rules
 
         for path in rules:
             load_rules(path)

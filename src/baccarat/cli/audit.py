@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from baccarat.cli import app, handle_errors
+from baccarat.cli.app import app, handle_errors
 
 audit_app = typer.Typer(help="The operator audit trail (hash-chained, append-only).", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
@@ -26,9 +26,9 @@ def verify(database: Database = None, data_dir: DataDir = None) -> None:
     broken entry, 0 with the number of entries and the newest digest (write it down elsewhere:
     it also catches the newest entries being removed)."""
     from baccarat.cli.serve import ready_database
-    from baccarat.server import audit
-    from baccarat.server.db import connect, read
-    from baccarat.server.settings import Settings
+    from baccarat.server.house import audit
+    from baccarat.server.storage.db import connect, read
+    from baccarat.server.storage.settings import Settings
 
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
@@ -46,9 +46,9 @@ def show(last: Annotated[int, typer.Option(min=1, max=10_000, help="How many of 
          database: Database = None, data_dir: DataDir = None) -> None:
     """Print the newest entries: when, who, what, on what, before -> after."""
     from baccarat.cli.serve import ready_database
-    from baccarat.server import audit
-    from baccarat.server.db import connect, read
-    from baccarat.server.settings import Settings
+    from baccarat.server.house import audit
+    from baccarat.server.storage.db import connect, read
+    from baccarat.server.storage.settings import Settings
 
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)

@@ -1,11 +1,11 @@
 """The ``baccarat`` console script.
 
-Before the command line (:mod:`baccarat.cli`: Typer and the command modules, 0.02 to 0.03 s of
+Before the command line (:mod:`baccarat.cli.app`: Typer and the command modules, 0.02 to 0.03 s of
 every run) is imported, a plain ``analyze`` or ``simulate`` command line is answered without it
-(:mod:`baccarat.analysis.command`, :mod:`baccarat.sim.command`: the same checks and the same
+(:mod:`baccarat.cli.analyze_text`, :mod:`baccarat.cli.simulate_text`: the same checks and the same
 output, anything else or anything refused left to Typer), and a plain ``simulate`` run with several
-workers forks its workers first (:mod:`baccarat.sim.early`), so that they deal while this process
-goes on; everything else goes straight to :func:`baccarat.cli.main`.
+workers forks its workers first (:mod:`baccarat.cli.early_workers`), so that they deal while this process
+goes on; everything else goes straight to :func:`baccarat.cli.app.main`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import errno
 import os
 import sys
 
-from baccarat.errors import BaccaratError, ConfigurationError, InvalidAmountError
-from baccarat.exits import end_early_workers, printable_output, quick_exit, report_error, report_interrupted
+from baccarat.cli.exits import end_early_workers, printable_output, quick_exit, report_error, report_interrupted
+from baccarat.core.errors import BaccaratError, ConfigurationError, InvalidAmountError
 
 #: Set by a shell asking Click for completions: Click answers that before any command runs.
 _COMPLETION = "_BACCARAT_COMPLETE"
@@ -27,7 +27,7 @@ def main() -> int:
 
     # No cyclic collector while the modules load: its collections walked numpy's and Typer's objects
     # again and again (about 3% of a fresh ``baccarat analyze``).  Turned back on for the commands
-    # that do not end as soon as their output is written (baccarat.cli.main keeps it off for those).
+    # that do not end as soon as their output is written (baccarat.cli.app.main keeps it off for those).
     gc.disable()
     printable_output()
     try:
@@ -42,8 +42,8 @@ def main() -> int:
             return report_error(error)
         if text is not None:
             return _quick_exit(text)
-        from baccarat.cli import QUICK_EXIT, command_name
-        from baccarat.cli import main as command_line
+        from baccarat.cli.app import QUICK_EXIT, command_name
+        from baccarat.cli.app import main as command_line
 
         if command_name(sys.argv[1:]) not in QUICK_EXIT:
             gc.enable()
@@ -59,12 +59,13 @@ def _early(args: list[str]) -> str | None:
     multi-worker ``simulate`` that is left to Typer has its workers started, for Typer's run to take)."""
     if _COMPLETION in os.environ:
         return None
-    from baccarat.analysis.command import early_text
+    from baccarat.cli.analyze_text import early_text
 
     text = early_text(args)
     if text is not None or not args or args[0] != "simulate":
         return text
-    from baccarat.sim import command, early
+    from baccarat.cli import early_workers as early
+    from baccarat.cli import simulate_text as command
 
     spec = early.read_command_line(args)
     if spec is not None:

@@ -3,12 +3,12 @@
 A run with K workers cannot be faster than its serial start plus its dealing over K, and that start
 (Python, Typer and the command modules, numpy, the kernels and tables) was about 0.2 s of a 1.5 s
 run (issue 17).  Typer and the command modules, about a third of it, are needed by this process
-only.  So the console script (:mod:`baccarat.console`) reads a plain ``simulate`` command line
+only.  So the console script (:mod:`baccarat.cli.console`) reads a plain ``simulate`` command line
 itself, before importing them; when it names everything a run needs (the game, ``--shoes``,
 ``--seed``, optionally ``--workers``, ``--decks``, ``--cut-card`` and ``--json``) and two workers
 or more, it loads numpy, the kernels and the tables and forks the workers as
 :func:`baccarat.sim.run._local` would, and they deal while this process goes on: it answers the
-line itself when it can (:func:`baccarat.sim.command.early_text`), else it imports Typer and parses
+line itself when it can (:func:`baccarat.cli.simulate_text.early_text`), else it imports Typer and parses
 the command line as always.
 
 Nothing depends on that first reading being right.  When the run starts, :func:`claim` compares the
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from baccarat.analysis.command import read_plain_line
-from baccarat.sim.command import MAX_WORKERS, MIN_WORKERS, plain_plan
+from baccarat.cli.analyze_text import read_plain_line
+from baccarat.cli.simulate_text import MAX_WORKERS, MIN_WORKERS, plain_plan
 
 #: Options read here: name -> plan field; their values are whole numbers.
 _NUMBERS = {"--shoes": "shoes", "--seed": "seed", "--workers": "workers", "--decks": "decks",
@@ -60,7 +60,7 @@ def start(spec: dict[str, Any]) -> None:
     global _started
     if spec.get("workers", 1) < 2:
         return
-    from baccarat.analysis.command import single_threaded_blas
+    from baccarat.cli.analyze_text import single_threaded_blas
 
     single_threaded_blas()  # before numpy, as the command does
     from baccarat.sim import run

@@ -1,8 +1,8 @@
 """How the ``baccarat`` command ends: its run-time messages and exit codes, the quick exit, the
 early workers ended; without Typer.
 
-:mod:`baccarat.cli` maps errors to these (usage errors are Typer's, exit 2), and the console script
-(:mod:`baccarat.console`) uses them for a line it answers before Typer is imported, or when Ctrl-C
+:mod:`baccarat.cli.app` maps errors to these (usage errors are Typer's, exit 2), and the console script
+(:mod:`baccarat.cli.console`) uses them for a line it answers before Typer is imported, or when Ctrl-C
 comes while Typer loads: saying "interrupted" must not need the import that was interrupted.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from baccarat.errors import BaccaratError
+from baccarat.core.errors import BaccaratError
 
 EXIT_RUNTIME, EXIT_INTERRUPTED = 1, 130  #: a refusal at run time; Ctrl-C (128 + SIGINT, as shells do)
 
@@ -53,7 +53,7 @@ def quick_exit(code: int) -> int:
 
 def end_early_workers() -> None:
     """End and wait for the workers the console script started early that no run took
-    (:mod:`baccarat.sim.early`; nothing is imported when it was never loaded)."""
-    early = sys.modules.get("baccarat.sim.early")
+    (:mod:`baccarat.cli.early_workers`; nothing is imported when it was never loaded)."""
+    early = sys.modules.get("baccarat.cli.early_workers")
     if early is not None:
         early.release()

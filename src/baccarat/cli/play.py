@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
-from baccarat.errors import BaccaratError
-from baccarat.money import format_amount, parse_amount
-from baccarat.presets import HELP_LINE
-from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
+from baccarat.cli.app import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
+from baccarat.core.errors import BaccaratError
+from baccarat.core.money import format_amount, parse_amount
+from baccarat.core.registry import HELP_LINE
+from baccarat.core.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 
 if TYPE_CHECKING:
     from rich.table import Table as RichTable
 
-    from baccarat.games import Game
-    from baccarat.lucky import LuckyDrawHand
-    from baccarat.session import Decider, Session
+    from baccarat.cli.session import Decider, Session
+    from baccarat.core.games import Game
+    from baccarat.core.lucky import LuckyDrawHand
 
 QUIT_WORDS = {"q", "quit", "exit"}
 
@@ -48,7 +48,7 @@ def play(
     Each line holds bets as WAGER=AMOUNT (amounts in currency units), plus
     'draw' or 'stand' in Lucky Draw.  Type 'help' for the wager codes, 'quit' to leave.
     """
-    from baccarat.session import Session  # here, not at the top: see baccarat.cli
+    from baccarat.cli.session import Session  # here, not at the top: see baccarat.cli.app
 
     with handle_errors():
         chosen = choose_game(game, paytable, rules)
@@ -65,9 +65,9 @@ def play(
 
 
 def _script_lines(path: Path) -> Iterator[str]:
-    # baccarat.script (and the random, getpass and termios modules it brings) only when playing: every
+    # baccarat.cli.script (and the random, getpass and termios modules it brings) only when playing: every
     # command imports this module, and ``simulate`` and ``analyze`` should start fast (issue 17).
-    from baccarat.script import strip_comment
+    from baccarat.cli.script import strip_comment
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -77,7 +77,7 @@ def _script_lines(path: Path) -> Iterator[str]:
 
 
 def _stdin_lines(prompt: str = "") -> Iterator[str]:
-    from baccarat.script import strip_comment
+    from baccarat.cli.script import strip_comment
 
     while True:
         if prompt and sys.stdin.isatty():
@@ -90,7 +90,7 @@ def _stdin_lines(prompt: str = "") -> Iterator[str]:
 
 
 def _play_line(session: Session, text: str, decide: Decider | None) -> dict[str, object]:
-    from baccarat.script import parse_line
+    from baccarat.cli.script import parse_line
 
     try:
         order = parse_line(text)
@@ -105,8 +105,8 @@ def _play_line(session: Session, text: str, decide: Decider | None) -> dict[str,
 def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, interactive: bool) -> None:
     from rich.console import Console
 
-    from baccarat.render import decision_panel, roads_panel, round_panel
-    from baccarat.session import SEAT
+    from baccarat.cli.render import decision_panel, roads_panel, round_panel
+    from baccarat.cli.session import SEAT
 
     console = Console()
     console.print(f"[bold]{game.name}[/] · balance {format_amount(session.balance)} · "
@@ -129,7 +129,7 @@ def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, inter
             console.print("[red]answer 'draw' or 'stand'[/]" if can_draw else "[red]you can only 'stand'[/]")
         return "stand"
 
-    from baccarat.script import strip_comment
+    from baccarat.cli.script import strip_comment
 
     for text in lines:
         word = strip_comment(text).lower()

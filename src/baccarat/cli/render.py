@@ -9,11 +9,11 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from baccarat.cards import SUIT_SYMBOLS
-from baccarat.games import Game
-from baccarat.money import format_amount
-from baccarat.roads import ROWS, Roads
-from baccarat.shoe import Shoe
+from baccarat.core.cards import SUIT_SYMBOLS
+from baccarat.core.games import Game
+from baccarat.core.money import format_amount
+from baccarat.core.roads import ROWS, Roads
+from baccarat.core.shoe import Shoe
 
 RED_SUITS = {"h", "d"}
 

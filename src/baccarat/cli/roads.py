@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from baccarat.cli import app, handle_errors
+from baccarat.cli.app import app, handle_errors
 
 
 @app.command()
@@ -18,8 +18,8 @@ def roads(
     as_json: Annotated[bool, typer.Option("--json", help="Write one JSON document to stdout.")] = False,
 ) -> None:
     """Bead Plate, Big Road, Big Eye Boy, Small Road, Cockroach Pig, the ask cells and statistics."""
-    from baccarat.roads import parse_hands, render
-    from baccarat.roads import roads as compute
+    from baccarat.core.roads import parse_hands, render
+    from baccarat.core.roads import roads as compute
 
     with handle_errors():
         board = compute(parse_hands(" ".join(hands)))

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from baccarat.cli import app, handle_errors
-from baccarat.money import format_amount
+from baccarat.cli.app import app, handle_errors
+from baccarat.core.money import format_amount
 
 
 def _actor() -> str:
@@ -38,9 +38,9 @@ def void_round(
     """Void a round in play: every stake not yet settled goes back to its player through the ledger,
     and the table opens its next round.  A running server picks the change up on its next pass."""
     from baccarat.cli.serve import ready_database
-    from baccarat.server import operations
-    from baccarat.server.db import connect, transaction
-    from baccarat.server.settings import Settings
+    from baccarat.server.operator import actions as operations
+    from baccarat.server.storage.db import connect, transaction
+    from baccarat.server.storage.settings import Settings
 
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)

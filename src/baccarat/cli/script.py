@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from baccarat.errors import BaccaratError
-from baccarat.money import parse_amount
+from baccarat.core.errors import BaccaratError
+from baccarat.core.money import parse_amount
 
 Decision = Literal["draw", "stand"]
 

@@ -1,6 +1,6 @@
 """``baccarat serve`` and ``baccarat operator``: the table server (work in progress: accounts and wallets).
 
-A server that cannot start says why in one line and exits :data:`~baccarat.cli.EXIT_UNAVAILABLE`:
+A server that cannot start says why in one line and exits :data:`~baccarat.cli.app.EXIT_UNAVAILABLE`:
 the data directory cannot be made, the database cannot be opened, migrated or written, or the
 address cannot be listened on.  The database is checked here, before uvicorn starts, because a
 failure in the app's start-up (its lifespan) is logged by uvicorn as a traceback and ends the
@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from baccarat.cli import EXIT_UNAVAILABLE, RulesOption, UsageProblem, app, handle_errors
+from baccarat.cli.app import EXIT_UNAVAILABLE, RulesOption, UsageProblem, app, handle_errors
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from baccarat.server.settings import Settings
+    from baccarat.server.storage.settings import Settings
 
 #: The largest request line plus headers uvicorn buffers (bytes); a bigger head is refused with 400.
 MAX_HEAD = 16_384
@@ -43,7 +43,7 @@ def _database_problems(settings: Settings) -> Iterator[None]:
     from alembic.util import CommandError
     from sqlalchemy.exc import NoSuchModuleError, SQLAlchemyError
 
-    from baccarat.server import faults
+    from baccarat.server.storage import faults
 
     hint = _where_set(settings)
     try:
@@ -119,8 +119,8 @@ def ready_database(settings: Settings, *, existing: bool = False) -> str:
     """
     from sqlalchemy import text
 
-    from baccarat.server.db import connect, transaction
-    from baccarat.server.migrate import upgrade
+    from baccarat.server.storage.db import connect, transaction
+    from baccarat.server.storage.migrate import upgrade
 
     with _database_problems(settings):
         if existing:
@@ -160,11 +160,11 @@ def serve(
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
-    from baccarat.rulesfile import load_rules
-    from baccarat.server import live
-    from baccarat.server.app import create_app, tune_for_serving
-    from baccarat.server.arrival import StampedWebSocketProtocol
-    from baccarat.server.settings import Settings
+    from baccarat.core.rulesfile import load_rules
+    from baccarat.server.api.app import create_app, tune_for_serving
+    from baccarat.server.live import sockets as live
+    from baccarat.server.live.arrival import StampedWebSocketProtocol
+    from baccarat.server.storage.settings import Settings
 
     with handle_errors():
         for path in rules or ():
@@ -178,7 +178,7 @@ def serve(
         # and headers of any size (a 128 MB header line: +256 MB), h11 refuses a head over MAX_HEAD.
         # ws_max_size refuses a WebSocket frame over live.MAX_FRAME from its header, before buffering it;
         # frames are not compressed unless the settings say so (see Settings.ws_deflate); each received frame is
-        # stamped with the moment it was read off the network (a bet's arrival, see baccarat.server.arrival).
+        # stamped with the moment it was read off the network (a bet's arrival, see baccarat.server.live.arrival).
         # X-Forwarded-For only from a proxy named on the command line: uvicorn trusts 127.0.0.1 by default,
         # so any local client could pick the address the per-address login limits count.
         options = dict(host=host, port=port, log_level="warning", http="h11", h11_max_incomplete_event_size=MAX_HEAD,
@@ -222,7 +222,7 @@ def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str
 
     os.environ.update(BACCARAT_DATABASE_URL=url, BACCARAT_BETTING_SECONDS=str(settings.betting_seconds),
                       BACCARAT_DATA_DIR=str(settings.data_dir))
-    config = uvicorn.Config("baccarat.server.app:served_app", factory=True, workers=workers,
+    config = uvicorn.Config("baccarat.server.api.app:served_app", factory=True, workers=workers,
                             **options)  # type: ignore[arg-type]
     try:
         sock = config.bind_socket()
@@ -262,9 +262,9 @@ def operator(
 ) -> None:
     """Create an operator account; the password is read from the terminal, twice (or one line of stdin)."""
     from baccarat.cli.rounds import _actor
-    from baccarat.server import accounts, audit
-    from baccarat.server.db import connect, transaction
-    from baccarat.server.settings import Settings
+    from baccarat.server.house import accounts, audit
+    from baccarat.server.storage.db import connect, transaction
+    from baccarat.server.storage.settings import Settings
 
     def create(s: Session) -> None:
         account = accounts.register(s, username, password, grant=0, role="operator")

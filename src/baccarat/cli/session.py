@@ -10,17 +10,17 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from baccarat.errors import BaccaratError, ConfigurationError, IllegalActionError, InsufficientFundsError
-from baccarat.events import BetSettled, CardDealt, CoupResolved, Event
-from baccarat.fair import ALGORITHM, check_client_seed, commitment, fair_shoe, new_server_seed
-from baccarat.games import Game
-from baccarat.lucky import LuckyDrawHand
-from baccarat.money import format_amount
-from baccarat.presets import is_dragon_7, is_panda_8
-from baccarat.roads import Scoreboard, hand_of
-from baccarat.script import RoundOrder
-from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS, Shoe, check_cut_card, check_decks
-from baccarat.table import Phase, Table
+from baccarat.cli.script import RoundOrder
+from baccarat.core.errors import BaccaratError, ConfigurationError, IllegalActionError, InsufficientFundsError
+from baccarat.core.events import BetSettled, CardDealt, CoupResolved, Event
+from baccarat.core.fair import ALGORITHM, check_client_seed, commitment, fair_shoe, new_server_seed
+from baccarat.core.games import Game
+from baccarat.core.lucky import LuckyDrawHand
+from baccarat.core.money import format_amount
+from baccarat.core.registry import is_dragon_7, is_panda_8
+from baccarat.core.roads import Scoreboard, hand_of
+from baccarat.core.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS, Shoe, check_cut_card, check_decks
+from baccarat.core.table import Phase, Table
 
 SEAT = 1
 Decider = Callable[[LuckyDrawHand], str]
@@ -29,7 +29,7 @@ Decider = Callable[[LuckyDrawHand], str]
 class Session:
     """One player, seat 1, at a fresh table of ``game``.
 
-    Every shoe is provably fair (:mod:`baccarat.fair`): its server seed comes
+    Every shoe is provably fair (:mod:`baccarat.core.fair`): its server seed comes
     from the operating system, or, with ``seed``, from the session seed and the
     shoe number (reproducible); the player's ``client_seed``, when given, is
     mixed into every shoe's shuffle.  The transcript publishes each shoe's

@@ -9,10 +9,10 @@ from typing import Annotated
 
 import typer
 
-from baccarat.analysis.command import single_threaded_blas
-from baccarat.cli import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
-from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
-from baccarat.sim.command import MAX_WORKERS, MIN_WORKERS
+from baccarat.cli.analyze_text import single_threaded_blas
+from baccarat.cli.app import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
+from baccarat.cli.simulate_text import MAX_WORKERS, MIN_WORKERS
+from baccarat.core.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 
 
 @contextmanager
@@ -83,7 +83,7 @@ def simulate(
             return
         if any(option is not None for option in (wager, trigger)) or running_count or initial_count:
             raise UsageProblem("--wager, --trigger, --running-count and --initial-count need --count")
-        from baccarat.sim.command import plan_for, result_text
+        from baccarat.cli.simulate_text import plan_for, result_text
         from baccarat.sim.run import run
 
         plan = plan_for(chosen, shoes=shoes, seed=chosen_seed, decks=decks, cut_card=cut_card, strategy=strategy)

@@ -4,11 +4,11 @@
 calls them once Typer has parsed and checked the command line.
 
 Typer and the command modules are 0.02 to 0.03 s of every ``baccarat simulate`` process (issue 17).
-So the console script (:mod:`baccarat.console`) first gives the command line to :func:`early_text`:
-a plain line (:func:`baccarat.sim.early.read_command_line`: a game, ``--shoes``, ``--seed`` and
+So the console script (:mod:`baccarat.cli.console`) first gives the command line to :func:`early_text`:
+a plain line (:func:`baccarat.cli.early_workers.read_command_line`: a game, ``--shoes``, ``--seed`` and
 optionally ``--workers``, ``--decks``, ``--cut-card``, ``--json``) of a punto banco game, with no
 progress bar to draw (standard error not a terminal), is run here with the same plan and the same
-output; the workers :mod:`baccarat.sim.early` forked are claimed as the command would claim them.
+output; the workers :mod:`baccarat.cli.early_workers` forked are claimed as the command would claim them.
 Anything else, and anything refused, goes to Typer as before, so every refusal is worded and coded
 in one place.  ``tests/test_cli_startup.py`` compares the two outputs.
 """
@@ -18,10 +18,10 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from baccarat.errors import ConfigurationError
+from baccarat.core.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from baccarat.games import Game
+    from baccarat.core.games import Game
     from baccarat.sim.run import ChunkResult, Plan
 
 #: ``--workers``'s range (the command line's).
@@ -31,8 +31,8 @@ MIN_WORKERS, MAX_WORKERS = 1, 256
 def plan_for(game: Game, *, shoes: int, seed: int, decks: int, cut_card: int, strategy: str) -> Plan:
     """The run of ``shoes`` shoes of ``game``; Lucky Draw's seats follow ``strategy`` (the command's
     ``--strategy``), which is refused for punto banco games."""
+    from baccarat.sim.outcome_tables import strategy_draws
     from baccarat.sim.run import Plan
-    from baccarat.sim.tables import strategy_draws
 
     draws = None
     if game.kind == "lucky_draw":
@@ -44,7 +44,7 @@ def plan_for(game: Game, *, shoes: int, seed: int, decks: int, cut_card: int, st
 
 def result_text(game: Game, plan: Plan, totals: ChunkResult, *, as_json: bool) -> str:
     """The run's report (or its JSON): every wager's events, mean, interval and exact value."""
-    from baccarat.sim.report import format_result, result_json, summarize
+    from baccarat.sim.results import format_result, result_json, summarize
 
     result = summarize(game, plan, totals)
     if as_json:
@@ -55,11 +55,11 @@ def result_text(game: Game, plan: Plan, totals: ChunkResult, *, as_json: bool) -
 
 
 def plain_plan(spec: dict[str, Any]) -> Plan | None:
-    """The plan of the plain line ``spec`` (:func:`baccarat.sim.early.read_command_line`), as the
+    """The plan of the plain line ``spec`` (:func:`baccarat.cli.early_workers.read_command_line`), as the
     command makes it; None for a game that is not punto banco (Lucky Draw's strategy is the command's).
     Raises what :func:`plan_for` raises for a run the command refuses."""
-    from baccarat.presets import get_game
-    from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
+    from baccarat.core.registry import get_game
+    from baccarat.core.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 
     game = get_game(spec["game"])
     if game.kind != "punto_banco":
@@ -69,15 +69,15 @@ def plain_plan(spec: dict[str, Any]) -> Plan | None:
 
 
 def early_text(spec: dict[str, Any] | None) -> str | None:
-    """What the plain ``simulate`` line ``spec`` prints (:func:`baccarat.sim.early.read_command_line`),
+    """What the plain ``simulate`` line ``spec`` prints (:func:`baccarat.cli.early_workers.read_command_line`),
     or None when it is left to the command line (a Lucky Draw game, a progress bar to draw, anything
     refused)."""
     if spec is None or sys.stderr is None or sys.stderr.isatty():
         return None  # a progress bar to draw (or no standard error at all): the command line's
-    from baccarat.analysis.command import single_threaded_blas
+    from baccarat.cli.analyze_text import single_threaded_blas
 
     single_threaded_blas()
-    from baccarat.presets import get_game
+    from baccarat.core.registry import get_game
     from baccarat.sim.run import run
 
     try:

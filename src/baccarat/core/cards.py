@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from baccarat.errors import InvalidCardError
+from baccarat.core.errors import InvalidCardError
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 SUITS = ("c", "d", "h", "s")

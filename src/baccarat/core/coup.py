@@ -1,6 +1,6 @@
 """Dealing one punto banco coup and the immutable record every wager is settled from.
 
->>> from baccarat.cards import parse_cards
+>>> from baccarat.core.cards import parse_cards
 >>> coup = deal_coup(iter(parse_cards(["2h", "3c", "2d", "Kc", "5s", "7h"])).__next__)
 >>> [str(c) for c in coup.player_cards], [str(c) for c in coup.banker_cards]
 (['2h', '2d', '5s'], ['3c', 'Kc', '7h'])
@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from baccarat.cards import POINT_VALUES, Card
-from baccarat.tableau import banker_draws, banker_reason, is_natural, player_draws, player_reason
+from baccarat.core.cards import POINT_VALUES, Card
+from baccarat.core.tableau import banker_draws, banker_reason, is_natural, player_draws, player_reason
 
 Side = Literal["player", "banker"]
 Winner = Literal["player", "banker", "tie"]
@@ -86,7 +86,7 @@ def deal_coup(draw: Callable[[], Card]) -> Coup:
     """Deal a coup by the tableau, taking each card from ``draw()``.
 
     Order: Player, Banker, Player, Banker, then the Player's third card and the
-    Banker's third card as the charts in :mod:`baccarat.tableau` decide.
+    Banker's third card as the charts in :mod:`baccarat.core.tableau` decide.
     """
     p1, b1, p2, b2 = draw(), draw(), draw(), draw()
     order: list[tuple[Side, Card]] = [("player", p1), ("banker", b1), ("player", p2), ("banker", b2)]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from baccarat.cards import Card
-from baccarat.coup import Coup
+from baccarat.core.cards import Card
+from baccarat.core.coup import Coup
 
 #: Where a card goes: ``"player"``/``"banker"`` (punto banco), ``"dealer"``, or ``"seat:N"``.
 Recipient = str

@@ -1,6 +1,6 @@
 """The facts of a punto banco coup that a wager may be declared on, and what each needs to be priced.
 
-A wager declared in a rules file (:mod:`baccarat.rulesfile`) reads a coup only through these facts.
+A wager declared in a rules file (:mod:`baccarat.core.rulesfile`) reads a coup only through these facts.
 Each fact has a *level*, what the exact analysis must know about the cards to price it:
 
 * ``values``: point values only (winner, totals, margin, naturals, card counts);
@@ -11,8 +11,8 @@ A wager's level is the highest level of the facts it reads.  The analysis prices
 from the coup's point values and a ``ranks`` or ``suits`` wager from the rank and suit pattern of the
 first four cards (:func:`pattern_of`), which with the point values decides every fact below.
 
->>> from baccarat.cards import parse_cards
->>> from baccarat.coup import deal_coup
+>>> from baccarat.core.cards import parse_cards
+>>> from baccarat.core.coup import deal_coup
 >>> coup = deal_coup(iter(parse_cards(["7h", "3c", "7h", "Kc", "5s", "7d"])).__next__)
 >>> f = coup_facts(coup)
 >>> f.player_pair, f.player_perfect_pair, f.banker_pair, f.winner, f.banker_total
@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Literal
 
-from baccarat.coup import Coup, Winner
+from baccarat.core.coup import Coup, Winner
 
 Level = Literal["values", "ranks", "suits"]
 LEVELS: tuple[Level, ...] = ("values", "ranks", "suits")

@@ -24,7 +24,7 @@ Algorithm ``hmac-sha256-fisher-yates/2`` (the README works an example through by
 5. The shoe: ``decks`` copies of the deck in the order clubs, diamonds,
    hearts, spades, each Ace to King; then Fisher-Yates: for ``i`` from the last
    position down to 1, swap positions ``i`` and ``index below i + 1``.
-6. The casino procedure of :mod:`baccarat.shoe` follows: the first card is
+6. The casino procedure of :mod:`baccarat.core.shoe` follows: the first card is
    turned and burned with as many more as it counts (tens ten).
 
 Algorithm ``hmac-sha256-fisher-yates/1`` (shoes dealt before client seeds were
@@ -51,9 +51,9 @@ import re
 import secrets
 from collections.abc import Iterable
 
-from baccarat.cards import Card, standard_deck
-from baccarat.errors import ConfigurationError
-from baccarat.shoe import Shoe, check_decks, shuffle
+from baccarat.core.cards import Card, standard_deck
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.shoe import Shoe, check_decks, shuffle
 
 #: The algorithm of every new shoe: the server seed and the players' client seeds.
 ALGORITHM = "hmac-sha256-fisher-yates/2"
@@ -67,7 +67,7 @@ CLIENT_SEED_RULE = "a client seed is 1 to 64 letters, digits or punctuation mark
 
 
 class HmacStream:
-    """The random stream of a 32-byte key; a :class:`baccarat.shoe.RandomSource`."""
+    """The random stream of a 32-byte key; a :class:`baccarat.core.shoe.RandomSource`."""
 
     def __init__(self, key: bytes):
         if not isinstance(key, bytes) or len(key) != SEED_BYTES:

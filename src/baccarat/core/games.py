@@ -3,8 +3,8 @@
 A wager is a condition on the dealt result (``classify`` names the event that
 happened) plus a pay table (event -> net odds: -1 loses, 0 pushes, a positive
 fraction wins).  A game is a frozen record of its wagers and default limits.
-A new side bet is a new record, not a new ``if``: in :mod:`baccarat.presets`, or in a rules file
-(:mod:`baccarat.rulesfile`) as events declared on the coup's facts (:mod:`baccarat.facts`).
+A new side bet is a new record, not a new ``if``: in :mod:`baccarat.core.registry`, or in a rules file
+(:mod:`baccarat.core.rulesfile`) as events declared on the coup's facts (:mod:`baccarat.core.facts`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeVar
 
-from baccarat.errors import ConfigurationError, UnknownWagerError
-from baccarat.facts import LEVELS, CoupFacts, Level
-from baccarat.money import settle_net
+from baccarat.core.errors import ConfigurationError, UnknownWagerError
+from baccarat.core.facts import LEVELS, CoupFacts, Level
+from baccarat.core.money import settle_net
 
 R = TypeVar("R")
 GameKind = Literal["punto_banco", "lucky_draw"]
@@ -37,7 +37,7 @@ class Wager(Generic[R]):
     requires: str | None = None  #: code of the base wager this side wager needs
     placed: Literal["betting", "decision"] = "betting"  #: Draw is placed at the decision
     settles: Literal["coup", "first_deal"] = "coup"  #: Block Bonus settles after the first deal
-    #: What pricing it needs to know of the cards (:mod:`baccarat.facts`): point values only, or
+    #: What pricing it needs to know of the cards (:mod:`baccarat.core.facts`): point values only, or
     #: the ranks (and suits) of each hand's first two cards.  A wager that reads ranks or suits is
     #: priced exactly only through ``rule``, its event as a function of the coup's facts.
     depends: Level = "values"
@@ -144,7 +144,7 @@ class Settlement:
 
 
 def settle(wager: Wager[R], result: R, stake: int) -> Settlement:
-    """Settle ``stake`` on ``wager`` from the dealt ``result`` (rounding per :mod:`baccarat.money`)."""
+    """Settle ``stake`` on ``wager`` from the dealt ``result`` (rounding per :mod:`baccarat.core.money`)."""
     event = wager.event(result)
     odds = wager.paytable[event]
     return Settlement(wager.code, stake, event, odds, settle_net(stake, odds))

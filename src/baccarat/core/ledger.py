@@ -4,7 +4,7 @@ Accounts: ``wallet:N`` (seat N's balance), ``in_play`` (stakes on the layout),
 ``house`` (the casino's win or loss) and ``cashier`` (money brought to or taken
 from the table).  Every event's postings sum to zero, so every round's do.
 
->>> from baccarat.events import BetPlaced
+>>> from baccarat.core.events import BetPlaced
 >>> [(p.account, p.amount) for p in postings(BetPlaced(1, seat=2, wager="player", amount=500))]
 [('wallet:2', -500), ('in_play', 500)]
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from baccarat.events import BetPlaced, BetRemoved, BetSettled, DecisionMade, Event, SeatLeft, SeatTaken
+from baccarat.core.events import BetPlaced, BetRemoved, BetSettled, DecisionMade, Event, SeatLeft, SeatTaken
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ How the rule card is read (written down because the card is terse):
   there are no naturals: hands are compared on totals only.
 * The dealer's up card is the dealer's first card; after every seat has
   acted the dealer takes a second card and draws a third on 0-4
-  (:data:`baccarat.tableau.DEALER_CHART`).
+  (:data:`baccarat.core.tableau.DEALER_CHART`).
 * Block Bonus compares the seat's **first two** cards with the dealer's
   **first** card, by rank with Ace high (2 < ... < 10 < J < Q < K < A) and by
   suit.  A "winning card" is one of the seat's two cards that is in the
@@ -24,7 +24,7 @@ How the rule card is read (written down because the card is terse):
   the dealer's first card").  "Pair" means the same rank, not the same
   point value: a Ten and a King are not a pair.
 
->>> from baccarat.cards import parse_cards
+>>> from baccarat.core.cards import parse_cards
 >>> block_bonus_event(*parse_cards(["Qh", "Qh", "5h"]))
 'Ultimate Block'
 >>> block_bonus_event(*parse_cards(["Ah", "Ks", "Kh"]))
@@ -38,8 +38,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from baccarat.cards import Card, hand_total
-from baccarat.tableau import dealer_draws
+from baccarat.core.cards import Card, hand_total
+from baccarat.core.tableau import dealer_draws
 
 LuckyWinner = Literal["player", "dealer", "tie"]
 

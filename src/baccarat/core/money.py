@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from baccarat.errors import InvalidAmountError
+from baccarat.core.errors import InvalidAmountError
 
 MINOR_UNITS = 100  #: minor units per currency unit
 #: Largest amount accepted anywhere (one trillion currency units): keeps every

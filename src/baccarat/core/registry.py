@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from baccarat.coup import Coup, Side
-from baccarat.errors import ConfigurationError
-from baccarat.games import LOSE, PUSH, Game, TableLimits, Wager
-from baccarat.lucky import BLOCK_EVENTS, LuckyDrawHand
+from baccarat.core.coup import Coup, Side
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.games import LOSE, PUSH, Game, TableLimits, Wager
+from baccarat.core.lucky import BLOCK_EVENTS, LuckyDrawHand
 
 F = Fraction
 
@@ -184,7 +184,7 @@ LUCKY_DRAW_2 = lucky_draw(2)
 #
 # Every game is registered here once; the command line's choices, the server's validation, the
 # counting studies' eligibility and ``GET /api/games`` all read this registry.  Rules files
-# (:mod:`baccarat.rulesfile`) add games to it.
+# (:mod:`baccarat.core.rulesfile`) add games to it.
 
 #: code -> the game, for a DrawWin pay table (None: the game's own) -> Game
 _REGISTRY: dict[str, Callable[[int | None], Game]] = {}

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from baccarat.coup import Coup
-from baccarat.errors import ConfigurationError
+from baccarat.core.coup import Coup
+from baccarat.core.errors import ConfigurationError
 
 ROWS = 6
 Outcome = Literal["B", "P", "T"]
@@ -47,7 +47,7 @@ class Hand:
 def hand_of(coup: Coup) -> Hand:
     """The scoreboard entry of a dealt coup: winner, pairs (the first two cards of a hand share a
     rank), natural, Dragon 7 and Panda 8."""
-    from baccarat.presets import is_dragon_7, is_panda_8  # presets imports the wagers; only needed here
+    from baccarat.core.registry import is_dragon_7, is_panda_8  # presets imports the wagers; only needed here
 
     outcome: Outcome = {"banker": "B", "player": "P", "tie": "T"}[coup.winner]  # type: ignore[assignment]
     return Hand(outcome, banker_pair=coup.banker_cards[0].rank == coup.banker_cards[1].rank,

@@ -1,13 +1,13 @@
 """Games from a rules file (TOML): wagers declared on a coup's facts, pay tables as fractions, limits.
 
 A rules file defines one game on an existing procedure, ``punto_banco`` or ``lucky_draw``.  A punto
-banco game's wagers are declared from the vocabulary of :mod:`baccarat.facts`: each wager lists its
+banco game's wagers are declared from the vocabulary of :mod:`baccarat.core.facts`: each wager lists its
 events in order, each with a condition (facts and the values they must have; a list means any of
 them) and its pay; the first event whose condition holds is the coup's, and the last event has no
 condition, so every coup has one.  A Lucky Draw game takes the built-in wagers (Enter, Draw, Block
 Bonus) with the DrawWin pay table and limits of the file.  Everything is checked at load, and what
 cannot be priced exactly is refused with the reason; a game read is added to the registry of
-:mod:`baccarat.presets` by :func:`load_rules`.  See ``catalogue/`` for examples::
+:mod:`baccarat.core.registry` by :func:`load_rules`.  See ``catalogue/`` for examples::
 
     [game]
     code = "super-6"
@@ -37,12 +37,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from baccarat.coup import Coup
-from baccarat.errors import ConfigurationError, InvalidAmountError
-from baccarat.facts import FACT_VALUES, FACTS, CoupFacts, coup_facts, level_of
-from baccarat.games import LOSE, PUSH, Game, TableLimits, Wager
-from baccarat.money import MAX_AMOUNT, parse_amount
-from baccarat.presets import DRAWWIN_LUCKY_7, built_in, lucky_draw, register
+from baccarat.core.coup import Coup
+from baccarat.core.errors import ConfigurationError, InvalidAmountError
+from baccarat.core.facts import FACT_VALUES, FACTS, CoupFacts, coup_facts, level_of
+from baccarat.core.games import LOSE, PUSH, Game, TableLimits, Wager
+from baccarat.core.money import MAX_AMOUNT, parse_amount
+from baccarat.core.registry import DRAWWIN_LUCKY_7, built_in, lucky_draw, register
 
 _CODE = re.compile(r"^[a-z][a-z0-9_-]{0,15}$")
 _WAGER_CODE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")

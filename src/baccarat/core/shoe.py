@@ -27,8 +27,8 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from baccarat.cards import Card, standard_deck
-from baccarat.errors import ConfigurationError, ShoeError
+from baccarat.core.cards import Card, standard_deck
+from baccarat.core.errors import ConfigurationError, ShoeError
 
 DEFAULT_DECKS = 8
 DEFAULT_CUT_CARD = 14

@@ -6,13 +6,13 @@ first deal and Block Bonus) -> Lucky Draw only: ``decide`` for each seat in
 order (``timeout`` stands) -> the dealer completes and every wager settles.
 
 Every action comes as a triad: ``verify_x()`` raises a specific
-:class:`~baccarat.errors.BaccaratError` saying what is wrong, ``can_x()``
+:class:`~baccarat.core.errors.BaccaratError` saying what is wrong, ``can_x()``
 answers, ``x()`` acts and returns the events it appended to :attr:`Table.events`.
 State changes only in :meth:`Table._apply`, so a refused action changes
 nothing and :meth:`Table.replay` rebuilds a table from its events.
 
->>> from baccarat.presets import EZ
->>> from baccarat.shoe import seeded_rng
+>>> from baccarat.core.registry import EZ
+>>> from baccarat.core.shoe import seeded_rng
 >>> table = Table(EZ, rng=seeded_rng(1))
 >>> _ = table.sit(1, "ann", 10_000)
 >>> _ = table.open_betting()
@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from baccarat.cards import Card, hand_total
-from baccarat.coup import MAX_COUP_CARDS, deal_coup
-from baccarat.errors import (
+from baccarat.core.cards import Card, hand_total
+from baccarat.core.coup import MAX_COUP_CARDS, deal_coup
+from baccarat.core.errors import (
     BaccaratError,
     BetLimitError,
     IllegalActionError,
@@ -42,7 +42,7 @@ from baccarat.errors import (
     UnknownSeatError,
     WagerPrerequisiteError,
 )
-from baccarat.events import (
+from baccarat.core.events import (
     BetPlaced,
     BetRemoved,
     BetSettled,
@@ -60,11 +60,19 @@ from baccarat.events import (
     ShoeEnded,
     ShoeStarted,
 )
-from baccarat.games import Game, TableLimits, settle
-from baccarat.lucky import LuckyDrawHand
-from baccarat.money import check_amount, format_amount
-from baccarat.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS, RandomSource, Shoe, check_cut_card, check_decks, live_rng
-from baccarat.tableau import dealer_draws
+from baccarat.core.games import Game, TableLimits, settle
+from baccarat.core.lucky import LuckyDrawHand
+from baccarat.core.money import check_amount, format_amount
+from baccarat.core.shoe import (
+    DEFAULT_CUT_CARD,
+    DEFAULT_DECKS,
+    RandomSource,
+    Shoe,
+    check_cut_card,
+    check_decks,
+    live_rng,
+)
+from baccarat.core.tableau import dealer_draws
 
 ShoeFactory = Callable[[], Shoe]
 

@@ -15,11 +15,11 @@ from fractions import Fraction
 
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.composition import LABEL_VALUES, VALUE_LABELS, Composition
-from baccarat.analysis.report import GameAnalysis, WagerAnalysis, format_pays
-from baccarat.games import Game
-from baccarat.money import format_amount
-from baccarat.presets import game_codes, register
-from baccarat.sim.report import SimulationResult, summarize
+from baccarat.analysis.results import GameAnalysis, WagerAnalysis, format_pays
+from baccarat.core.games import Game
+from baccarat.core.money import format_amount
+from baccarat.core.registry import game_codes, register
+from baccarat.sim.results import SimulationResult, summarize
 from baccarat.sim.run import Plan, run
 
 #: True-count triggers tried for each wager's count (the best is reported).
@@ -90,7 +90,7 @@ def build(game: Game, *, decks: int = 8, shoes: int = 20_000, count_shoes: int =
     if shoes:
         draws = None
         if game.kind == "lucky_draw":
-            from baccarat.sim.tables import strategy_draws
+            from baccarat.sim.outcome_tables import strategy_draws
 
             draws = strategy_draws(game, decks, "composition").tobytes()
         plan = Plan(game.code, shoes, seed, decks=decks, cut_card=cut_card, paytable=game.paytable, draws=draws)

@@ -28,12 +28,12 @@ import numpy.typing as npt
 
 from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.composition import LABEL_VALUES, VALUE_LABELS
-from baccarat.errors import ConfigurationError
-from baccarat.presets import all_games, get_game
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.registry import all_games, get_game
 from baccarat.sim.compiled import kernels
-from baccarat.sim.report import json_number
+from baccarat.sim.outcome_tables import punto_banco_tables, shoe_tables
+from baccarat.sim.results import json_number
 from baccarat.sim.run import CHUNK_SHOES, ChunkedRun, chunk_state, execute
-from baccarat.sim.tables import punto_banco_tables, shoe_tables
 
 #: The widest initial count a study takes: far beyond any real count (tags are at most 100 a card), and far
 #: inside the kernel's 64-bit running count, which a larger number would overflow.

@@ -1,9 +1,9 @@
 """Compiled kernels: shuffle, burn, cut card and deal whole shoes, many times over.
 
 Everything the kernels know about the rules arrives as arrays built by
-:mod:`baccarat.sim.tables` from the rules core (the tableau's charts, the burn
+:mod:`baccarat.sim.outcome_tables` from the rules core (the tableau's charts, the burn
 counts, the pay of every coup key); nothing here restates a rule.  The shoe
-procedure mirrors :class:`baccarat.shoe.Shoe`: after the burn, a coup starts
+procedure mirrors :class:`baccarat.core.shoe.Shoe`: after the burn, a coup starts
 only if the cards left can cover it; after a coup, the shoe ends if that coup
 was the last one, and otherwise the next coup is the last when the cut card
 has come out (a card behind it was dealt).
@@ -196,7 +196,7 @@ def punto_banco_cards_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, val
                             pays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """:func:`punto_banco_chunk` dealing real cards (rank and suit), for games with wagers on pairs.
 
-    The first four cards of each coup give its pattern (:mod:`baccarat.facts`):
+    The first four cards of each coup give its pattern (:mod:`baccarat.core.facts`):
     ``pattern_index[player pair * 16 + banker pair * 8 + twin * 4 + player suited * 2 + banker suited]``;
     a coup is counted in histogram bin ``key * patterns + pattern`` and paid ``pays[bin, wager]``.
     The shoe procedure is :func:`punto_banco_shoe`'s, on the cards' point values.

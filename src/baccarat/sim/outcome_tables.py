@@ -18,12 +18,12 @@ import numpy.typing as npt
 
 from baccarat.analysis import cache as disk
 from baccarat.analysis.block import CARD_KINDS, event_table
-from baccarat.errors import ConfigurationError
-from baccarat.games import Game
-from baccarat.lucky import BLOCK_EVENTS
-from baccarat.presets import get_game
-from baccarat.shoe import burn_count
-from baccarat.tableau import BANKER_CHART, DEALER_CHART, PLAYER_CHART, is_natural
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.games import Game
+from baccarat.core.lucky import BLOCK_EVENTS
+from baccarat.core.registry import get_game
+from baccarat.core.shoe import burn_count
+from baccarat.core.tableau import BANKER_CHART, DEALER_CHART, PLAYER_CHART, is_natural
 
 if TYPE_CHECKING:
     from baccarat.analysis import lucky_draw as ld
@@ -137,7 +137,7 @@ def punto_banco_tables(code: str) -> PuntoBancoTables:
 @cache
 def card_kinds() -> tuple[SmallIntArray, SmallIntArray]:
     """The rank (0-12) and suit (0-3) of each of the 52 card kinds."""
-    from baccarat.cards import RANKS, SUITS
+    from baccarat.core.cards import RANKS, SUITS
 
     return (np.array([RANKS.index(c.rank) for c in CARD_KINDS], dtype=np.int32),
             np.array([SUITS.index(c.suit) for c in CARD_KINDS], dtype=np.int32))

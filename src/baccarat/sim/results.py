@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from baccarat.analysis import cache as disk
-from baccarat.games import Game
-from baccarat.lucky import BLOCK_EVENTS
+from baccarat.core.games import Game
+from baccarat.core.lucky import BLOCK_EVENTS
+from baccarat.sim.outcome_tables import lucky_draw_tables, punto_banco_tables
 from baccarat.sim.run import ChunkResult, Plan
-from baccarat.sim.tables import lucky_draw_tables, punto_banco_tables
 
 Z95 = 1.959963984540054
 
@@ -84,7 +84,7 @@ def _compute_exact_values(game: Game, plan: Plan) -> dict[str, float]:
     from baccarat.analysis import lucky_draw as ld
     from baccarat.analysis.analyze import analyze, block_bonus, enter_lines
     from baccarat.analysis.composition import Composition
-    from baccarat.analysis.report import WagerAnalysis
+    from baccarat.analysis.results import WagerAnalysis
 
     shoe = Composition.full(plan.decks)
     if game.kind == "lucky_draw":

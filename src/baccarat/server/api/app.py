@@ -1,8 +1,8 @@
 """The HTTP API (FastAPI): the application shell.  Routes live in routers per resource
-(:mod:`baccarat.server.routers`), request bodies in :mod:`baccarat.server.bodies`, answers in
-:mod:`baccarat.server.answers` (so ``/openapi.json`` documents each one), refusals in
-:mod:`baccarat.server.refusals`; the table WebSocket is in :mod:`baccarat.server.live` and the page
-in :mod:`baccarat.server.web`.  Here: the database migrated and the dealer started with the app.
+(:mod:`baccarat.server.api.routers`), request bodies in :mod:`baccarat.server.api.requests`, answers in
+:mod:`baccarat.server.api.responses` (so ``/openapi.json`` documents each one), refusals in
+:mod:`baccarat.server.api.refusals`; the table WebSocket is in :mod:`baccarat.server.live.sockets` and the page
+in :mod:`baccarat.server.api.web`.  Here: the database migrated and the dealer started with the app.
 """
 
 from __future__ import annotations
@@ -16,13 +16,18 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from baccarat.server import accounts, cluster, faults, live, refusals, routers, tables, web
-from baccarat.server.answers import Health
-from baccarat.server.db import make_engine, session_factory, transaction
-from baccarat.server.dealer import LATE_BETS, Dealer
-from baccarat.server.migrate import upgrade
-from baccarat.server.ratelimit import HashGate, LoginLimiter
-from baccarat.server.settings import Settings
+from baccarat.server.api import refusals, routers, web
+from baccarat.server.api.responses import Health
+from baccarat.server.house import accounts
+from baccarat.server.house.rate_limits import HashGate, LoginLimiter
+from baccarat.server.live import cluster
+from baccarat.server.live import sockets as live
+from baccarat.server.playing import dealing, tables
+from baccarat.server.playing.dealer import LATE_BETS, Dealer
+from baccarat.server.storage import faults
+from baccarat.server.storage.db import make_engine, session_factory, transaction
+from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.settings import Settings
 
 log = logging.getLogger("baccarat.server")
 
@@ -32,7 +37,7 @@ DEAL_INTERVAL = 0.1
 
 async def _deal_forever(dealer: Dealer) -> None:
     """Deal every due round, forever.  A round that fails waits and is voided after repeated failures
-    (see :mod:`baccarat.server.dealer`); this loop survives even a failure to list the due rounds."""
+    (see :mod:`baccarat.server.playing.dealer`); this loop survives even a failure to list the due rounds."""
     while True:
         try:
             await asyncio.to_thread(dealer.deal_due)
@@ -90,14 +95,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sessions = session_factory(engine)
         app.state.sessions = sessions
         transaction(sessions, lambda s: tables.ensure_default_tables(s, betting_seconds=settings.betting_seconds))
-        repaired = transaction(sessions, tables.repair_deadlines)
+        repaired = transaction(sessions, dealing.repair_deadlines)
         if repaired:
             log.warning("%d round deadlines lay beyond one window ahead (the clock stepped back?): pulled in", repaired)
         transaction(sessions, accounts.repair_token_lifetimes)
         app.state.dealer = Dealer(sessions, seat_grace=settings.seat_grace_seconds,
                                   sit_out_rounds=settings.sit_out_rounds, late=LATE_BETS)
         async with cluster.serving(app, engine, settings, lambda: _deal_forever(app.state.dealer)):
-            yield  # the dealer runs in the one process holding the dealer's lock (see baccarat.server.leader)
+            yield  # the dealer runs in the one process holding the dealer's lock (see baccarat.server.live.leader)
         engine.dispose()
 
     app = FastAPI(title="baccarat table server", version="0.1.0", lifespan=lifespan)

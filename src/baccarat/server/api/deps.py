@@ -10,11 +10,11 @@ from typing import Annotated, Any, TypeVar
 from fastapi import Depends, Header, Path, Request
 from sqlalchemy.orm import Session, sessionmaker
 
-from baccarat.errors import AuthorizationError, ConfigurationError
-from baccarat.server import accounts, wallet
-from baccarat.server.answers import Refusal
-from baccarat.server.db import read, transaction
-from baccarat.server.models import Account
+from baccarat.core.errors import AuthorizationError, ConfigurationError
+from baccarat.server.api.responses import Refusal
+from baccarat.server.house import accounts, wallet
+from baccarat.server.storage.db import read, transaction
+from baccarat.server.storage.models import Account
 
 T = TypeVar("T")
 
@@ -44,7 +44,7 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
 
 
 def run(request: Request, work: Callable[[Session], T]) -> T:
-    """``work`` in one transaction (retried on a lost race, see :func:`~baccarat.server.db.transaction`)."""
+    """``work`` in one transaction (retried on a lost race, see :func:`~baccarat.server.storage.db.transaction`)."""
     sessions: sessionmaker[Session] = request.app.state.sessions
     return transaction(sessions, work)
 

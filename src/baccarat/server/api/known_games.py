@@ -1,5 +1,5 @@
 """The registry's games as request bodies take them: a game code is checked against
-:func:`baccarat.presets.game_codes` (built-in games and those of ``serve --rules`` files), never
+:func:`baccarat.core.registry.game_codes` (built-in games and those of ``serve --rules`` files), never
 against a list restated here."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BeforeValidator
 from pydantic_core import PydanticCustomError
 
-from baccarat.presets import game_codes
+from baccarat.core.registry import game_codes
 
 
 def known_game(value: object) -> object:

@@ -1,7 +1,7 @@
-"""Refusals over HTTP, in one place: :class:`~baccarat.errors.BaccaratError` and the framework's own
+"""Refusals over HTTP, in one place: :class:`~baccarat.core.errors.BaccaratError` and the framework's own
 refusals (404, 405, 400, 413) become ``{"error", "detail", "message"}``: the code, the detail (words, or
 a 422's list of problems), and one sentence for the player.  A database that cannot save
-(:mod:`baccarat.server.faults`) is 503 with ``Retry-After``; anything else unexpected is a bare 500
+(:mod:`baccarat.server.storage.faults`) is 503 with ``Retry-After``; anything else unexpected is a bare 500
 with no detail (the traceback goes to the server log, never to the client).  :class:`BodyLimit`
 refuses bodies over :data:`MAX_BODY` while they are received.
 """
@@ -21,7 +21,7 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from baccarat.errors import (
+from baccarat.core.errors import (
     AuthenticationError,
     AuthorizationError,
     BaccaratError,
@@ -36,7 +36,7 @@ from baccarat.errors import (
     UnknownWagerError,
     WagerPrerequisiteError,
 )
-from baccarat.server import faults
+from baccarat.server.storage import faults
 
 log = logging.getLogger("baccarat.server")
 
@@ -190,7 +190,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(DBAPIError)
     async def _database(request: Request, error: DBAPIError) -> JSONResponse:
         """A full disk, a read-only or unopenable database, a PostgreSQL server that is down: 503 with
-        ``Retry-After`` and one log line now and then (:mod:`baccarat.server.faults`), not a 500 and a
+        ``Retry-After`` and one log line now and then (:mod:`baccarat.server.storage.faults`), not a 500 and a
         traceback per request.  Any other database error is unexpected."""
         reason = faults.storage_problem(error)
         if reason is None:

@@ -1,6 +1,6 @@
 """Request bodies: what each route accepts, strictly (unknown fields and wrong JSON types refused).
 
-Answers are in :mod:`baccarat.server.answers`; both appear in ``/openapi.json``.
+Answers are in :mod:`baccarat.server.api.responses`; both appear in ``/openapi.json``.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
-from baccarat.fair import CLIENT_SEED, CLIENT_SEED_RULE
-from baccarat.money import MAX_AMOUNT
-from baccarat.server.registry import GameCode
+from baccarat.core.fair import CLIENT_SEED, CLIENT_SEED_RULE
+from baccarat.core.money import MAX_AMOUNT
+from baccarat.server.api.known_games import GameCode
 
 
 class Strict(BaseModel):
@@ -91,7 +91,7 @@ class DecisionBody(Strict):
 
 
 def _client_seed(value: object) -> object:
-    """A client seed as :mod:`baccarat.fair` takes it, refused in the player's words (not a regex)."""
+    """A client seed as :mod:`baccarat.core.fair` takes it, refused in the player's words (not a regex)."""
     if not isinstance(value, str) or not CLIENT_SEED.fullmatch(value):
         raise PydanticCustomError("client_seed", CLIENT_SEED_RULE)
     return value

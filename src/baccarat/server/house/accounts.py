@@ -33,10 +33,11 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from baccarat.errors import AuthenticationError, ConfigurationError, ConflictError
-from baccarat.server import notify, wallet
-from baccarat.server.db import read, transaction
-from baccarat.server.models import Account, Token, Wallet, aware, now
+from baccarat.core.errors import AuthenticationError, ConfigurationError, ConflictError
+from baccarat.server.house import wallet
+from baccarat.server.storage import notify
+from baccarat.server.storage.db import read, transaction
+from baccarat.server.storage.models import Account, Token, Wallet, aware, now
 
 #: scrypt cost: 2**14 x 8 x 1 is about 16 MiB and a few tens of milliseconds per hash.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
@@ -108,7 +109,7 @@ def canonical(username: object) -> tuple[str, str]:
     ('Alice', 'alice')
     >>> canonical("аlice")  # doctest: +IGNORE_EXCEPTION_DETAIL
     Traceback (most recent call last):
-    baccarat.errors.ConfigurationError: a username may not contain 'а' (U+0430 CYRILLIC SMALL LETTER A)...
+    baccarat.core.errors.ConfigurationError: a username may not contain 'а' (U+0430 CYRILLIC SMALL LETTER A)...
     """
     if not isinstance(username, str):
         raise ConfigurationError(f"a username is text: {NAME_RULE}")

@@ -23,9 +23,9 @@ from typing import Any, TypeVar
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from baccarat.server.db import on_postgresql
-from baccarat.server.models import Account, AuditEntry, aware
-from baccarat.server.models import now as _now
+from baccarat.server.storage.db import on_postgresql
+from baccarat.server.storage.models import Account, AuditEntry, aware
+from baccarat.server.storage.models import now as _now
 
 T = TypeVar("T")
 GENESIS = "0" * 64

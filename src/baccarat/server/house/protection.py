@@ -17,7 +17,7 @@ Definitions (the README says the same):
   removing it) applies 24 hours after it was asked for, and until then the current one holds.
 * A **time-out** (24 hours to 6 weeks) or **self-exclusion** (6 months to 5 years) stops the
   player sitting down, betting and drawing, over REST and the WebSocket alike (both go through
-  :mod:`baccarat.server.tables`).  The player can still log in and see the balance and history.
+  :mod:`baccarat.server.playing.tables`).  The player can still log in and see the balance and history.
   Neither can be shortened, by the player or by any operator: there is no route that does.
 
 Races: a bet of a player who has set anything locks that player's protection row FOR UPDATE
@@ -33,13 +33,13 @@ from typing import Any
 from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
 
-from baccarat.errors import ConfigurationError, IllegalActionError, ProtectionError
-from baccarat.money import MAX_AMOUNT, format_amount
-from baccarat.presets import HELP_PHONE as HELP_LINE
-from baccarat.presets import HELP_SITE
-from baccarat.server import wallet
-from baccarat.server.models import LedgerTransaction, PlayLimit, Posting, Protection, Seat, aware
-from baccarat.server.models import now as _now
+from baccarat.core.errors import ConfigurationError, IllegalActionError, ProtectionError
+from baccarat.core.money import MAX_AMOUNT, format_amount
+from baccarat.core.registry import HELP_PHONE as HELP_LINE
+from baccarat.core.registry import HELP_SITE
+from baccarat.server.house import wallet
+from baccarat.server.storage.models import LedgerTransaction, PlayLimit, Posting, Protection, Seat, aware
+from baccarat.server.storage.models import now as _now
 
 KINDS = ("loss", "stake")
 #: Rolling periods, in the order they are shown.
@@ -145,9 +145,8 @@ def _window_sums(s: Session, account_id: int, starts: dict[str, datetime]) -> di
 def _unshown(s: Session, account_id: int, now: datetime) -> int:
     """What the wallet already holds from results the table has not shown yet: left out of the
     loss, so the limits (used, left, a refusal's words) never tell a result before the table does."""
-    from baccarat.server.views import pending_payouts  # views builds on the tables, which call this module
 
-    return pending_payouts(s, [account_id], now).get(account_id, 0)
+    return wallet.pending_payouts(s, [account_id], now).get(account_id, 0)
 
 
 def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = None) -> None:
@@ -251,11 +250,11 @@ def take_break(s: Session, account_id: int, *, hours: int | None = None, months:
         if row.excluded_until is None or aware(row.excluded_until) < until:
             row.excluded_until = until
     s.flush()
-    from baccarat.server import tables  # tables calls this module: imported when needed
+    from baccarat.server.playing import seating  # tables calls this module: imported when needed
 
     for table_id in list(s.scalars(select(Seat.table_id).where(Seat.account_id == account_id))):
         try:
-            tables.leave(s, table_id, account_id, now)
+            seating.leave(s, table_id, account_id, now)
         except IllegalActionError:  # bets in play: the seat goes after the round (sit-out rules)
             continue
     return status(s, account_id, now)

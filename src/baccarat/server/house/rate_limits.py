@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from typing import TypeVar
 
-from baccarat.errors import AuthenticationError, RateLimitedError
+from baccarat.core.errors import AuthenticationError, RateLimitedError
 
 #: Failed logins allowed per username (its canonical form) in :data:`LOGIN_WINDOW` seconds.
 LOGIN_FAILURES, LOGIN_WINDOW = 10, 60.0
@@ -123,7 +123,7 @@ class LoginLimiter:
     def login(self, name: str, address: str) -> Iterator[None]:
         """Around one login for the canonical username ``name`` from ``address``.
 
-        A wrong password (:class:`~baccarat.errors.AuthenticationError`) keeps its place in both
+        A wrong password (:class:`~baccarat.core.errors.AuthenticationError`) keeps its place in both
         counts; a right one, or a login refused for another reason (the server busy), gives it back.
         """
         with self._lock:

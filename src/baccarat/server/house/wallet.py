@@ -1,6 +1,6 @@
 """Wallets and the double-entry ledger: the only code that moves money in the database.
 
-Every movement is one :class:`~baccarat.server.models.LedgerTransaction` whose
+Every movement is one :class:`~baccarat.server.storage.models.LedgerTransaction` whose
 postings sum to zero.  A wallet's balance changes by a conditional ``UPDATE``
 (``balance + amount >= 0``) in the same database transaction, so two
 concurrent stakes of a whole balance cannot both pass: the database serializes
@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
+from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from baccarat.errors import ConfigurationError, ConflictError, InsufficientFundsError
-from baccarat.money import format_amount
-from baccarat.server.db import among, given, insert_rows, on_postgresql, unnested
-from baccarat.server.models import IdempotentRequest, LedgerTransaction, Posting, Wallet, now
+from baccarat.core.errors import ConfigurationError, ConflictError, InsufficientFundsError
+from baccarat.core.money import format_amount
+from baccarat.server.storage.db import among, given, insert_rows, on_postgresql, unnested
+from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Posting, Settlement, Wallet, now
+from baccarat.server.storage.models import now as _now
 
 CASHIER = "cashier"
 HOUSE = "house"
@@ -172,3 +174,38 @@ def check_ledger(session: Session) -> dict[str, int]:
     for account_id, stored in session.execute(select(Wallet.account_id, Wallet.balance)).all():
         drift += abs(stored - int(posted.get(wallet_account(account_id), 0)))
     return {"total": int(total), "unbalanced": unbalanced, "wallets": drift}
+
+
+# --- the shown balance: what the player has been shown -------------------------------------------
+
+_BET_ROWS = cast(Table, Bet.__table__)
+_SETTLEMENT_ROWS = cast(Table, Settlement.__table__)
+#: Payouts already in the wallets but not shown yet (their result is still to come).
+_AHEAD = {postgresql: (select(_BET_ROWS.c.account_id, func.sum(_BET_ROWS.c.amount + _SETTLEMENT_ROWS.c.net))
+                       .select_from(_SETTLEMENT_ROWS.join(_BET_ROWS, _BET_ROWS.c.id == _SETTLEMENT_ROWS.c.bet_id))
+                       .where(_SETTLEMENT_ROWS.c.shown_at > bindparam("now"),
+                              among(_BET_ROWS.c.account_id, "accounts", postgresql))
+                       .group_by(_BET_ROWS.c.account_id)) for postgresql in (False, True)}
+
+
+def pending_payouts(s: Session, account_ids: Iterable[int], now: datetime) -> dict[int, int]:
+    """Account -> what its wallet already holds from results not shown by ``now``."""
+    accounts = list(account_ids)
+    if not accounts:
+        return {}
+    connection = s.connection()
+    rows = connection.execute(_AHEAD[on_postgresql(connection)], {"now": now, "accounts": accounts})
+    return {account_id: int(amount) for account_id, amount in rows if amount}
+
+
+def shown_balances(s: Session, account_ids: Iterable[int], now: datetime | None = None) -> dict[int, int]:
+    """Each account's balance as shown at ``now``: its wallet less the payouts whose result is still
+    to be shown (stakes leave the balance at once; winnings arrive with the result)."""
+    accounts = list(account_ids)
+    ahead = pending_payouts(s, accounts, now or _now())
+    return {account_id: balance - ahead.get(account_id, 0) for account_id, balance in balances(s, accounts)}
+
+
+def shown_balance(s: Session, account_id: int, now: datetime | None = None) -> int:
+    """The account's balance as shown at ``now`` (:func:`shown_balances`)."""
+    return balance(s, account_id) - pending_payouts(s, [account_id], now or _now()).get(account_id, 0)

@@ -1,6 +1,6 @@
 """When a WebSocket frame was read off the network: the moment a socket's bet arrived.
 
-A bet on a table socket is on time if it *arrived* before the close (:mod:`baccarat.server.live`).  The
+A bet on a table socket is on time if it *arrived* before the close (:mod:`baccarat.server.live.sockets`).  The
 socket's task reads a frame when it next runs, and at a crowded table that can be milliseconds after the
 bytes came in (the event loop is pushing a wave of states, or waiting for a group commit's thread to let
 go of the interpreter); a bet sent a few milliseconds before the close was then refused as late.  So
@@ -17,7 +17,7 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from baccarat.server.models import now
+from baccarat.server.storage.models import now
 
 ARRIVED = "baccarat.arrived"  #: key of the arrival moment in a received ASGI message (not a frame's field)
 

@@ -6,14 +6,14 @@ the pending payouts, the stored answer, its savepoint), and at a burst the state
 database, set the pace.  Here the bets of a batch are read once for all (the tokens, the stored
 answers, the table and its round, held once, the seats, the bets on the layout, the wallets, locked
 in one order, the pending payouts), checked one after another in Python exactly as
-:func:`baccarat.server.tables.place_bets` checks them (the same rules through the core's checking
+:func:`baccarat.server.playing.tables.place_bets` checks them (the same rules through the core's checking
 table, the same refusals in the same words, each wallet's running balance), and written with one
 statement per table of rows (executemany): one ledger movement per bet as ever, the wallets, the
 bets, the client seeds, the stored answers.
 
-What is not the common case runs alone as before (:func:`baccarat.server.batch.run_one`, its own
+What is not the common case runs alone as before (:func:`baccarat.server.live.group_commit.run_one`, its own
 savepoint), every command of its player in order: a player with a protection row (limits and
-breaks are counted under that row's lock, :func:`baccarat.server.protection.check_stake`), a command
+breaks are counted under that row's lock, :func:`baccarat.server.house.protection.check_stake`), a command
 that is not a bet, a table that is not punto banco or has no round taking bets.  Players are
 independent of one another (a bet reads and writes only its own player's key, wallet, bets and
 seed; the round is held for the whole transaction), so the outcomes are those of the commands run
@@ -38,13 +38,16 @@ from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from baccarat.errors import ConfigurationError, ConflictError, IllegalActionError, InsufficientFundsError
-from baccarat.money import format_amount
-from baccarat.presets import get_game
-from baccarat.server import db, fairness, notify, tables, wallet
-from baccarat.server.batch import Command, Outcome, run_one
-from baccarat.server.db import retryable
-from baccarat.server.models import (
+from baccarat.core.errors import ConfigurationError, ConflictError, IllegalActionError, InsufficientFundsError
+from baccarat.core.money import format_amount
+from baccarat.core.registry import get_game
+from baccarat.server.house import wallet
+from baccarat.server.live.group_commit import Command, Outcome, run_one
+from baccarat.server.playing import betting, fairness, tables
+from baccarat.server.playing.views import stored_limits
+from baccarat.server.storage import db, notify
+from baccarat.server.storage.db import retryable
+from baccarat.server.storage.models import (
     Account,
     Bet,
     IdempotentRequest,
@@ -58,14 +61,13 @@ from baccarat.server.models import (
     Wallet,
     aware,
 )
-from baccarat.server.models import now as _now
-from baccarat.server.views import stored_limits
+from baccarat.server.storage.models import now as _now
 
 log = logging.getLogger(__name__)
 
 
 class BetCommand(Protocol):
-    """A socket's command (:class:`baccarat.server.live.SocketCommand`): callable alone, and its fields."""
+    """A socket's command (:class:`baccarat.server.live.sockets.SocketCommand`): callable alone, and its fields."""
 
     table_id: int
     account_id: int
@@ -119,7 +121,7 @@ def _queries(postgresql: bool) -> dict[str, Any]:
         _SEATS.c.table_id == bindparam("table"), among(_SEATS.c.account_id, "accounts"))
     on_layout = select(_BETS.c.account_id, _BETS.c.wager, _BETS.c.amount).where(
         _BETS.c.round_id == bindparam("round"), among(_BETS.c.account_id, "accounts")
-    ).order_by(_BETS.c.id)  # in the order placed, as tables.place_bets reads them
+    ).order_by(_BETS.c.id)  # in the order placed, as betting.place_bets reads them
     # payouts in the wallets whose result is not shown yet, by the moment it is (each bet's answer is at its own moment)
     ahead = (select(_BETS.c.account_id, _SETTLEMENTS.c.shown_at, func.sum(_BETS.c.amount + _SETTLEMENTS.c.net))
              .select_from(_SETTLEMENTS.join(_BETS, _BETS.c.id == _SETTLEMENTS.c.bet_id))
@@ -176,7 +178,7 @@ _DEBIT_PG = (update(_WALLETS)
 
 
 class _Betting:
-    """What a batch needs of one table: its row (:data:`tables._BETTING`), game, limits, seats, layout."""
+    """What a batch needs of one table: its row (:data:`betting._BETTING`), game, limits, seats, layout."""
 
     def __init__(self, row: Any, seats: dict[int, int], placed: dict[int, dict[str, int]]) -> None:
         self.row, self.seats, self.placed = row, seats, placed
@@ -222,11 +224,11 @@ def _bulk_commands(s: Session, commands: list[Command]) -> list[int]:
 
 def _open_punto_banco(s: Session, table_id: int) -> bool:
     """Whether the table has a punto banco round taking bets, now held against the dealer (FOR SHARE)."""
-    known: dict[int, Any] = s.info.setdefault("betting_rows", {})  # shared with tables.place_bets
-    row = known.get(table_id) or s.connection().execute(tables._BETTING, {"table": table_id}).first()
+    known: dict[int, Any] = s.info.setdefault("betting_rows", {})  # shared with betting.place_bets
+    row = known.get(table_id) or s.connection().execute(betting._BETTING, {"table": table_id}).first()
     if row is None or row.id is None or get_game(row.game, paytable=row.paytable).kind != "punto_banco":
         return False
-    if not tables._hold_round(s, row.id, "betting"):
+    if not betting.hold_round(s, row.id, "betting"):
         known.pop(table_id, None)
         return False
     known[table_id] = row
@@ -315,7 +317,7 @@ class _Writes:
                                                for entry, postings in zip(ids, self.postings, strict=True)
                                                for posting in postings])
         if self.added:
-            connection.execute(tables._ADD_TO_BET, [{"round": r, "account": a, "code": code, "added": amount}
+            connection.execute(betting._ADD_TO_BET, [{"round": r, "account": a, "code": code, "added": amount}
                                                     for (r, a, code), amount in self.added.items()])
         db.insert_rows(connection, _BETS, list(self.new_bets.values()))
         for shoe, players in self.seeds.items():  # before the shoe's first deal: the players' seeds go in
@@ -332,14 +334,14 @@ class _Writes:
 def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tuple[str, str]],
          balances: dict[int, int], ahead: dict[int, list[tuple[datetime, int]]], writes: _Writes,
          connection: Any) -> dict[str, Any]:
-    """One bet, checked in the order and words of live._command, wallet.idempotent and tables.place_bets."""
+    """One bet, checked in the order and words of live._command, wallet.idempotent and betting.place_bets."""
     account, frame, now = command.account_id, command.frame, command.received
     key = frame.get("key")
     if not isinstance(key, str):
         raise ConfigurationError("a command needs a 'key' (idempotency key)")
     bets, number = bet_frame(frame)
     wallet.check_key(key)
-    digest = wallet.request_hash(tables.bet_request(command.table_id, bets, number))
+    digest = wallet.request_hash(betting.bet_request(command.table_id, bets, number))
     answered = stored.get((account, key))
     if answered is not None:
         if answered[0] != digest:
@@ -350,15 +352,15 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
         raise ConfigurationError("bets are wager code -> amount in minor units")
     row = table.row
     if number is not None and number != row.number:
-        tables._refuse_round(connection, command.table_id, number, row.number)
+        betting._refuse_round(connection, command.table_id, number, row.number)
     if row.opens_at is not None and aware(row.opens_at) > now:
         wait = math.ceil((aware(row.opens_at) - now).total_seconds())
         raise IllegalActionError(f"betting opens in {wait} s: round {row.number} takes bets then")
-    if tables.betting_closed(row.closes_at, now):
+    if betting.betting_closed(row.closes_at, now):
         raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
     seat = table.seats.get(account) or tables.NO_SEAT
     placed = table.placed[account]
-    tables.check_layout(table.game, table.limits, seat, placed, bets)
+    betting.check_layout(table.game, table.limits, seat, placed, bets)
     total = sum(bets.values())
     have = balances.get(account)
     if have is None:

@@ -1,7 +1,7 @@
 """What each server process runs besides answering requests, so that any number of them can serve
 one PostgreSQL database: the dealer, in the one process holding the dealer's lock
-(:mod:`baccarat.server.leader`), and the listener that wakes this process's table sockets on every
-change, whichever process made it (:mod:`baccarat.server.notify`).  On SQLite (one process) the
+(:mod:`baccarat.server.live.leader`), and the listener that wakes this process's table sockets on every
+change, whichever process made it (:mod:`baccarat.server.storage.notify`).  On SQLite (one process) the
 process deals and its table sockets poll.
 """
 
@@ -15,9 +15,10 @@ from contextlib import asynccontextmanager, suppress
 from fastapi import FastAPI
 from sqlalchemy import Engine
 
-from baccarat.server import live, notify
-from baccarat.server.leader import Leadership, deal_while_leading
-from baccarat.server.settings import Settings
+from baccarat.server.live import sockets as live
+from baccarat.server.live.leader import Leadership, deal_while_leading
+from baccarat.server.storage import notify
+from baccarat.server.storage.settings import Settings
 
 
 @asynccontextmanager

@@ -6,7 +6,7 @@ not three per socket) when the table may have changed:
 
 * on SQLite (and ``BACCARAT_PUSHES=poll``) every :data:`POLL` seconds, longer for a crowd
   (:data:`CROWD_GAP` per watcher: 2,000 watchers are pushed once a second at most while bets come in);
-* with LISTEN/NOTIFY (:mod:`baccarat.server.notify`) when notified, at most once per
+* with LISTEN/NOTIFY (:mod:`baccarat.server.storage.notify`) when notified, at most once per
   :data:`NOTIFY_GAP`, and every :data:`RESYNC` seconds otherwise (a token that expired);
 * at the table's timeline's next moment (a card, the result, the next window).
 
@@ -38,10 +38,11 @@ from typing import Any, cast
 from sqlalchemy import Table, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from baccarat.server import faults, tables, views
-from baccarat.server.db import among, on_postgresql, read, transaction
-from baccarat.server.models import Token, aware
-from baccarat.server.models import now as _now
+from baccarat.server.playing import seating, views
+from baccarat.server.storage import faults
+from baccarat.server.storage.db import among, on_postgresql, read, transaction
+from baccarat.server.storage.models import Token, aware
+from baccarat.server.storage.models import now as _now
 
 log = logging.getLogger("baccarat.server")
 #: One line per storage fault every 10 s for all the tables' feeds, not one per table per second.
@@ -65,7 +66,7 @@ _READ_AHEAD = frozenset({"no_more_bets", "dealing", "result"})
 
 
 _TOKENS = cast(Table, Token.__table__)
-#: the watchers' tokens, SQLite's query and PostgreSQL's (see :func:`baccarat.server.db.among`)
+#: the watchers' tokens, SQLite's query and PostgreSQL's (see :func:`baccarat.server.storage.db.among`)
 _TOKEN_STATES = {postgresql: select(_TOKENS.c.token_hash, _TOKENS.c.expires_at).where(
     among(_TOKENS.c.token_hash, "digests", postgresql)) for postgresql in (False, True)}
 
@@ -105,7 +106,7 @@ class TableFeed:
     def __init__(self, sessions: sessionmaker[Session], table_id: int, *, notified: bool = False,
                  resync: float = RESYNC):
         self.sessions, self.table_id = sessions, table_id
-        #: woken by LISTEN/NOTIFY (:mod:`baccarat.server.notify`): read on a notification, at the timeline's
+        #: woken by LISTEN/NOTIFY (:mod:`baccarat.server.storage.notify`): read on a notification, at the timeline's
         #: next moment, and every ``resync`` seconds (token expiries); else polled every :data:`POLL`
         self.notified, self.resync = notified, resync
         self.poked = asyncio.Event()
@@ -173,7 +174,7 @@ class TableFeed:
             for account_id in reading.returned:
                 with suppress(Exception):  # marked back on the next read
                     await asyncio.to_thread(transaction, self.sessions,
-                                            lambda s, a=account_id: tables.mark_back(s, self.table_id, a))
+                                            lambda s, a=account_id: seating.mark_back(s, self.table_id, a))
             wait, at = self._next(reading, at or _now())
             if self.notified:
                 # a burst of notifications is read once a gap, not once each (a crowd's pushes cost a gap of their own)

@@ -13,9 +13,9 @@ savepoint of its own:
   failure, and none of them happened (no half-written state); a lost race (a deadlock, a
   concurrent duplicate) retries the whole batch, each command then finding what the others did.
 
-A command is a function of the session, as for :func:`~baccarat.server.db.transaction`.  Given a
+A command is a function of the session, as for :func:`~baccarat.server.storage.db.transaction`.  Given a
 ``bulk`` function, the batch is handed to it whole: the table sockets' bets are then placed together in
-a few statements for the batch, with the same outcomes (:mod:`baccarat.server.bulkbets`).
+a few statements for the batch, with the same outcomes (:mod:`baccarat.server.live.bulk_bets`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from baccarat.server.db import retryable, transaction
+from baccarat.server.storage.db import retryable, transaction
 
 #: Seconds a batch waits for more commands once the first has arrived (the commit in progress adds to it).
 WINDOW = 0.002
@@ -41,7 +41,7 @@ Command = Callable[[Session], Any]
 #: (True, answer) or (False, the refusal raised)
 Outcome = tuple[bool, Any]
 #: Runs a whole batch in the shared transaction, one outcome per command in order (e.g. the socket bets placed
-#: together by :func:`baccarat.server.bulkbets.run_batch`); without one each command runs alone (:func:`run_one`).
+#: together by :func:`baccarat.server.live.bulk_bets.run_batch`); without one each command runs alone (:func:`run_one`).
 Bulk = Callable[[Session, list[Command]], list[Outcome]]
 
 

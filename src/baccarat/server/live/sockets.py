@@ -7,13 +7,13 @@ Protocol (JSON text frames):
   the allowed ones (``BACCARAT_ALLOWED_ORIGINS``).
 * The server sends ``{"type": "state", "table": {...}, "you": {...}}`` at once and whenever the
   table changes: the public table view at that moment (never a seed before its shoe ends, never a
-  card before the round's timeline shows it, see :mod:`baccarat.server.timeline`) and the
+  card before the round's timeline shows it, see :mod:`baccarat.server.playing.timeline`) and the
   player's own seat, shown balance, bets and settlement on the round on show.  A change of the
   timeline (a card's moment, the result, the next window) is pushed at its moment, not only
-  when the database changes (the table's feed, :mod:`baccarat.server.feed`, reads it once for all
+  when the database changes (the table's feed, :mod:`baccarat.server.live.feed`, reads it once for all
   its sockets, ahead of a dealt round's moments).
 * A player whose table sockets all close is marked away: the seat is kept for a grace period
-  (:func:`baccarat.server.tables.free_away_seats`) and is theirs again when they reconnect.
+  (:func:`baccarat.server.playing.tables.free_away_seats`) and is theirs again when they reconnect.
 * Commands: ``{"type": "bet", "key": "...", "bets": {...}, "round": N}`` and ``{"type": "decision",
   "key": "...", "action": "draw"|"stand", "round": N}`` (``round`` optional: the round meant, refused
   once it is past).  Each has an idempotency key: a replayed command is answered from
@@ -28,11 +28,11 @@ Protocol (JSON text frames):
   received: a real server must also be given :data:`MAX_FRAME` as uvicorn's ``ws_max_size``, which
   refuses a bigger frame from its header, before buffering it (``baccarat serve`` does).
 * Signing out ends the session everywhere: a socket whose token is logged out or expires is closed
-  with :data:`SIGNED_OUT` (4401) within about :data:`~baccarat.server.feed.POLL` seconds (with
+  with :data:`SIGNED_OUT` (4401) within about :data:`~baccarat.server.live.feed.POLL` seconds (with
   LISTEN/NOTIFY: a logout notifies every table at once, an expiry is seen within
-  :data:`~baccarat.server.feed.RESYNC` seconds), and no command is taken on it in between (each
+  :data:`~baccarat.server.live.feed.RESYNC` seconds), and no command is taken on it in between (each
   command checks the token in its own transaction).
-* On PostgreSQL each process hears of every change through LISTEN/NOTIFY (:mod:`baccarat.server.notify`),
+* On PostgreSQL each process hears of every change through LISTEN/NOTIFY (:mod:`baccarat.server.storage.notify`),
   whichever process made it, and reads the table only then (and at its timeline's moments); SQLite polls.
 
 Every refusal is an error frame or a close code with a fixed reason written for the player; an
@@ -57,15 +57,18 @@ from sqlalchemy import Table, bindparam, select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import Message
 
-from baccarat.errors import BaccaratError, ConfigurationError
-from baccarat.server import accounts, bulkbets, notify, tables, views, wallet
-from baccarat.server.arrival import ARRIVED
-from baccarat.server.batch import Batcher, Command, Outcome
-from baccarat.server.db import read, transaction
-from baccarat.server.feed import RESYNC, TableFeed
-from baccarat.server.models import Token, aware
-from baccarat.server.models import now as _now
-from baccarat.server.settings import Settings
+from baccarat.core.errors import BaccaratError, ConfigurationError
+from baccarat.server.house import accounts, wallet
+from baccarat.server.live import bulk_bets as bulkbets
+from baccarat.server.live.arrival import ARRIVED
+from baccarat.server.live.feed import RESYNC, TableFeed
+from baccarat.server.live.group_commit import Batcher, Command, Outcome
+from baccarat.server.playing import betting, dealing, seating, views
+from baccarat.server.storage import notify
+from baccarat.server.storage.db import read, transaction
+from baccarat.server.storage.models import Token, aware
+from baccarat.server.storage.models import now as _now
+from baccarat.server.storage.settings import Settings
 
 log = logging.getLogger("baccarat.server")
 
@@ -96,7 +99,7 @@ def parse(message: Message) -> Any:
     """The JSON value of a received frame.
 
     Raises :class:`Close` (1009) for a frame over :data:`MAX_FRAME` bytes, and
-    :class:`~baccarat.errors.ConfigurationError` with a fixed detail for a binary frame, text that
+    :class:`~baccarat.core.errors.ConfigurationError` with a fixed detail for a binary frame, text that
     is not JSON or is nested too deep for the parser, and strings that are not text (a ``\\ud800``
     escape makes a lone surrogate, which neither the database nor a reply could encode).
 
@@ -104,7 +107,7 @@ def parse(message: Message) -> Any:
     {'type': 'auth'}
     >>> parse({"type": "websocket.receive", "text": "[" * 2000 + "]" * 2000})
     Traceback (most recent call last):
-    baccarat.errors.ConfigurationError: malformed frame: nested too deep
+    baccarat.core.errors.ConfigurationError: malformed frame: nested too deep
     """
     if message["type"] == "websocket.disconnect":
         raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
@@ -181,23 +184,23 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
         raise ConfigurationError("a command needs a 'key' (idempotency key)")
     if kind == "bet":
         bets, number = bulkbets.bet_frame(frame)
-        return wallet.idempotent(s, account_id, key, tables.bet_request(table_id, bets, number),
-                                 lambda: tables.place_bets(s, table_id, account_id, bets, received,
+        return wallet.idempotent(s, account_id, key, betting.bet_request(table_id, bets, number),
+                                 lambda: betting.place_bets(s, table_id, account_id, bets, received,
                                                            round_number=number))
     if kind == "decision":
         action = frame.get("action")
         if action not in ("draw", "stand"):
             raise ConfigurationError("'action' is 'draw' or 'stand'")
         number = bulkbets.frame_round(frame, "the decision is")
-        return wallet.idempotent(s, account_id, key, tables.decision_request(table_id, action, number),
-                                 lambda: tables.decide(s, table_id, account_id, action, round_number=number))
+        return wallet.idempotent(s, account_id, key, betting.decision_request(table_id, action, number),
+                                 lambda: dealing.decide(s, table_id, account_id, action, round_number=number))
     raise ConfigurationError("unknown command: 'type' is 'bet' or 'decision'")
 
 
 @dataclass(frozen=True)
 class SocketCommand:
     """A socket's command as a group commit's command (a function of the session alone); its fields
-    let the batch place the bets of many sockets together (:mod:`baccarat.server.bulkbets`)."""
+    let the batch place the bets of many sockets together (:mod:`baccarat.server.live.bulk_bets`)."""
 
     table_id: int
     account_id: int
@@ -210,13 +213,14 @@ class SocketCommand:
 
 
 def bets_together(s: Session, commands: list[Command]) -> list[Outcome]:
-    """A group commit's socket commands, their bets placed together (:func:`baccarat.server.bulkbets.run_batch`)."""
+    """A group commit's socket commands, their bets placed together
+    (:func:`baccarat.server.live.bulk_bets.run_batch`)."""
     return bulkbets.run_batch(s, commands, signed_out=lambda: Close(SIGNED_OUT, SIGNED_OUT_REASON))
 
 
 def _mark_away(sessions: sessionmaker[Session], table_id: int, account_id: int) -> None:
     try:
-        transaction(sessions, lambda s: tables.mark_away(s, table_id, account_id))
+        transaction(sessions, lambda s: seating.mark_away(s, table_id, account_id))
     except Exception:  # the seat stays as it was; the player is stood up after sitting out instead
         log.exception("cannot mark account %s away from table %s", account_id, table_id)
 
@@ -271,7 +275,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         token = await _token(socket)
 
         def auth(s: Session) -> int:
-            tables.table_view(s, table_id)  # an unknown table is refused here
+            views.table_view(s, table_id)  # an unknown table is refused here
             return accounts.authenticate(s, token).id
 
         try:
@@ -325,7 +329,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         try:
             if first:  # the first socket of theirs here: the seat is theirs again
                 with suppress(Exception):
-                    await asyncio.to_thread(transaction, sessions, lambda s: tables.mark_back(s, table_id, account_id))
+                    await asyncio.to_thread(transaction, sessions, lambda s: seating.mark_back(s, table_id, account_id))
             await push()
             pusher = asyncio.create_task(pushes())
             receiver = asyncio.create_task(socket.receive())
@@ -341,7 +345,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     return
                 receiver = asyncio.create_task(socket.receive())
                 # a bet is on time if it arrived before the close, however long its batch waits: the moment its
-                # frame was read off the network where the protocol stamped it (baccarat.server.arrival)
+                # frame was read off the network where the protocol stamped it (baccarat.server.live.arrival)
                 arrived = message.get(ARRIVED)
                 received = arrived if isinstance(arrived, datetime) else _now()
                 now = time.monotonic()

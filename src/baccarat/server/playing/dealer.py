@@ -6,7 +6,7 @@ round came first again 0.1 s later, forever.  Here each due round is tried on it
 is logged loudly (the first with its traceback, later ones in one line), the round is tried again
 after a growing pause (0.5 s, 1 s, 2 s ... at most 30 s) while the other rounds go on, and after
 :data:`MAX_ATTEMPTS` failures it is voided: every stake goes back to its player through the ledger
-(:func:`baccarat.server.tables.void_round`), and the table opens its next round.
+(:func:`baccarat.server.playing.tables.void_round`), and the table opens its next round.
 
 A failure of the storage itself (a full disk, a read-only or unreachable database) is not the
 round's fault and voiding could not be written either: such a round waits the same way but is
@@ -25,17 +25,18 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from baccarat.server import faults, tables
-from baccarat.server.db import read, transaction
-from baccarat.server.models import GameTable, Round, aware
-from baccarat.server.models import now as _now
+from baccarat.server.playing import betting, dealing, seating
+from baccarat.server.storage import faults
+from baccarat.server.storage.db import read, transaction
+from baccarat.server.storage.models import GameTable, Round, aware
+from baccarat.server.storage.models import now as _now
 
 log = logging.getLogger("baccarat.dealer")
 
 #: Failed attempts at a round before it is voided and its stakes refunded.
 MAX_ATTEMPTS = 5
 #: Seconds the dealer waits after a window's close before dealing: bets received before the close, or in
-#: the allowance for bets on their way (:data:`~baccarat.server.tables.ON_THE_WAY`, shorter; each judged by
+#: the allowance for bets on their way (:data:`~baccarat.server.playing.tables.ON_THE_WAY`, shorter; each judged by
 #: its arrival, see live), may still be in their group commit.  Less than the NO MORE BETS pause (1 s by
 #: default), so the cards are shown at the same moments.
 LATE_BETS = 0.5
@@ -61,11 +62,12 @@ class Dealer:
 
     def __init__(self, sessions: sessionmaker[Session], *, max_attempts: int = MAX_ATTEMPTS,
                  first_pause: float = FIRST_PAUSE, longest_pause: float = LONGEST_PAUSE,
-                 monotonic: Callable[[], float] = time.monotonic, seat_grace: float = tables.SEAT_GRACE_SECONDS,
-                 sit_out_rounds: int = tables.SIT_OUT_ROUNDS, late: float = 0.0) -> None:
+                 monotonic: Callable[[], float] = time.monotonic, seat_grace: float = seating.SEAT_GRACE_SECONDS,
+                 sit_out_rounds: int = seating.SIT_OUT_ROUNDS, late: float = 0.0) -> None:
         self.sessions, self.late = sessions, late
         #: (table id, close) -> whether bets that arrived before that close still wait for their commit in this
-        #: process (its group commit's :meth:`~baccarat.server.batch.Batcher.waiting_before`); None: none are known
+        #: process (its group commit's
+        #: :meth:`~baccarat.server.live.group_commit.Batcher.waiting_before`); None: none are known
         self.bets_waiting: Callable[[int, datetime], bool] | None = None
         self.seat_grace, self.sit_out_rounds = seat_grace, sit_out_rounds
         self.max_attempts, self.first_pause, self.longest_pause = max_attempts, first_pause, longest_pause
@@ -78,7 +80,7 @@ class Dealer:
         players away longer than the grace period; returns how many rounds were dealt."""
         now = now or _now()
         self.free_seats(now)
-        due = read(self.sessions, lambda s: tables.due_rounds(s, now, late=self.late))
+        due = read(self.sessions, lambda s: dealing.due_rounds(s, now, late=self.late))
         if self.bets_waiting is not None and due:
             due = self._without_bets_waiting(due, now)
         for gone in set(self.troubles) - set(due):  # dealt, or voided by an operator, meanwhile
@@ -89,7 +91,7 @@ class Dealer:
             if trouble is not None and self.monotonic() < trouble.retry_at:
                 continue
             try:
-                transaction(self.sessions, lambda s, rid=round_id: tables.deal_round(  # type: ignore[misc]
+                transaction(self.sessions, lambda s, rid=round_id: dealing.deal_round(  # type: ignore[misc]
                     s, rid, now, sit_out_rounds=self.sit_out_rounds))
             except Exception as error:  # any failure: this round waits, the others go on
                 self._failed(round_id, error, now)
@@ -101,11 +103,11 @@ class Dealer:
 
     def _without_bets_waiting(self, due: list[int], now: datetime) -> list[int]:
         """The due rounds less the betting rounds with bets that arrived in time (before the close and its
-        allowance, :data:`~baccarat.server.tables.ON_THE_WAY`) and are still being committed here: those are
+        allowance, :data:`~baccarat.server.playing.tables.ON_THE_WAY`) and are still being committed here: those are
         dealt once the bets are in (at most :data:`LONGEST_WAIT` late)."""
         rows = read(self.sessions, lambda s: s.execute(select(Round.id, Round.table_id, Round.closes_at).where(
             Round.id.in_(due), Round.status == "betting")).all())
-        closes = {rid: (table, aware(at) + tables.ON_THE_WAY) for rid, table, at in rows}
+        closes = {rid: (table, aware(at) + betting.ON_THE_WAY) for rid, table, at in rows}
         waiting = self.bets_waiting
         assert waiting is not None
         return [rid for rid in due if rid not in closes or now - closes[rid][1] > LONGEST_WAIT
@@ -115,9 +117,9 @@ class Dealer:
         """Free the seats whose players have been away longer than the grace period (a failure is
         logged and the rounds go on: seats wait for the next pass)."""
         try:
-            if not read(self.sessions, lambda s: tables.away_too_long(s, now, grace=self.seat_grace)):
+            if not read(self.sessions, lambda s: seating.away_too_long(s, now, grace=self.seat_grace)):
                 return 0
-            return transaction(self.sessions, lambda s: tables.free_away_seats(s, now, grace=self.seat_grace))
+            return transaction(self.sessions, lambda s: seating.free_away_seats(s, now, grace=self.seat_grace))
         except Exception as error:
             problem = faults.storage_problem(error)
             if problem is None:
@@ -164,7 +166,7 @@ def _void(s: Session, round_id: int, trouble: Trouble, now: datetime) -> dict[st
     if current is None or current.status not in ("betting", "decision"):
         return {}
     reason = f"the round could not be dealt ({trouble.attempts} attempts); every stake was refunded"
-    return tables.void_round(s, current.table_id, current.number, reason=reason, now=now)
+    return dealing.void_round(s, current.table_id, current.number, reason=reason, now=now)
 
 
 def _describe(sessions: sessionmaker[Session], round_id: int) -> str:
@@ -181,11 +183,11 @@ def deal_due(sessions: sessionmaker[Session], now: datetime | None = None) -> in
     """Deal every round due at ``now`` once, each on its own; a failure is raised after the others
     were dealt (for tests and tools; the server's loop keeps a :class:`Dealer`)."""
     now = now or _now()
-    due = read(sessions, lambda s: tables.due_rounds(s, now))
+    due = read(sessions, lambda s: dealing.due_rounds(s, now))
     errors: list[Exception] = []
     for round_id in due:
         try:
-            transaction(sessions, lambda s, rid=round_id: tables.deal_round(s, rid, now))  # type: ignore[misc]
+            transaction(sessions, lambda s, rid=round_id: dealing.deal_round(s, rid, now))  # type: ignore[misc]
         except Exception as error:
             errors.append(error)
     if errors:

@@ -1,6 +1,6 @@
 """Client seeds at the table server: shoes the house cannot choose alone.
 
-A shoe of algorithm ``hmac-sha256-fisher-yates/2`` (:mod:`baccarat.fair`) is committed when it is
+A shoe of algorithm ``hmac-sha256-fisher-yates/2`` (:mod:`baccarat.core.fair`) is committed when it is
 made, before any round on it opens.  Then, until its first round is dealt (normally: during its
 first betting window), it *takes client seeds*: each player who bets on it brings the client seed
 they have set (the browser draws one at random, or the player types their own).  At the first deal
@@ -22,11 +22,11 @@ from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import Session
 
-from baccarat.cards import Card
-from baccarat.errors import UnknownSeatError
-from baccarat.fair import ALGORITHM, check_client_seed, fair_cards, shoe_key
-from baccarat.server.models import Account, ShoeRow, ShoeSeed
-from baccarat.shoe import Shoe
+from baccarat.core.cards import Card
+from baccarat.core.errors import UnknownSeatError
+from baccarat.core.fair import ALGORITHM, check_client_seed, fair_cards, shoe_key
+from baccarat.core.shoe import Shoe
+from baccarat.server.storage.models import Account, ShoeRow, ShoeSeed
 
 _ACCOUNTS = cast(SqlTable, Account.__table__)
 _SEEDS = cast(SqlTable, ShoeSeed.__table__)

@@ -19,10 +19,11 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from baccarat.cards import Card, hand_total
-from baccarat.errors import IllegalActionError, UnknownSeatError
-from baccarat.server import fairness, tables, wallet
-from baccarat.server.models import (
+from baccarat.core.cards import Card, hand_total
+from baccarat.core.errors import IllegalActionError, UnknownSeatError
+from baccarat.server.house import wallet
+from baccarat.server.playing import fairness, records, tables, views
+from baccarat.server.storage.models import (
     Account,
     Bet,
     GameTable,
@@ -33,7 +34,7 @@ from baccarat.server.models import (
     ShoeRow,
     aware,
 )
-from baccarat.server.models import now as _now
+from baccarat.server.storage.models import now as _now
 
 #: Named in the file, so the verifier knows what it reads.
 EXPORT_FORMAT = "baccarat history export/1"
@@ -72,7 +73,7 @@ def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: dateti
     shoes = []
     for table_id, number, shoe_id in sorted(dealt_from):
         try:
-            record = tables.shoe_record(s, table_id, number)
+            record = records.shoe_record(s, table_id, number)
         except IllegalActionError:  # still in play: its rounds become verifiable when it ends
             continue
         record["your_client_seed"] = fairness.your_seeds(s, account_id, [shoe_id]).get(shoe_id)
@@ -148,7 +149,7 @@ def _rounds(s: Session, account_id: int, round_ids: list[int]
                          player_total=result["player_total"], banker_total=result["banker_total"],
                          result=result["winner"])
         if tables.game_of(table).kind == "lucky_draw" and mine:
-            seat_of = tables.core_seats(everyone[current.id], tables.game_of(table).max_seats)
+            seat_of = views.core_seats(everyone[current.id], tables.game_of(table).max_seats)
             seat = entry["seat"] = f"seat:{seat_of[account_id]}"
             hands = result.get("hands", {})
             if seat in hands and "dealer" in hands:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from baccarat.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
-from baccarat.events import CardDealt
+from baccarat.core.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
+from baccarat.core.events import CardDealt
 
 #: Ranks as a player reads them.
 RANK_NAMES = {"A": "Ace", "T": "10", "J": "Jack", "Q": "Queen", "K": "King"}
@@ -37,7 +37,7 @@ class Pace:
     results: float = 4.0  #: from the result to the next betting window
 
     def check(self) -> Pace:
-        from baccarat.errors import ConfigurationError
+        from baccarat.core.errors import ConfigurationError
 
         for label, seconds, most in (("no more bets", self.no_more_bets, 10), ("card", self.card, 5),
                                      ("results", self.results, 60)):

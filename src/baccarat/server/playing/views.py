@@ -2,7 +2,7 @@
 balance shown, the history and the scoreboards.
 
 The database may be ahead of what is shown (a round is settled the moment it is dealt); every
-function here shows only what the round's timeline (:mod:`baccarat.server.timeline`) has revealed
+function here shows only what the round's timeline (:mod:`baccarat.server.playing.timeline`) has revealed
 by ``now``: no card before its moment, no result, settlement, payout, history row or road mark
 before the round's ``result_at``, no bet taken before the next window's ``opens_at``.
 """
@@ -10,7 +10,6 @@ before the round's ``result_at``, no bet taken before the next window's ``opens_
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from fractions import Fraction
@@ -18,18 +17,19 @@ from functools import lru_cache
 from typing import Any, cast
 
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy import bindparam, or_, select
 from sqlalchemy.engine import Row
 from sqlalchemy.orm import Session
 
-from baccarat.cards import Card, hand_total
-from baccarat.errors import IllegalActionError, UnknownSeatError
-from baccarat.games import Game, TableLimits, Wager
-from baccarat.presets import all_games, get_game
-from baccarat.roads import hand_from_json, roads
-from baccarat.server import fairness, wallet
-from baccarat.server.db import among, on_postgresql
-from baccarat.server.models import (
+from baccarat.core.cards import Card, hand_total
+from baccarat.core.errors import IllegalActionError, UnknownSeatError
+from baccarat.core.games import Game, TableLimits, Wager
+from baccarat.core.registry import all_games, get_game
+from baccarat.core.roads import hand_from_json, roads
+from baccarat.server.house import wallet
+from baccarat.server.playing import fairness
+from baccarat.server.playing.timeline import card_label, hands, later, pace_of, shown, stamp
+from baccarat.server.storage.models import (
     Account,
     Announcement,
     Bet,
@@ -41,8 +41,7 @@ from baccarat.server.models import (
     ShoeRow,
     aware,
 )
-from baccarat.server.models import now as _now
-from baccarat.server.timeline import card_label, hands, later, pace_of, shown, stamp
+from baccarat.server.storage.models import now as _now
 
 #: Announcements shown: the newest this many, of the last :data:`ANNOUNCED_FOR`.
 ANNOUNCEMENTS = 10
@@ -87,34 +86,7 @@ _VIEW_ANNOUNCEMENTS = (select(_ANNOUNCEMENTS.c.at, _ANNOUNCEMENTS.c.kind, _ANNOU
                        .where(_ANNOUNCEMENTS.c.table_id == bindparam("table"),
                               _ANNOUNCEMENTS.c.at <= bindparam("now"), _ANNOUNCEMENTS.c.at > bindparam("since"))
                        .order_by(_ANNOUNCEMENTS.c.at.desc(), _ANNOUNCEMENTS.c.id.desc()).limit(ANNOUNCEMENTS))
-#: Payouts already in the wallets but not shown yet (their result is still to come).
-_AHEAD = {postgresql: (select(_BETS.c.account_id, func.sum(_BETS.c.amount + _SETTLEMENTS.c.net))
-                       .select_from(_SETTLEMENTS.join(_BETS, _BETS.c.id == _SETTLEMENTS.c.bet_id))
-                       .where(_SETTLEMENTS.c.shown_at > bindparam("now"),
-                              among(_BETS.c.account_id, "accounts", postgresql))
-                       .group_by(_BETS.c.account_id)) for postgresql in (False, True)}
 
-
-def pending_payouts(s: Session, account_ids: Iterable[int], now: datetime) -> dict[int, int]:
-    """Account -> what its wallet already holds from results not shown by ``now``."""
-    accounts = list(account_ids)
-    if not accounts:
-        return {}
-    connection = s.connection()
-    rows = connection.execute(_AHEAD[on_postgresql(connection)], {"now": now, "accounts": accounts})
-    return {account_id: int(amount) for account_id, amount in rows if amount}
-
-
-def shown_balances(s: Session, account_ids: Iterable[int], now: datetime | None = None) -> dict[int, int]:
-    """Each account's balance as shown at ``now``: its wallet less the payouts whose result is still
-    to be shown (stakes leave the balance at once; winnings arrive with the result)."""
-    accounts = list(account_ids)
-    ahead = pending_payouts(s, accounts, now or _now())
-    return {account_id: balance - ahead.get(account_id, 0) for account_id, balance in wallet.balances(s, accounts)}
-
-
-def shown_balance(s: Session, account_id: int, now: datetime | None = None) -> int:
-    return wallet.balance(s, account_id) - pending_payouts(s, [account_id], now or _now()).get(account_id, 0)
 
 
 @lru_cache(maxsize=256)
@@ -172,7 +144,7 @@ def game_json(game: Game) -> dict[str, Any]:
 
 
 def games_json() -> list[dict[str, Any]]:
-    """Every game and its wagers with names and pays, from :mod:`baccarat.presets` (``GET /api/games``);
+    """Every game and its wagers with names and pays, from :mod:`baccarat.core.registry` (``GET /api/games``);
     Lucky Draw once per DrawWin pay table."""
     return [game_json(game) for game in all_games()]
 
@@ -478,7 +450,7 @@ def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, dict[s
     connection = s.connection()
     now, current = state.now, state.on_show
     seats = {row.account_id: row for row in state.read_seats(connection)}
-    balances = shown_balances(s, account_ids, now)
+    balances = wallet.shown_balances(s, account_ids, now)
     bets: dict[int, dict[str, int]] = {}
     settled: dict[int, dict[str, dict[str, int | str]]] = {}
     decided: dict[int, str] = {}
@@ -556,8 +528,6 @@ def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = 
     """The player's last rounds whose result is shown by ``now``: cards in deal order, bets, results,
     balance before and after, and the shoe each was dealt from (and in Lucky Draw the seat that was
     theirs), for checking it."""
-    from baccarat.server.tables import core_seats  # tables builds on these views
-
     now = now or _now()
     rows = s.execute(select(Round, GameTable.name, GameTable.game, GameTable.paytable, ShoeRow.number)
                      .join(Bet, Bet.round_id == Round.id).join(GameTable, GameTable.id == Round.table_id)
@@ -598,3 +568,18 @@ def _name(game: Game, code: str) -> str:
         return game.wager(code).name
     except LookupError:
         return code
+
+
+def core_seats(bets: list[Bet], seats: int) -> dict[int, int]:
+    """Account -> the seat it plays in the core: the seat it bet from, unless another account's
+    bets came from that seat first (then the lowest free one).  Bets belong to accounts; the seat
+    number only orders Lucky Draw's deal, so two accounts can never be mixed up."""
+    chosen: dict[int, int] = {}
+    for bet in bets:  # in the order they were placed
+        if bet.account_id not in chosen:
+            taken = set(chosen.values())
+            free = [n for n in range(1, seats + 1) if n not in taken]
+            if not free:
+                raise IllegalActionError(f"more players have bets on this round than the table has seats ({seats})")
+            chosen[bet.account_id] = bet.seat if bet.seat not in taken and 1 <= bet.seat <= seats else free[0]
+    return chosen

@@ -1,6 +1,6 @@
 // Safer play: the player's own limits, reality check, time-out and self-exclusion (#/protection), the
 // reality check that interrupts play every N minutes, and the help line at the foot of every page.
-// The server enforces all of it (baccarat.server.protection); this page only asks and shows.
+// The server enforces all of it (baccarat.server.house.protection); this page only asks and shows.
 "use strict";
 
 const TIMEOUT_CHOICES = [24, 48, 72, 168, 336, 672, 1008];  // hours: a day to six weeks

@@ -4,7 +4,7 @@ Money is integer minor units.  The ledger is double entry: every
 :class:`LedgerTransaction` has postings that sum to zero over the accounts
 ``wallet:<id>``, ``escrow:<round>``, ``house`` and ``cashier``; a wallet's
 stored balance equals the sum of its postings (checked by
-:func:`baccarat.server.wallet.check_ledger`).
+:func:`baccarat.server.house.wallet.check_ledger`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from baccarat.server import clock
+from baccarat.server.playing import clock
 
 
 def now() -> datetime:
@@ -129,7 +129,7 @@ class GameTable(Base):
     status: Mapped[str] = mapped_column(String(8), default="open")  #: "open" or "closed"
     limits: Mapped[str | None] = mapped_column(Text, nullable=True)  #: JSON {"minimum", "maximums"}; None: game's
     pending_limits: Mapped[str | None] = mapped_column(Text, nullable=True)
-    #: The round's pace as players see it (see :mod:`baccarat.server.timeline`): NO MORE BETS before the
+    #: The round's pace as players see it (see :mod:`baccarat.server.playing.timeline`): NO MORE BETS before the
     #: first card, the time between two cards, and the results pause before the next betting window.
     no_more_bets_seconds: Mapped[float] = mapped_column(Float, default=1.0)
     card_seconds: Mapped[float] = mapped_column(Float, default=0.6)
@@ -265,7 +265,7 @@ class Announcement(Base):
 
 
 class Protection(Base):
-    """A player's own protection settings (:mod:`baccarat.server.protection`); one row per account
+    """A player's own protection settings (:mod:`baccarat.server.house.protection`); one row per account
     that has set anything.  The row is also the lock a bet takes (FOR UPDATE) before it counts the
     player's losses and stakes, so two bets of one player are checked one after the other."""
 
@@ -296,7 +296,7 @@ class PlayLimit(Base):
 
 
 class AuditEntry(Base):
-    """One operator action in the append-only audit trail (:mod:`baccarat.server.audit`): each entry
+    """One operator action in the append-only audit trail (:mod:`baccarat.server.house.audit`): each entry
     holds the SHA-256 of the one before (``previous``) and its own (``digest``), so editing,
     removing or reordering any entry breaks the chain from there on."""
 

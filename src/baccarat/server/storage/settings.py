@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from baccarat.server.db import sqlite_url
+from baccarat.server.storage.db import sqlite_url
 
 #: Play money granted to a new account (minor units): 1,000.00.
 DEFAULT_GRANT = 100_000
@@ -34,7 +34,7 @@ class Settings:
     #: with LISTEN/NOTIFY, a table with no notification is read again after this long (``BACCARAT_RESYNC_SECONDS``)
     resync_seconds: float = field(default_factory=lambda: float(os.environ.get("BACCARAT_RESYNC_SECONDS", "1")))
     #: a group commit places its socket bets in a few statements for all (``BACCARAT_BULK_BETS``, ``0`` turns
-    #: it off: each bet then runs alone in its savepoint, as before; see :mod:`baccarat.server.bulkbets`)
+    #: it off: each bet then runs alone in its savepoint, as before; see :mod:`baccarat.server.live.bulk_bets`)
     bulk_bets: bool = field(default_factory=lambda: os.environ.get("BACCARAT_BULK_BETS", "1") != "0")
     #: WebSocket frames compressed (permessage-deflate) when a client asks (``BACCARAT_WS_DEFLATE=1``).  Off by
     #: default: a state push is about 3 KB, and compressing it for each socket was a third of the push's cost

@@ -1,9 +1,9 @@
 """The HTTP API's routes, one router per resource: accounts and sessions, games, tables, history,
 fairness, player protection, the operator's actions, the operator console's reports, lookup and
-audit trail (oversight), and the answering process (server).  :mod:`baccarat.server.app` includes
+audit trail (oversight), and the answering process (server).  :mod:`baccarat.server.api.app` includes
 them all."""
 
-from baccarat.server.routers import (
+from baccarat.server.api.routers import (
     accounts,
     fairness,
     games,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from baccarat.server import accounts, views, wallet
-from baccarat.server.answers import AccountCreated, Me, SessionToken
-from baccarat.server.bodies import Credentials
-from baccarat.server.routers.deps import REFUSALS, Token, address, look, me, run
+from baccarat.server.api.deps import REFUSALS, Token, address, look, me, run
+from baccarat.server.api.requests import Credentials
+from baccarat.server.api.responses import AccountCreated, Me, SessionToken
+from baccarat.server.house import accounts, wallet
 
 router = APIRouter(tags=["accounts"], responses=REFUSALS)
 
@@ -43,5 +43,5 @@ def log_out(request: Request, token: Token) -> None:
 def who_am_i(request: Request, token: Token) -> dict[str, object]:
     """Your account and balance."""
     account = me(request, token)
-    balance = look(request, lambda s: views.shown_balance(s, account.id))  # never ahead of a result on show
+    balance = look(request, lambda s: wallet.shown_balance(s, account.id))  # never ahead of a result on show
     return {"id": account.id, "username": account.username, "role": account.role, "balance": balance}

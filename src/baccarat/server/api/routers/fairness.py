@@ -6,10 +6,10 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from baccarat.server import fairness
-from baccarat.server.answers import ClientSeed, ClientSeedSet
-from baccarat.server.bodies import ClientSeedBody
-from baccarat.server.routers.deps import REFUSALS, Token, look, me, run
+from baccarat.server.api.deps import REFUSALS, Token, look, me, run
+from baccarat.server.api.requests import ClientSeedBody
+from baccarat.server.api.responses import ClientSeed, ClientSeedSet
+from baccarat.server.playing import fairness
 
 router = APIRouter(tags=["fairness"], responses=REFUSALS)
 

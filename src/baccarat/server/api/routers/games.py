@@ -6,8 +6,8 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from baccarat.server import views
-from baccarat.server.answers import GameInfo
+from baccarat.server.api.responses import GameInfo
+from baccarat.server.playing import views
 
 router = APIRouter(tags=["games"])
 

@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from baccarat.server import history as played
-from baccarat.server import tables
-from baccarat.server.answers import HistoryExport, RoundRecall
-from baccarat.server.routers.deps import REFUSALS, Token, look, me
+from baccarat.server.api.deps import REFUSALS, Token, look, me
+from baccarat.server.api.responses import HistoryExport, RoundRecall
+from baccarat.server.playing import history as played
+from baccarat.server.playing import views
 
 router = APIRouter(tags=["history"], responses=REFUSALS)
 
@@ -18,7 +18,7 @@ router = APIRouter(tags=["history"], responses=REFUSALS)
 def history(request: Request, token: Token) -> list[dict[str, Any]]:
     """Your last rounds whose results are shown: cards in deal order, bets, results, balances."""
     account = me(request, token)
-    return look(request, lambda s: tables.recall(s, account.id))
+    return look(request, lambda s: views.recall(s, account.id))
 
 
 @router.get("/api/history/export", response_model=HistoryExport)

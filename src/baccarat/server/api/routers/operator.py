@@ -1,6 +1,6 @@
 """The operator's routes: open and close tables, change their limits, void a round that cannot be
 dealt, and credit or debit wallets.  Every route answers 403 to any other account, and every action is
-written to the audit trail in its own transaction (:mod:`baccarat.server.operations`)."""
+written to the audit trail in its own transaction (:mod:`baccarat.server.operator.actions`)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from sqlalchemy.orm import Session
 
-from baccarat.server import operations
-from baccarat.server.answers import TableView, VoidedRound, WalletBalance
-from baccarat.server.bodies import LimitsBody, Movement, TableBody, VoidBody
-from baccarat.server.routers.deps import REFUSALS, Id, IdempotencyKey, Token, once, operator, run
-from baccarat.server.timeline import Pace
+from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, once, operator, run
+from baccarat.server.api.requests import LimitsBody, Movement, TableBody, VoidBody
+from baccarat.server.api.responses import TableView, VoidedRound, WalletBalance
+from baccarat.server.operator import actions as operations
+from baccarat.server.playing.timeline import Pace
 
 log = logging.getLogger("baccarat.server")
 router = APIRouter(prefix="/api/operator", tags=["operator"], responses=REFUSALS)

@@ -10,9 +10,11 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from baccarat.server import audit, lookup, reports
-from baccarat.server.answers import Answer
-from baccarat.server.routers.deps import REFUSALS, Id, Operator, look
+from baccarat.server.api.deps import REFUSALS, Id, Operator, look
+from baccarat.server.api.responses import Answer
+from baccarat.server.house import audit
+from baccarat.server.operator import lookup
+from baccarat.server.operator import reports as reports
 
 router = APIRouter(prefix="/api/operator", tags=["operator console"], responses=REFUSALS)
 

@@ -1,4 +1,4 @@
-"""The player's own protection (:mod:`baccarat.server.protection`): limits, the reality check,
+"""The player's own protection (:mod:`baccarat.server.house.protection`): limits, the reality check,
 a time-out or self-exclusion.  Any logged-in account may set its own; nobody can shorten a break."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Request
 from pydantic import Field
 
-from baccarat.errors import AuthenticationError
-from baccarat.money import MAX_AMOUNT
-from baccarat.server import accounts, protection
-from baccarat.server.answers import Answer
-from baccarat.server.bodies import Strict, json_integer
-from baccarat.server.routers.deps import REFUSALS, Caller, Token, look, run
+from baccarat.core.errors import AuthenticationError
+from baccarat.core.money import MAX_AMOUNT
+from baccarat.server.api.deps import REFUSALS, Caller, Token, look, run
+from baccarat.server.api.requests import Strict, json_integer
+from baccarat.server.api.responses import Answer
+from baccarat.server.house import accounts, protection
 
 router = APIRouter(prefix="/api/protection", tags=["player protection"], responses=REFUSALS)
 

@@ -8,7 +8,7 @@ from typing import Literal
 from fastapi import APIRouter, Request
 from pydantic import Field
 
-from baccarat.server.answers import Answer
+from baccarat.server.api.responses import Answer
 
 router = APIRouter(tags=["server"])
 

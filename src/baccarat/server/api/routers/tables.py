@@ -1,6 +1,6 @@
 """Tables: the lobby, a table's view, your seat, bets and Lucky Draw decisions, the scoreboards,
 the strategy hint and revealed shoes.  The table's live feed is the WebSocket in
-:mod:`baccarat.server.live`."""
+:mod:`baccarat.server.live.sockets`."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from fastapi import APIRouter, Request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from baccarat.server import tables, views
-from baccarat.server.answers import (
+from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, look, me, once, run
+from baccarat.server.api.requests import BetsBody, DecisionBody, SeatBody
+from baccarat.server.api.responses import (
     BetsPlaced,
     Decided,
     Roads,
@@ -21,9 +22,8 @@ from baccarat.server.answers import (
     TableView,
     YourState,
 )
-from baccarat.server.bodies import BetsBody, DecisionBody, SeatBody
-from baccarat.server.models import GameTable
-from baccarat.server.routers.deps import REFUSALS, Id, IdempotencyKey, Token, look, me, once, run
+from baccarat.server.playing import betting, dealing, records, seating, views
+from baccarat.server.storage.models import GameTable
 
 router = APIRouter(tags=["tables"], responses=REFUSALS)
 
@@ -33,14 +33,14 @@ def list_tables(request: Request) -> list[dict[str, Any]]:
     """Every table as a player sees it now (the lobby)."""
     def work(s: Session) -> list[dict[str, Any]]:
         ids = s.scalars(select(GameTable.id).order_by(GameTable.id))
-        return [tables.table_view(s, table_id) for table_id in ids]
+        return [views.table_view(s, table_id) for table_id in ids]
     return look(request, work)
 
 
 @router.get("/api/tables/{table_id}", response_model=TableView)
 def show_table(request: Request, table_id: Id) -> dict[str, Any]:
     """One table as a player sees it now."""
-    return look(request, lambda s: tables.table_view(s, table_id))
+    return look(request, lambda s: views.table_view(s, table_id))
 
 
 @router.get("/api/tables/{table_id}/you", response_model=YourState)
@@ -54,14 +54,14 @@ def your_state(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
 def take_seat(request: Request, table_id: Id, body: SeatBody, token: Token) -> dict[str, int]:
     """Sit down: at the seat asked for, or the first free one."""
     account = me(request, token)
-    return {"seat": run(request, lambda s: tables.sit(s, table_id, account.id, body.seat))}
+    return {"seat": run(request, lambda s: seating.sit(s, table_id, account.id, body.seat))}
 
 
 @router.delete("/api/tables/{table_id}/seats", status_code=204)
 def leave_seat(request: Request, table_id: Id, token: Token) -> None:
     """Stand up (refused while your bets are on a round in play)."""
     account = me(request, token)
-    run(request, lambda s: tables.leave(s, table_id, account.id))
+    run(request, lambda s: seating.leave(s, table_id, account.id))
 
 
 @router.post("/api/tables/{table_id}/bets", status_code=201, response_model=BetsPlaced)
@@ -69,8 +69,8 @@ def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
         idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
     """Stake wagers on the open round (added to what you have on it); once per idempotency key."""
     account = me(request, token)
-    return once(request, account, idempotency_key, tables.bet_request(table_id, body.bets, body.round),
-                lambda s: tables.place_bets(s, table_id, account.id, body.bets, round_number=body.round))
+    return once(request, account, idempotency_key, betting.bet_request(table_id, body.bets, body.round),
+                lambda s: betting.place_bets(s, table_id, account.id, body.bets, round_number=body.round))
 
 
 @router.post("/api/tables/{table_id}/decision", status_code=201, response_model=Decided)
@@ -78,23 +78,23 @@ def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
              idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
     """Lucky Draw: draw (staking the Draw wager, equal to Enter) or stand."""
     account = me(request, token)
-    return once(request, account, idempotency_key, tables.decision_request(table_id, body.action, body.round),
-                lambda s: tables.decide(s, table_id, account.id, body.action, round_number=body.round))
+    return once(request, account, idempotency_key, betting.decision_request(table_id, body.action, body.round),
+                lambda s: dealing.decide(s, table_id, account.id, body.action, round_number=body.round))
 
 
 @router.get("/api/tables/{table_id}/roads", response_model=Roads)
 def roads(request: Request, table_id: Id) -> dict[str, Any]:
     """The current shoe's scoreboards (Bead Plate, Big Road, derived roads, asks, statistics)."""
-    return look(request, lambda s: tables.table_roads(s, table_id))
+    return look(request, lambda s: views.table_roads(s, table_id))
 
 
 @router.get("/api/tables/{table_id}/strategy", response_model=Strategy)
 def strategy(request: Request, table_id: Id) -> dict[str, Any]:
     """Lucky Draw: the optimal Draw decisions by seat total and up card (the page's hint)."""
-    return look(request, lambda s: tables.table_strategy(s, table_id))
+    return look(request, lambda s: records.table_strategy(s, table_id))
 
 
 @router.get("/api/tables/{table_id}/shoes/{number}", response_model=ShoeRecord, response_model_exclude_unset=True)
 def shoe(request: Request, table_id: Id, number: Id) -> dict[str, Any]:
     """A finished shoe's record, its server seed revealed, for ``baccarat verify`` (refused while in play)."""
-    return look(request, lambda s: tables.shoe_record(s, table_id, number))
+    return look(request, lambda s: records.shoe_record(s, table_id, number))

@@ -1,11 +1,11 @@
-"""Alembic environment: runs the migrations on the engine :mod:`baccarat.server.db` makes."""
+"""Alembic environment: runs the migrations on the engine :mod:`baccarat.server.storage.db` makes."""
 
 from __future__ import annotations
 
 from alembic import context
 
-from baccarat.server.db import make_engine
-from baccarat.server.models import Base
+from baccarat.server.storage.db import make_engine
+from baccarat.server.storage.models import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -34,10 +34,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from baccarat.errors import ConfigurationError
-from baccarat.presets import get_game
-from baccarat.server.models import Bet, GameTable, LedgerTransaction, Round, Settlement, aware
-from baccarat.server.models import now as _now
+from baccarat.core.errors import ConfigurationError
+from baccarat.core.registry import get_game
+from baccarat.server.storage.models import Bet, GameTable, LedgerTransaction, Round, Settlement, aware
+from baccarat.server.storage.models import now as _now
 
 #: The longest span one report covers (days).
 MOST_DAYS = 366

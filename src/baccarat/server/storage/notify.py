@@ -8,7 +8,7 @@ that was rolled back, and never before the change can be read.
 
 Each server process keeps one listening connection (:class:`Listener`, a thread with its own
 psycopg connection) that hands the table ids to a callback (the table feeds of
-:mod:`baccarat.server.live`).  A listener that loses its connection reconnects and wakes every
+:mod:`baccarat.server.live.sockets`).  A listener that loses its connection reconnects and wakes every
 table (notifications sent meanwhile are lost).  SQLite has no notifications: its feeds poll.
 """
 
@@ -23,7 +23,7 @@ from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
-from baccarat.server.db import on_postgresql
+from baccarat.server.storage.db import on_postgresql
 
 log = logging.getLogger("baccarat.server")
 

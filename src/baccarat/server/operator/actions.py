@@ -1,5 +1,5 @@
 """Operator actions, each done and written to the audit trail in one transaction
-(:mod:`baccarat.server.audit`): open, close and reopen a table, change its limits, void a round,
+(:mod:`baccarat.server.house.audit`): open, close and reopen a table, change its limits, void a round,
 credit or debit a wallet.  The REST routes and ``baccarat void-round`` both come through here."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from baccarat.errors import UnknownSeatError
-from baccarat.server import audit, tables, wallet
-from baccarat.server.models import Account, GameTable, Round
-from baccarat.server.timeline import Pace
+from baccarat.core.errors import UnknownSeatError
+from baccarat.server.house import audit, wallet
+from baccarat.server.playing import dealing, tables, views
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.models import Account, GameTable, Round
 
 
 def _table_state(s: Session, table_id: int) -> dict[str, Any]:
@@ -26,14 +27,14 @@ def _table_state(s: Session, table_id: int) -> dict[str, Any]:
 
 
 def open_new_table(s: Session, actor: Account | str, name: str, game: str, **settings: Any) -> dict[str, Any]:
-    """A new table (:func:`baccarat.server.tables.create_table`), recorded."""
+    """A new table (:func:`baccarat.server.playing.tables.create_table`), recorded."""
     pace: Pace | None = settings.pop("pace", None)
     table = tables.create_table(s, name, game, pace=pace, **settings)
     shown = dict(settings)
     if pace is not None:
         shown.update(no_more_bets_seconds=pace.no_more_bets, card_seconds=pace.card, results_seconds=pace.results)
     audit.record(s, actor, "open_table", f"table {table.id}", {}, {**_table_state(s, table.id), **shown})
-    return tables.table_view(s, table.id)
+    return views.table_view(s, table.id)
 
 
 def close_table(s: Session, actor: Account | str, table_id: int) -> dict[str, Any]:
@@ -59,7 +60,7 @@ def void_round(s: Session, actor: Account | str, table_id: int, number: int, *, 
         return {"status": current.status if current is not None else None}
 
     return audit.audited(s, actor, "void_round", f"table {table_id} round {number}", look,
-                         lambda: tables.void_round(s, table_id, number, reason=reason),
+                         lambda: dealing.void_round(s, table_id, number, reason=reason),
                          extra=lambda result: {"reason": reason.strip()[:200], "refunded": result["refunded"],
                                                "bets_refunded": result["bets_refunded"]})
 

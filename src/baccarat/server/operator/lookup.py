@@ -11,9 +11,9 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from baccarat.errors import UnknownSeatError
-from baccarat.server import protection, wallet
-from baccarat.server.models import (
+from baccarat.core.errors import UnknownSeatError
+from baccarat.server.house import protection, wallet
+from baccarat.server.storage.models import (
     Account,
     Bet,
     Decision,
@@ -155,11 +155,9 @@ def recall_round(s: Session, table_id: int, number: int) -> dict[str, Any]:
 def console_tables(s: Session) -> list[dict[str, Any]]:
     """Every table as the operator console shows it: status, limits (and any waiting for the next
     round), seated players, and the round in play with the bets on it so far."""
-    from baccarat.server import tables  # tables builds on this module's neighbours
-
     out = []
     for table in s.scalars(select(GameTable).order_by(GameTable.id)):
-        view = tables.table_view(s, table.id)
+        view = views.table_view(s, table.id)
         current = tables.round_in_play(s, table.id)
         in_play = None
         if current is not None:

@@ -1,0 +1,223 @@
+"""Bets on a table's open round: each checked against the layout, the table's limits and the player's own,
+its stake moved into the round's escrow in the same transaction that stores it."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import Table as SqlTable
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from baccarat.core.cards import standard_deck
+from baccarat.core.errors import (
+    ConfigurationError,
+    IllegalActionError,
+    UnknownSeatError,
+)
+from baccarat.core.games import Game, TableLimits
+from baccarat.core.money import MAX_AMOUNT
+from baccarat.core.registry import get_game
+from baccarat.core.shoe import Shoe
+from baccarat.core.table import Table
+from baccarat.server.house import protection, wallet
+from baccarat.server.playing import fairness
+from baccarat.server.playing.tables import NO_SEAT
+from baccarat.server.playing.views import stored_limits
+from baccarat.server.storage import notify
+from baccarat.server.storage.db import on_postgresql
+from baccarat.server.storage.models import (
+    Bet,
+    GameTable,
+    Round,
+    Seat,
+    ShoeRow,
+    aware,
+)
+from baccarat.server.storage.models import now as _now
+
+#: A bet that reaches the server this long after the announced close is still taken, as a dealer takes the
+#: chips already on their way when calling "no more bets": a bet is judged by the moment it arrived
+#: (:mod:`baccarat.server.live.arrival`), and one sent a millisecond before the close arrives after it.  The
+#: page stops taking bets at the close itself.  Nothing is dealt before the dealer's wait after the close
+#: (:data:`baccarat.server.playing.dealer.LATE_BETS`, longer), so a bet taken in this allowance learns nothing.
+ON_THE_WAY = timedelta(seconds=0.25)
+
+
+def betting_closed(closes_at: datetime, now: datetime) -> bool:
+    """Whether a bet that arrived at ``now`` is too late for a window that closes at ``closes_at``
+    (:data:`ON_THE_WAY` after the close)."""
+    return aware(closes_at) + ON_THE_WAY <= now
+
+
+_ROUNDS = cast(SqlTable, Round.__table__)
+
+
+_SEATS = cast(SqlTable, Seat.__table__)
+
+
+_BETS = cast(SqlTable, Bet.__table__)
+
+
+_TABLES = cast(SqlTable, GameTable.__table__)
+
+
+# A bet is the hottest request: its reads are Core statements built once (the ORM's per-statement
+# work was most of its cost), one for the table, round and seat together.
+_SHOES = cast(SqlTable, ShoeRow.__table__)
+
+
+_BETTING = (select(_TABLES.c.name, _TABLES.c.game, _TABLES.c.paytable, _TABLES.c.limits,
+                   _ROUNDS.c.id, _ROUNDS.c.number, _ROUNDS.c.opens_at, _ROUNDS.c.closes_at, _ROUNDS.c.shoe_id,
+                   _SHOES.c.algorithm, _SHOES.c.client_seeds)
+            .select_from(_TABLES)
+            .outerjoin(_ROUNDS, (_ROUNDS.c.table_id == _TABLES.c.id) & (_ROUNDS.c.status == "betting"))
+            .outerjoin(_SHOES, _SHOES.c.id == _ROUNDS.c.shoe_id)
+            .where(_TABLES.c.id == bindparam("table")))
+
+
+_LAST_ROUND = select(func.max(_ROUNDS.c.number)).where(_ROUNDS.c.table_id == bindparam("table"))
+
+
+_YOUR_SEAT = select(_SEATS.c.number).where(_SEATS.c.table_id == bindparam("table"),
+                                           _SEATS.c.account_id == bindparam("account"))
+
+
+# in the order placed: which spot a refusal names when several are over (the core checks them in order) is then
+# always the same, whatever order the database keeps the rows in
+_PLACED = select(_BETS.c.wager, _BETS.c.amount).where(_BETS.c.round_id == bindparam("round"),
+                                                      _BETS.c.account_id == bindparam("account")).order_by(_BETS.c.id)
+
+
+_NEW_BET = insert(_BETS)
+
+
+_ADD_TO_BET = (update(_BETS).where(_BETS.c.round_id == bindparam("round"), _BETS.c.account_id == bindparam("account"),
+                                   _BETS.c.wager == bindparam("code"))
+               .values(amount=_BETS.c.amount + bindparam("added")))
+
+
+#: A bet or decision holds its round's row FOR SHARE; the dealer and operators take it FOR UPDATE
+#: (PostgreSQL; SQLite has one writer at a time and ignores the clause).
+_ROUND_STATUS = select(_ROUNDS.c.status).where(_ROUNDS.c.id == bindparam("round")).with_for_update(read=True)
+
+
+def hold_round(s: Session, round_id: int, status: str) -> bool:
+    """Lock the round against the dealer until this transaction ends; False if it has moved on."""
+    return s.connection().execute(_ROUND_STATUS, {"round": round_id}).scalar_one_or_none() == status
+
+
+def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int], now: datetime | None = None,
+               *, round_number: int | None = None) -> dict[str, Any]:
+    """Put ``bets`` on the open round; the stakes go from the wallet to the round's escrow.
+
+    ``round_number`` names the round the bets are meant for: a bet that arrives after that round's
+    window closed is refused ("betting closed for round N") instead of landing in the next round.
+    Without it the bets go on whichever round is open, and the answer says which.
+    """
+    now = now or _now()
+    if not bets or not isinstance(bets, dict):
+        raise ConfigurationError("bets are wager code -> amount in minor units")
+    connection = s.connection()
+    # read once per transaction and table: a group commit (see batch) places many bets in one transaction,
+    # and bets change neither the table, nor the round (its status is checked under its lock below), nor the shoe
+    known: dict[int, Any] = s.info.setdefault("betting_rows", {})
+    row = known.get(table_id) or connection.execute(_BETTING, {"table": table_id}).first()
+    if row is None:
+        raise UnknownSeatError(f"no table {table_id}")
+    known[table_id] = row
+    if round_number is not None and round_number != row.number:
+        _refuse_round(connection, table_id, round_number, row.number)
+    if row.id is None:
+        raise IllegalActionError("no more bets: wait for the next round to open")
+    if row.opens_at is not None and aware(row.opens_at) > now:
+        wait = math.ceil((aware(row.opens_at) - now).total_seconds())
+        raise IllegalActionError(f"betting opens in {wait} s: round {row.number} takes bets then")
+    if betting_closed(row.closes_at, now) or not hold_round(s, row.id, "betting"):
+        known.pop(table_id, None)  # the dealer moved on: the next bet of this transaction reads the table again
+        raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
+    # Read under the round's lock (see leave): the seat cannot be given up between here and the insert.
+    seat = connection.execute(_YOUR_SEAT, {"table": table_id, "account": account_id}).scalar_one_or_none()
+    game = get_game(row.game, paytable=row.paytable)
+    if seat is None:
+        if game.kind == "lucky_draw":  # each Lucky Draw hand is a seat's: its player decides
+            raise IllegalActionError("take a seat at the table first: in Lucky Draw each seat plays its own hand")
+        seat = NO_SEAT  # punto banco: any player may bet on the one coup, seated or not
+    placed: dict[str, int] = {wager: amount for wager, amount in connection.execute(
+        _PLACED, {"round": row.id, "account": account_id})}
+    limits = stored_limits(row.game, row.paytable, row.limits)
+    check_layout(game, limits, seat, placed, bets)
+    total = sum(bets.values())
+    protection.check_stake(s, account_id, total, now)  # the player's own limits, under their lock
+    after: dict[int, int] = {}
+    wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(row.id): total},
+                    memo=f"table {row.name} round {row.number}", balances=after)
+    # The stake holds this wallet's row until commit, so the player's other bets now queue behind this
+    # one: read what is on the layout again, and check again if a bet of theirs landed meanwhile
+    # (PostgreSQL; SQLite runs one writer at a time, so nothing can have landed there).
+    again = {wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})
+             } if on_postgresql(s.get_bind()) else placed
+    if again != placed:
+        placed = again
+        check_layout(game, limits, seat, placed, bets)
+    balance = after[account_id]
+    balance_before = balance + total + sum(placed.values())
+    added = [{"round": row.id, "account": account_id, "code": code, "added": amount}
+             for code, amount in bets.items() if code in placed]
+    if added:  # one bet per account and wager: raised by what was added (the unique key holds it)
+        connection.execute(_ADD_TO_BET, added)
+    new = [{"round_id": row.id, "account_id": account_id, "seat": seat, "wager": code, "amount": amount,
+            "balance_before": balance_before} for code, amount in bets.items() if code not in placed]
+    if new:
+        connection.execute(_NEW_BET, new)
+    if fairness.takes_seeds(row.algorithm, row.client_seeds):  # before its first deal: the player's seed goes in
+        fairness.take_client_seed(s, row.shoe_id, account_id)
+    notify.changed(s, table_id)
+    together = dict(placed)
+    for code, amount in bets.items():
+        together[code] = together.get(code, 0) + amount
+    return {"table": table_id, "round": row.number, "seat": seat or None, "bets": together, "added": dict(bets),
+            "balance": balance - wallet.pending_payouts(s, [account_id], now).get(account_id, 0)}
+
+
+def decision_request(table_id: int, action: str, round_number: int | None) -> dict[str, Any]:
+    """What a decision's idempotency key stands for (the round only when named, as for bets)."""
+    return {"table": table_id, "action": action, **({} if round_number is None else {"round": round_number})}
+
+
+def check_layout(game: Game, limits: TableLimits, seat: int, placed: dict[str, int], bets: dict[str, int]) -> None:
+    """Refuse ``bets`` on top of the player's ``placed`` ones as the core refuses them (wager codes,
+    amounts, limits, prerequisites), exactly as at a live table: chips on a spot already bet add up
+    to it, and over the maximum it names the room left on that spot."""
+    check = Table(game, limits=limits, shoe_factory=_checking_shoe)
+    spot = seat or 1  # the checking table is this player's alone: any seat of it will do
+    check.sit(spot, "check", MAX_AMOUNT)
+    check.open_betting()
+    if placed:
+        check.place_bets(spot, placed)
+    check.place_bets(spot, bets)
+
+
+def bet_request(table_id: int, bets: dict[str, int], round_number: int | None) -> dict[str, Any]:
+    """What a bet's idempotency key stands for, over REST and WebSocket alike (the round only when
+    named, so keys stored before bets could name one still match their retries)."""
+    return {"table": table_id, "bets": bets, **({} if round_number is None else {"round": round_number})}
+
+
+def _refuse_round(connection: Any, table_id: int, wanted: int, open_number: int | None) -> None:
+    """Bets named for a round that is not the one open: say which, and what to do."""
+    last = open_number if open_number is not None else connection.execute(_LAST_ROUND, {"table": table_id}).scalar()
+    if wanted > (last or 0):
+        raise IllegalActionError(f"round {wanted} is not open for bets yet"
+                                 + (f": round {open_number} is" if open_number is not None else ""))
+    raise IllegalActionError(f"no more bets: betting closed for round {wanted}"
+                             + (f"; round {open_number} is open" if open_number is not None else ""))
+
+
+_CHECKING_DECK = tuple(standard_deck())
+
+
+def _checking_shoe() -> Shoe:
+    return Shoe(_CHECKING_DECK, cut_card=0)  # the checking table opens betting but never deals

@@ -1,0 +1,98 @@
+"""What a table publishes beyond its view: the Lucky Draw strategy card it plays by and the record of a
+finished shoe (its seeds, cards and rounds) for checking it."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from baccarat.core.errors import (
+    IllegalActionError,
+    UnknownSeatError,
+)
+from baccarat.core.fair import ALGORITHM
+from baccarat.core.registry import get_game
+from baccarat.core.shoe import Shoe
+from baccarat.server.playing import fairness
+from baccarat.server.playing.tables import game_of, table_row
+from baccarat.server.playing.views import core_seats
+from baccarat.server.storage.models import (
+    Bet,
+    GameTable,
+    Round,
+    ShoeRow,
+)
+
+
+@lru_cache(maxsize=8)
+def _strategy_card(paytable: int | None, decks: int) -> dict[str, list[int]]:
+    from baccarat.analysis.composition import Composition  # numpy: only when a hint is asked for
+    from baccarat.analysis.lucky_draw import cells, total_strategy_card
+
+    card = total_strategy_card(cells(get_game("lucky-draw", paytable=paytable), Composition.full(decks)))
+    return {str(total): [up for up in range(10) if card[total, up]] for total in range(10)}
+
+
+def table_strategy(s: Session, table_id: int) -> dict[str, Any]:
+    """Lucky Draw's hint: the exact total-dependent strategy card of the table's game for a full shoe
+    (seat total -> the up-card values, 0 for a ten or face card, on which drawing is optimal)."""
+    table = table_row(s, table_id)
+    game = game_of(table)
+    if game.kind != "lucky_draw":
+        raise IllegalActionError(f"{game.name} has no Draw decision")
+    return {"basis": f"total-dependent strategy card, full {table.decks}-deck shoe, DrawWin pay table "
+                     f"{table.paytable}", "draw": _strategy_card(table.paytable, table.decks)}
+
+
+def shoe_record(s: Session, table_id: int, number: int) -> dict[str, Any]:
+    """A revealed shoe's record for ``baccarat verify`` (refused while the shoe is in play): its
+    seeds, the game, how it ended, and every round dealt from it with its cards in deal order
+    (Lucky Draw rounds also name the seats dealt to, in order, and those that drew; a round voided
+    after its first deal keeps the cards it showed, which left the shoe)."""
+    row = s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id, ShoeRow.number == number))
+    if row is None:
+        raise UnknownSeatError(f"no shoe {number} at table {table_id}")
+    if row.revealed_at is None:
+        raise IllegalActionError("the shoe is still in play: its seed is revealed when it ends")
+    table = table_row(s, table_id)
+    rounds = [r for r in s.scalars(select(Round).where(Round.shoe_id == row.id, Round.status.in_(("settled", "void")))
+                                   .order_by(Round.number)) if json.loads(r.result or "{}").get("cards")]
+    seats = _lucky_seats(s, table, rounds) if game_of(table).kind == "lucky_draw" else {}
+    entries = []
+    for current in rounds:
+        result = json.loads(current.result or "{}")
+        entry: dict[str, Any] = {"round": current.number, "cards": result["cards"], **seats.get(current.id, {})}
+        if current.status == "void":
+            entry["void"] = result.get("void", "")
+        entries.append(entry)
+    burned = Shoe(list(fairness.shoe_cards(row)), cut_card=row.cut_card, burn=True).burned
+    record: dict[str, Any] = {"shoe": row.number, "table": table.name, "table_id": table.id,
+                              "algorithm": row.algorithm, "game": table.game}
+    if table.paytable is not None:
+        record["paytable"] = table.paytable
+    record.update(decks=row.decks, cut_card=row.cut_card, commitment=row.commitment, server_seed=row.server_seed)
+    if row.algorithm == ALGORITHM:
+        record["client_seeds"] = fairness.seeds_of(row)
+    record["burned"] = [str(c) for c in burned]
+    if row.ended is not None:
+        record["ended"] = row.ended
+    record["rounds"] = entries
+    return record
+
+
+def _lucky_seats(s: Session, table: GameTable, rounds: list[Round]) -> dict[int, dict[str, list[int]]]:
+    """Round id -> the seats dealt to, in deal order, and those that drew, as the dealer placed the
+    players' bets (:func:`core_seats`)."""
+    bets: dict[int, list[Bet]] = {}
+    for bet in s.scalars(select(Bet).where(Bet.round_id.in_([r.id for r in rounds])).order_by(Bet.id)):
+        bets.setdefault(bet.round_id, []).append(bet)
+    seats = {}
+    for round_id, placed in bets.items():
+        seat_of = core_seats(placed, game_of(table).max_seats)
+        seats[round_id] = {"seats": sorted(seat_of[b.account_id] for b in placed if b.wager == "enter"),
+                           "drew": sorted(seat_of[b.account_id] for b in placed if b.wager == "draw")}
+    return seats

@@ -1,0 +1,154 @@
+"""Seats at a table: sitting down and leaving, a player away after their socket closed, and the seats freed
+after the grace period or after sitting out too many rounds."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, select, update
+from sqlalchemy.orm import Session
+
+from baccarat.core.errors import (
+    ConflictError,
+    IllegalActionError,
+    UnknownSeatError,
+)
+from baccarat.server.house import protection
+from baccarat.server.playing.tables import announce, game_of, round_in_play, table_row
+from baccarat.server.storage import notify
+from baccarat.server.storage.models import (
+    Account,
+    Bet,
+    Round,
+    Seat,
+    aware,
+)
+from baccarat.server.storage.models import now as _now
+
+#: A seated player who lets this many dealt rounds go by without a bet is stood up.
+SIT_OUT_ROUNDS = 5
+
+
+#: A player whose sockets all closed keeps the seat this long (seconds) to come back.
+SEAT_GRACE_SECONDS = 60.0
+
+
+def sit(s: Session, table_id: int, account_id: int, seat: int | None = None, now: datetime | None = None) -> int:
+    """Take ``seat`` (or the first free one) at the table; returns the seat number."""
+    table = table_row(s, table_id)
+    if table.status != "open":
+        raise IllegalActionError("the table is closed")
+    protection.check_play(s, account_id, now)  # a time-out or self-exclusion: no seat
+    taken = {row.number: row.account_id for row in s.scalars(select(Seat).where(Seat.table_id == table_id))}
+    if account_id in taken.values():
+        return next(number for number, owner in taken.items() if owner == account_id)
+    seats = game_of(table).max_seats
+    free = [n for n in range(1, seats + 1) if n not in taken]
+    if seat is None:
+        if not free:
+            raise IllegalActionError("the table is full")
+        seat = free[0]
+    if not isinstance(seat, int) or not 1 <= seat <= seats:
+        raise UnknownSeatError(f"seat must be a number from 1 to {seats}")
+    if seat in taken:
+        raise ConflictError(f"seat {seat} is taken")
+    s.add(Seat(table_id=table_id, number=seat, account_id=account_id, idle_rounds=0))
+    name = s.scalar(select(Account.username).where(Account.id == account_id))
+    announce(s, table_id, now or _now(), "seated", f"{name} sits down at seat {seat}", seat=seat, name=name)
+    s.flush()
+    return seat
+
+
+def _lock_round_in_play(s: Session, table_id: int) -> Round | None:
+    """The round in play, held FOR UPDATE: bets and decisions on it (which hold it FOR SHARE) wait
+    until this transaction ends, and those committed before are seen.  If the dealer moved the
+    table on while we waited, the round that replaced it is locked instead."""
+    for _ in range(10):
+        current = round_in_play(s, table_id)
+        if current is None:
+            return None
+        s.refresh(current, with_for_update=True)
+        if current.status in ("betting", "decision"):
+            return current
+    raise ConflictError("the table is busy; try again")  # pragma: no cover - ten rounds dealt while waiting
+
+
+def leave(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> None:
+    """Give up the seat; refused while the player has bets on the round in play.
+
+    Seat changes and bets on a round are serialised: leaving locks the round in play, and a bet
+    reads its seat only once it holds that round, so a bet and a departure cannot both succeed
+    (which once left a bet on a seat that someone else then took)."""
+    current = _lock_round_in_play(s, table_id)
+    if current is not None and s.scalar(select(Bet.id).where(Bet.round_id == current.id,
+                                                             Bet.account_id == account_id).limit(1)):
+        raise IllegalActionError("your bets are on the layout: you can leave once this round is settled")
+    seat = s.scalar(select(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id))
+    if seat is not None:
+        free_seat(s, seat, now or _now(), "left", "{name} leaves seat {seat}")
+
+
+def free_seat(s: Session, seat: Seat, now: datetime, kind: str, words: str) -> None:
+    """Give the seat up and say so (``words`` with ``{name}`` and ``{seat}``)."""
+    name = s.scalar(select(Account.username).where(Account.id == seat.account_id))
+    announce(s, seat.table_id, now, kind, words.format(name=name, seat=seat.number), seat=seat.number, name=name)
+    s.delete(seat)
+
+
+def _has_bets_in_play(s: Session, table_id: int, account_id: int) -> bool:
+    return s.scalar(select(Bet.id).join(Round, Round.id == Bet.round_id).where(
+        Round.table_id == table_id, Round.status.in_(("betting", "decision")), Bet.account_id == account_id
+    ).limit(1)) is not None
+
+
+def mark_away(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> None:
+    """The player's last socket at the table closed: the grace period starts (if they are seated)."""
+    marked = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
+                                          Seat.away_since.is_(None)).values(away_since=now or _now()))
+    if cast(CursorResult[Any], marked).rowcount:  # only a change is told to the table's sockets
+        notify.changed(s, table_id)
+
+
+def mark_back(s: Session, table_id: int, account_id: int) -> None:
+    """The player is connected to the table again: the seat is theirs."""
+    marked = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
+                                          Seat.away_since.is_not(None)).values(away_since=None))
+    if cast(CursorResult[Any], marked).rowcount:  # only a change is told to the table's sockets
+        notify.changed(s, table_id)
+
+
+def away_too_long(s: Session, now: datetime, *, grace: float = SEAT_GRACE_SECONDS) -> bool:
+    """Is any player away for longer than ``grace`` seconds (a cheap read before :func:`free_away_seats`)?"""
+    return s.scalar(select(Seat.id).where(Seat.away_since <= now - timedelta(seconds=grace)).limit(1)) is not None
+
+
+def free_away_seats(s: Session, now: datetime | None = None, *, grace: float = SEAT_GRACE_SECONDS) -> int:
+    """Free the seats of players disconnected for longer than ``grace`` seconds (never while a bet of
+    theirs is in play: the seat is freed after that round); returns how many."""
+    now = now or _now()
+    freed = 0
+    away = list(s.execute(select(Seat.id, Seat.table_id).where(Seat.away_since <= now - timedelta(seconds=grace))))
+    for seat_id, table_id in away:
+        _lock_round_in_play(s, table_id)  # as leave does: no bet can read this seat meanwhile
+        seat = s.scalar(select(Seat).where(Seat.id == seat_id).execution_options(populate_existing=True))
+        if (seat is not None and seat.away_since is not None
+                and aware(seat.away_since) <= now - timedelta(seconds=grace)
+                and not _has_bets_in_play(s, table_id, seat.account_id)):
+            free_seat(s, seat, now, "seat_freed",
+                  f"{{name}}'s seat {{seat}} is free: disconnected for more than {grace:g} s")
+            freed += 1
+    return freed
+
+
+def count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_out_rounds: int) -> None:
+    """A round was dealt: seated players who did not bet on it sat it out; after ``sit_out_rounds``
+    in a row they are stood up (a player at a real table who never plays gives the seat back)."""
+    for seat in s.scalars(select(Seat).where(Seat.table_id == table_id)):
+        if seat.account_id in bettors:
+            seat.idle_rounds = 0
+            continue
+        seat.idle_rounds = (seat.idle_rounds or 0) + 1
+        if seat.idle_rounds >= sit_out_rounds:
+            free_seat(s, seat, now, "stood_up",
+                  f"{{name}} is stood up from seat {{seat}}: no bet in {seat.idle_rounds} rounds")
