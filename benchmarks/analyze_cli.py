@@ -74,7 +74,8 @@ def time_in_process(repeats: int) -> tuple[list[float], list[float]]:
     from tests import test_enumeration
 
     from baccarat.analysis.composition import Composition
-    from baccarat.analysis.punto import coup_table, event_combinations
+    from baccarat.analysis.keys import coup_table
+    from baccarat.analysis.punto import event_combinations
     from baccarat.core.registry import MINI
 
     ours, baseline = [], []

@@ -23,8 +23,9 @@ from typing import Any
 
 def measure(history: int, bets: int) -> dict[str, Any]:
     from baccarat.server.house import accounts, protection
-    from baccarat.server.playing import betting, clock, seating, tables
+    from baccarat.server.playing import betting, seating, tables
     from baccarat.server.playing.dealer import deal_due
+    from baccarat.server.storage import clock
     from baccarat.server.storage.db import connect, transaction
     from baccarat.server.storage.migrate import upgrade
 

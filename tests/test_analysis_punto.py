@@ -17,7 +17,8 @@ from baccarat.analysis.analyze import analyze
 from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.batch_kernel import LANES
 from baccarat.analysis.composition import Composition, falling, sequence_weights
-from baccarat.analysis.punto import event_combinations, key_weights
+from baccarat.analysis.keys import key_weights
+from baccarat.analysis.punto import event_combinations
 from baccarat.analysis.results import format_analysis
 from baccarat.core.errors import ConfigurationError
 from baccarat.core.registry import EZ, LUCKY_DRAW, MINI

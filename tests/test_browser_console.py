@@ -39,9 +39,10 @@ def _seed(data: Path) -> None:
     """Six days of play at two tables before the server starts (on an injected clock), and an operator."""
     from baccarat.server.house import accounts
     from baccarat.server.operator import actions as operations
-    from baccarat.server.playing import betting, clock, seating, tables
+    from baccarat.server.playing import betting, seating, tables
     from baccarat.server.playing.dealer import deal_due
     from baccarat.server.playing.timeline import Pace
+    from baccarat.server.storage import clock
     from baccarat.server.storage.db import connect, sqlite_url, transaction
     from baccarat.server.storage.migrate import upgrade
 

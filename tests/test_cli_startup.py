@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from baccarat.cli.app import _app_for, app, main
+from baccarat.cli.app import _app_for, main
+from baccarat.cli.common import app
 
 CONSOLE = "import sys; from baccarat.cli.app import main; sys.argv = ['baccarat', *sys.argv[1:]]; sys.exit(main())"
 
@@ -72,19 +73,20 @@ def test_workers_started_before_the_command_line_give_the_same_result(capsys: py
 
 def test_early_workers_for_another_run_or_a_refused_command_are_ended(capsys: pytest.CaptureFixture[str]):
     from baccarat.cli import early_workers as early
+    from baccarat.sim import early as sim_early
 
     spec = early.read_command_line(["simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2"])
     assert spec == {"game": "ez", "shoes": 40000, "seed": 1, "workers": 2}
     assert main(["simulate", "ez", "--shoes", "40000", "--seed", "2", "--json"]) == 0
     expected = json.loads(capsys.readouterr().out)
     early.start(spec)
-    assert early.started()
-    pids = list(early._started[2][0])  # type: ignore[index]
+    assert sim_early.started()
+    pids = list(sim_early._started[2][0])  # type: ignore[index]
     assert main(["simulate", "ez", "--shoes", "40000", "--seed", "2", "--workers", "2", "--json"]) == 0  # seed 2
-    assert json.loads(capsys.readouterr().out) == expected and not early.started()
+    assert json.loads(capsys.readouterr().out) == expected and not sim_early.started()
     early.start(spec)
-    pids += early._started[2][0]  # type: ignore[index]
-    assert main(["simulate", "ez", "--shoes", "0", "--seed", "1", "--workers", "2"]) == 2 and not early.started()
+    pids += sim_early._started[2][0]  # type: ignore[index]
+    assert main(["simulate", "ez", "--shoes", "0", "--seed", "1", "--workers", "2"]) == 2 and not sim_early.started()
     for pid in pids:  # every worker ended and reaped
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
@@ -257,11 +259,12 @@ def _watching_workers(body: str) -> str:
 import os, sys
 from baccarat.core.errors import ConfigurationError
 from baccarat.cli import early_workers as early, simulate_text as command
+from baccarat.sim import early as sim_early
 forked = []
 started = early.start
 def start(spec):
     started(spec)
-    forked.extend(early._started[2][0])
+    forked.extend(sim_early._started[2][0])
 early.start = start
 """ + body + """
 for pid in forked:

@@ -120,7 +120,8 @@ def test_a_clock_stepped_back_between_two_bets_never_lets_them_pass_a_limit(data
 
     from baccarat.core.errors import ProtectionError
     from baccarat.server.house import protection
-    from baccarat.server.playing import betting, clock, seating, tables
+    from baccarat.server.playing import betting, seating, tables
+    from baccarat.server.storage import clock
     from baccarat.server.storage.db import make_engine, session_factory
     from baccarat.server.storage.migrate import upgrade
 
@@ -166,8 +167,8 @@ def test_a_break_names_the_end_of_whichever_runs_longer(database_url):
     was still refused."""
     from datetime import timedelta
 
-    from baccarat.server.house import protection
-    from baccarat.server.playing import clock
+    from baccarat.server.playing import seating
+    from baccarat.server.storage import clock
     from baccarat.server.storage.db import make_engine, session_factory
     from baccarat.server.storage.migrate import upgrade
 
@@ -178,9 +179,9 @@ def test_a_break_names_the_end_of_whichever_runs_longer(database_url):
         upgrade(database_url)
         sessions = session_factory(make_engine(database_url))
         ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
-        transaction(sessions, lambda s: protection.take_break(s, ann, months=6))
+        transaction(sessions, lambda s: seating.take_break(s, ann, months=6))
         held.advance(days=170)
-        answer = transaction(sessions, lambda s: protection.take_break(s, ann, hours=1008))
+        answer = transaction(sessions, lambda s: seating.take_break(s, ann, hours=1008))
         assert answer["blocked"]["until"] == (held.now() + timedelta(hours=1008)).isoformat()
         assert answer["blocked"]["kind"] == "time-out"
     finally:
@@ -199,9 +200,10 @@ def test_the_limits_never_tell_a_result_before_the_table_shows_it(database_url):
     and "left" counted them, so a player with a loss limit could read a win off them (or off a
     refusal's "X is left") while the cards were still being turned."""
     from baccarat.server.house import protection
-    from baccarat.server.playing import betting, clock, seating, tables
+    from baccarat.server.playing import betting, seating, tables
     from baccarat.server.playing.dealer import deal_due
     from baccarat.server.playing.timeline import Pace
+    from baccarat.server.storage import clock
     from baccarat.server.storage.db import make_engine, session_factory
     from baccarat.server.storage.migrate import upgrade
 
@@ -240,7 +242,8 @@ def test_a_break_s_refusal_never_names_a_minute_it_still_runs_in(database_url):
 
     from baccarat.core.errors import ProtectionError
     from baccarat.server.house import protection
-    from baccarat.server.playing import clock
+    from baccarat.server.playing import seating
+    from baccarat.server.storage import clock
     from baccarat.server.storage.db import make_engine, session_factory
     from baccarat.server.storage.migrate import upgrade
 
@@ -251,7 +254,7 @@ def test_a_break_s_refusal_never_names_a_minute_it_still_runs_in(database_url):
         upgrade(database_url)
         sessions = session_factory(make_engine(database_url))
         ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
-        transaction(sessions, lambda s: protection.take_break(s, ann, hours=24))
+        transaction(sessions, lambda s: seating.take_break(s, ann, hours=24))
         held.moment = start + timedelta(hours=24, seconds=-20)  # 12:00:10 the next day
         with sessions() as s, pytest.raises(ProtectionError, match="runs until 2026-11-23 12:01 UTC"):
             protection.check_play(s, ann)
@@ -280,9 +283,10 @@ def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(database_u
     round, so a late one is refused, but a decision does not: a Draw chosen for round 1 and resent
     during round 2's decisions stakes a Draw wager on a hand the player never saw."""
     from baccarat.core.errors import IllegalActionError
-    from baccarat.server.playing import betting, clock, dealing, seating, tables
+    from baccarat.server.playing import betting, dealing, seating, tables
     from baccarat.server.playing.dealer import deal_due
     from baccarat.server.playing.timeline import Pace
+    from baccarat.server.storage import clock
     from baccarat.server.storage.db import make_engine, session_factory
     from baccarat.server.storage.migrate import upgrade
 

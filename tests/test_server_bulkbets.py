@@ -68,7 +68,7 @@ def _setting_up(s) -> dict[str, Any]:
         if i % 4 == 1:
             fairness.set_client_seed(s, account, f"seed-of-player-{i}")
     s.flush()
-    protection.take_break(s, players[2], hours=24, now=NOW)
+    seating.take_break(s, players[2], hours=24, now=NOW)
     protection.set_limit(s, players[5], "loss", "day", 400, NOW)
     protection.set_limit(s, players[7], "stake", "day", 1_000, NOW)
     accounts.log_out(s, accounts.log_in(s, "bettor8", "correct horse"))  # a second token, logged out

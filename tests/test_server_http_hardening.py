@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
-from baccarat.cli.app import EXIT_UNAVAILABLE
+from baccarat.cli.common import EXIT_UNAVAILABLE
 from baccarat.server.api.app import create_app
 from baccarat.server.api.refusals import MAX_BODY, RETRY_AFTER
 from baccarat.server.house import accounts

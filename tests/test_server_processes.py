@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import text
 from websockets.sync.client import connect as ws_connect
 
-from baccarat.cli.app import EXIT_UNAVAILABLE
+from baccarat.cli.common import EXIT_UNAVAILABLE
 from baccarat.server.api import app
 from baccarat.server.storage.db import connect
 

@@ -16,9 +16,10 @@ from sqlalchemy import func, select
 from baccarat.core.errors import ConfigurationError, ProtectionError
 from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts, protection, wallet
-from baccarat.server.playing import betting, clock, dealing, seating, tables
+from baccarat.server.playing import betting, dealing, seating, tables
 from baccarat.server.playing.dealer import deal_due
 from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage import clock
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Bet
 from baccarat.server.storage.settings import Settings
@@ -168,16 +169,16 @@ def test_64_racing_bets_never_pass_a_loss_limit(sessions):
 def test_bad_breaks_are_refused(sessions, hours, months, words):
     _, ann = _setup(sessions)
     with pytest.raises(ConfigurationError, match=words):
-        transaction(sessions, lambda s: protection.take_break(s, ann, hours=hours, months=months))
+        transaction(sessions, lambda s: seating.take_break(s, ann, hours=hours, months=months))
     with sessions() as s:
         assert protection.status(s, ann)["blocked"] is None
 
 
 def test_self_exclusion_runs_calendar_months_and_is_never_shortened(sessions, manual):
     _, ann = _setup(sessions)
-    answer = transaction(sessions, lambda s: protection.take_break(s, ann, months=6))
+    answer = transaction(sessions, lambda s: seating.take_break(s, ann, months=6))
     assert answer["blocked"] == {"kind": "self-exclusion", "until": "2027-05-22T12:00:01+00:00"}
-    transaction(sessions, lambda s: protection.take_break(s, ann, hours=24))  # a time-out inside it: no change
+    transaction(sessions, lambda s: seating.take_break(s, ann, hours=24))  # a time-out inside it: no change
     with sessions() as s:
         assert protection.status(s, ann)["blocked"]["kind"] == "self-exclusion"
     assert protection.add_months(datetime(2027, 8, 31, tzinfo=UTC), 6) == datetime(2028, 2, 29, tzinfo=UTC)
@@ -274,7 +275,7 @@ def test_lucky_draw_s_draw_counts_as_a_stake_and_standing_is_never_refused(sessi
     with pytest.raises(ProtectionError, match=re.escape("stake limit of 15.00 per 24 hours: 5.00 is left")):
         transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw"))
     assert transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "stand"))["action"] == "stand"
-    transaction(sessions, lambda s: protection.take_break(s, bob, hours=24))  # a break: standing still allowed
+    transaction(sessions, lambda s: seating.take_break(s, bob, hours=24))  # a break: standing still allowed
     with pytest.raises(ProtectionError, match="time-out runs until"):
         transaction(sessions, lambda s: dealing.decide(s, table_id, bob, "draw"))
     assert transaction(sessions, lambda s: dealing.decide(s, table_id, bob, "stand"))["action"] == "stand"

@@ -20,9 +20,10 @@ from baccarat.server.house import accounts, wallet
 from baccarat.server.operator import actions as operations
 from baccarat.server.operator import lookup
 from baccarat.server.operator import reports as reports
-from baccarat.server.playing import betting, clock, dealing, seating, tables
+from baccarat.server.playing import betting, dealing, seating, tables
 from baccarat.server.playing.dealer import deal_due
 from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage import clock
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, GameTable, LedgerTransaction, Posting, Round, Settlement
 

@@ -17,9 +17,9 @@ from sqlalchemy import insert, select
 from baccarat.core.errors import BaccaratError, IllegalActionError
 from baccarat.server.house import accounts, wallet
 from baccarat.server.playing import betting, dealing, seating, tables, views
-from baccarat.server.playing.clock import SteadyClock
 from baccarat.server.playing.dealer import Dealer, deal_due
 from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.clock import SteadyClock
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, Round, Seat, Settlement
 

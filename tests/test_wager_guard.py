@@ -16,8 +16,9 @@ from baccarat.analysis import punto
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.composition import Composition
+from baccarat.analysis.keys import coup_table
 from baccarat.analysis.patterns import PATTERNS, coup_events
-from baccarat.analysis.punto import coup_table, reads_values_only, unpriceable
+from baccarat.analysis.punto import reads_values_only, unpriceable
 from baccarat.core.cards import RANKS, SUITS, Card
 from baccarat.core.coup import Coup, deal_coup
 from baccarat.core.errors import ConfigurationError

@@ -52,7 +52,7 @@ def _factor_tree() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.ND
 
 def _coefficients(game: Game, wagers: tuple[Wager[Any], ...]) -> FloatArray:
     """``[wager, multiset]``: the sum of the wager's pays over the ordered sequences of each multiset."""
-    from baccarat.analysis.punto import coup_table
+    from baccarat.analysis.keys import coup_table
 
     table = coup_table()
     grid = np.indices((10,) * 6).reshape(6, -1)  # every ordered sequence p1, b1, p2, b2, fifth, sixth

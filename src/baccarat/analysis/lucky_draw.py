@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from baccarat.analysis.composition import Composition, IntArray, sequence_weights
-from baccarat.analysis.punto import VALUE_CARDS
+from baccarat.analysis.keys import VALUE_CARDS
 from baccarat.core.errors import ConfigurationError
 from baccarat.core.games import Game
 from baccarat.core.lucky import LuckyDrawHand

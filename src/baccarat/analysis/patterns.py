@@ -30,7 +30,7 @@ from itertools import product
 import numpy as np
 import numpy.typing as npt
 
-from baccarat.analysis.punto import coup_table
+from baccarat.analysis.keys import coup_table
 from baccarat.core.coup import Coup
 from baccarat.core.errors import ConfigurationError
 from baccarat.core.facts import CoupFacts, Pattern, all_patterns, facts_from
@@ -152,7 +152,7 @@ def _rest_weights(value_counts: tuple[int, ...]) -> IntArray:
 def key_pattern_weights(rank_counts: tuple[int, ...], decks: int | None) -> IntArray:
     """``[pt, bt, fifth, sixth, pattern]``: six-card-convention deals behind each coup key and pattern.
 
-    They sum to ``falling(size, 6)``, as :func:`baccarat.analysis.punto.key_weights` does.
+    They sum to ``falling(size, 6)``, as :func:`baccarat.analysis.keys.key_weights` does.
     """
     if len(rank_counts) != 13:
         raise ConfigurationError("a shoe by rank is thirteen counts, A,2,...,9,T,J,Q,K")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 
 from baccarat.cli.analyze_text import STRATEGIES
-from baccarat.cli.app import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
+from baccarat.cli.common import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
 from baccarat.core.shoe import DEFAULT_DECKS
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from baccarat.cli.app import app, handle_errors
+from baccarat.cli.common import app, handle_errors
 
 audit_app = typer.Typer(help="The operator audit trail (hash-chained, append-only).", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
@@ -25,7 +25,7 @@ def verify(database: Database = None, data_dir: DataDir = None) -> None:
     """Recompute every entry's SHA-256 and its link to the one before; exit 3 naming the first
     broken entry, 0 with the number of entries and the newest digest (write it down elsewhere:
     it also catches the newest entries being removed)."""
-    from baccarat.cli.serve import ready_database
+    from baccarat.cli.database import ready_database
     from baccarat.server.house import audit
     from baccarat.server.storage.db import connect, read
     from baccarat.server.storage.settings import Settings
@@ -45,7 +45,7 @@ def verify(database: Database = None, data_dir: DataDir = None) -> None:
 def show(last: Annotated[int, typer.Option(min=1, max=10_000, help="How many of the newest entries.")] = 20,
          database: Database = None, data_dir: DataDir = None) -> None:
     """Print the newest entries: when, who, what, on what, before -> after."""
-    from baccarat.cli.serve import ready_database
+    from baccarat.cli.database import ready_database
     from baccarat.server.house import audit
     from baccarat.server.storage.db import connect, read
     from baccarat.server.storage.settings import Settings

@@ -42,8 +42,9 @@ def main() -> int:
             return report_error(error)
         if text is not None:
             return _quick_exit(text)
-        from baccarat.cli.app import QUICK_EXIT, command_name
+        from baccarat.cli.app import command_name
         from baccarat.cli.app import main as command_line
+        from baccarat.cli.common import QUICK_EXIT
 
         if command_name(sys.argv[1:]) not in QUICK_EXIT:
             gc.enable()

@@ -11,10 +11,12 @@ or more, it loads numpy, the kernels and the tables and forks the workers as
 line itself when it can (:func:`baccarat.cli.simulate_text.early_text`), else it imports Typer and parses
 the command line as always.
 
-Nothing depends on that first reading being right.  When the run starts, :func:`claim` compares the
+Nothing depends on that first reading being right.  When the run starts,
+:func:`baccarat.sim.early.claim` compares the
 parsed :class:`~baccarat.sim.run.Plan` and worker count with the workers': the same, their results
 are taken (the same chunks, added up in chunk order: the same result to the bit); otherwise, or if
-the command never gets that far (a usage error, help), the workers are ended (:func:`release`) and
+the command never gets that far (a usage error, help), the workers are ended
+(:func:`baccarat.sim.early.release`) and
 the run goes on as before.  Whatever the early start cannot do (a Lucky Draw game, which needs its
 strategy; a game from a rules file; another option), it leaves to the command line.
 """
@@ -24,7 +26,9 @@ from __future__ import annotations
 from typing import Any
 
 from baccarat.cli.analyze_text import read_plain_line
-from baccarat.cli.simulate_text import MAX_WORKERS, MIN_WORKERS, plain_plan
+from baccarat.cli.simulate_text import plain_plan
+from baccarat.sim import early
+from baccarat.sim.early import MAX_WORKERS, MIN_WORKERS
 
 #: Options read here: name -> plan field; their values are whole numbers.
 _NUMBERS = {"--shoes": "shoes", "--seed": "seed", "--workers": "workers", "--decks": "decks",
@@ -33,9 +37,6 @@ _FLAGS = {"--json": "as_json"}
 _REQUIRED = ("game", "shoes", "seed")
 #: Longer numbers are left to Typer: none of these options takes one (a seed has 63 bits).
 MAX_DIGITS = 19
-
-_started: tuple[Any, int, Any] | None = None  #: (plan, workers, what start_workers returned)
-
 
 def read_command_line(args: list[str]) -> dict[str, Any] | None:
     """The run a plain ``simulate`` command line names, or None (anything else is Typer's to read).
@@ -56,8 +57,8 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
 
 
 def start(spec: dict[str, Any]) -> None:
-    """Load what the workers need and fork them for the run ``spec`` names, if it is one they can deal."""
-    global _started
+    """Load what the workers need and fork them for the run ``spec`` names, if it is one they can deal
+    (held by :mod:`baccarat.sim.early` until the run claims them)."""
     if spec.get("workers", 1) < 2:
         return
     from baccarat.cli.analyze_text import single_threaded_blas
@@ -69,37 +70,7 @@ def start(spec: dict[str, Any]) -> None:
         plan = plain_plan(spec)  # the command's own plan: what claim compares it with
         if plan is None or plan.chunks < 2:
             return
-        _started = (plan, spec["workers"], run.start_workers(plan, spec["workers"], run.run_chunk))
+        started = run.start_workers(plan, spec["workers"], run.run_chunk)
+        early.hold(plan, spec["workers"], started, chunk=run.run_chunk, stop=run.stop_workers)
     except Exception:  # whatever is wrong, the command line will find it and say so
         return
-
-
-def started() -> bool:
-    """Whether workers started here wait to be claimed."""
-    return _started is not None
-
-
-def claim(plan: Any, workers: int, chunk: Any) -> Any:
-    """The started workers (as :func:`baccarat.sim.run.start_workers` returns them) if they deal
-    ``chunk`` of ``plan`` with ``workers`` processes; otherwise they are ended and None is returned."""
-    global _started
-    held, _started = _started, None
-    if held is None:
-        return None
-    from baccarat.sim.run import run_chunk, stop_workers
-
-    theirs, count, workers_started = held
-    if theirs == plan and count == workers and chunk is run_chunk:
-        return workers_started
-    stop_workers(*workers_started)
-    return None
-
-
-def release() -> None:
-    """End workers nobody claimed (the command failed before its run, or was another run)."""
-    global _started
-    held, _started = _started, None
-    if held is not None:
-        from baccarat.sim.run import stop_workers
-
-        stop_workers(*held[2])

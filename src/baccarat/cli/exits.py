@@ -54,6 +54,6 @@ def quick_exit(code: int) -> int:
 def end_early_workers() -> None:
     """End and wait for the workers the console script started early that no run took
     (:mod:`baccarat.cli.early_workers`; nothing is imported when it was never loaded)."""
-    early = sys.modules.get("baccarat.cli.early_workers")
+    early = sys.modules.get("baccarat.sim.early")
     if early is not None:
         early.release()

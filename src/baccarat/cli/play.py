@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from baccarat.cli.app import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
+from baccarat.cli.common import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
 from baccarat.core.errors import BaccaratError
 from baccarat.core.money import format_amount, parse_amount
 from baccarat.core.registry import HELP_LINE

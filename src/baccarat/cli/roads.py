@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from baccarat.cli.app import app, handle_errors
+from baccarat.cli.common import app, handle_errors
 
 
 @app.command()

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from baccarat.cli.app import app, handle_errors
+from baccarat.cli.common import app, handle_errors
 from baccarat.core.money import format_amount
 
 
@@ -37,7 +37,7 @@ def void_round(
 ) -> None:
     """Void a round in play: every stake not yet settled goes back to its player through the ledger,
     and the table opens its next round.  A running server picks the change up on its next pass."""
-    from baccarat.cli.serve import ready_database
+    from baccarat.cli.database import ready_database
     from baccarat.server.operator import actions as operations
     from baccarat.server.storage.db import connect, transaction
     from baccarat.server.storage.settings import Settings

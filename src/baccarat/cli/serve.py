@@ -10,14 +10,13 @@ process with uvicorn's own exit code 3, the code ``verify`` uses for a mismatch.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from baccarat.cli.app import EXIT_UNAVAILABLE, RulesOption, UsageProblem, app, handle_errors
+from baccarat.cli.common import RulesOption, UsageProblem, app, handle_errors
+from baccarat.cli.database import ready_database, unavailable
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -26,112 +25,6 @@ if TYPE_CHECKING:
 
 #: The largest request line plus headers uvicorn buffers (bytes); a bigger head is refused with 400.
 MAX_HEAD = 16_384
-
-
-def _unavailable(reason: str) -> NoReturn:
-    print(f"error: {reason}", file=sys.stderr)
-    raise typer.Exit(EXIT_UNAVAILABLE)
-
-
-@contextmanager
-def _database_problems(settings: Settings) -> Iterator[None]:
-    """Turn a database or data directory that cannot be used into one line and :data:`EXIT_UNAVAILABLE`.
-
-    Only the failures of the machine and its configuration (unreachable, read-only, full, refused
-    credentials, no driver, a schema newer than this code): anything else is a bug and keeps its traceback.
-    """
-    from alembic.util import CommandError
-    from sqlalchemy.exc import NoSuchModuleError, SQLAlchemyError
-
-    from baccarat.server.storage import faults
-
-    hint = _where_set(settings)
-    try:
-        yield
-    except OSError as error:
-        if settings.database_url is None and error.filename is not None:
-            why = "it is not a directory" if Path(error.filename).is_file() else error.strerror or str(error)
-            _unavailable(f"cannot use the data directory {settings.data_dir}: {why}; check {hint}")
-        _unavailable(f"cannot open the database at {_shown(settings)}: {faults.describe(error)}; check {hint}")
-    except (NoSuchModuleError, ImportError) as error:  # a database kind, or a driver, that is not installed
-        if settings.database_url is None or (getattr(error, "name", None) or "").startswith("baccarat"):
-            raise  # SQLite's driver is Python's own, always there; a module of ours missing is a bug
-        scheme = settings.database_url.split("://", 1)[0]
-        why = (f"its driver ({scheme}) is not installed; write postgresql+psycopg://USER@HOST/NAME (psycopg 3, "
-               "installed with baccarat)" if scheme.startswith("postgres") else
-               f"{scheme} is not a database this server uses: give sqlite:///PATH or postgresql+psycopg://USER@HOST/NAME")
-        _unavailable(f"cannot open the database at {_shown(settings)}: {why}; check {hint}")
-    except (SQLAlchemyError, CommandError) as error:
-        problem, words = faults.storage_problem(error), faults.describe(error)
-        reason = words if problem is None else problem if problem == words else f"{problem} ({words})"
-        _unavailable(f"cannot open the database at {_shown(settings)}: {reason}; check {hint}")
-
-
-def _check_set_up(settings: Settings) -> None:
-    """End the command (:data:`EXIT_UNAVAILABLE`) unless a server has set this database up."""
-    from sqlalchemy import create_engine, inspect
-    from sqlalchemy.engine import make_url
-
-    hint = _where_set(settings)
-    url = make_url(settings.database_url) if settings.database_url else None
-    if url is None or url.get_backend_name() == "sqlite":
-        if url is not None and url.database in (None, "", ":memory:"):
-            return  # in memory: nothing on disk to look for
-        path = settings.data_dir / "baccarat.sqlite3" if url is None else Path(url.database or "")
-        if not path.is_file():  # (connecting would make it)
-            _unavailable(f"there is no database at {path}: no server has used it; check {hint}")
-        return
-    engine = create_engine(url)
-    try:
-        set_up = inspect(engine).has_table("alembic_version")
-    finally:
-        engine.dispose()
-    if not set_up:
-        _unavailable(f"the database at {_shown(settings)} holds no baccarat tables: no server has used it; "
-                     f"check {hint}")
-
-
-def _where_set(settings: Settings) -> str:
-    """The option and variable that chose this database: what a refusal asks to check."""
-    return "--database / BACCARAT_DATABASE_URL" if settings.database_url else "--data-dir / BACCARAT_DATA_DIR"
-
-
-def _shown(settings: Settings) -> str:
-    """The database URL without its password (it is printed)."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    if settings.database_url is None:
-        return str(settings.data_dir / "baccarat.sqlite3")
-    try:
-        return make_url(settings.database_url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return settings.database_url.split("://", 1)[0] + "://..."
-
-
-def ready_database(settings: Settings, *, existing: bool = False) -> str:
-    """The database URL, migrated to the newest schema and known to take a write; a database that
-    cannot be used ends the command with one line and :data:`EXIT_UNAVAILABLE`.
-
-    ``existing``: for the commands that read or change what a server wrote (the audit trail, a round),
-    a database no server has set up is refused too: a mistyped ``--data-dir`` or ``--database`` would
-    otherwise be made, empty, and the command would report on nothing as if all were well.
-    """
-    from sqlalchemy import text
-
-    from baccarat.server.storage.db import connect, transaction
-    from baccarat.server.storage.migrate import upgrade
-
-    with _database_problems(settings):
-        if existing:
-            _check_set_up(settings)
-        url = settings.url  # makes the data directory
-        upgrade(url)
-        with connect(url) as sessions:
-            # A write that changes nothing: a read-only database (or a PostgreSQL standby) passes the
-            # migration when there is nothing to migrate, and would then answer every bet 503.
-            transaction(sessions, lambda s: s.execute(text("UPDATE alembic_version SET version_num = version_num")))
-    return url
 
 
 @app.command()
@@ -171,7 +64,7 @@ def serve(
             load_rules(path)
         settings = Settings.from_options(data_dir=data_dir, database=database, betting_seconds=betting_seconds)
         if workers > 1 and not settings.url.startswith("postgresql"):
-            _unavailable(f"--workers {workers} needs PostgreSQL (--database postgresql+psycopg://USER@HOST/DB): "
+            unavailable(f"--workers {workers} needs PostgreSQL (--database postgresql+psycopg://USER@HOST/DB): "
                          "SQLite takes one writer at a time, so one process serves it; run without --workers")
         url = ready_database(settings)
         # h11 rather than httptools (uvicorn's default when installed): httptools holds a request line
@@ -208,7 +101,7 @@ def serve(
             if stopped.code != STARTUP_FAILURE:
                 raise
             # uvicorn has logged why (the address is in use, or the app's start-up failed); exit 3 is verify's
-            _unavailable(f"the table server did not start on {host}:{port}")
+            unavailable(f"the table server did not start on {host}:{port}")
 
 
 def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str, object]) -> None:
@@ -227,7 +120,7 @@ def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str
     try:
         sock = config.bind_socket()
     except SystemExit:
-        _unavailable(f"the table server did not start on {config.host}:{config.port}")
+        unavailable(f"the table server did not start on {config.host}:{config.port}")
     address = sock.getsockname()
     base = f"http://{address[0]}:{address[1]}"
     threading.Thread(target=_announce_when_ready, args=(base, workers), daemon=True).start()

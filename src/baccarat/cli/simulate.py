@@ -10,9 +10,9 @@ from typing import Annotated
 import typer
 
 from baccarat.cli.analyze_text import single_threaded_blas
-from baccarat.cli.app import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
-from baccarat.cli.simulate_text import MAX_WORKERS, MIN_WORKERS
+from baccarat.cli.common import GameArgument, RulesOption, UsageProblem, app, choose_game, handle_errors
 from baccarat.core.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
+from baccarat.sim.early import MAX_WORKERS, MIN_WORKERS
 
 
 @contextmanager

@@ -24,9 +24,6 @@ if TYPE_CHECKING:
     from baccarat.core.games import Game
     from baccarat.sim.run import ChunkResult, Plan
 
-#: ``--workers``'s range (the command line's).
-MIN_WORKERS, MAX_WORKERS = 1, 256
-
 
 def plan_for(game: Game, *, shoes: int, seed: int, decks: int, cut_card: int, strategy: str) -> Plan:
     """The run of ``shoes`` shoes of ``game``; Lucky Draw's seats follow ``strategy`` (the command's

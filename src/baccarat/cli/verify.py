@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from baccarat.cli.app import UsageProblem, app
+from baccarat.cli.common import UsageProblem, app
 
 EXIT_MISMATCH = 3
 #: Mismatch lines printed at most: a wrong seed makes every card of its shoe differ.

@@ -101,7 +101,7 @@ def punto_banco_coup(values: np.ndarray, pos: int, player_draws: np.ndarray, ban
     """Deal one coup from card values starting at ``pos``: (coup key, next position).
 
     The key is ``((pt * 10 + bt) * 10 + fifth) * 10 + sixth`` with unused cards 0,
-    as in :func:`baccarat.analysis.punto.coup_table`.
+    as in :func:`baccarat.analysis.keys.coup_table`.
     """
     pt = _DIGIT[values[pos] + values[pos + 2]]
     bt = _DIGIT[values[pos + 1] + values[pos + 3]]

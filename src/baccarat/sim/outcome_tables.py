@@ -54,7 +54,7 @@ class ShoeTables:
 @cache
 def shoe_tables(decks: int) -> ShoeTables:
     """Cards and burn counts for a shoe of ``decks`` decks."""
-    from baccarat.analysis.punto import VALUE_CARDS
+    from baccarat.analysis.keys import VALUE_CARDS
 
     # 32-bit cards: half the memory the shuffle moves, and the same random draws.
     value_of = np.array([card.value for card in CARD_KINDS], dtype=np.int32)
@@ -83,7 +83,8 @@ def needs_cards(game: Game) -> bool:
 
 def _punto_banco_arrays(game: Game) -> dict[str, npt.NDArray[np.generic]]:
     from baccarat.analysis import patterns as pt
-    from baccarat.analysis.punto import coup_table, unpriceable
+    from baccarat.analysis.keys import coup_table
+    from baccarat.analysis.punto import unpriceable
 
     for wager in game.wagers:
         why = unpriceable(wager, game=game)

@@ -23,12 +23,12 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from baccarat.cli import early_workers as early
-from baccarat.cli.simulate_text import MAX_WORKERS, MIN_WORKERS
 from baccarat.core.errors import ConfigurationError, UnavailableError
 from baccarat.core.registry import get_game
 from baccarat.core.shoe import check_cut_card, check_decks
+from baccarat.sim import early
 from baccarat.sim.compiled import kernels
+from baccarat.sim.early import MAX_WORKERS, MIN_WORKERS
 from baccarat.sim.outcome_tables import card_kinds, lucky_draw_tables, punto_banco_tables, shoe_tables
 from baccarat.sim.seeds import state_words
 
@@ -312,7 +312,7 @@ def _local(plan: P, workers: int, chunk: Callable[[P, int], R]) -> Iterator[tupl
     Each worker sends a chunk's fixed-size summary as soon as it is done; this process only waits
     for them (it stays free to read, so a worker never waits on a full pipe), and :func:`execute`
     adds them up in chunk order.  Workers the console script started before the command line was
-    read (:mod:`baccarat.cli.early_workers`) are taken when they deal this very plan.
+    read (:mod:`baccarat.cli.early_workers`, held by :mod:`baccarat.sim.early`) are taken when they deal this very plan.
     """
     claimed = early.claim(plan, workers, chunk) if early.started() else None
     if claimed is not None:

@@ -33,12 +33,12 @@ from typing import Any
 from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
 
-from baccarat.core.errors import ConfigurationError, IllegalActionError, ProtectionError
+from baccarat.core.errors import ConfigurationError, ProtectionError
 from baccarat.core.money import MAX_AMOUNT, format_amount
 from baccarat.core.registry import HELP_PHONE as HELP_LINE
 from baccarat.core.registry import HELP_SITE
 from baccarat.server.house import wallet
-from baccarat.server.storage.models import LedgerTransaction, PlayLimit, Posting, Protection, Seat, aware
+from baccarat.server.storage.models import LedgerTransaction, PlayLimit, Posting, Protection, aware
 from baccarat.server.storage.models import now as _now
 
 KINDS = ("loss", "stake")
@@ -229,8 +229,8 @@ def take_break(s: Session, account_id: int, *, hours: int | None = None, months:
                now: datetime | None = None) -> dict[str, Any]:
     """A time-out of ``hours`` (24 to 6 weeks) or a self-exclusion of ``months`` (6 to 60).
 
-    Only ever lengthens: a break already running longer is kept.  The player is stood up from every
-    seat without a bet in play (a seat with a bet is given back after its round, as usual)."""
+    Only ever lengthens: a break already running longer is kept.  The player's seats are not touched
+    here: :func:`baccarat.server.playing.seating.take_break` stands them up too."""
     now = now or _now()
     row = _ensure(s, account_id)
     if (hours is None) == (months is None):
@@ -250,13 +250,6 @@ def take_break(s: Session, account_id: int, *, hours: int | None = None, months:
         if row.excluded_until is None or aware(row.excluded_until) < until:
             row.excluded_until = until
     s.flush()
-    from baccarat.server.playing import seating  # tables calls this module: imported when needed
-
-    for table_id in list(s.scalars(select(Seat.table_id).where(Seat.account_id == account_id))):
-        try:
-            seating.leave(s, table_id, account_id, now)
-        except IllegalActionError:  # bets in play: the seat goes after the round (sit-out rules)
-            continue
     return status(s, account_id, now)
 
 

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from baccarat.core.errors import UnknownSeatError
 from baccarat.server.house import protection, wallet
+from baccarat.server.playing import tables, views
 from baccarat.server.storage.models import (
     Account,
     Bet,

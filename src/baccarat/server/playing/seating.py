@@ -152,3 +152,18 @@ def count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_
         if seat.idle_rounds >= sit_out_rounds:
             free_seat(s, seat, now, "stood_up",
                   f"{{name}} is stood up from seat {{seat}}: no bet in {seat.idle_rounds} rounds")
+
+
+def take_break(s: Session, account_id: int, *, hours: int | None = None, months: int | None = None,
+               now: datetime | None = None) -> dict[str, Any]:
+    """A time-out or self-exclusion (:func:`baccarat.server.house.protection.take_break`), and the player
+    stood up from every seat without a bet in play (a seat with a bet is given back after its round,
+    by the sit-out rules).  Returns the player's protection status."""
+    now = now or _now()
+    protection.take_break(s, account_id, hours=hours, months=months, now=now)
+    for table_id in list(s.scalars(select(Seat.table_id).where(Seat.account_id == account_id))):
+        try:
+            leave(s, table_id, account_id, now)
+        except IllegalActionError:  # bets in play: the seat goes after the round
+            continue
+    return protection.status(s, account_id, now)

@@ -25,7 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from baccarat.server.playing import clock
+from baccarat.server.storage import clock
 
 
 def now() -> datetime:

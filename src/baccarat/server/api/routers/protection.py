@@ -14,6 +14,7 @@ from baccarat.server.api.deps import REFUSALS, Caller, Token, look, run
 from baccarat.server.api.requests import Strict, json_integer
 from baccarat.server.api.responses import Answer
 from baccarat.server.house import accounts, protection
+from baccarat.server.playing import seating
 
 router = APIRouter(prefix="/api/protection", tags=["player protection"], responses=REFUSALS)
 
@@ -109,5 +110,5 @@ def set_reality_check(request: Request, body: RealityBody, caller: Caller, token
 @router.post("/break", response_model=ProtectionOut, status_code=201)
 def take_break(request: Request, body: BreakBody, caller: Caller, token: Token) -> dict[str, Any]:
     """A time-out (hours) or self-exclusion (months).  It cannot be shortened, by you or anyone."""
-    run(request, lambda s: protection.take_break(s, caller.id, hours=body.hours, months=body.months))
+    run(request, lambda s: seating.take_break(s, caller.id, hours=body.hours, months=body.months))
     return _with_session(request, token, caller.id)
