@@ -1,15 +1,33 @@
-"""Server settings: from the command line, else the environment, else the defaults."""
+"""Server settings: from the command line, else the environment (``BACCARAT_*``), else the defaults.
+
+Read with pydantic-settings: each field is read from the variable named ``BACCARAT_`` and the field's
+name in capitals.  A value that cannot be used is refused in words naming the variable, as a
+:class:`~baccarat.core.errors.ConfigurationError` (the command line prints it and exits 1):
+
+>>> import os
+>>> os.environ["BACCARAT_BETTING_SECONDS"] = "soon"
+>>> Settings()
+Traceback (most recent call last):
+...
+baccarat.core.errors.ConfigurationError: BACCARAT_BETTING_SECONDS: 'soon' is not a number of seconds (e.g. 15)
+>>> del os.environ["BACCARAT_BETTING_SECONDS"]
+"""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any, Literal
 
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from baccarat.core.errors import ConfigurationError
 from baccarat.server.storage.db import sqlite_url
 
 #: Play money granted to a new account (minor units): 1,000.00.
 DEFAULT_GRANT = 100_000
+#: The variables' common prefix.
+PREFIX = "BACCARAT_"
 
 
 def parse_origins(text: str) -> tuple[str, ...]:
@@ -21,43 +39,74 @@ def parse_origins(text: str) -> tuple[str, ...]:
     return tuple(origin.strip().rstrip("/").lower() for origin in text.split(",") if origin.strip())
 
 
-@dataclass(frozen=True)
-class Settings:
-    data_dir: Path = field(default_factory=lambda: Path(os.environ.get("BACCARAT_DATA_DIR", "baccarat-data")))
-    database_url: str | None = field(default_factory=lambda: os.environ.get("BACCARAT_DATABASE_URL"))
-    grant: int = DEFAULT_GRANT
+#: What each kind of value should look like, for the refusal's words.
+_EXPECTED = {
+    "betting_seconds": "a number of seconds (e.g. 15)",
+    "resync_seconds": "a number of seconds (e.g. 1)",
+    "seat_grace_seconds": "a number of seconds (e.g. 60)",
+    "sit_out_rounds": "a whole number of rounds (e.g. 5)",
+    "grant": "a whole amount in cents (e.g. 100000)",
+    "pushes": "auto or poll",
+    "bulk_bets": "1 (on) or 0 (off)",
+    "ws_deflate": "1 (on) or 0 (off)",
+}
+
+
+class Settings(BaseSettings):
+    """Where the server keeps its data and how it runs; immutable once read."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="forbid")
+
+    #: where the SQLite database lives when no database URL is given (``BACCARAT_DATA_DIR``; ``--data-dir``)
+    data_dir: Path = Path("baccarat-data")
+    #: a database URL, e.g. ``postgresql+psycopg://user@host/name`` (``BACCARAT_DATABASE_URL``; ``--database``)
+    database_url: str | None = None
+    #: play money a new account receives, in cents (``BACCARAT_GRANT``)
+    grant: Annotated[int, Field(ge=0)] = DEFAULT_GRANT
     #: betting window of the tables made on a fresh database (``BACCARAT_BETTING_SECONDS``; ``--betting-seconds``)
-    betting_seconds: float = field(default_factory=lambda: float(os.environ.get("BACCARAT_BETTING_SECONDS", "15")))
+    betting_seconds: Annotated[float, Field(gt=0)] = 15.0
     #: how table sockets hear of changes (``BACCARAT_PUSHES``): ``auto`` (LISTEN/NOTIFY on PostgreSQL, polling
     #: on SQLite) or ``poll`` (polling everywhere)
-    pushes: str = field(default_factory=lambda: os.environ.get("BACCARAT_PUSHES", "auto"))
+    pushes: Literal["auto", "poll"] = "auto"
     #: with LISTEN/NOTIFY, a table with no notification is read again after this long (``BACCARAT_RESYNC_SECONDS``)
-    resync_seconds: float = field(default_factory=lambda: float(os.environ.get("BACCARAT_RESYNC_SECONDS", "1")))
+    resync_seconds: Annotated[float, Field(gt=0)] = 1.0
     #: a group commit places its socket bets in a few statements for all (``BACCARAT_BULK_BETS``, ``0`` turns
-    #: it off: each bet then runs alone in its savepoint, as before; see :mod:`baccarat.server.live.bulk_bets`)
-    bulk_bets: bool = field(default_factory=lambda: os.environ.get("BACCARAT_BULK_BETS", "1") != "0")
+    #: it off: each bet then runs alone in its savepoint; see :mod:`baccarat.server.live.bulk_bets`)
+    bulk_bets: bool = True
     #: WebSocket frames compressed (permessage-deflate) when a client asks (``BACCARAT_WS_DEFLATE=1``).  Off by
-    #: default: a state push is about 3 KB, and compressing it for each socket was a third of the push's cost
-    #: (2,000 sockets: a settlement wave of 0.3-0.35 s, 0.08-0.2 s without; Socket.IO and uWebSockets ship
-    #: with it off for the same reason)
-    ws_deflate: bool = field(default_factory=lambda: os.environ.get("BACCARAT_WS_DEFLATE", "0") == "1")
+    #: default: compressing each state push for each socket costs more than the bytes it saves on a table's
+    #: settlement wave (the benchmarks page has the figures); popular WebSocket servers ship with it off too
+    ws_deflate: bool = False
     #: a player whose table sockets all closed keeps the seat this long to reconnect (``BACCARAT_SEAT_GRACE_SECONDS``)
-    seat_grace_seconds: float = field(
-        default_factory=lambda: float(os.environ.get("BACCARAT_SEAT_GRACE_SECONDS", "60")))
+    seat_grace_seconds: Annotated[float, Field(ge=0)] = 60.0
     #: a seated player is stood up after this many dealt rounds in a row without a bet (``BACCARAT_SIT_OUT_ROUNDS``)
-    sit_out_rounds: int = field(default_factory=lambda: int(os.environ.get("BACCARAT_SIT_OUT_ROUNDS", "5")))
+    sit_out_rounds: Annotated[int, Field(ge=1)] = 5
     #: Browser origins allowed on the table WebSocket besides the server's own (the page it served, whatever
     #: host and port it is reached by, is always allowed): ``BACCARAT_ALLOWED_ORIGINS``, comma-separated.
-    allowed_origins: tuple[str, ...] = field(default_factory=lambda: parse_origins(
-        os.environ.get("BACCARAT_ALLOWED_ORIGINS", "")))
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = ()
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as error:
+            raise ConfigurationError(_in_words(error, given=values)) from None
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _origins(cls, value: object) -> object:
+        return parse_origins(value) if isinstance(value, str) else value
 
     @classmethod
     def from_options(cls, *, data_dir: Path | None = None, database: str | None = None,
                      betting_seconds: float | None = None) -> Settings:
         """Command-line options where given, the environment and the defaults elsewhere."""
-        defaults = cls()
-        return cls(data_dir=data_dir or defaults.data_dir, database_url=database or defaults.database_url,
-                   betting_seconds=betting_seconds or defaults.betting_seconds)
+        given: dict[str, Any] = {"data_dir": data_dir, "database_url": database, "betting_seconds": betting_seconds}
+        return cls(**{name: value for name, value in given.items() if value})
 
     @property
     def url(self) -> str:
@@ -66,3 +115,20 @@ class Settings:
             return self.database_url
         self.data_dir.mkdir(parents=True, exist_ok=True)
         return sqlite_url(self.data_dir)
+
+
+def _in_words(error: ValidationError, *, given: dict[str, Any]) -> str:
+    """The first problem of ``error``, naming the variable (or the option's field) and what it should be."""
+    problem = error.errors()[0]
+    field = str(problem["loc"][0]) if problem["loc"] else ""
+    where = field if field in given else PREFIX + field.upper()
+    expected = _EXPECTED.get(field)
+    value = problem.get("input")
+    limits = problem.get("ctx") or {}
+    if expected is None:
+        return f"{where}: {problem['msg']}"
+    if "gt" in limits:
+        return f"{where}: {value!r} is too small: give more than {limits['gt']:g}"
+    if "ge" in limits:
+        return f"{where}: {value!r} is too small: give {limits['ge']:g} or more"
+    return f"{where}: {value!r} is not {expected}"
