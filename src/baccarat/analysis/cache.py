@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-# Paths here are strings (os.path), not pathlib: pathlib and tempfile were about 30 M instructions
-# of a computed ``baccarat analyze``'s 700 to 800 M, and nothing else it runs needs them (issue 17).
+# Paths here are strings (os.path), not pathlib: importing pathlib and tempfile is a measurable part
+# of a computed ``baccarat analyze``, and nothing else it runs needs them.
 T = TypeVar("T")
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # src/baccarat
 #: Parts of the package that cannot change an exact result (they are edited often).

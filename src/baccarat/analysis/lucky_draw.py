@@ -123,7 +123,7 @@ def dealer_rest(counts: IntArray, cards: tuple[IntArray, ...], dealer: IntArray)
     The ways are ``(c[u2] - m[u2]) (c[u3] - m[u3] - [u2 = u3])`` with ``m`` the multiplicities of the
     values in ``cards``; expanded, the sum over ``(u2, u3)`` by final total needs a few 10x10x10
     tables and one look-up per card and pair of cards, instead of an array over every six-card
-    sequence (a third of a fresh ``baccarat analyze lucky-draw``, issue 17).  No factor needs
+    sequence (which dominated a fresh ``baccarat analyze lucky-draw``).  No factor needs
     clamping at 0: one below 0 comes after a factor 0 of the same value in ``cards``' own ways.
     """
     one = np.eye(10, dtype=np.int64)

@@ -52,7 +52,7 @@ def _dealt(cards: list[Card], like: Coup) -> Coup:
 
 @cache
 def _other_coups() -> tuple[tuple[Coup, ...], tuple[Coup, ...]]:
-    card = cache(Card)  # a few dozen distinct cards: made once each, not 40,000 times (start-up, issue 17)
+    card = cache(Card)  # a few dozen distinct cards: made once each, not once per coup
 
     def unlike(coup: Coup) -> Coup:
         return _dealt([card(_OTHER_TENS[i] if dealt.value == 0 else dealt.rank, _OTHER_SUITS[i])
@@ -103,8 +103,8 @@ def unpriceable(wager: Wager[Any], composition: Composition | None = None, *, ga
         return None  # declared on facts of point values only: priced by them, by construction
     if wager.depends == "values":
         # The built-in games' wagers are the package's own code: that they read point values only is
-        # checked by a test (tests/test_wager_guard.py), not again by every run.  The check was about
-        # two thirds of a punto banco game's first ``baccarat analyze`` (issue 17).
+        # checked by a test (tests/test_wager_guard.py), not again by every run: the check costs more
+        # than a punto banco game's first ``baccarat analyze`` itself.
         if not _built_in(wager, game) and not reads_values_only(wager):
             return ("it reads the cards' ranks or suits, not only their point values; declare it on the "
                     "coup's facts (a rules file, or depends and rule) to price it exactly")

@@ -1,9 +1,9 @@
 """The simulation kernels compiled ahead of time, so that a run starts without importing numba.
 
-Why: importing numba takes about 0.5 s, and the first call of a kernel, even one loaded from
-numba's cache, about 0.4 s more (numba fills its typing and lowering registries first).  That was
-0.9 s of every ``baccarat simulate`` process before its first shoe: as long as dealing 300,000
-shoes, and serial, so it also kept two workers from being twice as fast as one (issue 17).
+Why: importing numba, and the first call of a kernel even when loaded from numba's cache (numba
+fills its typing and lowering registries first), take the better part of a second: serial time
+before the first shoe, as long as dealing a few hundred thousand shoes, which also kept two workers
+from being twice as fast as one.
 
 How: the chunk kernels of :mod:`baccarat.sim.kernels` (:data:`EXPORTS`, the functions unchanged)
 are compiled once by numba's ahead-of-time compiler (``numba.pycc``) into an extension module,

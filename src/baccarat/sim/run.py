@@ -151,7 +151,7 @@ class _Counter:
 
     A word in shared memory, moved by whoever holds a one-byte token read from a pipe: the
     standard library's ``os``, ``mmap`` and a pipe, where ``multiprocessing`` (its ``Value``, lock,
-    pipes and processes) took 10 to 20 ms to import before the first worker could start (issue 17).
+    pipes and processes) is slow to import before the first worker can start.
     """
 
     def __init__(self) -> None:

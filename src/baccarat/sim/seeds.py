@@ -1,9 +1,9 @@
 """numpy's ``SeedSequence`` state words, in plain Python: the same numbers without ``numpy.random``.
 
 A run's chunk ``i`` starts its generator from ``SeedSequence(seed, spawn_key=(i,))``
-(:func:`baccarat.sim.run.chunk_state`).  Importing ``numpy.random`` for it took 15 to 25 ms of every
-``baccarat simulate`` before the first shoe was dealt (it loads every bit generator), serial time
-that kept two workers further from twice one (issue 17).  This is the algorithm of numpy's
+(:func:`baccarat.sim.run.chunk_state`).  Importing ``numpy.random`` for it is a noticeable part of
+every ``baccarat simulate``'s start (it loads every bit generator), serial time that keeps two
+workers further from twice one.  This is the algorithm of numpy's
 ``numpy/random/bit_generator.pyx`` (O'Neill's seed_seq hashing, pool of four 32-bit words) for
 non-negative integer entropy and spawn keys; ``tests/test_simulation.py`` compares it with numpy's
 own on many seeds and chunks.
