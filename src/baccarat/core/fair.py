@@ -8,7 +8,7 @@ cannot choose the shoe alone.  When the shoe ends the house reveals its seed.
 Anyone can then recompute the shoe and every round dealt from it
 (``baccarat verify``, which shares no code with this module on purpose).
 
-Algorithm ``hmac-sha256-fisher-yates/2`` (the README works an example through by hand):
+Algorithm ``hmac-sha256-fisher-yates/2`` (docs/fairness.md works an example through by hand):
 
 1. Client seeds are 1 to 64 printable ASCII characters without spaces.  Their
    *combination* is ``SHA-256`` of the distinct seeds, sorted (byte order) and

@@ -53,7 +53,7 @@ PRESETS = {
                             "Eliot Jacobson's Dragon 7 count; bet at a true count of +4 or more"),
     "panda-8": CountPreset((1, 1, -2, -2, -2, -1, -1, -2, 4, 1), "panda_8", 11.0,
                            "Panda 8 count published by Eliot Jacobson; bet at +11 or more (the best trigger "
-                           "in our sweep of +8 to +14, README)"),
+                           "in our sweep of +8 to +14, docs/simulation.md)"),
 }
 
 

@@ -1,6 +1,6 @@
 """The verifier's own statement of the rules: how a round is dealt and how every wager is paid.
 
-Written from the rule cards and the README, not from the house's code (an import contract keeps
+Written from the rule cards and the documentation, not from the house's code (an import contract keeps
 it that way), so that a mistake in the house's rules shows up as a mismatch instead of being
 repeated here.  A contract test in ``tests/`` compares this statement with the house's.
 

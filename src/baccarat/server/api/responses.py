@@ -143,7 +143,7 @@ class ShoeInPlay(Answer):
 
 
 class TableView(Answer):
-    """A table at one moment: what every player at it sees (see TIMELINE.md for the phases)."""
+    """A table at one moment: what every player at it sees (docs/api.md describes the phases)."""
 
     id: int
     name: str

@@ -1,7 +1,7 @@
 """Player protection: the player's own loss and stake limits, reality checks, time-outs and
 self-exclusion (as in UKGC RTS 12-14), enforced inside the bet's own transaction.
 
-Definitions (the README says the same):
+Definitions (docs/operator.md says the same):
 
 * **Periods are rolling**: a day is the last 24 hours, a week the last 7 days, a month the last
   30 days, always ending now.  A calendar day would let a player lose the day's limit at 23:59

@@ -1,6 +1,6 @@
 """The house's reports: per table and day, and per wager, with the theoretical win.
 
-What is counted (the README says the same):
+What is counted (docs/operator.md says the same):
 
 * A **bet** counts once it is settled with a result (a bet refunded by a void does not count;
   a Lucky Draw Block Bonus settled at the first deal of a round later voided does).  Its **day**

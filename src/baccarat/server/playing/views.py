@@ -288,7 +288,7 @@ def _phase(state: Moment, current: Row[Any], results_seconds: float) -> None:
 
 def table_view(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
     """What anyone may see of a table at ``now``: never a seed before its shoe is over, never a card
-    before its moment, never a result before the last card (see TIMELINE.md for the fields)."""
+    before its moment, never a result before the last card (docs/api.md describes the fields)."""
     return table_view_at(s, table_id, now or _now())[0]
 
 

@@ -4,7 +4,7 @@
 // shoe's revealed record with Web Crypto's HMAC-SHA256 and its own statement of the rules (the
 // tableau, Lucky Draw's dealer rule, Block Bonus, the pay tables and the rounding rule), so a
 // mistake in the table's code cannot hide the same mistake here.  The protocol is described in the
-// README ("Provably fair shoes"); `baccarat verify` does the same for a whole history.
+// documentation (docs/fairness.md); `baccarat verify` does the same for a whole history.
 //
 // table.js calls only Fair.shoePanel / Fair.showShoe (the commitment and your seed on the table) and
 // Fair.verifyButton (one per history row).  Never builds HTML from data: DOM nodes and text only.
