@@ -4,8 +4,8 @@ with the house.
 This package imports nothing from the rest of ``baccarat`` (an import contract checks it): it
 re-implements the published algorithms (``hmac-sha256-fisher-yates/2``, and ``/1`` for old
 records) from their description in the documentation (docs/fairness.md), and states the rules and
-pay tables again in its
-own words (:mod:`baccarat.verify.rules`), so a bug on one side cannot hide the same bug on the other.
+pay tables again in its own words (:mod:`baccarat.verify.rules`), so a bug on one side cannot hide
+the same bug on the other.
 
 A shoe record is a JSON object::
 
