@@ -34,8 +34,8 @@ def verify(database: Database = None, data_dir: DataDir = None) -> None:
         settings = Settings.from_options(data_dir=data_dir, database=database)
         with connect(ready_database(settings, existing=True)) as sessions:
             result = read(sessions, audit.verify)
-    if not result["ok"]:
-        broken = result["broken"]
+    broken = result["broken"]
+    if broken is not None:  # (exactly when the chain is not ok)
         print(f"audit trail BROKEN at entry {broken['id']}: {broken['problem']}")
         raise typer.Exit(EXIT_BROKEN)
     print(f"audit trail intact: {result['entries']} entries; newest digest {result['head']}")

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
@@ -31,6 +31,37 @@ T = TypeVar("T")
 GENESIS = "0" * 64
 #: The advisory lock key that serialises appends on PostgreSQL (any fixed 64-bit number).
 _LOCK_KEY = 0x6175646974  # "audit"
+
+
+class AuditEntryJson(TypedDict):
+    """One entry of the trail as the console and ``baccarat audit`` show it."""
+
+    id: int
+    at: str
+    actor: str
+    actor_id: int | None
+    action: str
+    target: str
+    # The state the action changed, as the action recorded it: free-form JSON (a table's settings, a
+    # balance, a round's status), different for every action, so truly Any.
+    before: Any
+    after: Any
+    previous: str
+    digest: str
+
+
+class ChainBreak(TypedDict):
+    id: int
+    problem: str
+
+
+class ChainCheck(TypedDict):
+    """:func:`verify`'s answer."""
+
+    ok: bool
+    entries: int
+    broken: ChainBreak | None
+    head: str | None
 
 
 def canonical(value: Any) -> str:
@@ -67,7 +98,7 @@ def record(s: Session, actor: Account | str, action: str, target: str, before: A
 
 
 def audited(s: Session, actor: Account | str, action: str, target: str, look: Callable[[], Any],
-            act: Callable[[], T], *, extra: Callable[[T], dict[str, Any]] | None = None) -> T:
+            act: Callable[[], T], *, extra: Callable[[T], Mapping[str, object]] | None = None) -> T:
     """Do ``act`` and record it: ``look()`` before and after gives the state it changed; ``extra``
     adds what the answer says (a refund's amount) to the after side."""
     before = look()
@@ -79,19 +110,19 @@ def audited(s: Session, actor: Account | str, action: str, target: str, look: Ca
     return result
 
 
-def entry_json(entry: AuditEntry) -> dict[str, Any]:
+def entry_json(entry: AuditEntry) -> AuditEntryJson:
     return {"id": entry.id, "at": aware(entry.at).isoformat(), "actor": entry.actor, "actor_id": entry.actor_id,
             "action": entry.action, "target": entry.target, "before": json.loads(entry.before),
             "after": json.loads(entry.after), "previous": entry.previous, "digest": entry.digest}
 
 
-def trail(s: Session, *, after_id: int = 0, limit: int = 200) -> list[dict[str, Any]]:
+def trail(s: Session, *, after_id: int = 0, limit: int = 200) -> list[AuditEntryJson]:
     """Entries after ``after_id``, oldest first."""
     rows = s.scalars(select(AuditEntry).where(AuditEntry.id > after_id).order_by(AuditEntry.id).limit(limit))
     return [entry_json(entry) for entry in rows]
 
 
-def verify(s: Session) -> dict[str, Any]:
+def verify(s: Session) -> ChainCheck:
     """Check the whole chain: ``{"ok", "entries", "broken"}``, ``broken`` naming the first entry
     whose place, link or digest is wrong (``{"id", "problem"}``), else None."""
     previous, expected_id, count = GENESIS, 1, 0

@@ -28,7 +28,7 @@ writer at a time), and 64 bets sent at once can never pass a limit together.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
@@ -55,6 +55,46 @@ PLAY_KINDS = ("stake", "settle", "refund")
 #: any disagreement between the clocks that dated them (a server restarted after its wall clock
 #: stepped back, two processes anchored on different wall clocks).
 WINDOW_MARGIN = timedelta(days=1)
+
+
+class LimitStatus(TypedDict):
+    """One of the player's limits: what is in force, used and left, and a looser one waiting."""
+
+    kind: str  #: loss or stake
+    period: str  #: day, week or month (rolling)
+    amount: int | None  #: in force now (None: none in force)
+    used: int
+    left: int | None
+    pending: int | None  #: the looser amount waiting for its 24 hours (None: none, or a removal)
+    removing: bool  #: the limit goes when its 24 hours are over
+    pending_from: str | None  #: when the waiting change comes into force
+
+
+class Blocked(TypedDict):
+    """A time-out or self-exclusion in force."""
+
+    kind: str  #: "time-out" or "self-exclusion"
+    until: str
+
+
+class SessionResult(TypedDict):
+    """Time played and net result since the login (the reality check)."""
+
+    since: str
+    minutes: int
+    net: int
+    staked: int
+
+
+class ProtectionStatus(TypedDict):
+    """The player's protection as ``GET /api/protection`` shows it (the route adds ``session``)."""
+
+    limits: list[LimitStatus]
+    reality_minutes: int | None
+    blocked: Blocked | None
+    help_line: str
+    help_site: str
+    session: NotRequired[SessionResult | None]
 
 
 def _row(s: Session, account_id: int, *, lock: bool = False) -> Protection | None:
@@ -177,7 +217,7 @@ def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = 
 
 
 def set_limit(s: Session, account_id: int, kind: str, period: str, amount: int | None,
-              now: datetime | None = None) -> dict[str, Any]:
+              now: datetime | None = None) -> ProtectionStatus:
     """Set (or with ``amount`` None remove) a loss or stake limit: tighter at once, looser in 24 hours."""
     now = now or _now()
     if kind not in KINDS:
@@ -226,7 +266,7 @@ def add_months(moment: datetime, months: int) -> datetime:
 
 
 def take_break(s: Session, account_id: int, *, hours: int | None = None, months: int | None = None,
-               now: datetime | None = None) -> dict[str, Any]:
+               now: datetime | None = None) -> ProtectionStatus:
     """A time-out of ``hours`` (24 to 6 weeks) or a self-exclusion of ``months`` (6 to 60).
 
     Only ever lengthens: a break already running longer is kept.  The player's seats are not touched
@@ -253,11 +293,11 @@ def take_break(s: Session, account_id: int, *, hours: int | None = None, months:
     return status(s, account_id, now)
 
 
-def status(s: Session, account_id: int, now: datetime | None = None) -> dict[str, Any]:
+def status(s: Session, account_id: int, now: datetime | None = None) -> ProtectionStatus:
     """The player's settings, each limit with what is used and left, and any break in force."""
     now = now or _now()
     row = _row(s, account_id)
-    limits: list[dict[str, Any]] = []
+    limits: list[LimitStatus] = []
     rows = list(s.scalars(select(PlayLimit).where(PlayLimit.account_id == account_id)))
     sums = _window_sums(s, account_id, {limit.period: now - PERIODS[limit.period] for limit in rows})
     ahead = _unshown(s, account_id, now) if rows else 0
@@ -273,14 +313,14 @@ def status(s: Session, account_id: int, now: datetime | None = None) -> dict[str
                        "pending": limit.pending if waiting else None, "removing": waiting and limit.pending is None,
                        "pending_from": aware(limit.pending_from).isoformat() if waiting and limit.pending_from
                        else None})
-    limits.sort(key=lambda item: (KINDS.index(str(item["kind"])), list(PERIODS).index(str(item["period"]))))
+    limits.sort(key=lambda item: (KINDS.index(item["kind"]), list(PERIODS).index(item["period"])))
     blocked = blocked_until(s, account_id, now)
     return {"limits": limits, "reality_minutes": row.reality_minutes if row else None,
             "blocked": None if blocked is None else {"kind": blocked[0], "until": blocked[1].isoformat()},
             "help_line": HELP_LINE, "help_site": HELP_SITE}
 
 
-def session_result(s: Session, account_id: int, since: datetime, now: datetime | None = None) -> dict[str, Any]:
+def session_result(s: Session, account_id: int, since: datetime, now: datetime | None = None) -> SessionResult:
     """Time played and net result since ``since`` (the login), for the reality check.  Payouts not
     shown yet are left out: the check never tells a result before the table shows it."""
     now = now or _now()

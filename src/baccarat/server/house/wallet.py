@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
@@ -27,6 +27,8 @@ from baccarat.server.storage.models import now as _now
 
 CASHIER = "cashier"
 HOUSE = "house"
+#: An answer stored for its idempotency key: a JSON object (a bet's or decision's answer, a balance).
+Answer = TypeVar("Answer", bound=Mapping[str, object])
 
 
 def wallet_account(account_id: int) -> str:
@@ -141,7 +143,7 @@ def check_key(key: Any) -> None:
 
 
 def idempotent(session: Session, account_id: int, key: str, body: Any,
-               work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+               work: Callable[[], Answer]) -> Answer:
     """Run ``work`` once per (account, key): a retry gets the stored answer, a different body a conflict."""
     check_key(key)
     digest = request_hash(body)
@@ -150,8 +152,7 @@ def idempotent(session: Session, account_id: int, key: str, body: Any,
     if stored is not None:
         if stored.request_hash != digest:
             raise ConflictError("this idempotency key was used for a different request")
-        answer: dict[str, Any] = json.loads(stored.response)
-        return answer
+        return cast(Answer, json.loads(stored.response))  # the JSON of the answer ``work`` gave for this key
     answer = work()
     connection.execute(_NEW_REQUEST, {"account_id": account_id, "key": key, "request_hash": digest,
                                       "response": json.dumps(answer), "created_at": now()})

@@ -155,7 +155,7 @@ def count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_
 
 
 def take_break(s: Session, account_id: int, *, hours: int | None = None, months: int | None = None,
-               now: datetime | None = None) -> dict[str, Any]:
+               now: datetime | None = None) -> protection.ProtectionStatus:
     """A time-out or self-exclusion (:func:`baccarat.server.house.protection.take_break`), and the player
     stood up from every seat without a bet in play (a seat with a bet is given back after its round,
     by the sit-out rules).  Returns the player's protection status."""

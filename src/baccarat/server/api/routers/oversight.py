@@ -165,6 +165,6 @@ def audit_trail(request: Request, _: Operator,
 
 
 @router.get("/audit/verify", response_model=ChainCheck)
-def verify_audit(request: Request, _: Operator) -> dict[str, Any]:
+def verify_audit(request: Request, _: Operator) -> audit.ChainCheck:
     """Check the whole chain; names the first broken entry."""
     return look(request, audit.verify)

@@ -3,10 +3,11 @@ a time-out or self-exclusion.  Any logged-in account may set its own; nobody can
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Request
 from pydantic import Field
+from sqlalchemy.orm import Session
 
 from baccarat.core.errors import AuthenticationError
 from baccarat.core.money import MAX_AMOUNT
@@ -75,8 +76,8 @@ class ProtectionOut(Answer):
     session: SessionOut | None = None
 
 
-def _with_session(request: Request, token: str | None, caller_id: int) -> dict[str, Any]:
-    def work(s: Any) -> dict[str, Any]:
+def _with_session(request: Request, token: str | None, caller_id: int) -> protection.ProtectionStatus:
+    def work(s: Session) -> protection.ProtectionStatus:
         answer = protection.status(s, caller_id)
         try:
             answer["session"] = protection.session_result(s, caller_id, accounts.session_started(s, token or ""))
@@ -87,14 +88,14 @@ def _with_session(request: Request, token: str | None, caller_id: int) -> dict[s
 
 
 @router.get("", response_model=ProtectionOut)
-def your_protection(request: Request, caller: Caller, token: Token) -> dict[str, Any]:
+def your_protection(request: Request, caller: Caller, token: Token) -> protection.ProtectionStatus:
     """Your limits (used and left), reality-check interval, any break in force, and this session's
     time played and net result (what the reality check shows)."""
     return _with_session(request, token, caller.id)
 
 
 @router.put("/limits", response_model=ProtectionOut)
-def set_limit(request: Request, body: LimitBody, caller: Caller, token: Token) -> dict[str, Any]:
+def set_limit(request: Request, body: LimitBody, caller: Caller, token: Token) -> protection.ProtectionStatus:
     """A loss or stake limit per rolling day, week or month: a lower one at once, a higher one (or
     none) after 24 hours."""
     run(request, lambda s: protection.set_limit(s, caller.id, body.kind, body.period, body.amount))
@@ -102,13 +103,13 @@ def set_limit(request: Request, body: LimitBody, caller: Caller, token: Token) -
 
 
 @router.put("/reality-check", response_model=ProtectionOut)
-def set_reality_check(request: Request, body: RealityBody, caller: Caller, token: Token) -> dict[str, Any]:
+def set_reality_check(request: Request, body: RealityBody, caller: Caller, token: Token) -> protection.ProtectionStatus:
     run(request, lambda s: protection.set_reality_check(s, caller.id, body.minutes))
     return _with_session(request, token, caller.id)
 
 
 @router.post("/break", response_model=ProtectionOut, status_code=201)
-def take_break(request: Request, body: BreakBody, caller: Caller, token: Token) -> dict[str, Any]:
+def take_break(request: Request, body: BreakBody, caller: Caller, token: Token) -> protection.ProtectionStatus:
     """A time-out (hours) or self-exclusion (months).  It cannot be shortened, by you or anyone."""
     run(request, lambda s: seating.take_break(s, caller.id, hours=body.hours, months=body.months))
     return _with_session(request, token, caller.id)
