@@ -25,6 +25,8 @@ Decision = Literal["draw", "stand"]
 class ScriptError(BaccaratError, ValueError):
     """A script line cannot be read."""
 
+    family = "script.invalid"
+
 
 @dataclass(frozen=True)
 class RoundOrder:

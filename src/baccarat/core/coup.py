@@ -17,7 +17,18 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from baccarat.core.cards import POINT_VALUES, Card
-from baccarat.core.tableau import banker_draws, banker_reason, is_natural, player_draws, player_reason
+from baccarat.core.messages import render
+from baccarat.core.tableau import (
+    NATURAL,
+    Why,
+    banker_draws,
+    banker_reason,
+    banker_why,
+    is_natural,
+    player_draws,
+    player_reason,
+    player_why,
+)
 
 Side = Literal["player", "banker"]
 Winner = Literal["player", "banker", "tie"]
@@ -94,7 +105,7 @@ def deal_coup(draw: Callable[[], Card]) -> Coup:
     banker_two = (POINT_VALUES[b1.rank] + POINT_VALUES[b2.rank]) % 10
     player_natural, banker_natural = is_natural(player_two), is_natural(banker_two)
     if player_natural or banker_natural:
-        reason = "Natural: neither hand draws"
+        reason = render(*NATURAL)
         return Coup(tuple(order), player_natural, banker_natural, reason, reason)
     player_third: int | None = None
     if player_draws(player_two):
@@ -106,3 +117,20 @@ def deal_coup(draw: Callable[[], Card]) -> Coup:
     if banker_draws(banker_two, player_third):
         order.append(("banker", draw()))
     return Coup(tuple(order), False, False, p_reason, b_reason)
+
+
+def reasons(coup: Coup) -> dict[Side, Why]:
+    """Why each hand drew or stood, as codes and params (the words are ``player_reason`` and
+    ``banker_reason``): read again from the cards, so a stored coup gets them too.
+
+    >>> from baccarat.core.cards import parse_cards
+    >>> reasons(deal_coup(iter(parse_cards(["2h", "3c", "2d", "Kc", "5s", "7h"])).__next__))["banker"]
+    ('reason.banker_draws_third', {'total': 3, 'third': 5, 'draws_on': [0, 1, 2, 3, 4, 5, 6, 7, 9]})
+    """
+    if coup.natural:
+        return {"player": NATURAL, "banker": NATURAL}
+    player, banker = coup.player_cards, coup.banker_cards
+    player_two = (POINT_VALUES[player[0].rank] + POINT_VALUES[player[1].rank]) % 10
+    banker_two = (POINT_VALUES[banker[0].rank] + POINT_VALUES[banker[1].rank]) % 10
+    third = POINT_VALUES[player[2].rank] if len(player) > 2 else None
+    return {"player": player_why(player_two), "banker": banker_why(banker_two, third)}

@@ -53,6 +53,7 @@ from collections.abc import Iterable
 
 from baccarat.core.cards import Card, standard_deck
 from baccarat.core.errors import ConfigurationError
+from baccarat.core.messages import CATALOGUE
 from baccarat.core.shoe import Shoe, check_decks, shuffle
 
 #: The algorithm of every new shoe: the server seed and the players' client seeds.
@@ -63,7 +64,7 @@ ALGORITHMS = (ALGORITHM_1, ALGORITHM)
 SEED_BYTES = 32
 #: What a client seed may be: exact bytes everywhere (ASCII), and no separator of the combination.
 CLIENT_SEED = re.compile(r"[\x21-\x7e]{1,64}")
-CLIENT_SEED_RULE = "a client seed is 1 to 64 letters, digits or punctuation marks, without spaces"
+CLIENT_SEED_RULE = CATALOGUE["fairness.client_seed"]
 
 
 class HmacStream:
@@ -111,7 +112,7 @@ def check_client_seed(seed: object) -> str:
     'lucky-7'
     """
     if not isinstance(seed, str) or not CLIENT_SEED.fullmatch(seed):
-        raise ConfigurationError(CLIENT_SEED_RULE)
+        raise ConfigurationError.coded("fairness.client_seed")
     return seed
 
 

@@ -118,8 +118,8 @@ class Game:
         for wager in self.wagers:
             if wager.code == code:
                 return wager
-        valid = ", ".join(w.code for w in self.wagers if w.placed == "betting")
-        raise UnknownWagerError(f"unknown wager {code!r} in {self.name}; wagers are: {valid}")
+        raise UnknownWagerError.coded("wager.unknown", wager=code, game=self.code, names={"game": self.name},
+                                      wagers=[w.code for w in self.wagers if w.placed == "betting"])
 
     @property
     def betting_codes(self) -> tuple[str, ...]:

@@ -24,7 +24,11 @@ from fractions import Fraction
 
 from baccarat.core.errors import InvalidAmountError
 
-MINOR_UNITS = 100  #: minor units per currency unit
+# The words for an amount live with the other words (every refusal naming an amount uses them), below
+# the errors that this module raises; they are this module's too.
+from baccarat.core.messages import MINOR_UNITS as MINOR_UNITS  # minor units per currency unit
+from baccarat.core.messages import format_amount as format_amount
+
 #: Largest amount accepted anywhere (one trillion currency units): keeps every
 #: figure far inside what a database BIGINT holds, and refuses absurd input.
 MAX_AMOUNT = 10**12 * MINOR_UNITS
@@ -44,13 +48,11 @@ def parse_amount(text: str) -> int:
     5
     """
     if not isinstance(text, str):
-        raise InvalidAmountError(f"amount must be text such as '10' or '12.50', got {text!r}")
+        raise InvalidAmountError.coded("amount.not_text", amount=text)
     stripped = text.strip()
     match = _AMOUNT_RE.fullmatch(stripped)
     if match is None:
-        raise InvalidAmountError(
-            f"amount {text!r} is not a number of currency units with at most two decimals"
-        )
+        raise InvalidAmountError.coded("amount.not_decimal", amount=text)
     frac = (match.group("frac") or "").ljust(2, "0")
     minor = int(match.group("whole")) * MINOR_UNITS + int(frac or "0")
     return check_amount(minor)
@@ -64,23 +66,12 @@ def check_amount(minor: object) -> int:
     """
     # bool is an int subclass; True is not an amount.
     if not isinstance(minor, int) or isinstance(minor, bool):
-        raise InvalidAmountError(f"amount must be a whole number of minor units, got {minor!r}")
+        raise InvalidAmountError.coded("amount.not_whole", amount=minor)
     if minor <= 0:
-        raise InvalidAmountError(f"amount must be positive, got {format_amount(minor)}")
+        raise InvalidAmountError.coded("amount.not_positive", amount=minor)
     if minor > MAX_AMOUNT:
-        raise InvalidAmountError(f"amount {format_amount(minor)} is larger than any table allows")
+        raise InvalidAmountError.coded("amount.too_large", amount=minor)
     return minor
-
-
-def format_amount(minor: int) -> str:
-    """Format minor units as currency units with two decimals.
-
-    >>> format_amount(-250)
-    '-2.50'
-    """
-    sign = "-" if minor < 0 else ""
-    whole, cents = divmod(abs(minor), MINOR_UNITS)
-    return f"{sign}{whole}.{cents:02d}"
 
 
 def winnings(stake: int, odds: Fraction) -> int:

@@ -146,7 +146,7 @@ def _draw_event(hand: LuckyDrawHand) -> str:
 def lucky_draw(paytable: int = 1) -> Game:
     """Lucky Draw Baccarat with DrawWin pay table 1 or 2."""
     if paytable not in DRAWWIN_LUCKY_7:
-        raise ConfigurationError(f"DrawWin pay table must be 1 or 2, got {paytable!r}")
+        raise ConfigurationError.coded("game.paytable", paytable=paytable)
     block_pays = dict(zip(BLOCK_EVENTS, (F(35), F(10), F(5), F(2), LOSE), strict=True))
     return Game(
         code="lucky-draw",
@@ -239,7 +239,7 @@ def get_game(code: str, *, paytable: int | None = None) -> Game:
     """The registered game ``code``; ``paytable`` only for Lucky Draw games."""
     factory = _REGISTRY.get(code)
     if factory is None:
-        raise ConfigurationError(f"unknown game {code!r}; games are: {', '.join(_REGISTRY)}")
+        raise ConfigurationError.coded("game.unknown", game=code, games=list(_REGISTRY))
     return factory(paytable)
 
 

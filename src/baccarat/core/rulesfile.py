@@ -55,6 +55,8 @@ Condition = tuple[tuple[str, tuple[object, ...]], ...]
 class RulesError(ConfigurationError):
     """A rules file that cannot be read or priced; the message says where and what to do."""
 
+    family = "rules.invalid"
+
 
 def _fail(where: str, message: str) -> RulesError:
     return RulesError(f"{where}: {message}")

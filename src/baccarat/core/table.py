@@ -62,7 +62,7 @@ from baccarat.core.events import (
 )
 from baccarat.core.games import Game, TableLimits, settle
 from baccarat.core.lucky import LuckyDrawHand
-from baccarat.core.money import check_amount, format_amount
+from baccarat.core.money import check_amount
 from baccarat.core.shoe import (
     DEFAULT_CUT_CARD,
     DEFAULT_DECKS,
@@ -212,9 +212,9 @@ class Table:
         """Raise unless ``player`` may take the free ``seat`` with ``balance`` minor units."""
         self._check_seat_number(seat)
         if seat in self.seats:
-            raise IllegalActionError(f"seat {seat} is taken by {self.seats[seat].player}")
+            raise IllegalActionError.coded("seat.taken_by", seat=seat, player=self.seats[seat].player)
         if not isinstance(player, str) or not player.strip():
-            raise IllegalActionError("a player needs a name to sit down")
+            raise IllegalActionError.coded("seat.needs_name")
         check_amount(balance)
 
     def can_sit(self, seat: int, player: str, balance: int) -> bool:
@@ -228,7 +228,7 @@ class Table:
     def verify_leave(self, seat: int) -> None:
         self._check_seated(seat)
         if self.phase is not Phase.IDLE and seat in self.bets:
-            raise IllegalActionError(f"seat {seat} has bets in play; leave after the round")
+            raise IllegalActionError.coded("seat.has_bets", seat=seat)
 
     def can_leave(self, seat: int) -> bool:
         return _can(self.verify_leave, seat)
@@ -240,18 +240,18 @@ class Table:
 
     def _check_seat_number(self, seat: object) -> None:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= self.game.max_seats:
-            raise UnknownSeatError(f"seat must be a number from 1 to {self.game.max_seats}, got {seat!r}")
+            raise UnknownSeatError.coded("seat.not_a_seat", seats=self.game.max_seats, seat=seat)
 
     def _check_seated(self, seat: object) -> None:
         self._check_seat_number(seat)
         if seat not in self.seats:
-            raise UnknownSeatError(f"nobody sits at seat {seat}")
+            raise UnknownSeatError.coded("seat.empty", seat=seat)
 
     # --- betting ----------------------------------------------------------------
 
     def verify_open_betting(self) -> None:
         if self.phase is not Phase.IDLE:
-            raise IllegalActionError(f"a round is already in progress ({self.phase.value})")
+            raise IllegalActionError.coded("round.in_progress", phase=self.phase.value)
 
     def can_open_betting(self) -> bool:
         return _can(self.verify_open_betting)
@@ -265,16 +265,16 @@ class Table:
     def verify_place_bets(self, seat: int, bets: Mapping[str, int]) -> None:
         """Raise unless all of ``bets`` (wager code -> minor units) can be added to ``seat``'s bets."""
         if self.phase is not Phase.BETTING:
-            raise IllegalActionError("no more bets: betting is not open" if self.phase is not Phase.IDLE
-                                     else "betting has not opened yet")
+            raise IllegalActionError.coded("bet.betting_over" if self.phase is not Phase.IDLE
+                                           else "bet.betting_not_opened")
         self._check_seated(seat)
         if not isinstance(bets, Mapping) or not bets:
-            raise IllegalActionError("no wager given")
+            raise IllegalActionError.coded("bet.no_wager")
         combined = dict(self.bets.get(seat, {}))
         for code, amount in bets.items():
             wager = self.game.wager(code)
             if wager.placed != "betting":
-                raise IllegalActionError(f"the {wager.name} wager is placed by choosing to draw, not while betting")
+                raise IllegalActionError.coded("bet.draw_at_decision", wager=code, names={"wager": wager.name})
             check_amount(amount)
             combined[code] = combined.get(code, 0) + amount
         for code, stake in combined.items():
@@ -282,30 +282,26 @@ class Table:
         for code in combined:
             required = self.game.wager(code).requires
             if required is not None and required not in combined:
-                raise WagerPrerequisiteError(
-                    f"{self.game.wager(code).name} needs {_article(self.game.wager(required).name)} "
-                    f"{self.game.wager(required).name} wager on the same seat"
-                )
+                raise WagerPrerequisiteError.coded("bet.needs_base", wager=code, base=required, names={
+                    "wager": self.game.wager(code).name, "base": self.game.wager(required).name})
         total = sum(bets.values())
         if total > self.seats[seat].balance:
-            raise InsufficientFundsError(
-                f"bets of {format_amount(total)} exceed the balance of {format_amount(self.seats[seat].balance)}"
-            )
+            raise InsufficientFundsError.coded("bet.balance", amount=total, balance=self.seats[seat].balance)
 
     def _check_limits(self, code: str, stake: int, *, already: int = 0) -> None:
         """``stake`` is the wager's total; ``already`` of it was on the layout before (chips add up)."""
-        name = self.game.wager(code).name
+        names = {"wager": self.game.wager(code).name}
         if stake < self.limits.minimum:
-            raise BetLimitError(f"{name} bet {format_amount(stake)} is below the table minimum "
-                                f"of {format_amount(self.limits.minimum)}")
+            raise BetLimitError.coded("bet.below_minimum", wager=code, amount=stake, minimum=self.limits.minimum,
+                                      names=names)
         maximum = self.limits.maximum(code)
         if maximum is not None and stake > maximum and already:
             if already >= maximum:
-                raise BetLimitError(f"{name} is at its maximum of {format_amount(maximum)}: nothing more can be added")
-            raise BetLimitError(f"the most you can add on {name} is {format_amount(maximum - already)} "
-                                f"(its maximum is {format_amount(maximum)})")
+                raise BetLimitError.coded("bet.at_maximum", wager=code, maximum=maximum, names=names)
+            raise BetLimitError.coded("bet.room_left", wager=code, amount=maximum - already, maximum=maximum,
+                                      names=names)
         if maximum is not None and stake > maximum:
-            raise BetLimitError(f"{name} bet {format_amount(stake)} is above its maximum of {format_amount(maximum)}")
+            raise BetLimitError.coded("bet.above_maximum", wager=code, amount=stake, maximum=maximum, names=names)
 
     def can_place_bets(self, seat: int, bets: Mapping[str, int]) -> bool:
         return _can(self.verify_place_bets, seat, bets)
@@ -321,14 +317,15 @@ class Table:
 
     def verify_remove_bet(self, seat: int, wager: str) -> None:
         if self.phase is not Phase.BETTING:
-            raise IllegalActionError("bets can be taken back only while betting is open")
+            raise IllegalActionError.coded("bet.take_back_closed")
         self._check_seated(seat)
         if wager not in self.bets.get(seat, {}):
             self.game.wager(wager)  # unknown codes get their own error
-            raise IllegalActionError(f"seat {seat} has no {wager} bet to take back")
+            raise IllegalActionError.coded("bet.nothing_to_take_back", seat=seat, wager=wager)
         for code in self.bets[seat]:
             if self.game.wager(code).requires == wager:
-                raise WagerPrerequisiteError(f"take back the {self.game.wager(code).name} bet first: it needs this one")
+                raise WagerPrerequisiteError.coded("bet.take_back_side_first", wager=code,
+                                                   names={"wager": self.game.wager(code).name})
 
     def can_remove_bet(self, seat: int, wager: str) -> bool:
         return _can(self.verify_remove_bet, seat, wager)
@@ -340,7 +337,7 @@ class Table:
 
     def verify_close_betting(self) -> None:
         if self.phase is not Phase.BETTING:
-            raise IllegalActionError("betting is not open")
+            raise IllegalActionError.coded("round.betting_not_open")
 
     def can_close_betting(self) -> bool:
         return _can(self.verify_close_betting)
@@ -354,8 +351,9 @@ class Table:
 
     def verify_deal(self) -> None:
         if self.phase is not Phase.CLOSED:
-            raise IllegalActionError("cards are dealt after betting closes" if self.phase is Phase.BETTING
-                                     else f"cannot deal now ({self.phase.value})")
+            if self.phase is Phase.BETTING:
+                raise IllegalActionError.coded("round.deal_after_betting")
+            raise IllegalActionError.coded("round.cannot_deal", phase=self.phase.value)
 
     def can_deal(self) -> bool:
         return _can(self.verify_deal)
@@ -412,18 +410,16 @@ class Table:
     def verify_decide(self, seat: int, action: str) -> None:
         """Raise unless ``seat`` may now ``"draw"`` or ``"stand"``."""
         if self.phase is not Phase.DECISION:
-            raise IllegalActionError("no Lucky Draw decision is awaited now")
+            raise IllegalActionError.coded("decision.none_awaited")
         self._check_seated(seat)
         if action not in ("draw", "stand"):
-            raise IllegalActionError(f"a decision is 'draw' or 'stand', got {action!r}")
+            raise IllegalActionError.coded("decision.unknown_action", action=action)
         if seat != self.seat_to_act:
-            raise IllegalActionError(f"it is seat {self.seat_to_act}'s turn, not seat {seat}'s")
+            raise IllegalActionError.coded("decision.not_your_turn", turn=self.seat_to_act, seat=seat)
         enter = self.bets[seat]["enter"]
         if action == "draw" and enter > self.seats[seat].balance:
-            raise InsufficientFundsError(
-                f"the Draw wager must equal Enter ({format_amount(enter)}); the balance is "
-                f"{format_amount(self.seats[seat].balance)}"
-            )
+            raise InsufficientFundsError.coded("decision.draw_balance", enter=enter,
+                                               balance=self.seats[seat].balance)
 
     def can_decide(self, seat: int, action: str) -> bool:
         return _can(self.verify_decide, seat, action)
@@ -445,7 +441,7 @@ class Table:
         """The seat to act ran out of time: it stands."""
         seat = self.seat_to_act
         if seat is None:
-            raise IllegalActionError("no Lucky Draw decision is awaited now")
+            raise IllegalActionError.coded("decision.none_awaited")
         return self.decide(seat, "stand", timed_out=True)
 
     def _finish_lucky(self) -> list[Event]:
@@ -542,8 +538,3 @@ def _can(verify: Callable[..., None], *args: Any) -> bool:
 
 
 __all__: Sequence[str] = ("Phase", "SeatState", "ShoeFactory", "Table")
-
-
-def _article(word: str) -> str:
-    """``a`` or ``an`` before ``word`` ("an Enter wager", "a Banker wager")."""
-    return "an" if word[:1].lower() in "aeiou" else "a"

@@ -19,6 +19,14 @@ from __future__ import annotations
 from functools import cache
 from types import MappingProxyType
 
+from baccarat.core.messages import render
+
+#: Why a hand drew or stood: a code of :data:`baccarat.core.messages.CATALOGUE` and its params.
+Why = tuple[str, dict[str, int | list[int]]]
+
+#: Neither hand draws when either has a natural.
+NATURAL: Why = ("reason.natural", {})
+
 #: Player two-card total -> draws a third card (8 and 9 are naturals: no draw).
 PLAYER_CHART: tuple[bool, ...] = (True, True, True, True, True, True, False, False, False, False)
 
@@ -70,26 +78,38 @@ def dealer_draws(dealer_total: int) -> bool:
     return DEALER_CHART[dealer_total]
 
 
-def _ranges(values: list[int]) -> str:
-    return ", ".join(str(v) for v in values) if values else "none"
+def player_why(player_total: int) -> Why:
+    """Why the Player drew or stood, as a code and its params.
+
+    >>> player_why(5)
+    ('reason.player_draws', {'total': 5})
+    """
+    return ("reason.player_draws" if player_draws(player_total) else "reason.player_stands", {"total": player_total})
+
+
+def banker_why(banker_total: int, player_third: int | None) -> Why:
+    """Why the Banker drew or stood, as a code and its params citing the chart cell: the Player's
+    third card and the third cards the Banker draws on with this total.
+
+    >>> banker_why(4, 1)
+    ('reason.banker_stands_third', {'total': 4, 'third': 1, 'draws_on': [2, 3, 4, 5, 6, 7]})
+    """
+    verb = "draws" if banker_draws(banker_total, player_third) else "stands"
+    if player_third is None:
+        return f"reason.banker_{verb}_player_stood", {"total": banker_total}
+    drawing = [v for v in range(10) if BANKER_CHART[banker_total][v]]
+    if len(drawing) in (0, 10):  # whatever the third card: the sentence names no list
+        return f"reason.banker_{verb}_third_always", {"total": banker_total, "third": player_third}
+    return f"reason.banker_{verb}_third", {"total": banker_total, "third": player_third, "draws_on": drawing}
 
 
 @cache  # pure; every coup asks, and the analyzer and the simulator deal very many coups
 def player_reason(player_total: int) -> str:
     """Why the Player drew or stood, in the rule card's words."""
-    if player_draws(player_total):
-        return f"Player draws on {player_total} (0-5 draws)"
-    return f"Player stands on {player_total} (6-7 stands)"
+    return render(*player_why(player_total))
 
 
 @cache
 def banker_reason(banker_total: int, player_third: int | None) -> str:
     """Why the Banker drew or stood, citing the chart cell."""
-    verb = "draws" if banker_draws(banker_total, player_third) else "stands"
-    if player_third is None:
-        return f"Banker {verb} on {banker_total}: the Player stood (Banker draws 0-5, stands 6-7)"
-    drawing = [v for v in range(10) if BANKER_CHART[banker_total][v]]
-    return (
-        f"Banker {verb} on {banker_total} with the Player's third card {player_third} "
-        f"(draws when it is {_ranges(drawing)})"
-    )
+    return render(*banker_why(banker_total, player_third))
