@@ -28,10 +28,13 @@ from baccarat.cli.common import EXIT_UNAVAILABLE
 from baccarat.server.api.app import create_app
 from baccarat.server.api.refusals import MAX_BODY, RETRY_AFTER
 from baccarat.server.house import accounts
-from baccarat.server.playing import tables
+from baccarat.server.playing import views
 from baccarat.server.storage import faults
 from baccarat.server.storage.db import connect, make_engine, session_factory, sqlite_url, transaction
 from baccarat.server.storage.settings import Settings
+
+from . import server_kit
+from .server_kit import Served
 
 PASSWORD = "a long and unusual passphrase 7"
 EXE = shutil.which("baccarat", path=str(Path(sys.executable).parent))
@@ -40,33 +43,18 @@ EXE = shutil.which("baccarat", path=str(Path(sys.executable).parent))
 # --- a real server (uvicorn through `baccarat serve`) ---------------------------------------
 
 
-class Served:
-    def __init__(self, process: subprocess.Popen[str], host: str, port: int):
-        self.process, self.host, self.port = process, host, port
-
-    def peak_rss_mb(self) -> float:
-        """The server process's peak resident memory so far (VmHWM)."""
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
+def _peak_rss_mb(served: Served) -> float:
+    """The server process's peak resident memory so far (VmHWM)."""
+    status = Path(f"/proc/{served.pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     if not Path("/proc/self/status").exists():
         pytest.skip("reads the server's memory from /proc")
-    assert EXE is not None
-    data = tmp_path_factory.mktemp("served")
-    process = subprocess.Popen([EXE, "serve", "--port", "0", "--data-dir", str(data)], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        match = re.search(r"ready at http://([0-9.]+):(\d+)", line)
-        assert match, line
-        yield Served(process, match.group(1), int(match.group(2)))
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with server_kit.served(data_dir=tmp_path_factory.mktemp("served")) as server:
+        yield server
 
 
 def _exchange(served: Served, head: bytes, body: Iterator[bytes]) -> tuple[int, dict[str, str], bytes, int]:
@@ -125,9 +113,9 @@ POST_CHUNKED = (b"POST /api/accounts HTTP/1.1\r\nHost: test\r\nContent-Type: app
 def test_a_chunked_body_is_cut_off_at_the_limit_not_read_whole(served: Served):
     """Before: a chunked body declares no length, the limit read only Content-Length, and the whole
     body was read (256 MB: peak RSS from 86 to 598 MB).  Now the bytes received are counted."""
-    before = served.peak_rss_mb()
+    before = _peak_rss_mb(served)
     status, headers, content, sent = _exchange(served, POST_CHUNKED, _chunked(64 * 2**20))
-    grown = served.peak_rss_mb() - before
+    grown = _peak_rss_mb(served) - before
     assert status == 413, content
     assert json.loads(content) == {"error": "TooLarge", "detail": f"request bodies are at most {MAX_BODY} bytes",
                                    "message": f"request bodies are at most {MAX_BODY} bytes"}
@@ -155,10 +143,10 @@ def test_a_chunked_body_up_to_the_limit_is_taken(served: Served):
 
 def test_an_endless_request_head_is_refused_not_buffered(served: Served):
     """Before: uvicorn's httptools parser held a header line of any size (128 MB: +256 MB of RSS)."""
-    before = served.peak_rss_mb()
+    before = _peak_rss_mb(served)
     status, _, _, sent = _exchange(served, b"GET /health HTTP/1.1\r\nHost: test\r\nX-Filler: ",
                                    iter([b"a" * 65_536] * 512))  # 32 MB, never ending the line
-    grown = served.peak_rss_mb() - before
+    grown = _peak_rss_mb(served) - before
     assert 400 <= status < 500
     assert grown < 16, f"the server grew {grown:.0f} MB on a request head it refused ({sent / 2**20:.0f} MB sent)"
     status, _, content, _ = _exchange(served, b"GET /health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n",
@@ -371,8 +359,7 @@ def test_a_disk_that_fills_up_is_a_storage_problem(tmp_path: Path):
         subprocess.run(["umount", str(mount)], check=False)
 
 
-def test_the_fault_log_writes_one_line_per_reason_every_interval():
-    now = [0.0]
+def test_the_fault_log_writes_one_line_per_reason_every_interval(ticks):
     logger = logging.getLogger("test.faults")
     lines: list[logging.LogRecord] = []
 
@@ -383,13 +370,13 @@ def test_the_fault_log_writes_one_line_per_reason_every_interval():
     keep = Keep()
     logger.addHandler(keep)
     try:
-        log = faults.FaultLog(logger, interval=10.0, clock=lambda: now[0])
+        log = faults.FaultLog(logger, interval=10.0, clock=ticks)
         error = OperationalError("INSERT INTO tokens VALUES (?)", ("secret-token",),
                                  sqlite3.OperationalError("database or disk is full"))
         written = [log.report(faults.DISK_FULL, error, consequence="answered 503") for _ in range(5)]
         assert written == [True, False, False, False, False]
         assert log.report(faults.READ_ONLY, error, consequence="answered 503")  # another reason: its own line
-        now[0] = 10.5
+        ticks.value = 10.5
         assert log.report(faults.DISK_FULL, error, consequence="answered 503")
     finally:
         logger.removeHandler(keep)
@@ -440,7 +427,7 @@ def test_a_full_disk_is_503_and_one_log_line(client: TestClient, tmp_path: Path,
     def work(*_: object, **__: object) -> None:
         raise full
 
-    monkeypatch.setattr(tables, "table_view", work)
+    monkeypatch.setattr(views, "table_view", work)
     with caplog.at_level(logging.INFO, logger="baccarat.server"):
         answers = [client.get("/api/tables/1") for _ in range(20)]
     assert {a.status_code for a in answers} == {503}
@@ -454,7 +441,7 @@ def test_other_database_errors_stay_internal_errors(client: TestClient, monkeypa
     def broken(*_: object, **__: object) -> None:
         raise OperationalError("SELECT ...", {}, sqlite3.OperationalError("no such column: rounds.nope"))
 
-    monkeypatch.setattr(tables, "table_view", broken)
+    monkeypatch.setattr(views, "table_view", broken)
     answer = client.get("/api/tables/1")
     assert answer.status_code == 500 and answer.json() == {"error": "InternalError", "detail": "internal error",
                                                            "message": "something went wrong on the server: try again"}
@@ -465,7 +452,7 @@ def test_other_database_errors_stay_internal_errors(client: TestClient, monkeypa
         raise OperationalError("SELECT ...", {}, psycopg.OperationalError("connection failed: Connection refused"))
 
     pytest.importorskip("psycopg")
-    monkeypatch.setattr(tables, "table_view", down)
+    monkeypatch.setattr(views, "table_view", down)
     answer = client.get("/api/tables/1")
     assert answer.status_code == 503 and answer.json()["error"] == "Unavailable"
 

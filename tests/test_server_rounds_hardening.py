@@ -143,14 +143,13 @@ def _poison(sessions, table_id: int, account_id: int) -> int:
     return transaction(sessions, work)
 
 
-def test_a_round_that_cannot_be_dealt_never_stops_the_other_tables_and_is_voided(sessions, caplog):
+def test_a_round_that_cannot_be_dealt_never_stops_the_other_tables_and_is_voided(sessions, caplog, ticks):
     poisoned, (ann,) = _table(sessions, "ez", "poisoned", ("ann",))
     healthy, (ben,) = _table(sessions, "mini", "healthy", ("ben",))
     closes = _closes_at(sessions, poisoned)
     _bet(sessions, poisoned, ann, {"banker": 1_000}, closes - timedelta(seconds=1))
     bad_round = _poison(sessions, poisoned, ann)  # the poisoned round comes first in the dealer's list
-    ticks = [0.0]
-    dealer = Dealer(sessions, max_attempts=3, first_pause=1.0, monotonic=lambda: ticks[0])
+    dealer = Dealer(sessions, max_attempts=3, first_pause=1.0, monotonic=ticks)
     moment = closes
     dealt_elsewhere = 0
     with caplog.at_level(logging.ERROR, logger="baccarat.dealer"):
@@ -159,7 +158,7 @@ def test_a_round_that_cannot_be_dealt_never_stops_the_other_tables_and_is_voided
             _bet(sessions, healthy, ben, {"player": 100}, healthy_closes - timedelta(seconds=1))
             moment = max(moment, healthy_closes)
             dealt_elsewhere += dealer.deal_due(now=moment)
-            ticks[0] += 1.5
+            ticks.advance(1.5)
     assert dealt_elsewhere >= 6  # every healthy round was dealt on its pass
     with sessions() as s:
         current = s.get(Round, bad_round)
@@ -175,19 +174,18 @@ def test_a_round_that_cannot_be_dealt_never_stops_the_other_tables_and_is_voided
     assert dealer.troubles == {}
 
 
-def test_a_failing_round_waits_longer_after_each_failure(sessions):
+def test_a_failing_round_waits_longer_after_each_failure(sessions, ticks):
     table_id, (ann,) = _table(sessions, "ez", "slow", ("ann",))
     closes = _closes_at(sessions, table_id)
     _poison(sessions, table_id, ann)
-    ticks = [0.0]
-    dealer = Dealer(sessions, max_attempts=10, first_pause=0.5, longest_pause=4.0, monotonic=lambda: ticks[0])
+    dealer = Dealer(sessions, max_attempts=10, first_pause=0.5, longest_pause=4.0, monotonic=ticks)
     attempts = []
     for step in range(200):  # 20 s in steps of 0.1 s
-        ticks[0] = step / 10
+        ticks.value = step / 10
         dealer.deal_due(now=closes)
         trouble = next(iter(dealer.troubles.values()))
         if not attempts or trouble.attempts != attempts[-1][1]:
-            attempts.append((ticks[0], trouble.attempts))
+            attempts.append((ticks(), trouble.attempts))
     pauses = [round(b[0] - a[0], 1) for a, b in itertools.pairwise(attempts)]
     assert pauses[:5] == [0.5, 1.0, 2.0, 4.0, 4.0]
     transaction(sessions, lambda s: dealing.void_round(s, table_id, 1, reason="test over", now=closes))
@@ -256,15 +254,15 @@ def test_a_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(session
 # --- the clock ---------------------------------------------------------------------------------
 
 
-def test_the_steady_clock_ignores_wall_clock_steps():
+def test_the_steady_clock_ignores_wall_clock_steps(ticks):
     wall = [T0]
-    ticks = [100.0]
-    clock = SteadyClock(wall=lambda: wall[0], monotonic=lambda: ticks[0])
+    ticks.value = 100.0
+    clock = SteadyClock(wall=lambda: wall[0], monotonic=ticks)
     wall[0] = T0 + timedelta(hours=13)  # the wall clock jumps forward...
-    ticks[0] += 2
+    ticks.advance(2)
     assert clock.now() == T0 + timedelta(seconds=2)
     wall[0] = T0 - timedelta(hours=13)  # ...and back
-    ticks[0] += 3
+    ticks.advance(3)
     assert clock.now() == T0 + timedelta(seconds=5)
 
 
@@ -377,7 +375,7 @@ def test_tokens_issued_under_a_clock_ahead_are_cut_to_one_lifetime(sessions):
         assert accounts.authenticate(s, token).username == "tess"
 
 
-def test_a_full_disk_makes_rounds_wait_but_never_voids_them(sessions, monkeypatch, caplog):
+def test_a_full_disk_makes_rounds_wait_but_never_voids_them(sessions, monkeypatch, caplog, ticks):
     import sqlite3
 
     from sqlalchemy.exc import OperationalError
@@ -390,16 +388,15 @@ def test_a_full_disk_makes_rounds_wait_but_never_voids_them(sessions, monkeypatc
     def full(s, round_id, now, **options):
         raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database or disk is full"))
 
-    monkeypatch.setattr(tables, "deal_round", full)
-    ticks = [0.0]
-    dealer = Dealer(sessions, max_attempts=2, first_pause=0.5, monotonic=lambda: ticks[0])
+    monkeypatch.setattr(dealing, "deal_round", full)
+    dealer = Dealer(sessions, max_attempts=2, first_pause=0.5, monotonic=ticks)
     with caplog.at_level(logging.ERROR, logger="baccarat.dealer"):
         for _ in range(20):
             dealer.deal_due(now=closes)
-            ticks[0] += 1.0
+            ticks.advance(1.0)
     with sessions() as s:
         assert tables.open_round(s, table_id).number == 1  # still waiting, its bet in escrow
     lines = [r for r in caplog.records if r.name == "baccarat.dealer"]
     assert len(lines) == 1 and "disk full" in lines[0].getMessage() and lines[0].exc_info is None
-    monkeypatch.setattr(tables, "deal_round", real)  # the disk has room again: the round is dealt
+    monkeypatch.setattr(dealing, "deal_round", real)  # the disk has room again: the round is dealt
     assert dealer.deal_due(now=closes) == 1 and dealer.troubles == {}

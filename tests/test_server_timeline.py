@@ -501,7 +501,7 @@ def test_sockets_joining_a_table_at_once_share_one_feed(client, monkeypatch):
         time.sleep(0.2)  # a slow write as a socket joins: the other sockets arrive meanwhile
         slow_back(s, table_id, account_id)
 
-    monkeypatch.setattr(tables, "mark_back", mark_back)
+    monkeypatch.setattr(seating, "mark_back", mark_back)
     tokens = [_token(client, f"crowd{n}") for n in range(6)]
     for token in tokens:
         client.post("/api/tables/2/seats", json={}, headers={"Authorization": f"Bearer {token}"})
