@@ -1,8 +1,16 @@
-"""Shared helpers: tables dealt from stacked shoes, so every rule can be checked card by card."""
+"""Shared helpers and fixtures: tables dealt from stacked shoes, so every rule can be checked card by
+card; the Hypothesis profile; databases migrated for the server tests; the server's clock held by hand;
+the real server as a process; a browser page.  The markers (``slow``, ``browser``, ``postgres``) are
+registered in ``pyproject.toml``; ``docs/development.md`` says what each means."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -12,11 +20,23 @@ from baccarat.core.games import Game
 from baccarat.core.shoe import Shoe
 from baccarat.core.table import Table
 
-from . import provision
+from . import provision, server_kit
+
+# --- Hypothesis: HYPOTHESIS_PROFILE=ci (the default, thorough) or dev (fewer examples, for the fast loop) ---
 
 settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("dev", max_examples=60, deadline=None)
-settings.load_profile("ci")
+settings.register_profile("dev", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or "ci"
+if PROFILE not in ("ci", "dev"):
+    raise pytest.UsageError(f"HYPOTHESIS_PROFILE={PROFILE!r}: choose ci (the default) or dev")
+settings.load_profile(PROFILE)
+
+
+def examples(count: int) -> int:
+    """``count`` examples under the ``ci`` profile; under ``dev``, as many as ``dev`` runs at most (for a
+    property that asks for its own number with ``@settings(max_examples=examples(300))``)."""
+    return count if PROFILE == "ci" else min(count, settings.get_profile("dev").max_examples)
+
 
 #: Filler behind a stacked coup so the shoe can always cover the largest coup.
 FILLER = "Kc " * 40
@@ -66,7 +86,16 @@ def pytest_configure(config: pytest.Config) -> None:
     provision.register(config)  # a PostgreSQL server and chromium for the tests that need them
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``postgres`` mark on every test that runs on PostgreSQL, also where a test chooses the database
+    itself (``@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)``)."""
+    for item in items:
+        if provision.needs_postgres(item) and item.get_closest_marker("postgres") is None:
+            item.add_marker(pytest.mark.postgres)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest, tmp_path):  # type: ignore[no-untyped-def]
     """A fresh, empty database: an SQLite file, or a new database on the PostgreSQL server at
     ``BACCARAT_TEST_POSTGRES_URL`` (given, or a throw-away one that ``tests/provision.py`` started;
@@ -99,16 +128,140 @@ def database_url(request: pytest.FixtureRequest, tmp_path):  # type: ignore[no-u
 
 
 @pytest.fixture
-def sessions(database_url: str):  # type: ignore[no-untyped-def]
-    """Sessions on ``database_url`` migrated to the newest schema; the test must leave the ledger
-    balanced (every movement's postings sum to zero, and every wallet equals its postings)."""
-    from baccarat.server.house import wallet
-    from baccarat.server.storage.db import make_engine, session_factory
+def engine(database_url: str):  # type: ignore[no-untyped-def]
+    """An engine on ``database_url`` migrated to the newest schema, disposed of afterwards (for a test
+    that writes what the ledger check of ``sessions`` would refuse, or listens to the engine's events)."""
+    from baccarat.server.storage.db import make_engine
     from baccarat.server.storage.migrate import upgrade
 
     upgrade(database_url)
     engine = make_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def sessions(engine):  # type: ignore[no-untyped-def]
+    """Sessions on ``database_url`` migrated to the newest schema (on ``engine``); the test must leave the
+    ledger balanced (every movement's postings sum to zero, and every wallet equals its postings)."""
+    from baccarat.server.house import wallet
+    from baccarat.server.storage.db import session_factory
+
     yield session_factory(engine)
     with session_factory(engine)() as s:
         assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-    engine.dispose()
+
+
+# --- the server's clock, held by hand ----------------------------------------------------------------
+
+#: where ``manual_clock`` starts unless a module's own ``clock_start`` fixture says otherwise
+CLOCK_START = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock_start() -> datetime:
+    """The moment ``manual_clock`` starts at; a module overrides it with a fixture of the same name."""
+    return CLOCK_START
+
+
+@contextmanager
+def clock_held(start: datetime) -> Iterator[Any]:
+    """The server's clock (:mod:`baccarat.server.storage.clock`) replaced, for the block, by a
+    ``ManualClock`` at ``start`` that stands still until moved (``advance(minutes=1)``, or set ``moment``);
+    the process's own clock is back afterwards (for a module-scoped fixture; a test asks for
+    ``manual_clock``)."""
+    from baccarat.server.storage import clock
+
+    held = clock.ManualClock(start)
+    previous = clock.use(held)
+    try:
+        yield held
+    finally:
+        clock.use(previous)
+
+
+@pytest.fixture
+def manual_clock(clock_start: datetime):  # type: ignore[no-untyped-def]
+    """:func:`clock_held` at ``clock_start`` for the test.  Ask for it before ``sessions`` where the
+    set-up must already read it."""
+    with clock_held(clock_start) as held:
+        yield held
+
+
+class Ticks:
+    """Seconds on a monotonic clock moved by hand: pass it where a ``clock=``/``monotonic=`` callable is
+    taken; ``advance(seconds)`` or set ``value``."""
+
+    def __init__(self, value: float = 0.0) -> None:
+        self.value = value
+
+    def __call__(self) -> float:
+        return self.value
+
+    def advance(self, seconds: float) -> float:
+        self.value += seconds
+        return self.value
+
+
+@pytest.fixture
+def ticks() -> Ticks:
+    """A :class:`Ticks` at 0.0 s."""
+    return Ticks()
+
+
+# --- the real server, as a process -----------------------------------------------------------------
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[..., server_kit.Served]]:
+    """Start ``baccarat serve`` processes: ``serve(*options, data_dir=tmp_path, env=None)`` runs
+    ``baccarat serve --port 0 --data-dir DATA_DIR OPTIONS...``, reads its ready line and returns a
+    :class:`server_kit.Served` (``url``, ``host``, ``port``, ``process``, ``stop()``, ``kill()``); every
+    one still running is stopped (SIGTERM, and waited for) at the end of the test."""
+    started: list[server_kit.Served] = []
+
+    def start(*options: str, data_dir: Path | None = None, env: dict[str, str] | None = None) -> server_kit.Served:
+        served = server_kit.serve(*options, data_dir=data_dir or tmp_path, env=env)
+        started.append(served)
+        return served
+
+    yield start
+    for served in started:
+        served.stop()
+
+
+@pytest.fixture
+def server_url(serve: Callable[..., server_kit.Served]) -> str:
+    """The base URL (``http://127.0.0.1:PORT``) of ``baccarat serve`` on SQLite in ``tmp_path``, running
+    for the test."""
+    return serve().url
+
+
+# --- a browser page (the browser tests; Playwright and chromium: tests/browser_kit.py) -----------------
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Headless chromium, launched for the test and closed after it."""
+    from .browser_kit import chromium
+
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def page_errors() -> list[str]:
+    """The JavaScript errors of the ``page`` fixture's page (none, checked after the test)."""
+    return []
+
+
+@pytest.fixture
+def page(browser: Any, server: Any, page_errors: list[str]) -> Iterator[Any]:
+    """A fresh browser profile on the module's ``server`` (the browser test modules define one), in English
+    at 1280 x 900; the test fails if the page had a JavaScript error."""
+    from .browser_kit import new_page
+
+    context, tab = new_page(browser, server.url, errors=page_errors)
+    yield tab
+    context.close()
+    assert page_errors == [], page_errors  # no JavaScript error on the page

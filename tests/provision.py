@@ -12,6 +12,8 @@ than the Python packages:
   ``chromium`` on the PATH, it installs Debian's ``chromium`` with apt-get (as root).
 
 It reports what it did in one line before the tests run. ``BACCARAT_NO_PROVISION=1`` turns it off.
+Under pytest-xdist (``-n 2``) each worker provisions for the tests it runs (a PostgreSQL server of its
+own, stopped when the worker ends), and the controller reports each worker's line when it is done.
 What it cannot provision (not root, no apt-get, an install that fails) is skipped with a reason
 that says how to provision it by hand, unless ``BACCARAT_REQUIRE_POSTGRES`` /
 ``BACCARAT_REQUIRE_BROWSER`` is set (as ``.ci/run`` sets them): then those tests fail.
@@ -25,6 +27,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,15 +89,27 @@ class Provisioner:
         if (file_path.name.startswith(BROWSER_TESTS) and file_path.suffix == ".py" and not self.browser_checked
                 and not self.config.option.collectonly):
             self.browser_checked = True
-            self.provision_browser()
+            if not self.browser_left_out():
+                self.provision_browser()
 
     @pytest.hookimpl
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        if not self.config.option.collectonly and any(_needs_postgres(item) for item in session.items):
+        if not self.config.option.collectonly and any(needs_postgres(item) for item in session.items):
             self.provision_postgres()
         notes = [self.notes[what] for what in ("postgres", "browser") if what in self.notes]
         if notes:
-            self.write("provisioning for the tests: " + "; ".join(notes))
+            line = "provisioning for the tests: " + "; ".join(notes)
+            self.write(line)
+            if hasattr(self.config, "workeroutput"):  # a pytest-xdist worker: its own server, said by the controller
+                self.config.workeroutput[NAME] = line
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """pytest-xdist's controller: each worker provisions for its own tests (a PostgreSQL server of its
+        own); say what each did, as its line cannot be shown while it runs."""
+        line = getattr(node, "workeroutput", {}).get(NAME)
+        if line:
+            self.write(f"[{node.gateway.id}] {line}")
 
     @pytest.hookimpl
     def pytest_unconfigure(self) -> None:
@@ -167,6 +182,21 @@ class Provisioner:
 
     # --- helpers -------------------------------------------------------------------------
 
+    def browser_left_out(self) -> bool:
+        """Whether ``-m`` leaves out the tests marked ``browser`` whatever their other marks (the fast loop,
+        ``-m "not slow and not browser"``): then there is no chromium to install."""
+        expression = self.config.getoption("markexpr", None)
+        if not expression:
+            return False
+        try:
+            from _pytest.mark.expression import Expression
+
+            compiled = Expression.compile(expression)
+            return not any(compiled.evaluate(lambda name, others=others, **_: name == "browser" or others)
+                           for others in (False, True))
+        except Exception:  # pytest's expression module is not public: when in doubt, provision
+            return False
+
     @staticmethod
     def cannot_install() -> str | None:
         """Why apt-get cannot install packages here; None when it can."""
@@ -194,7 +224,8 @@ class Provisioner:
             reporter.write_line(line)
 
 
-def _needs_postgres(item: pytest.Item) -> bool:
+def needs_postgres(item: pytest.Item) -> bool:
+    """Whether ``item`` runs on PostgreSQL (the ``database_url`` fixture's ``postgresql`` parameter)."""
     callspec = getattr(item, "callspec", None)
     return callspec is not None and callspec.params.get("database_url") == "postgresql"
 
