@@ -96,22 +96,18 @@ def test_creating_an_operator_account_is_written_to_the_audit_trail(tmp_path, mo
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)  # SQLite stores no time zone
-def test_the_audit_chain_checks_on_a_postgresql_server_whose_time_zone_is_not_utc(database_url):
+def test_the_audit_chain_checks_on_a_postgresql_server_whose_time_zone_is_not_utc(sessions):
     """PostgreSQL hands timestamps back in the session's TimeZone (often the server's local zone):
     the digest of an entry written at 12:00+00:00 was checked against 21:00+09:00, and every entry
     of an untouched trail was reported as edited."""
-    from baccarat.server.storage.migrate import upgrade
-
-    upgrade(database_url)
-    with connect(database_url) as sessions:
-        transaction(sessions, lambda s: audit.record(s, "someone", "credit", "account 1", {}, {"amount": 1}))
-        with sessions() as s:
-            s.execute(text("SET TIME ZONE 'Asia/Tokyo'"))  # as ALTER DATABASE ... SET timezone would
-            assert audit.verify(s)["ok"], audit.verify(s)
-            assert audit.trail(s)[0]["at"].endswith("+00:00")
+    transaction(sessions, lambda s: audit.record(s, "someone", "credit", "account 1", {}, {"amount": 1}))
+    with sessions() as s:
+        s.execute(text("SET TIME ZONE 'Asia/Tokyo'"))  # as ALTER DATABASE ... SET timezone would
+        assert audit.verify(s)["ok"], audit.verify(s)
+        assert audit.trail(s)[0]["at"].endswith("+00:00")
 
 
-def test_a_clock_stepped_back_between_two_bets_never_lets_them_pass_a_limit(database_url):
+def test_a_clock_stepped_back_between_two_bets_never_lets_them_pass_a_limit(manual_clock, sessions):
     """The window's first movement was found by time and the window read from its id on, taking
     ids and times to rise together within a minute.  A server restarted after the wall clock was
     stepped back an hour (or a second process anchored on a different wall clock) dates new
@@ -121,35 +117,26 @@ def test_a_clock_stepped_back_between_two_bets_never_lets_them_pass_a_limit(data
     from baccarat.core.errors import ProtectionError
     from baccarat.server.house import protection
     from baccarat.server.playing import betting, seating, tables
-    from baccarat.server.storage import clock
-    from baccarat.server.storage.db import make_engine, session_factory
-    from baccarat.server.storage.migrate import upgrade
 
-    start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-    held = clock.ManualClock(start)
-    previous = clock.use(held)
-    try:
-        upgrade(database_url)
-        sessions = session_factory(make_engine(database_url))
+    start = manual_clock.now()  # 2026-11-22 12:00 UTC
+    held = manual_clock
 
-        def setup(s):
-            table = tables.create_table(s, "mini-c", "mini", betting_seconds=600, now=start)
-            ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
-            seating.sit(s, table.id, ann)
-            protection.set_limit(s, ann, "stake", "day", 5_000)
-            return table.id, ann
-        table_id, ann = transaction(sessions, setup)
-        held.advance(minutes=1)
-        transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"banker": 3_000}))
-        held.moment = start - timedelta(minutes=50)  # a process whose wall clock is an hour behind...
-        transaction(sessions, lambda s: accounts.register(s, "bob", "correct horse", grant=1_000))  # any movement
-        held.moment = start + timedelta(minutes=2)  # ...and this one, on time
-        with pytest.raises(ProtectionError, match=r"stake limit of 50\.00"):
-            transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"player": 3_000}))
-        with sessions() as s:
-            assert protection.status(s, ann)["limits"][0]["used"] == 3_000
-    finally:
-        clock.use(previous)
+    def setup(s):
+        table = tables.create_table(s, "mini-c", "mini", betting_seconds=600, now=start)
+        ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
+        seating.sit(s, table.id, ann)
+        protection.set_limit(s, ann, "stake", "day", 5_000)
+        return table.id, ann
+    table_id, ann = transaction(sessions, setup)
+    held.advance(minutes=1)
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"banker": 3_000}))
+    held.moment = start - timedelta(minutes=50)  # a process whose wall clock is an hour behind...
+    transaction(sessions, lambda s: accounts.register(s, "bob", "correct horse", grant=1_000))  # any movement
+    held.moment = start + timedelta(minutes=2)  # ...and this one, on time
+    with pytest.raises(ProtectionError, match=r"stake limit of 50\.00"):
+        transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"player": 3_000}))
+    with sessions() as s:
+        assert protection.status(s, ann)["limits"][0]["used"] == 3_000
 
 
 def test_crediting_an_account_that_does_not_exist_is_404_and_says_what_to_do(client):
@@ -161,31 +148,21 @@ def test_crediting_an_account_that_does_not_exist_is_404_and_says_what_to_do(cli
     assert client.get("/api/operator/audit", headers=boss).json() == []
 
 
-def test_a_break_names_the_end_of_whichever_runs_longer(database_url):
+def test_a_break_names_the_end_of_whichever_runs_longer(manual_clock, sessions):
     """A six-week time-out taken late in a six-month self-exclusion runs past it: the refusal said
     "your self-exclusion runs until <its end> ... play again after that", and after that the player
     was still refused."""
     from datetime import timedelta
 
     from baccarat.server.playing import seating
-    from baccarat.server.storage import clock
-    from baccarat.server.storage.db import make_engine, session_factory
-    from baccarat.server.storage.migrate import upgrade
 
-    start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-    held = clock.ManualClock(start)
-    previous = clock.use(held)
-    try:
-        upgrade(database_url)
-        sessions = session_factory(make_engine(database_url))
-        ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
-        transaction(sessions, lambda s: seating.take_break(s, ann, months=6))
-        held.advance(days=170)
-        answer = transaction(sessions, lambda s: seating.take_break(s, ann, hours=1008))
-        assert answer["blocked"]["until"] == (held.now() + timedelta(hours=1008)).isoformat()
-        assert answer["blocked"]["kind"] == "time-out"
-    finally:
-        clock.use(previous)
+    held = manual_clock  # at 2026-11-22 12:00 UTC
+    ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
+    transaction(sessions, lambda s: seating.take_break(s, ann, months=6))
+    held.advance(days=170)
+    answer = transaction(sessions, lambda s: seating.take_break(s, ann, hours=1008))
+    assert answer["blocked"]["until"] == (held.now() + timedelta(hours=1008)).isoformat()
+    assert answer["blocked"]["kind"] == "time-out"
 
 
 def test_removing_a_limit_that_was_never_set_shows_no_limit_being_removed(client):
@@ -195,7 +172,7 @@ def test_removing_a_limit_that_was_never_set_shows_no_limit_being_removed(client
     assert answer.json()["limits"] == []
 
 
-def test_the_limits_never_tell_a_result_before_the_table_shows_it(database_url):
+def test_the_limits_never_tell_a_result_before_the_table_shows_it(manual_clock, sessions):
     """The balance and the reality check leave out payouts still to be shown; the limits' "used"
     and "left" counted them, so a player with a loss limit could read a win off them (or off a
     refusal's "X is left") while the cards were still being turned."""
@@ -203,39 +180,30 @@ def test_the_limits_never_tell_a_result_before_the_table_shows_it(database_url):
     from baccarat.server.playing import betting, seating, tables
     from baccarat.server.playing.dealer import deal_due
     from baccarat.server.playing.timeline import Pace
-    from baccarat.server.storage import clock
-    from baccarat.server.storage.db import make_engine, session_factory
-    from baccarat.server.storage.migrate import upgrade
 
-    start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-    held = clock.ManualClock(start)
-    previous = clock.use(held)
-    try:
-        upgrade(database_url)
-        sessions = session_factory(make_engine(database_url))
+    start = manual_clock.now()  # 2026-11-22 12:00 UTC
+    held = manual_clock
 
-        def setup(s):
-            table = tables.create_table(s, "mini-s", "mini", betting_seconds=10, pace=Pace(1, 2, 4), now=start)
-            ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
-            seating.sit(s, table.id, ann)
-            protection.set_limit(s, ann, "loss", "day", 5_000)
-            return table.id, ann
-        table_id, ann = transaction(sessions, setup)
-        # both sides: whichever wins (or a tie) pays, so the worst-case loss falls once results are in
-        transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"player": 1_000, "banker": 1_000}))
-        held.advance(seconds=11)
-        deal_due(sessions, now=held.now())  # dealt and settled now; shown card by card over seconds
-        with sessions() as s:
-            assert protection.status(s, ann, held.now())["limits"][0]["used"] == 2_000
-            assert protection.session_result(s, ann, start, held.now())["net"] == -2_000
-        held.advance(minutes=1)  # the result is on show now
-        with sessions() as s:
-            assert protection.status(s, ann, held.now())["limits"][0]["used"] <= 50
-    finally:
-        clock.use(previous)
+    def setup(s):
+        table = tables.create_table(s, "mini-s", "mini", betting_seconds=10, pace=Pace(1, 2, 4), now=start)
+        ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
+        seating.sit(s, table.id, ann)
+        protection.set_limit(s, ann, "loss", "day", 5_000)
+        return table.id, ann
+    table_id, ann = transaction(sessions, setup)
+    # both sides: whichever wins (or a tie) pays, so the worst-case loss falls once results are in
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"player": 1_000, "banker": 1_000}))
+    held.advance(seconds=11)
+    deal_due(sessions, now=held.now())  # dealt and settled now; shown card by card over seconds
+    with sessions() as s:
+        assert protection.status(s, ann, held.now())["limits"][0]["used"] == 2_000
+        assert protection.session_result(s, ann, start, held.now())["net"] == -2_000
+    held.advance(minutes=1)  # the result is on show now
+    with sessions() as s:
+        assert protection.status(s, ann, held.now())["limits"][0]["used"] <= 50
 
 
-def test_a_break_s_refusal_never_names_a_minute_it_still_runs_in(database_url):
+def test_a_break_s_refusal_never_names_a_minute_it_still_runs_in(manual_clock, sessions):
     """A time-out taken at 12:00:30 ends at 12:00:30 the next day; the refusal said "until 12:00",
     and at 12:00:10 the player, told to play again after that, was refused again."""
     from datetime import timedelta
@@ -243,23 +211,15 @@ def test_a_break_s_refusal_never_names_a_minute_it_still_runs_in(database_url):
     from baccarat.core.errors import ProtectionError
     from baccarat.server.house import protection
     from baccarat.server.playing import seating
-    from baccarat.server.storage import clock
-    from baccarat.server.storage.db import make_engine, session_factory
-    from baccarat.server.storage.migrate import upgrade
 
     start = datetime(2026, 11, 22, 12, 0, 30, tzinfo=UTC)
-    held = clock.ManualClock(start)
-    previous = clock.use(held)
-    try:
-        upgrade(database_url)
-        sessions = session_factory(make_engine(database_url))
-        ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
-        transaction(sessions, lambda s: seating.take_break(s, ann, hours=24))
-        held.moment = start + timedelta(hours=24, seconds=-20)  # 12:00:10 the next day
-        with sessions() as s, pytest.raises(ProtectionError, match="runs until 2026-11-23 12:01 UTC"):
-            protection.check_play(s, ann)
-    finally:
-        clock.use(previous)
+    held = manual_clock
+    held.moment = start
+    ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
+    transaction(sessions, lambda s: seating.take_break(s, ann, hours=24))
+    held.moment = start + timedelta(hours=24, seconds=-20)  # 12:00:10 the next day
+    with sessions() as s, pytest.raises(ProtectionError, match="runs until 2026-11-23 12:01 UTC"):
+        protection.check_play(s, ann)
 
 
 def test_a_limit_or_reality_check_is_removed_only_when_asked_with_null_not_when_left_out(client):
@@ -278,7 +238,7 @@ def test_a_limit_or_reality_check_is_removed_only_when_asked_with_null_not_when_
     assert [(limit["amount"], limit["pending_from"]) for limit in state["limits"]] == [(5_000, None)]
 
 
-def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(database_url):
+def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(manual_clock, sessions):
     """The page resends a command held while the socket was down with the same key; a bet names its
     round, so a late one is refused, but a decision does not: a Draw chosen for round 1 and resent
     during round 2's decisions stakes a Draw wager on a hand the player never saw."""
@@ -286,36 +246,27 @@ def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(database_u
     from baccarat.server.playing import betting, dealing, seating, tables
     from baccarat.server.playing.dealer import deal_due
     from baccarat.server.playing.timeline import Pace
-    from baccarat.server.storage import clock
-    from baccarat.server.storage.db import make_engine, session_factory
-    from baccarat.server.storage.migrate import upgrade
 
-    start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-    held = clock.ManualClock(start)
-    previous = clock.use(held)
-    try:
-        upgrade(database_url)
-        sessions = session_factory(make_engine(database_url))
+    start = manual_clock.now()  # 2026-11-22 12:00 UTC
+    held = manual_clock
 
-        def setup(s):
-            table = tables.create_table(s, "ld-d", "lucky-draw", paytable=1, betting_seconds=10, decision_seconds=10,
-                                        pace=Pace(0, 0, 0), now=start)
-            ann = accounts.register(s, "ann", "correct horse", grant=100_000).id
-            seating.sit(s, table.id, ann)
-            return table.id, ann
-        table_id, ann = transaction(sessions, setup)
-        for number in (1, 2):  # round 1's decision times out (she stands); round 2 reaches its decisions
-            transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"enter": 1_000}))
+    def setup(s):
+        table = tables.create_table(s, "ld-d", "lucky-draw", paytable=1, betting_seconds=10, decision_seconds=10,
+                                    pace=Pace(0, 0, 0), now=start)
+        ann = accounts.register(s, "ann", "correct horse", grant=100_000).id
+        seating.sit(s, table.id, ann)
+        return table.id, ann
+    table_id, ann = transaction(sessions, setup)
+    for number in (1, 2):  # round 1's decision times out (she stands); round 2 reaches its decisions
+        transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"enter": 1_000}))
+        held.advance(seconds=11)
+        deal_due(sessions, now=held.now())  # the first deal: decisions open
+        held.advance(seconds=1)
+        if number == 1:
             held.advance(seconds=11)
-            deal_due(sessions, now=held.now())  # the first deal: decisions open
-            held.advance(seconds=1)
-            if number == 1:
-                held.advance(seconds=11)
-                deal_due(sessions, now=held.now())  # nobody decided: round 1 is finished
-        with sessions() as s:
-            in_play = tables.round_in_play(s, table_id)
-            assert in_play is not None and (in_play.number, in_play.status) == (2, "decision")
-        with pytest.raises(IllegalActionError, match="round 1"):
-            transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", round_number=1))
-    finally:
-        clock.use(previous)
+            deal_due(sessions, now=held.now())  # nobody decided: round 1 is finished
+    with sessions() as s:
+        in_play = tables.round_in_play(s, table_id)
+        assert in_play is not None and (in_play.number, in_play.status) == (2, "decision")
+    with pytest.raises(IllegalActionError, match="round 1"):
+        transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", round_number=1))

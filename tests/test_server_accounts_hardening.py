@@ -208,9 +208,9 @@ def test_the_limiter_reserves_attempts_before_they_finish():
     assert Counter(results) == {"401": ratelimit.LOGIN_FAILURES, "429": 40 - ratelimit.LOGIN_FAILURES}
 
 
-def test_limits_per_username_and_per_address_say_how_long_to_wait():
-    now = [1000.0]
-    limiter = ratelimit.LoginLimiter(clock=lambda: now[0])
+def test_limits_per_username_and_per_address_say_how_long_to_wait(ticks):
+    ticks.value = 1000.0
+    limiter = ratelimit.LoginLimiter(clock=ticks)
 
     def fail(name: str, address: str) -> None:
         with pytest.raises(AuthenticationError), limiter.login(name, address):
@@ -218,11 +218,11 @@ def test_limits_per_username_and_per_address_say_how_long_to_wait():
 
     for n in range(ratelimit.LOGIN_FAILURES):
         fail("carol", f"198.51.100.{n}")
-        now[0] += 1
+        ticks.advance(1)
     with pytest.raises(RateLimitedError, match="for this username; try again in 50 seconds"), \
             limiter.login("carol", "198.51.100.99"):
         pass
-    now[0] += 50  # the first failure has left the window
+    ticks.advance(50)  # the first failure has left the window
     with limiter.login("carol", "198.51.100.99"):
         pass  # a right password: its place is given back
     with limiter.login("carol", "198.51.100.99"):

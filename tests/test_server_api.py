@@ -89,37 +89,27 @@ def test_bad_amounts_are_refused(client, amount):
     assert "Traceback" not in answer.text
 
 
-def test_serve_prints_its_address_and_answers(tmp_path: Path):
-    """The real command: a uvicorn process on a free port with SQLite in the data directory."""
-    import re
-    import shutil
+def test_serve_prints_its_address_and_answers(tmp_path: Path, serve):
+    """The real command: a uvicorn process on a free port with SQLite in the data directory (the ``serve``
+    fixture fails unless its first line is ``... ready at http://HOST:PORT ...``)."""
     import subprocess
-    import sys
 
     import httpx
 
-    exe = shutil.which("baccarat", path=str(Path(sys.executable).parent))
-    assert exe is not None
-    operator = subprocess.run([exe, "operator", "boss", "--data-dir", str(tmp_path)], input="correct horse\n",
+    from .server_kit import EXE
+
+    operator = subprocess.run([EXE, "operator", "boss", "--data-dir", str(tmp_path)], input="correct horse\n",
                               capture_output=True, text=True, timeout=60)
     assert operator.returncode == 0 and "operator boss created" in operator.stdout
-    server = subprocess.Popen([exe, "serve", "--port", "0", "--data-dir", str(tmp_path)], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        match = re.search(r"ready at (http://[0-9.]+:\d+)", line)
-        assert match, line
-        base = match.group(1)
-        assert httpx.get(f"{base}/health", timeout=10).json() == {"status": "ok"}
-        login = httpx.post(f"{base}/api/sessions", json={"username": "boss", "password": "correct horse"}, timeout=10)
-        token = login.json()["token"]
-        me = httpx.get(f"{base}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
-        assert me["role"] == "operator" and me["balance"] == 0
-        assert (tmp_path / "baccarat.sqlite3").exists()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    server = serve()
+    base = server.url
+    assert httpx.get(f"{base}/health", timeout=10).json() == {"status": "ok"}
+    login = httpx.post(f"{base}/api/sessions", json={"username": "boss", "password": "correct horse"}, timeout=10)
+    token = login.json()["token"]
+    me = httpx.get(f"{base}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
+    assert me["role"] == "operator" and me["balance"] == 0
+    assert (tmp_path / "baccarat.sqlite3").exists()
+    assert server.stderr() == ""  # no warning or error on stderr, before the ready line or after it
 
 
 def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):

@@ -15,19 +15,8 @@ from baccarat.core.errors import BetLimitError, InsufficientFundsError, UnknownW
 from baccarat.server.house import accounts, wallet
 from baccarat.server.live import group_commit as batch
 from baccarat.server.playing import betting, tables
-from baccarat.server.storage.db import make_engine, session_factory, transaction
-from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet
-
-
-@pytest.fixture
-def sessions(database_url: str):
-    upgrade(database_url)
-    engine = make_engine(database_url)
-    yield session_factory(engine)
-    with session_factory(engine)() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-    engine.dispose()
 
 
 def _table_and_players(sessions, count: int, grant: int = 1_000):

@@ -6,27 +6,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from sqlalchemy import event, func, select
 
 from baccarat.server.house import accounts, wallet
 from baccarat.server.playing import betting, seating, tables, views
 from baccarat.server.playing.dealer import deal_due
-from baccarat.server.storage.db import make_engine, session_factory, transaction
-from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, LedgerTransaction, Round, Settlement
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def engine(database_url: str):
-    upgrade(database_url)
-    engine = make_engine(database_url)
-    yield engine
-    with session_factory(engine)() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-    engine.dispose()
 
 
 def _players(sessions, count: int, prefix: str = "player") -> list[int]:
@@ -53,8 +41,7 @@ def _crowd(sessions, count: int) -> list[int]:
     return transaction(sessions, work)
 
 
-def test_a_player_bets_on_punto_banco_without_a_seat_and_is_settled(engine):
-    sessions = session_factory(engine)
+def test_a_player_bets_on_punto_banco_without_a_seat_and_is_settled(sessions):
     table_id = transaction(sessions, lambda s: tables.create_table(s, "ez-crowd", "ez", betting_seconds=10,
                                                                    now=T0).id)
     ann, ben = _players(sessions, 2)
@@ -79,8 +66,7 @@ def test_a_player_bets_on_punto_banco_without_a_seat_and_is_settled(engine):
         assert s.scalar(select(Bet.seat).where(Bet.account_id == ben)) == tables.NO_SEAT
 
 
-def test_500_bettors_settle_in_one_transaction_with_one_ledger_movement(engine):
-    sessions = session_factory(engine)
+def test_500_bettors_settle_in_one_transaction_with_one_ledger_movement(engine, sessions):
     table_id = transaction(sessions, lambda s: tables.create_table(s, "ez-burst", "ez", betting_seconds=10,
                                                                    now=T0).id)
     crowd = _crowd(sessions, 500)

@@ -9,8 +9,6 @@ import hashlib
 import json
 import logging
 import re
-import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -34,6 +32,9 @@ from baccarat.server.live import sockets as live
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Token
 from baccarat.server.storage.settings import Settings, parse_origins
+
+from . import server_kit
+from .server_kit import Served
 
 PASSWORD = "correct horse"
 
@@ -295,32 +296,27 @@ uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=live.MAX_FRA
 
 
 @pytest.fixture(params=["uvicorn", "baccarat serve"])
-def real_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, int, Path]]:
-    """A real server in a process of its own: its address, process id and log file.  ``uvicorn``: started
-    with ``ws_max_size=live.MAX_FRAME`` here; ``baccarat serve``: the command as shipped."""
+def real_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, int, Served]]:
+    """A real server in a process of its own: its address, process id and the process (its stderr in a
+    log file).  ``uvicorn``: started with ``ws_max_size=live.MAX_FRAME`` here; ``baccarat serve``: the
+    command as shipped."""
     log = tmp_path / "server.log"
     if request.param == "uvicorn":
         command = [sys.executable, "-c", SERVER, str(tmp_path / "data")]
     else:
-        exe = shutil.which("baccarat", path=str(Path(sys.executable).parent)) or "baccarat"
-        command = [exe, "serve", "--port", "0", "--data-dir", str(tmp_path / "data"), "--betting-seconds", "600"]
-    with log.open("w") as errors:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True)
+        command = server_kit.serve_command("--betting-seconds", "600", data_dir=tmp_path / "data")
+    server = server_kit.start(command, log=log)
     try:
-        assert process.stdout is not None
-        match = re.search(r"(http://[0-9.]+:\d+)", process.stdout.readline())
-        assert match, log.read_text()
-        base = match.group(1)
+        base = server.url
         for _ in range(200):
             try:
                 if httpx.get(base + "/health").status_code == 200:
                     break
             except httpx.HTTPError:
                 time.sleep(0.05)
-        yield base, process.pid, log
+        yield base, server.pid, server
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        server.stop()
 
 
 def _rss(pid: int, field: str = "VmRSS") -> int:
@@ -336,7 +332,7 @@ def test_16_mb_first_frames_are_refused_before_they_are_buffered(real_server):
     from websockets.asyncio.client import connect as ws_connect
     from websockets.exceptions import ConnectionClosed
 
-    base, pid, log = real_server
+    base, pid, server = real_server
     url = base.replace("http://", "ws://") + "/ws/tables/2"
     httpx.post(base + "/api/accounts", json={"username": "yuri", "password": PASSWORD})
     token = httpx.post(base + "/api/sessions", json={"username": "yuri", "password": PASSWORD}).json()["token"]
@@ -373,7 +369,7 @@ def test_16_mb_first_frames_are_refused_before_they_are_buffered(real_server):
     assert codes == [1009] * 8
     assert grown < 8 * 2**20, f"the server's RSS grew by {grown / 2**20:.1f} MiB under 8 frames of 16 MB"
     assert asyncio.run(play()) == "state"  # and it still serves
-    assert "Traceback" not in log.read_text()
+    assert "Traceback" not in server.stderr()
 
 
 # --- 4. sockets per account ---------------------------------------------------------------------

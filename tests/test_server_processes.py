@@ -4,8 +4,6 @@ that come from PostgreSQL LISTEN/NOTIFY, across processes, with polling turned o
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
 import subprocess
 import sys
@@ -25,24 +23,6 @@ from baccarat.server.storage.db import connect
 EXE = shutil.which("baccarat", path=str(Path(sys.executable).parent))
 
 
-def _start(*options: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
-    assert EXE is not None
-    server = subprocess.Popen([EXE, "serve", "--port", "0", *options], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True, env={**os.environ, **(env or {})})
-    assert server.stdout is not None
-    line = server.stdout.readline()
-    match = re.search(r"ready at (http://[0-9.]+:\d+)", line)
-    assert match, line
-    return server, match.group(1)
-
-
-def _stop(*servers: subprocess.Popen[str]) -> None:
-    for server in servers:
-        server.terminate()
-    for server in servers:
-        server.wait(timeout=30)
-
-
 def test_workers_are_refused_on_sqlite_in_words(tmp_path: Path):
     assert EXE is not None
     done = subprocess.run([EXE, "serve", "--workers", "2", "--data-dir", str(tmp_path)], capture_output=True,
@@ -52,27 +32,24 @@ def test_workers_are_refused_on_sqlite_in_words(tmp_path: Path):
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_workers_share_the_address_and_one_of_them_deals(database_url: str, tmp_path: Path):
-    server, base = _start("--workers", "2", "--database", database_url, "--data-dir", str(tmp_path))
-    try:
-        seen: dict[int, dict] = {}
-        deadline = time.monotonic() + 30
-        while len(seen) < 2 and time.monotonic() < deadline:
-            with httpx.Client(base_url=base, timeout=5) as client:  # a new connection each time
-                state = client.get("/api/server").json()
-            seen[state["process"]] = state
-        assert len(seen) == 2, seen  # both processes answer
-        time.sleep(0.6)  # the election settles (followers try every 0.25 s)
-        dealers = set()
-        for _ in range(40):
-            with httpx.Client(base_url=base, timeout=5) as client:
-                state = client.get("/api/server").json()
-            if state["dealer"]:
-                dealers.add(state["process"])
-            assert state["pushes"] == "notify"
-        assert len(dealers) == 1  # exactly one of them deals
-    finally:
-        _stop(server)
+def test_workers_share_the_address_and_one_of_them_deals(database_url: str, serve):
+    base = serve("--workers", "2", "--database", database_url).url
+    seen: dict[int, dict] = {}
+    deadline = time.monotonic() + 30
+    while len(seen) < 2 and time.monotonic() < deadline:
+        with httpx.Client(base_url=base, timeout=5) as client:  # a new connection each time
+            state = client.get("/api/server").json()
+        seen[state["process"]] = state
+    assert len(seen) == 2, seen  # both processes answer
+    time.sleep(0.6)  # the election settles (followers try every 0.25 s)
+    dealers = set()
+    for _ in range(40):
+        with httpx.Client(base_url=base, timeout=5) as client:
+            state = client.get("/api/server").json()
+        if state["dealer"]:
+            dealers.add(state["process"])
+        assert state["pushes"] == "notify"
+    assert len(dealers) == 1  # exactly one of them deals
 
 
 def _socket_user(base: str, name: str) -> str:
@@ -82,36 +59,31 @@ def _socket_user(base: str, name: str) -> str:
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_pushes_come_from_notifications_across_processes_with_polling_off(database_url: str, tmp_path: Path):
+def test_pushes_come_from_notifications_across_processes_with_polling_off(database_url: str, serve):
     no_polling = {"BACCARAT_RESYNC_SECONDS": "3600"}  # a table is read only when notified (or at its timeline)
-    first, base_a = _start("--database", database_url, "--data-dir", str(tmp_path), "--betting-seconds", "600",
-                           env=no_polling)
-    second, base_b = _start("--database", database_url, "--data-dir", str(tmp_path), "--betting-seconds", "600",
-                            env=no_polling)
-    try:
-        watcher, bettor = _socket_user(base_a, "watcher"), _socket_user(base_b, "bettor")
-        with ws_connect(base_a.replace("http", "ws") + "/ws/tables/2") as socket:
-            socket.send(json.dumps({"type": "auth", "token": watcher}))
-            state = json.loads(socket.recv(timeout=5))
-            assert state["table"]["bettors"] == 0
-            # a change written without a notification is not seen: nothing polls
-            with connect(database_url) as sessions, sessions.begin() as s:
-                s.execute(text("INSERT INTO announcements (table_id, at, kind, text) VALUES (2, :at, 'seated', "
-                               "'a quiet change')"), {"at": datetime.now(UTC)})
-            with pytest.raises(TimeoutError):
-                socket.recv(timeout=1.5)
-            # a bet through the other process: its commit notifies, this process pushes at once
-            started = time.monotonic()
-            with httpx.Client(base_url=base_b, timeout=10) as client:
-                placed = client.post("/api/tables/2/bets", json={"bets": {"player": 300}},
-                                     headers={"Authorization": f"Bearer {bettor}", "Idempotency-Key": "notify-0001"})
-            assert placed.status_code == 201, placed.text  # no seat needed on punto banco
-            pushed = json.loads(socket.recv(timeout=2))
-            assert time.monotonic() - started < 2
-            assert pushed["table"]["bettors"] == 1 and pushed["table"]["spots"]["player"]["total"] == 300
-            assert "a quiet change" in [a["text"] for a in pushed["table"]["announcements"]]  # read now, with it
-    finally:
-        _stop(first, second)
+    base_a = serve("--database", database_url, "--betting-seconds", "600", env=no_polling).url
+    base_b = serve("--database", database_url, "--betting-seconds", "600", env=no_polling).url
+    watcher, bettor = _socket_user(base_a, "watcher"), _socket_user(base_b, "bettor")
+    with ws_connect(base_a.replace("http", "ws") + "/ws/tables/2") as socket:
+        socket.send(json.dumps({"type": "auth", "token": watcher}))
+        state = json.loads(socket.recv(timeout=5))
+        assert state["table"]["bettors"] == 0
+        # a change written without a notification is not seen: nothing polls
+        with connect(database_url) as sessions, sessions.begin() as s:
+            s.execute(text("INSERT INTO announcements (table_id, at, kind, text) VALUES (2, :at, 'seated', "
+                           "'a quiet change')"), {"at": datetime.now(UTC)})
+        with pytest.raises(TimeoutError):
+            socket.recv(timeout=1.5)
+        # a bet through the other process: its commit notifies, this process pushes at once
+        started = time.monotonic()
+        with httpx.Client(base_url=base_b, timeout=10) as client:
+            placed = client.post("/api/tables/2/bets", json={"bets": {"player": 300}},
+                                 headers={"Authorization": f"Bearer {bettor}", "Idempotency-Key": "notify-0001"})
+        assert placed.status_code == 201, placed.text  # no seat needed on punto banco
+        pushed = json.loads(socket.recv(timeout=2))
+        assert time.monotonic() - started < 2
+        assert pushed["table"]["bettors"] == 1 and pushed["table"]["spots"]["player"]["total"] == 300
+        assert "a quiet change" in [a["text"] for a in pushed["table"]["announcements"]]  # read now, with it
 
 
 def test_a_served_process_freezes_its_start_up_objects_and_collects_less_often():

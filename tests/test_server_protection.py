@@ -19,7 +19,6 @@ from baccarat.server.house import accounts, protection, wallet
 from baccarat.server.playing import betting, dealing, seating, tables
 from baccarat.server.playing.dealer import deal_due
 from baccarat.server.playing.timeline import Pace
-from baccarat.server.storage import clock
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Bet
 from baccarat.server.storage.settings import Settings
@@ -28,16 +27,13 @@ T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def manual():
-    """The server's clock, held at T0 + 1 s until a test moves it."""
-    held = clock.ManualClock(T0 + timedelta(seconds=1))
-    previous = clock.use(held)
-    yield held
-    clock.use(previous)
+def clock_start():
+    """The server's clock (``manual_clock``) is held at T0 + 1 s until a test moves it."""
+    return T0 + timedelta(seconds=1)
 
 
 @pytest.fixture
-def sessions(manual, sessions):
+def sessions(manual_clock, sessions):
     return sessions
 
 
@@ -77,14 +73,14 @@ def test_a_bet_that_would_pass_a_loss_limit_is_refused_naming_the_limit_and_what
         _bet(sessions, table_id, ann, {"tie": 100})
 
 
-def test_loss_counts_settled_results_and_stakes_outstanding_and_a_stake_limit_counts_stakes(sessions, manual):
+def test_loss_counts_settled_results_and_stakes_outstanding_and_a_stake_limit_counts_stakes(sessions, manual_clock):
     table_id, ann = _setup(sessions, betting_seconds=10)
     _limit(sessions, ann, "loss", "week", 10_000)
     _limit(sessions, ann, "stake", "day", 12_000)
     _bet(sessions, table_id, ann, {"banker": 5_000, "player": 5_000})  # one of the two wins (or a tie pushes)
-    manual.advance(seconds=15)
-    assert deal_due(sessions, now=manual.now()) == 1
-    manual.advance(seconds=10)  # the next round takes bets after the results pause
+    manual_clock.advance(seconds=15)
+    assert deal_due(sessions, now=manual_clock.now()) == 1
+    manual_clock.advance(seconds=10)  # the next round takes bets after the results pause
     with sessions() as s:
         state = {(item["kind"], item["period"]): item for item in protection.status(s, ann)["limits"]}
         net = wallet.balance(s, ann) - 1_000_000
@@ -92,12 +88,12 @@ def test_loss_counts_settled_results_and_stakes_outstanding_and_a_stake_limit_co
     assert state["loss", "week"]["used"] == max(-net, 0)  # the settled result, nothing outstanding
     with pytest.raises(ProtectionError, match=re.escape("stake limit of 120.00 per 24 hours: 20.00 is left")):
         _bet(sessions, table_id, ann, {"banker": 2_100})
-    manual.advance(days=1, seconds=1)  # the day's stakes leave the rolling window, the week's loss does not
-    deal_due(sessions, now=manual.now())  # the idle round ends, the next opens now
+    manual_clock.advance(days=1, seconds=1)  # the day's stakes leave the rolling window, the week's loss does not
+    deal_due(sessions, now=manual_clock.now())  # the idle round ends, the next opens now
     _bet(sessions, table_id, ann, {"banker": 2_100})
 
 
-def test_a_tighter_limit_applies_at_once_and_a_looser_one_after_24_hours(sessions, manual):
+def test_a_tighter_limit_applies_at_once_and_a_looser_one_after_24_hours(sessions, manual_clock):
     table_id, ann = _setup(sessions)
     _limit(sessions, ann, "stake", "month", 10_000)
     _limit(sessions, ann, "stake", "month", 4_000)  # lower: at once
@@ -106,12 +102,12 @@ def test_a_tighter_limit_applies_at_once_and_a_looser_one_after_24_hours(session
     answer = _limit(sessions, ann, "stake", "month", 9_000)  # higher: waits
     (limit,) = answer["limits"]
     assert limit["amount"] == 4_000 and limit["pending"] == 9_000
-    assert limit["pending_from"] == (manual.now() + timedelta(hours=24)).isoformat()
-    manual.advance(hours=23, minutes=59)
-    deal_due(sessions, now=manual.now())  # the round without bets ends; the next opens now
+    assert limit["pending_from"] == (manual_clock.now() + timedelta(hours=24)).isoformat()
+    manual_clock.advance(hours=23, minutes=59)
+    deal_due(sessions, now=manual_clock.now())  # the round without bets ends; the next opens now
     with pytest.raises(ProtectionError, match=re.escape("stake limit of 40.00")):
         _bet(sessions, table_id, ann, {"banker": 5_000})
-    manual.advance(minutes=1)
+    manual_clock.advance(minutes=1)
     _bet(sessions, table_id, ann, {"banker": 5_000})  # 24 hours later the higher limit holds
     # removing a limit is looser too: it waits; a lower one asked meanwhile cancels the wait
     answer = _limit(sessions, ann, "stake", "month", None)
@@ -119,7 +115,7 @@ def test_a_tighter_limit_applies_at_once_and_a_looser_one_after_24_hours(session
     _limit(sessions, ann, "stake", "month", 6_000)
     with pytest.raises(ProtectionError, match=re.escape("stake limit of 60.00 per 30 days: 10.00 is left")):
         _bet(sessions, table_id, ann, {"banker": 1_100})
-    manual.advance(hours=25)
+    manual_clock.advance(hours=25)
     with sessions() as s:
         assert protection.status(s, ann)["limits"][0]["amount"] == 6_000  # the removal was withdrawn
 
@@ -174,7 +170,7 @@ def test_bad_breaks_are_refused(sessions, hours, months, words):
         assert protection.status(s, ann)["blocked"] is None
 
 
-def test_self_exclusion_runs_calendar_months_and_is_never_shortened(sessions, manual):
+def test_self_exclusion_runs_calendar_months_and_is_never_shortened(sessions, manual_clock):
     _, ann = _setup(sessions)
     answer = transaction(sessions, lambda s: seating.take_break(s, ann, months=6))
     assert answer["blocked"] == {"kind": "self-exclusion", "until": "2027-05-22T12:00:01+00:00"}
@@ -185,7 +181,7 @@ def test_self_exclusion_runs_calendar_months_and_is_never_shortened(sessions, ma
 
 
 @pytest.fixture
-def client(tmp_path: Path, manual):
+def client(tmp_path: Path, manual_clock):
     settings = Settings(data_dir=tmp_path, betting_seconds=600)
     with TestClient(create_app(settings)) as test_client:
         test_client.settings = settings  # type: ignore[attr-defined]
@@ -200,13 +196,14 @@ def _player(client: TestClient, name: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def test_a_time_out_blocks_sitting_and_betting_over_rest_and_websocket_but_not_looking(client, manual):
+def test_a_time_out_blocks_sitting_and_betting_over_rest_and_websocket_but_not_looking(client, manual_clock):
     ivy = _player(client, "ivy")
     assert client.post("/api/tables/2/seats", json={}, headers=ivy).status_code == 201
     client.post("/api/tables/2/bets", json={"bets": {"banker": 500}}, headers={**ivy, "Idempotency-Key": "ivy-0001"})
     taken = client.post("/api/protection/break", json={"hours": 48}, headers=ivy)
     assert taken.status_code == 201, taken.text
-    assert taken.json()["blocked"] == {"kind": "time-out", "until": (manual.now() + timedelta(hours=48)).isoformat()}
+    assert taken.json()["blocked"] == {"kind": "time-out",
+                                       "until": (manual_clock.now() + timedelta(hours=48)).isoformat()}
     refused = client.post("/api/tables/2/bets", json={"bets": {"banker": 500}},
                           headers={**ivy, "Idempotency-Key": "ivy-0002"})
     assert refused.status_code == 409 and refused.json()["error"] == "ProtectionError"
@@ -227,7 +224,7 @@ def test_a_time_out_blocks_sitting_and_betting_over_rest_and_websocket_but_not_l
     # asking for a shorter break changes nothing; no route lifts it
     client.post("/api/protection/break", json={"hours": 24}, headers=ivy)
     assert client.get("/api/protection", headers=ivy).json()["blocked"]["until"] == taken.json()["blocked"]["until"]
-    manual.advance(hours=48, seconds=1)
+    manual_clock.advance(hours=48, seconds=1)
     token = client.post("/api/sessions", json={"username": "ivy", "password": "correct horse"}).json()["token"]
     again = {"Authorization": f"Bearer {token}"}  # the old session expired meanwhile
     assert client.post("/api/tables/1/seats", json={}, headers=again).status_code == 201  # over: play again
@@ -246,18 +243,18 @@ def test_protection_routes_refuse_bad_bodies_in_words(client):
     assert client.get("/api/protection").status_code == 401
 
 
-def test_the_reality_check_tells_time_played_and_net_since_login(client, manual):
+def test_the_reality_check_tells_time_played_and_net_since_login(client, manual_clock):
     ivy = _player(client, "ivy")
     assert client.put("/api/protection/reality-check", json={"minutes": 15}, headers=ivy).json()[
         "reality_minutes"] == 15
     client.post("/api/tables/2/seats", json={}, headers=ivy)
     client.post("/api/tables/2/bets", json={"bets": {"banker": 700}}, headers={**ivy, "Idempotency-Key": "ivy-0001"})
-    manual.advance(minutes=16)
+    manual_clock.advance(minutes=16)
     session = client.get("/api/protection", headers=ivy).json()["session"]
     assert session["minutes"] == 16 and session["net"] == -700 and session["staked"] == 700
 
 
-def test_lucky_draw_s_draw_counts_as_a_stake_and_standing_is_never_refused(sessions, manual):
+def test_lucky_draw_s_draw_counts_as_a_stake_and_standing_is_never_refused(sessions, manual_clock):
     def work(s):
         table = tables.create_table(s, "ld-p", "lucky-draw", paytable=1, betting_seconds=10, decision_seconds=30,
                                     pace=Pace(0, 0, 0), now=T0)
@@ -269,9 +266,9 @@ def test_lucky_draw_s_draw_counts_as_a_stake_and_standing_is_never_refused(sessi
     for player in (ann, bob):
         _limit(sessions, player, "stake", "day", 1_500)
         _bet(sessions, table_id, player, {"enter": 1_000})
-    manual.advance(seconds=11)
-    deal_due(sessions, now=manual.now())  # the first deal: the decisions open
-    manual.advance(seconds=1)
+    manual_clock.advance(seconds=11)
+    deal_due(sessions, now=manual_clock.now())  # the first deal: the decisions open
+    manual_clock.advance(seconds=1)
     with pytest.raises(ProtectionError, match=re.escape("stake limit of 15.00 per 24 hours: 5.00 is left")):
         transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw"))
     assert transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "stand"))["action"] == "stand"
@@ -281,5 +278,5 @@ def test_lucky_draw_s_draw_counts_as_a_stake_and_standing_is_never_refused(sessi
     assert transaction(sessions, lambda s: dealing.decide(s, table_id, bob, "stand"))["action"] == "stand"
     with sessions() as s:  # Bob's seat is kept until his round is settled; Ann's Draw stake was never taken
         assert s.scalar(select(func.count(Bet.id)).where(Bet.wager == "draw")) == 0
-    manual.advance(seconds=1)
-    deal_due(sessions, now=manual.now())
+    manual_clock.advance(seconds=1)
+    deal_due(sessions, now=manual_clock.now())

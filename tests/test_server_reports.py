@@ -23,7 +23,6 @@ from baccarat.server.operator import reports as reports
 from baccarat.server.playing import betting, dealing, seating, tables
 from baccarat.server.playing.dealer import deal_due
 from baccarat.server.playing.timeline import Pace
-from baccarat.server.storage import clock
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, GameTable, LedgerTransaction, Posting, Round, Settlement
 
@@ -32,15 +31,13 @@ INSTANT = Pace(0, 0, 0)
 
 
 @pytest.fixture
-def manual():
-    held = clock.ManualClock(T0)
-    previous = clock.use(held)
-    yield held
-    clock.use(previous)
+def clock_start():
+    """The server's clock (``manual_clock``) starts at T0."""
+    return T0
 
 
 @pytest.fixture
-def sessions(manual, sessions):
+def sessions(manual_clock, sessions):
     return sessions
 
 
@@ -52,7 +49,7 @@ PLAN = {
 }
 
 
-def _play(sessions, manual) -> dict[str, int]:
+def _play(sessions, manual_clock) -> dict[str, int]:
     """Twelve rounds at each game's table across midnight, three players each, some Lucky Draw
     seats drawing, and one round voided by an operator; returns the table ids."""
     def setup(s):
@@ -73,13 +70,13 @@ def _play(sessions, manual) -> dict[str, int]:
         if number == 5:  # a misdeal at the mini table: every stake goes back
             transaction(sessions, lambda s: operations.void_round(
                 s, "test", ids["mini"], tables.open_round(s, ids["mini"]).number, reason="misdeal"))
-        manual.advance(seconds=31)
-        deal_due(sessions, now=manual.now())
-        manual.advance(seconds=1)
+        manual_clock.advance(seconds=31)
+        deal_due(sessions, now=manual_clock.now())
+        manual_clock.advance(seconds=1)
         for player in players[: number % 3]:  # some Lucky Draw seats draw, the rest stand at the deadline
             transaction(sessions, lambda s, p=player: dealing.decide(s, ids["lucky-draw"], p, "draw"))
-        manual.advance(seconds=31)
-        deal_due(sessions, now=manual.now())
+        manual_clock.advance(seconds=31)
+        deal_due(sessions, now=manual_clock.now())
     assert boss
     return ids
 
@@ -105,8 +102,8 @@ def _ledger_sums(s) -> dict[tuple[str, int], dict[str, int]]:
     return dict(sums)
 
 
-def test_every_report_equals_sums_recomputed_from_the_ledger(sessions, manual):
-    ids = _play(sessions, manual)
+def test_every_report_equals_sums_recomputed_from_the_ledger(sessions, manual_clock):
+    ids = _play(sessions, manual_clock)
     with sessions() as s:
         report = reports.tables_report(s, T0.date(), T0.date() + timedelta(days=1))
         ledger = _ledger_sums(s)
@@ -135,8 +132,8 @@ def test_every_report_equals_sums_recomputed_from_the_ledger(sessions, manual):
     assert any(row["wager"] == "draw" and row["bets"] > 0 for row in wagers["rows"])  # the seats that drew
 
 
-def test_theoretical_win_is_each_stake_times_its_exact_house_edge(sessions, manual):
-    ids = _play(sessions, manual)
+def test_theoretical_win_is_each_stake_times_its_exact_house_edge(sessions, manual_clock):
+    ids = _play(sessions, manual_clock)
     edges = {}
     for game in PLAN:
         decks = 6 if game == "ez" else 8
@@ -159,8 +156,8 @@ def test_theoretical_win_is_each_stake_times_its_exact_house_edge(sessions, manu
     assert set(expected) == set(ids.values())
 
 
-def test_a_statement_follows_the_balance_and_recall_shows_the_round(sessions, manual):
-    ids = _play(sessions, manual)
+def test_a_statement_follows_the_balance_and_recall_shows_the_round(sessions, manual_clock):
+    ids = _play(sessions, manual_clock)
     with sessions() as s:
         ann = lookup.find_players(s, "AN")[0]
         assert ann["username"] == "ann"
