@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime
 from functools import lru_cache
@@ -235,7 +235,7 @@ def _json_value(value: Any) -> Any:
     raise TypeError(f"no JSON form for {type(value).__name__} in a row")
 
 
-def given(rows: list[dict[str, Any]]) -> dict[str, str]:
+def given(rows: Sequence[Mapping[str, object]]) -> dict[str, str]:
     """The parameter of :func:`unnested` for ``rows`` (the same keys in each, column names)."""
     return {"given": json.dumps(rows, default=_json_value, separators=(",", ":"))}
 
@@ -246,7 +246,7 @@ def _insert_unnested(table: Table, columns: tuple[str, ...]) -> Any:
     return insert(table).from_select(list(columns), select(*(given.c[name] for name in columns)))
 
 
-def insert_rows(connection: Any, table: Table, rows: list[dict[str, Any]]) -> None:
+def insert_rows(connection: Any, table: Table, rows: Sequence[Mapping[str, object]]) -> None:
     """``rows`` (the same keys in each, column names) into ``table``.
 
     On PostgreSQL in one statement, the rows as one JSON parameter (:func:`unnested`): an ``executemany`` sends
