@@ -117,7 +117,8 @@ def test_a_chunked_body_is_cut_off_at_the_limit_not_read_whole(served: Served):
     status, headers, content, sent = _exchange(served, POST_CHUNKED, _chunked(64 * 2**20))
     grown = _peak_rss_mb(served) - before
     assert status == 413, content
-    assert json.loads(content) == {"error": "TooLarge", "detail": f"request bodies are at most {MAX_BODY} bytes",
+    assert json.loads(content) == {"error": "TooLarge", "code": "request.too_large", "params": {"limit": MAX_BODY},
+                                   "detail": f"request bodies are at most {MAX_BODY} bytes",
                                    "message": f"request bodies are at most {MAX_BODY} bytes"}
     assert headers.get("connection") == "close"  # stop taking the rest of it
     assert grown < 16, f"the server grew {grown:.0f} MB on a body it refused ({sent / 2**20:.0f} MB sent)"
@@ -249,12 +250,14 @@ def test_no_other_body_field_is_coerced(client: TestClient):
 def test_the_framework_s_own_refusals_have_the_error_shape(client: TestClient):
     missing = client.get("/api/no-such-thing")
     assert missing.status_code == 404
-    assert missing.json() == {"error": "NotFound", "detail": "there is nothing at this address",
+    assert missing.json() == {"error": "NotFound", "code": "request.not_found", "params": {},
+                              "detail": "there is nothing at this address",
                               "message": "there is nothing at this address"}  # the code, and words
     assert client.get("/static/no-such-file.js").json()["error"] == "NotFound"
     wrong = client.delete("/api/tables")
     assert wrong.status_code == 405 and wrong.headers["allow"] == "GET"
-    assert wrong.json() == {"error": "MethodNotAllowed",
+    assert wrong.json() == {"error": "MethodNotAllowed", "code": "request.method_not_allowed",
+                            "params": {"method": "DELETE", "allowed": "GET"},
                             "detail": "this address does not answer DELETE; it answers GET",
                             "message": "this address does not answer DELETE; it answers GET"}
     unreadable = client.post("/api/accounts", content=b'{"username": "\xff\xfe", "password": "x"}',
@@ -264,13 +267,17 @@ def test_the_framework_s_own_refusals_have_the_error_shape(client: TestClient):
     malformed = client.post("/api/accounts", content=b'{"username": ', headers={"Content-Type": "application/json"})
     assert malformed.status_code == 422
     assert malformed.json()["error"] == "InvalidRequest"
+    assert unreadable.json()["code"] == "request.unreadable"
     assert malformed.json()["detail"][0]["field"] == "body"
     assert malformed.json()["detail"][0]["problem"].startswith("the body is not valid JSON")
     declared = client.post("/api/accounts", content=b" " * (MAX_BODY + 1), headers={"Content-Type": "application/json"})
     assert declared.status_code == 413 and declared.json()["error"] == "TooLarge"
 
+    assert malformed.json()["code"] == "request.invalid"
+    assert malformed.json()["params"] == {"field": "body", "problem": "json_invalid"}
 
 # --- storage faults -----------------------------------------------------------------------
+    assert declared.json()["code"] == "request.too_large" and declared.json()["params"] == {"limit": MAX_BODY}
 
 
 def _sqlite_error(tmp_path: Path, how: str) -> OperationalError:
@@ -410,7 +417,7 @@ def test_a_database_that_turns_read_only_mid_run_is_503_with_retry_after(tmp_pat
             read_only.dispose()
         for answer in answers:
             assert answer.status_code == 503, answer.text
-            assert answer.json() == {"error": "Unavailable",
+            assert answer.json() == {"error": "Unavailable", "code": "server.unavailable", "params": {},
                                      "detail": "the table server cannot save right now; try again in a moment",
                                      "message": "the table server cannot save right now; try again in a moment"}
             assert answer.headers["retry-after"] == str(RETRY_AFTER)
@@ -443,7 +450,8 @@ def test_other_database_errors_stay_internal_errors(client: TestClient, monkeypa
 
     monkeypatch.setattr(views, "table_view", broken)
     answer = client.get("/api/tables/1")
-    assert answer.status_code == 500 and answer.json() == {"error": "InternalError", "detail": "internal error",
+    assert answer.status_code == 500 and answer.json() == {"error": "InternalError", "code": "server.error",
+                                                           "params": {}, "detail": "internal error",
                                                            "message": "something went wrong on the server: try again"}
 
     def down(*_: object, **__: object) -> None:

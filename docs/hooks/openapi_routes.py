@@ -3,9 +3,9 @@
 * ``<!-- routes -->`` becomes a table of every REST route (method, path, summary) read from the table
   server's own OpenAPI schema: the app is built with ``create_app`` (never started: no database is
   opened) and asked for ``.openapi()``.  If the app cannot be built the build fails and says why.
-* ``<!-- refusal-codes -->`` becomes a table of the refusal codes (code, English message) from the
-  catalogue ``CATALOGUE`` (code -> English template) of the refusal codes module, or nothing where
-  there is no such catalogue yet.
+* ``<!-- refusal-codes -->`` becomes a table of every code the server sends (refusals, the reasons a hand
+  drew or stood, table news, the words of parameters) with its English template, from
+  :data:`baccarat.core.messages.CATALOGUE`.  If the catalogue cannot be read the build fails and says why.
 
 Registered in ``mkdocs.yml`` under ``hooks:``.
 """
@@ -27,8 +27,8 @@ CODES_MARKER = "<!-- refusal-codes -->"
 APP_MODULES = ("baccarat.server.api.app", "baccarat.server.app")
 #: Where the settings class may live.
 SETTINGS_MODULES = ("baccarat.server.storage.settings", "baccarat.server.settings")
-#: Where the catalogue of refusal codes may live.
-CODE_MODULES = ("baccarat.server.api.refusal_codes", "baccarat.server.refusal_codes")
+#: Where the catalogue of codes lives.
+CODE_MODULES = ("baccarat.core.messages",)
 
 METHOD_ORDER = ("get", "post", "put", "patch", "delete")
 
@@ -108,13 +108,19 @@ def routes_table() -> str:
     return _routes_table
 
 
+def _literal(text: str) -> str:
+    """Text as a code span inside one cell of a markdown table (kept as written: no escapes but the pipe)."""
+    return "`" + " ".join(text.split()).replace("|", "\\|") + "`"
+
+
 def codes_table() -> str:
-    module, _ = _first_importable(CODE_MODULES)
+    module, problems = _first_importable(CODE_MODULES)
     catalogue = getattr(module, "CATALOGUE", None) if module is not None else None
     if not isinstance(catalogue, dict) or not catalogue:
-        return ""
-    rows = [f"| `{_cell(str(code))}` | {_cell(str(message))} |" for code, message in sorted(catalogue.items())]
-    return "\n".join(["| code | message (English) |", "|---|---|", *rows])
+        detail = "; ".join(problems) or f"{CODE_MODULES[0]} has no CATALOGUE"
+        raise PluginError(f"docs/hooks/openapi_routes.py: cannot read the catalogue of codes ({detail})")
+    rows = [f"| {_literal(str(code))} | {_literal(str(template))} |" for code, template in sorted(catalogue.items())]
+    return "\n".join(["| code | English template |", "|---|---|", *rows])
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:

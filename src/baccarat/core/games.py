@@ -69,10 +69,10 @@ class TableLimits:
 
     def __post_init__(self) -> None:
         if not isinstance(self.minimum, int) or self.minimum <= 0:
-            raise ConfigurationError(f"table minimum must be a positive amount, got {self.minimum!r}")
+            raise ConfigurationError.coded("limits.minimum", minimum=self.minimum)
         for code, maximum in self.maximums.items():
             if not isinstance(maximum, int) or maximum < self.minimum:
-                raise ConfigurationError(f"maximum for {code} must be at least the table minimum")
+                raise ConfigurationError.coded("limits.maximum_below_minimum", wager=code)
         object.__setattr__(self, "maximums", MappingProxyType(dict(self.maximums)))
 
     def maximum(self, code: str) -> int | None:

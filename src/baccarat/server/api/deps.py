@@ -60,11 +60,12 @@ def me(request: Request, token: str | None) -> Account:
     return look(request, lambda s: accounts.authenticate(s, token))
 
 
-def operator(request: Request, token: str | None, what: str) -> Account:
-    """The operator's account, or 403 saying ``only an operator may <what>``."""
+def operator(request: Request, token: str | None, action: str) -> Account:
+    """The operator's account, or 403 saying that only an operator may do ``action`` (``open_tables``,
+    ``close_tables``, ``change_limits``, ``void_rounds``, ``move_money``, ``console``)."""
     account = me(request, token)
     if account.role != "operator":
-        raise AuthorizationError(f"only an operator may {what}")
+        raise AuthorizationError.coded("auth.operator_only", action=action)
     return account
 
 
@@ -75,7 +76,7 @@ def caller(request: Request, token: Token) -> Account:
 
 def console_operator(request: Request, token: Token) -> Account:
     """The caller, who must be an operator, as a dependency (403 otherwise)."""
-    return operator(request, token, "use the operator console, its reports and the audit trail")
+    return operator(request, token, "console")
 
 
 Caller = Annotated[Account, Depends(caller)]
@@ -86,7 +87,7 @@ def once(request: Request, account: Account, key: str | None, body: dict[str, An
          act: Callable[[Session], dict[str, Any]]) -> dict[str, Any]:
     """A money-moving request: done once per idempotency key, a retry answered from the stored result."""
     if key is None:
-        raise ConfigurationError("money-moving requests need an Idempotency-Key header")
+        raise ConfigurationError.coded("request.idempotency_key_missing")
     return run(request, lambda s: wallet.idempotent(s, account.id, key, body, lambda: act(s)))
 
 

@@ -1,9 +1,10 @@
 """Refusals over HTTP, in one place: :class:`~baccarat.core.errors.BaccaratError` and the framework's own
-refusals (404, 405, 400, 413) become ``{"error", "detail", "message"}``: the code, the detail (words, or
-a 422's list of problems), and one sentence for the player.  A database that cannot save
-(:mod:`baccarat.server.storage.faults`) is 503 with ``Retry-After``; anything else unexpected is a bare 500
-with no detail (the traceback goes to the server log, never to the client).  :class:`BodyLimit`
-refuses bodies over :data:`MAX_BODY` while they are received.
+refusals (404, 405, 400, 413, 422) become ``{"error", "code", "params", "detail", "message"}``: the kind
+of error, its stable code and params (:mod:`baccarat.core.messages`: a client words the refusal in its
+own language from these), the detail (words, or a 422's list of problems), and one sentence in English.
+A database that cannot save (:mod:`baccarat.server.storage.faults`) is 503 with ``Retry-After``; anything
+else unexpected is a bare 500 with no detail (the traceback goes to the server log, never to the client).
+:class:`BodyLimit` refuses bodies over :data:`MAX_BODY` while they are received.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from baccarat.core.errors import (
     UnknownWagerError,
     WagerPrerequisiteError,
 )
+from baccarat.core.messages import CATALOGUE, Param, render
 from baccarat.server.storage import faults
 
 log = logging.getLogger("baccarat.server")
@@ -59,7 +61,7 @@ STATUS = {
 MAX_BODY = 16_384
 #: Seconds a client is asked to wait (``Retry-After``) when the database cannot save.
 RETRY_AFTER = 5
-UNAVAILABLE = "the table server cannot save right now; try again in a moment"
+UNAVAILABLE = CATALOGUE["server.unavailable"]
 
 
 def _message(detail: Any) -> str:
@@ -71,19 +73,22 @@ def _message(detail: Any) -> str:
     return str(detail)
 
 
-def _error(status: int, kind: str, detail: Any, headers: Mapping[str, str] | None = None) -> JSONResponse:
-    """Every refusal has this shape: ``{"error": <kind>, "detail": <words>, "message": <a sentence>}``."""
-    return JSONResponse({"error": kind, "detail": detail, "message": _message(detail)}, status_code=status,
-                        headers=headers)
+def _error(status: int, kind: str, detail: Any, headers: Mapping[str, str] | None = None, *, code: str,
+           params: Mapping[str, Param] | None = None) -> JSONResponse:
+    """Every refusal has this shape: ``{"error": <kind>, "code": <code>, "params": {...}, "detail": <words>,
+    "message": <a sentence>}``."""
+    return JSONResponse({"error": kind, "code": code, "params": dict(params or {}), "detail": detail,
+                         "message": _message(detail)}, status_code=status, headers=headers)
 
 
-#: Words for Starlette's and FastAPI's own refusals, which say only "Not Found" or "Method Not Allowed".
-_HTTP_WORDS = {
-    400: ("BadRequest", "the request could not be read: send a JSON body encoded in UTF-8"),
-    404: ("NotFound", "there is nothing at this address"),
-    405: ("MethodNotAllowed", "this address does not answer that method"),
-    413: ("TooLarge", f"request bodies are at most {MAX_BODY} bytes"),
+#: Codes for Starlette's and FastAPI's own refusals, which say only "Not Found" or "Method Not Allowed".
+_HTTP_CODES = {
+    400: ("BadRequest", "request.unreadable"),
+    404: ("NotFound", "request.not_found"),
+    405: ("MethodNotAllowed", "request.method_refused"),
+    413: ("TooLarge", "request.too_large"),
 }
+_TOO_LARGE = {"limit": MAX_BODY}
 _FASTAPI_BODY_ERROR = "There was an error parsing the body"  # FastAPI's 400 for a body it cannot decode
 
 
@@ -92,6 +97,15 @@ def _phrase(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return "Error"
+
+
+def _invalid(problems: list[Any]) -> dict[str, Param]:
+    """A 422's params: the first problem's field (``username``, ``bets.banker``; ``body`` for a body that
+    is not JSON) and its kind (pydantic's error type: ``string_too_short``, ``missing``, ``json_invalid``)."""
+    first = problems[0] if problems else {}
+    location = [str(part) for part in first.get("loc", ())]
+    field = "body" if first.get("type") == "json_invalid" else ".".join(location).removeprefix("body.")
+    return {"field": field, "problem": str(first.get("type", ""))}
 
 
 def _problem(error: Any) -> dict[str, str]:
@@ -109,7 +123,7 @@ class BodyTooLarge(HTTPException):
 
     def __init__(self) -> None:
         # Connection: close tells uvicorn to stop reading this client, not to read and discard the rest.
-        super().__init__(413, f"request bodies are at most {MAX_BODY} bytes", headers={"Connection": "close"})
+        super().__init__(413, render("request.too_large", _TOO_LARGE), headers={"Connection": "close"})
 
 
 class BodyLimit:
@@ -131,7 +145,8 @@ class BodyLimit:
         length = Headers(scope=scope).get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
             too_large = BodyTooLarge()
-            await _error(413, "TooLarge", too_large.detail, too_large.headers)(scope, receive, send)
+            await _error(413, "TooLarge", too_large.detail, too_large.headers, code="request.too_large",
+                         params=_TOO_LARGE)(scope, receive, send)
             return
         received, started = 0, False
 
@@ -154,7 +169,8 @@ class BodyLimit:
         except BodyTooLarge as too_large:  # normally answered by the HTTPException handler; this is the fallback
             if started:
                 raise
-            await _error(413, "TooLarge", too_large.detail, too_large.headers)(scope, receive, send)
+            await _error(413, "TooLarge", too_large.detail, too_large.headers, code="request.too_large",
+                         params=_TOO_LARGE)(scope, receive, send)
 
 
 def install(app: FastAPI) -> None:
@@ -166,11 +182,14 @@ def install(app: FastAPI) -> None:
     async def _known(_: Request, error: BaccaratError) -> JSONResponse:
         status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
         wait = getattr(error, "retry_after", None)
-        return _error(status, type(error).__name__, str(error), {"Retry-After": str(wait)} if wait else None)
+        return _error(status, type(error).__name__, str(error), {"Retry-After": str(wait)} if wait else None,
+                      code=error.code, params=error.params)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, error: RequestValidationError) -> JSONResponse:
-        return _error(422, "InvalidRequest", [_problem(e) for e in error.errors()])
+    async def _validation(_: Request, error: RequestValidationError) -> JSONResponse:
+        problems = list(error.errors())
+        return _error(422, "InvalidRequest", [_problem(e) for e in problems], code="request.invalid",
+                      params=_invalid(problems))
 
     @app.exception_handler(HTTPException)
     async def _refused(request: Request, error: HTTPException) -> JSONResponse:
@@ -178,14 +197,20 @@ def install(app: FastAPI) -> None:
         too large) in the same shape as ours, their headers (``Allow`` on a 405) kept."""
         status, headers = error.status_code, error.headers or {}
         phrase = _phrase(status)
-        kind, words = _HTTP_WORDS.get(status, ("".join(w for w in phrase.title().split() if w.isalnum()), phrase))
+        kind, code = _HTTP_CODES.get(status, ("".join(w for w in phrase.title().split() if w.isalnum()),
+                                             "request.refused"))
+        params: dict[str, Param] = {"status": status} if code == "request.refused" else {}
+        if status == 413:
+            params = dict(_TOO_LARGE)
+        words = phrase if code == "request.refused" else render(code, params)
         detail: Any = error.detail
         if detail not in (phrase, _FASTAPI_BODY_ERROR, "", None):
             words = detail  # raised with words of its own: keep them
         allowed = next((value for name, value in headers.items() if name.lower() == "allow"), None)
         if status == 405 and allowed:
-            words = f"this address does not answer {request.method}; it answers {allowed}"
-        return _error(status, kind, words, headers)
+            code, params = "request.method_not_allowed", {"method": request.method, "allowed": allowed}
+            words = render(code, params)
+        return _error(status, kind, words, headers, code=code, params=params)
 
     @app.exception_handler(DBAPIError)
     async def _database(request: Request, error: DBAPIError) -> JSONResponse:
@@ -196,10 +221,10 @@ def install(app: FastAPI) -> None:
         if reason is None:
             return await _unexpected(request, error)
         storage_faults.report(reason, error, consequence="requests that need the database are answered 503")
-        return _error(503, "Unavailable", UNAVAILABLE, {"Retry-After": str(RETRY_AFTER)})
+        return _error(503, "Unavailable", UNAVAILABLE, {"Retry-After": str(RETRY_AFTER)}, code="server.unavailable")
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, error: Exception) -> JSONResponse:
         log.exception("unexpected error", exc_info=error)
-        return JSONResponse({"error": "InternalError", "detail": "internal error",
-                             "message": "something went wrong on the server: try again"}, status_code=500)
+        return JSONResponse({"error": "InternalError", "code": "server.error", "params": {}, "detail": "internal error",
+                             "message": CATALOGUE["server.error"]}, status_code=500)

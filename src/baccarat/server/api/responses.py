@@ -24,11 +24,15 @@ class Answer(BaseModel):
 
 
 class Refusal(BaseModel):
-    """Every refusal: ``error`` is a stable code, ``message`` one sentence for the player."""
+    """Every refusal: ``code`` and ``params`` for a client to word it in its own language, ``message``
+    one sentence in English."""
 
-    error: str = Field(description="a stable code, e.g. BetLimitError, InvalidRequest, Unavailable")
-    detail: Any = Field(description="the reason in words, or a 422's list of {field, problem}")
-    message: str = Field(description="one sentence for the player: what is wrong and what to do")
+    error: str = Field(description="the kind of error, e.g. BetLimitError, InvalidRequest, Unavailable")
+    code: str = Field(description="a stable code, area.what, e.g. bet.above_maximum (the catalogue in docs/api.md)")
+    params: dict[str, Any] = Field(description="the code's parameters as machine values: amounts in minor units, "
+                                               "wager codes, seconds, ISO 8601 times")
+    detail: Any = Field(description="the reason in English, or a 422's list of {field, problem}")
+    message: str = Field(description="one sentence in English: what is wrong and what to do")
 
 
 # --- accounts -----------------------------------------------------------------------------------------
@@ -127,7 +131,9 @@ class Announcement(Answer):
     kind: str
     seat: int | None
     name: str | None
-    text: str
+    text: str = Field(description="the news in English")
+    code: str = Field(description="news.<kind> (news.other for news stored before params were)")
+    params: dict[str, Any] = Field(description="the code's parameters: name, seat, shoe, seconds, rounds")
 
 
 class ShoeInPlay(Answer):

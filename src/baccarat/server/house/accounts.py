@@ -43,9 +43,7 @@ from baccarat.server.storage.models import Account, Token, Wallet, aware, now
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 TOKEN_LIFETIME = timedelta(hours=12)
 USERNAME = re.compile(r"[A-Za-z0-9_.-]{3,32}")
-NAME_RULE = "use 3 to 32 of the letters A-Z (without accents), the digits 0-9 and . _ -"
 ROLES = ("player", "operator")
-WRONG = "wrong username or password"
 
 T = TypeVar("T")
 
@@ -112,26 +110,27 @@ def canonical(username: object) -> tuple[str, str]:
     baccarat.core.errors.ConfigurationError: a username may not contain 'а' (U+0430 CYRILLIC SMALL LETTER A)...
     """
     if not isinstance(username, str):
-        raise ConfigurationError(f"a username is text: {NAME_RULE}")
+        raise ConfigurationError.coded("account.username_not_text")
     shown = unicodedata.normalize("NFKC", username)
     if USERNAME.fullmatch(shown):
         return shown, shown.casefold()
     odd = next((c for c in shown if not (c.isascii() and (c.isalnum() or c in "_.-"))), None)
     if odd is None:
-        raise ConfigurationError(f"the username {shown!r} has {len(shown)} characters; {NAME_RULE}")
-    raise ConfigurationError(f"a username may not contain {_describe(odd)}; {NAME_RULE}")
+        raise ConfigurationError.coded("account.username_length", username=shown, length=len(shown))
+    raise _odd_character(odd)
 
 
-def _describe(character: str) -> str:
-    """A character named so that the player can find it, also when it is invisible or a look-alike."""
+def _odd_character(character: str) -> ConfigurationError:
+    """The refusal of a username with ``character`` in it, the character named so that the player can
+    find it, also when it is invisible or a look-alike."""
     code = f"U+{ord(character):04X}"
     name = unicodedata.name(character, "")
     named = f"{code} {name}" if name else code
     if character == " ":
-        return "a space"
+        return ConfigurationError.coded("account.username_space")
     if character.isprintable():
-        return f"{character!r} ({named})"
-    return f"the invisible character {named}"
+        return ConfigurationError.coded("account.username_character", character=character, unicode=named)
+    return ConfigurationError.coded("account.username_invisible", unicode=named)
 
 
 @functools.cache
@@ -145,21 +144,18 @@ def common_passwords() -> frozenset[str]:
 def check_password(password: object, username: str) -> str:
     """Refuse a password that is the wrong length, blank, the username or a common password."""
     if not isinstance(password, str) or not 8 <= len(password) <= 128:
-        raise ConfigurationError("a password is 8 to 128 characters; a few words you will remember make a good one")
+        raise ConfigurationError.coded("account.password_length")
     try:
         password.encode()
     except UnicodeEncodeError:  # lone surrogates from a JSON body
-        raise ConfigurationError("the password has characters that cannot be stored; choose another") from None
+        raise ConfigurationError.coded("account.password_unstorable") from None
     plain = unicodedata.normalize("NFKC", password.strip()).casefold()
     if not plain:
-        raise ConfigurationError("a password of spaces only is guessed at once; choose a few words or characters "
-                                 "you will remember")
+        raise ConfigurationError.coded("account.password_blank")
     if plain == login_key(username.strip()):
-        raise ConfigurationError("the password must not be the username; choose something only you know, "
-                                 "such as a few unrelated words")
+        raise ConfigurationError.coded("account.password_is_username")
     if plain in common_passwords():
-        raise ConfigurationError("that password is one of the most common ones, which are tried first; choose "
-                                 "another, such as three or four unrelated words")
+        raise ConfigurationError.coded("account.password_common")
     return password
 
 
@@ -167,14 +163,13 @@ def _checked(username: object, password: object, role: str) -> tuple[str, str, s
     shown, login = canonical(username)
     password = check_password(password, shown)
     if role not in ROLES:
-        raise ConfigurationError(f"role must be one of {', '.join(ROLES)}")
+        raise ConfigurationError.coded("account.role", roles=list(ROLES))
     return shown, login, password
 
 
 def _refuse_taken(session: Session, shown: str, login: str) -> None:
     if session.scalar(select(Account.id).where(Account.login == login)) is not None:
-        raise ConflictError(f"the username {shown!r} is taken (names that differ only in case are the same "
-                            "name); choose another")
+        raise ConflictError.coded("account.username_taken", username=shown)
 
 
 def _create(session: Session, shown: str, login: str, password_hash: str, *, grant: int, role: str) -> Account:
@@ -230,7 +225,7 @@ def log_in(session: Session, username: str, password: str) -> str:
     """
     found = _find(session, username)
     if not password_matches(str(password), found[1] if found else _dummy_hash()) or found is None:
-        raise AuthenticationError(WRONG)
+        raise AuthenticationError.coded("auth.wrong_password")
     return _new_token(session, found[0])
 
 
@@ -240,7 +235,7 @@ def sign_in(sessions: sessionmaker[Session], username: str, password: str, *, ha
     found = read(sessions, lambda s: _find(s, username))
     matches = hashing(lambda: password_matches(str(password), found[1] if found else _dummy_hash()))
     if not matches or found is None:
-        raise AuthenticationError(WRONG)
+        raise AuthenticationError.coded("auth.wrong_password")
     account_id = found[0]
     return transaction(sessions, lambda s: _new_token(s, account_id))
 
@@ -264,13 +259,13 @@ def _new_token(session: Session, account_id: int) -> str:
 def authenticate(session: Session, token: str | None) -> Account:
     """The account of a valid, unexpired session token."""
     if not token:
-        raise AuthenticationError("log in first: send 'Authorization: Bearer <token>'")
+        raise AuthenticationError.coded("auth.log_in_first")
     row = session.get(Token, _digest(token))
     if row is None or aware(row.expires_at) <= now():  # the steady clock: a clock step logs no one out
-        raise AuthenticationError("the session token is unknown or expired; log in again")
+        raise AuthenticationError.coded("auth.session_expired")
     account = session.get(Account, row.account_id)
     if account is None:  # pragma: no cover - tokens are deleted with their account
-        raise AuthenticationError("the account no longer exists")
+        raise AuthenticationError.coded("auth.account_gone")
     return account
 
 
@@ -278,7 +273,7 @@ def session_started(session: Session, token: str) -> datetime:
     """When the session of this (valid) token began: the login, from which a reality check counts."""
     row = session.get(Token, _digest(token))
     if row is None:
-        raise AuthenticationError("the session token is unknown or expired; log in again")
+        raise AuthenticationError.coded("auth.session_expired")
     return aware(row.created_at)
 
 

@@ -34,7 +34,7 @@ from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
 
 from baccarat.core.errors import ConfigurationError, ProtectionError
-from baccarat.core.money import MAX_AMOUNT, format_amount
+from baccarat.core.money import MAX_AMOUNT
 from baccarat.core.registry import HELP_PHONE as HELP_LINE
 from baccarat.core.registry import HELP_SITE
 from baccarat.server.house import wallet
@@ -44,7 +44,6 @@ from baccarat.server.storage.models import now as _now
 KINDS = ("loss", "stake")
 #: Rolling periods, in the order they are shown.
 PERIODS = {"day": timedelta(days=1), "week": timedelta(days=7), "month": timedelta(days=30)}
-PERIOD_WORDS = {"day": "24 hours", "week": "7 days", "month": "30 days"}
 #: A looser limit waits this long.
 LOOSER_WAIT = timedelta(hours=24)
 REALITY_MINUTES = (15, 60)
@@ -142,8 +141,8 @@ def check_play(s: Session, account_id: int, now: datetime | None = None) -> None
         words, until = blocked
         if until.second or until.microsecond:  # shown to the minute: the next one, never a minute it still runs
             until = until.replace(second=0, microsecond=0) + timedelta(minutes=1)
-        raise ProtectionError(f"your {words} runs until {until:%Y-%m-%d %H:%M} UTC: you can see your balance "
-                              f"and history, and play again after that. Help: {HELP_LINE}, {HELP_SITE}")
+        code = "protection.timeout" if words == "time-out" else "protection.self_exclusion"
+        raise ProtectionError.coded(code, until=until.isoformat(), help_phone=HELP_LINE, help_site=HELP_SITE)
 
 
 def _sums(s: Session, account_id: int, since: datetime) -> tuple[int, int]:
@@ -209,11 +208,8 @@ def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = 
         used = stakes if limit.kind == "stake" else max(loss + ahead, 0)
         if used + stake > amount:
             left = max(amount - used, 0)
-            what = f"your {limit.kind} limit of {format_amount(amount)} per {PERIOD_WORDS[limit.period]}"
-            advice = (f"bet at most {format_amount(left)}" if left else
-                      "you can bet again as earlier play leaves the rolling window")
-            raise ProtectionError(f"this bet of {format_amount(stake)} would pass {what}: "
-                                  f"{format_amount(left)} is left; {advice}")
+            raise ProtectionError.coded("protection.limit_left" if left else "protection.limit_reached",
+                                        stake=stake, kind=limit.kind, limit=amount, period=limit.period, left=left)
 
 
 def set_limit(s: Session, account_id: int, kind: str, period: str, amount: int | None,
@@ -221,11 +217,11 @@ def set_limit(s: Session, account_id: int, kind: str, period: str, amount: int |
     """Set (or with ``amount`` None remove) a loss or stake limit: tighter at once, looser in 24 hours."""
     now = now or _now()
     if kind not in KINDS:
-        raise ConfigurationError(f"a limit is on {' or '.join(KINDS)}, not {kind!r}")
+        raise ConfigurationError.coded("protection.limit_kind", kinds=list(KINDS), kind=kind)
     if period not in PERIODS:
-        raise ConfigurationError(f"a limit is per {', '.join(PERIODS)}, not {period!r}")
+        raise ConfigurationError.coded("protection.limit_period", periods=list(PERIODS), period=period)
     if amount is not None and (type(amount) is not int or not 0 < amount <= MAX_AMOUNT):
-        raise ConfigurationError(f"a limit is a whole number of cents from 1 to {MAX_AMOUNT}")
+        raise ConfigurationError.coded("protection.limit_amount", most=MAX_AMOUNT)
     _ensure(s, account_id)
     limit = s.scalar(select(PlayLimit).where(PlayLimit.account_id == account_id, PlayLimit.kind == kind,
                                              PlayLimit.period == period))
@@ -249,7 +245,7 @@ def set_reality_check(s: Session, account_id: int, minutes: int | None) -> None:
     """A reality check every ``minutes`` (15 to 60), or none."""
     low, high = REALITY_MINUTES
     if minutes is not None and (type(minutes) is not int or not low <= minutes <= high):
-        raise ConfigurationError(f"a reality check comes every {low} to {high} minutes")
+        raise ConfigurationError.coded("protection.reality_minutes", low=low, high=high)
     _ensure(s, account_id).reality_minutes = minutes
 
 
@@ -274,18 +270,18 @@ def take_break(s: Session, account_id: int, *, hours: int | None = None, months:
     now = now or _now()
     row = _ensure(s, account_id)
     if (hours is None) == (months is None):
-        raise ConfigurationError("choose a time-out in hours or a self-exclusion in months")
+        raise ConfigurationError.coded("protection.break_choice")
     if hours is not None:
         low, high = TIMEOUT_HOURS
         if type(hours) is not int or not low <= hours <= high:
-            raise ConfigurationError(f"a time-out lasts {low} hours to {high // 24 // 7} weeks ({high} hours)")
+            raise ConfigurationError.coded("protection.timeout_length", low=low, weeks=high // 24 // 7, high=high)
         until = now + timedelta(hours=hours)
         if row.timeout_until is None or aware(row.timeout_until) < until:
             row.timeout_until = until
     else:
         low, high = EXCLUSION_MONTHS
         if type(months) is not int or not low <= months <= high:
-            raise ConfigurationError(f"self-exclusion lasts {low} months to {high // 12} years ({high} months)")
+            raise ConfigurationError.coded("protection.exclusion_length", low=low, years=high // 12, high=high)
         until = add_months(now, months)
         if row.excluded_until is None or aware(row.excluded_until) < until:
             row.excluded_until = until

@@ -29,6 +29,7 @@ from contextlib import contextmanager, suppress
 from typing import TypeVar
 
 from baccarat.core.errors import AuthenticationError, RateLimitedError
+from baccarat.core.messages import CATALOGUE
 
 #: Failed logins allowed per username (its canonical form) in :data:`LOGIN_WINDOW` seconds.
 LOGIN_FAILURES, LOGIN_WINDOW = 10, 60.0
@@ -46,8 +47,8 @@ HASH_QUEUE = 8
 #: Sweep keys whose attempts have all expired after this many new keys (random usernames would
 #: otherwise grow the tables without end).
 SWEEP_EVERY = 1024
-
-BUSY = "too many sign-ins at once; try again in a few seconds"
+#: The words of the refusal when too many sign-ins are hashing at once (code ``rate.busy``).
+BUSY = CATALOGUE["rate.busy"]
 
 T = TypeVar("T")
 
@@ -98,10 +99,9 @@ class Window:
             del self._times[key]
 
 
-def _refuse(wait: float, what: str) -> RateLimitedError:
-    seconds = max(1, math.ceil(wait))
-    return RateLimitedError(f"{what}; try again in {seconds} second{'s' if seconds != 1 else ''}",
-                            retry_after=seconds)
+def _refuse(wait: float, rule: str) -> RateLimitedError:
+    """429 for ``rule`` (``username``, ``address`` or ``registrations``), saying how long to wait."""
+    return RateLimitedError.coded("rate.limited", seconds=max(1, math.ceil(wait)), rule=rule)
 
 
 class LoginLimiter:
@@ -129,9 +129,9 @@ class LoginLimiter:
         with self._lock:
             now = self._clock()  # read under the lock, so that each key's times are in order
             if wait := self._names.wait(name, now):
-                raise _refuse(wait, "too many failed sign-ins for this username")
+                raise _refuse(wait, "username")
             if wait := self._addresses.wait(address, now):
-                raise _refuse(wait, "too many failed sign-ins from your address")
+                raise _refuse(wait, "address")
             self._names.add(name, now)
             self._addresses.add(address, now)
         try:
@@ -150,7 +150,7 @@ class LoginLimiter:
         with self._lock:
             now = self._clock()
             if wait := self._registrations.wait(address, now):
-                raise _refuse(wait, "too many new accounts from your address")
+                raise _refuse(wait, "registrations")
             self._registrations.add(address, now)
         try:
             yield
@@ -193,7 +193,9 @@ class HashGate:
     def admit(self) -> Iterator[None]:
         with self._lock:
             if self._admitted >= self.slots + self.queue:
-                raise RateLimitedError(BUSY, retry_after=3)
+                busy = RateLimitedError.coded("rate.busy")
+                busy.retry_after = 3
+                raise busy
             self._admitted += 1
         try:
             yield

@@ -20,7 +20,6 @@ from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from baccarat.core.errors import ConfigurationError, ConflictError, InsufficientFundsError
-from baccarat.core.money import format_amount
 from baccarat.server.storage.db import among, given, insert_rows, on_postgresql, unnested
 from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Posting, Settlement, Wallet, now
 from baccarat.server.storage.models import now as _now
@@ -113,7 +112,7 @@ def _apply(session: Session, account_id: int, amount: int) -> int:
     changed = session.connection().execute(_APPLY, {"wallet": account_id, "delta": amount}).scalar_one_or_none()
     if changed is None:
         have = balance(session, account_id)  # raises when there is no wallet at all
-        raise InsufficientFundsError(f"{format_amount(-amount)} is more than the balance of {format_amount(have)}")
+        raise InsufficientFundsError.coded("wallet.short", amount=-amount, balance=have)
     return int(changed)
 
 
@@ -139,7 +138,7 @@ def request_hash(body: Any) -> str:
 def check_key(key: Any) -> None:
     """Refuse an idempotency key that is not 8 to 128 characters."""
     if not isinstance(key, str) or not 8 <= len(key) <= 128:
-        raise ConfigurationError("an idempotency key is 8 to 128 characters")
+        raise ConfigurationError.coded("request.idempotency_key")
 
 
 def idempotent(session: Session, account_id: int, key: str, body: Any,
@@ -151,7 +150,7 @@ def idempotent(session: Session, account_id: int, key: str, body: Any,
     stored = connection.execute(_STORED, {"account": account_id, "key": key}).first()
     if stored is not None:
         if stored.request_hash != digest:
-            raise ConflictError("this idempotency key was used for a different request")
+            raise ConflictError.coded("request.idempotency_key_reused")
         return cast(Answer, json.loads(stored.response))  # the JSON of the answer ``work`` gave for this key
     answer = work()
     connection.execute(_NEW_REQUEST, {"account_id": account_id, "key": key, "request_hash": digest,

@@ -39,7 +39,6 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from baccarat.core.errors import ConfigurationError, ConflictError, IllegalActionError, InsufficientFundsError
-from baccarat.core.money import format_amount
 from baccarat.core.registry import get_game
 from baccarat.server.house import wallet
 from baccarat.server.live.group_commit import Command, Outcome, run_one
@@ -82,16 +81,16 @@ def bet_frame(frame: dict[str, Any]) -> tuple[dict[str, int], int | None]:
     """A bet command's bets and the round named (or None), refused in the player's words when malformed."""
     bets = frame.get("bets")
     if not isinstance(bets, dict) or not all(isinstance(k, str) and type(v) is int for k, v in bets.items()):
-        raise ConfigurationError("'bets' is wager code -> amount in minor units")
-    return bets, frame_round(frame, "the bets are")
+        raise ConfigurationError.coded("command.bets")
+    return bets, frame_round(frame, "command.bets_round")
 
 
-def frame_round(frame: dict[str, Any], meant: str) -> int | None:
-    """The round a socket command names (or None), refused in the player's words when it is not one:
-    ``meant`` says what it is meant for ("the bets are", "the decision is")."""
+def frame_round(frame: dict[str, Any], refusal: str) -> int | None:
+    """The round a socket command names (or None), refused with the code ``refusal`` when it is not one
+    (``command.bets_round``, ``command.decision_round``: what the round is meant for)."""
     number = frame.get("round")
     if number is not None and (type(number) is not int or not 1 <= number <= 2**31 - 1):
-        raise ConfigurationError(f"'round' is the number of the round {meant} meant for")
+        raise ConfigurationError.coded(refusal)
     return number
 
 
@@ -338,26 +337,26 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     account, frame, now = command.account_id, command.frame, command.received
     key = frame.get("key")
     if not isinstance(key, str):
-        raise ConfigurationError("a command needs a 'key' (idempotency key)")
+        raise ConfigurationError.coded("command.key_missing")
     bets, number = bet_frame(frame)
     wallet.check_key(key)
     digest = wallet.request_hash(betting.bet_request(command.table_id, bets, number))
     answered = stored.get((account, key))
     if answered is not None:
         if answered[0] != digest:
-            raise ConflictError("this idempotency key was used for a different request")
+            raise ConflictError.coded("request.idempotency_key_reused")
         again: dict[str, Any] = json.loads(answered[1])
         return again
     if not bets:
-        raise ConfigurationError("bets are wager code -> amount in minor units")
+        raise ConfigurationError.coded("bet.malformed")
     row = table.row
     if number is not None and number != row.number:
         betting._refuse_round(connection, command.table_id, number, row.number)
     if row.opens_at is not None and aware(row.opens_at) > now:
         wait = math.ceil((aware(row.opens_at) - now).total_seconds())
-        raise IllegalActionError(f"betting opens in {wait} s: round {row.number} takes bets then")
+        raise IllegalActionError.coded("bet.opens_in", seconds=wait, round=row.number)
     if betting.betting_closed(row.closes_at, now):
-        raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
+        raise IllegalActionError.coded("bet.closed", round=row.number)
     seat = table.seats.get(account) or tables.NO_SEAT
     placed = table.placed[account]
     betting.check_layout(table.game, table.limits, seat, placed, bets)
@@ -366,7 +365,7 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     if have is None:
         raise ConfigurationError(f"no wallet for account {account}")
     if have < total:
-        raise InsufficientFundsError(f"{format_amount(total)} is more than the balance of {format_amount(have)}")
+        raise InsufficientFundsError.coded("wallet.short", amount=total, balance=have)
     balance = balances[account] = have - total
     balance_before = balance + total + sum(placed.values())
     writes.entries.append({"kind": "stake", "memo": f"table {row.name} round {row.number}", "created_at": _now()})

@@ -17,8 +17,9 @@ Protocol (JSON text frames):
 * Commands: ``{"type": "bet", "key": "...", "bets": {...}, "round": N}`` and ``{"type": "decision",
   "key": "...", "action": "draw"|"stand", "round": N}`` (``round`` optional: the round meant, refused
   once it is past).  Each has an idempotency key: a replayed command is answered from
-  its stored result.  Answers: ``{"type": "ok", "key", "result"}`` or ``{"type": "error", "error",
-  "detail", "message"}`` (the error's code, and the refusal in the player's words).  A bet's ``result``
+  its stored result.  Answers: ``{"type": "ok", "key", "result"}`` or ``{"type": "error", "error", "code",
+  "params", "detail", "message"}`` (the error's class, its stable code and params, and the refusal in
+  English: :mod:`baccarat.core.messages`).  A bet's ``result``
   holds the player's seat, balance, bets and round (the client takes them from it; the table's next
   state push shows the layout's totals); a decision's answer is followed by a state push.
 * Limits: every frame, the first (auth) frame included, of at most :data:`MAX_FRAME` bytes; at most
@@ -115,7 +116,7 @@ def parse(message: Message) -> Any:
     if text is None:
         if data is not None and len(data) > MAX_FRAME:
             raise Close(1009, "frame too large")
-        raise ConfigurationError("malformed frame: frames are JSON text, not binary")
+        raise ConfigurationError.coded("frame.binary")
     # characters first: a 16 MB frame is refused without encoding it (only a test client can send one here)
     if len(text) > MAX_FRAME or len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME:
         raise Close(1009, "frame too large")
@@ -123,11 +124,11 @@ def parse(message: Message) -> Any:
         value = json.loads(text)
         json.dumps(value, ensure_ascii=False).encode()
     except RecursionError:
-        raise ConfigurationError("malformed frame: nested too deep") from None
+        raise ConfigurationError.coded("frame.too_deep") from None
     except UnicodeError:
-        raise ConfigurationError("malformed frame: not Unicode text") from None
+        raise ConfigurationError.coded("frame.not_unicode") from None
     except ValueError:
-        raise ConfigurationError("malformed frame: not JSON") from None
+        raise ConfigurationError.coded("frame.not_json") from None
     return value
 
 
@@ -181,7 +182,7 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
     _check_signed_in(s, digest, account_id)
     kind, key = frame.get("type"), frame.get("key")
     if not isinstance(key, str):
-        raise ConfigurationError("a command needs a 'key' (idempotency key)")
+        raise ConfigurationError.coded("command.key_missing")
     if kind == "bet":
         bets, number = bulkbets.bet_frame(frame)
         return wallet.idempotent(s, account_id, key, betting.bet_request(table_id, bets, number),
@@ -190,11 +191,11 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dic
     if kind == "decision":
         action = frame.get("action")
         if action not in ("draw", "stand"):
-            raise ConfigurationError("'action' is 'draw' or 'stand'")
-        number = bulkbets.frame_round(frame, "the decision is")
+            raise ConfigurationError.coded("command.action")
+        number = bulkbets.frame_round(frame, "command.decision_round")
         return wallet.idempotent(s, account_id, key, betting.decision_request(table_id, action, number),
                                  lambda: dealing.decide(s, table_id, account_id, action, round_number=number))
-    raise ConfigurationError("unknown command: 'type' is 'bet' or 'decision'")
+    raise ConfigurationError.coded("command.unknown")
 
 
 @dataclass(frozen=True)
@@ -355,14 +356,14 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                 try:
                     frame = parse(message)
                     if not isinstance(frame, dict):
-                        raise ConfigurationError("a command is a JSON object")
+                        raise ConfigurationError.coded("command.not_object")
                     # with the other sockets' commands in one transaction (group commit, see batch)
                     result = await _batcher(socket.app, sessions).run(
                         SocketCommand(table_id, account_id, digest, frame, received),
                         table=table_id, received=received)
                 except BaccaratError as error:
-                    await socket.send_json({"type": "error", "error": type(error).__name__, "detail": str(error),
-                                            "message": str(error)})
+                    await socket.send_json({"type": "error", "error": type(error).__name__, "code": error.code,
+                                            "params": error.params, "detail": str(error), "message": str(error)})
                     continue
                 await socket.send_json({"type": "ok", "key": frame.get("key"), "result": result})
                 # A bet's answer holds the player's seat, balance, bets and round: no state follows it (at a

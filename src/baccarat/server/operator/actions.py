@@ -69,7 +69,7 @@ def move_money(s: Session, actor: Account | str, account_id: int, amount: int, *
     """Credit (``amount`` > 0) or debit (< 0) a player's wallet from the cashier, recorded."""
     kind = "credit" if amount > 0 else "debit"
     if s.get(Account, account_id) is None:
-        raise UnknownSeatError(f"no account {account_id}: look the player up by name first")
+        raise UnknownSeatError.coded("operator.account_unknown", account=account_id)
     before = wallet.balance(s, account_id)
     wallet.transfer(s, kind, {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=memo)
     after = wallet.balance(s, account_id)

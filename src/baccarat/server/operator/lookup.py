@@ -49,7 +49,7 @@ def find_players(s: Session, text: str, *, limit: int = 20) -> list[dict[str, An
 def _account(s: Session, account_id: int) -> Account:
     account = s.get(Account, account_id)
     if account is None:
-        raise UnknownSeatError(f"no account {account_id}: look the player up by name first")
+        raise UnknownSeatError.coded("operator.account_unknown", account=account_id)
     return account
 
 
@@ -123,7 +123,7 @@ def recall_round(s: Session, table_id: int, number: int) -> dict[str, Any]:
                       .join(ShoeRow, ShoeRow.id == Round.shoe_id)
                       .where(Round.table_id == table_id, Round.number == number)).first()
     if found is None:
-        raise UnknownSeatError(f"no round {number} at table {table_id}")
+        raise UnknownSeatError.coded("round.unknown", round=number, table=table_id)
     current, table, shoe_number = found
     result = json.loads(current.result or "{}")
     bets: list[dict[str, Any]] = []

@@ -96,15 +96,14 @@ def span(start: date | None, end: date | None, now: datetime | None = None) -> t
     today = (now or _now()).date()
     end = end or today
     if end >= date.max:  # the report reads up to the midnight after its last day
-        raise ConfigurationError(f"choose a last day before {date.max.isoformat()}")
+        raise ConfigurationError.coded("report.last_day", latest=date.max.isoformat())
     if start is None and end < date.min + timedelta(days=29):
-        raise ConfigurationError(f"choose a first day too: the 30 days before {end.isoformat()} are not all in "
-                                 "the calendar")
+        raise ConfigurationError.coded("report.first_day_needed", last=end.isoformat())
     start = start or end - timedelta(days=29)
     if start > end:
-        raise ConfigurationError("the first day comes after the last: swap them")
+        raise ConfigurationError.coded("report.days_swapped")
     if (end - start).days >= MOST_DAYS:
-        raise ConfigurationError(f"a report covers at most {MOST_DAYS} days: choose a shorter span")
+        raise ConfigurationError.coded("report.too_long", days=MOST_DAYS)
     return start, end
 
 

@@ -119,31 +119,31 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     """
     now = now or _now()
     if not bets or not isinstance(bets, dict):
-        raise ConfigurationError("bets are wager code -> amount in minor units")
+        raise ConfigurationError.coded("bet.malformed")
     connection = s.connection()
     # read once per transaction and table: a group commit (see batch) places many bets in one transaction,
     # and bets change neither the table, nor the round (its status is checked under its lock below), nor the shoe
     known: dict[int, Any] = s.info.setdefault("betting_rows", {})
     row = known.get(table_id) or connection.execute(_BETTING, {"table": table_id}).first()
     if row is None:
-        raise UnknownSeatError(f"no table {table_id}")
+        raise UnknownSeatError.coded("table.unknown", table=table_id)
     known[table_id] = row
     if round_number is not None and round_number != row.number:
         _refuse_round(connection, table_id, round_number, row.number)
     if row.id is None:
-        raise IllegalActionError("no more bets: wait for the next round to open")
+        raise IllegalActionError.coded("bet.round_over")
     if row.opens_at is not None and aware(row.opens_at) > now:
         wait = math.ceil((aware(row.opens_at) - now).total_seconds())
-        raise IllegalActionError(f"betting opens in {wait} s: round {row.number} takes bets then")
+        raise IllegalActionError.coded("bet.opens_in", seconds=wait, round=row.number)
     if betting_closed(row.closes_at, now) or not hold_round(s, row.id, "betting"):
         known.pop(table_id, None)  # the dealer moved on: the next bet of this transaction reads the table again
-        raise IllegalActionError(f"no more bets: betting closed for round {row.number}; bet on the next round")
+        raise IllegalActionError.coded("bet.closed", round=row.number)
     # Read under the round's lock (see leave): the seat cannot be given up between here and the insert.
     seat = connection.execute(_YOUR_SEAT, {"table": table_id, "account": account_id}).scalar_one_or_none()
     game = get_game(row.game, paytable=row.paytable)
     if seat is None:
         if game.kind == "lucky_draw":  # each Lucky Draw hand is a seat's: its player decides
-            raise IllegalActionError("take a seat at the table first: in Lucky Draw each seat plays its own hand")
+            raise IllegalActionError.coded("bet.sit_first")
         seat = NO_SEAT  # punto banco: any player may bet on the one coup, seated or not
     placed: dict[str, int] = {wager: amount for wager, amount in connection.execute(
         _PLACED, {"round": row.id, "account": account_id})}
@@ -210,10 +210,12 @@ def _refuse_round(connection: Any, table_id: int, wanted: int, open_number: int 
     """Bets named for a round that is not the one open: say which, and what to do."""
     last = open_number if open_number is not None else connection.execute(_LAST_ROUND, {"table": table_id}).scalar()
     if wanted > (last or 0):
-        raise IllegalActionError(f"round {wanted} is not open for bets yet"
-                                 + (f": round {open_number} is" if open_number is not None else ""))
-    raise IllegalActionError(f"no more bets: betting closed for round {wanted}"
-                             + (f"; round {open_number} is open" if open_number is not None else ""))
+        if open_number is None:
+            raise IllegalActionError.coded("bet.round_not_open", round=wanted)
+        raise IllegalActionError.coded("bet.round_not_open_other", round=wanted, open=open_number)
+    if open_number is None:
+        raise IllegalActionError.coded("bet.round_closed", round=wanted)
+    raise IllegalActionError.coded("bet.round_closed_other", round=wanted, open=open_number)
 
 
 _CHECKING_DECK = tuple(standard_deck())

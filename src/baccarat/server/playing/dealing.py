@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from baccarat.core.coup import reasons
 from baccarat.core.errors import (
     ConfigurationError,
     ConflictError,
@@ -242,6 +243,8 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
                       banker_cards=[str(c) for c in coup.banker_cards],
                       player_total=coup.player_total, banker_total=coup.banker_total, winner=coup.winner,
                       reasons={"player": coup.player_reason, "banker": coup.banker_reason},
+                      reason_codes={side: {"code": code, "params": params}
+                                    for side, (code, params) in reasons(coup).items()},
                       hand=hand_json(hand_of(coup)),
                       spots={w.code: {"event": w.event(coup), "odds": str(w.odds(coup))}
                              for w in game_of(table).wagers})
@@ -263,24 +266,24 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
     decisions ended is refused, never taken for the next round's hand (which the player has not seen)."""
     now = now or _now()
     if action not in ("draw", "stand"):
-        raise ConfigurationError("a decision is 'draw' or 'stand'")
+        raise ConfigurationError.coded("decision.action")
     current = s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "decision"))
     if current is None or aware(current.decides_at or now) <= now or not hold_round(s, current.id, "decision"):
-        over = f" for round {round_number}: its decisions are over" if round_number is not None else " now"
-        raise IllegalActionError(f"no decision is awaited at this table{over}")
+        if round_number is None:
+            raise IllegalActionError.coded("decision.not_awaited")
+        raise IllegalActionError.coded("decision.round_over", round=round_number)
     if round_number is not None and round_number != current.number:
-        raise IllegalActionError(f"your decision was for round {round_number}, whose decisions are over: "
-                                 f"round {current.number} awaits yours now; decide again if you want to")
+        raise IllegalActionError.coded("decision.other_round", round=round_number, current=current.number)
     opens = json.loads(current.result or "{}").get("decisions_at")
     if opens is not None and datetime.fromisoformat(opens) > now:
         wait = math.ceil((datetime.fromisoformat(opens) - now).total_seconds())
-        raise IllegalActionError(f"the cards are still being dealt: decide in {wait} s")
+        raise IllegalActionError.coded("decision.still_dealing", seconds=wait)
     enter = s.scalar(select(Bet).where(Bet.round_id == current.id, Bet.account_id == account_id,
                                        Bet.wager == "enter"))
     if enter is None:
-        raise IllegalActionError("you have no Enter wager in this round")
+        raise IllegalActionError.coded("decision.no_enter")
     if s.scalar(select(Decision.id).where(Decision.round_id == current.id, Decision.account_id == account_id)):
-        raise ConflictError("you have already decided this round")
+        raise ConflictError.coded("decision.already_made")
     if action == "draw":
         protection.check_stake(s, account_id, enter.amount, now)  # standing stays possible
         wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -enter.amount,
@@ -306,15 +309,14 @@ def void_round(s: Session, table_id: int, number: int, *, reason: str, now: date
     """
     now = now or _now()
     if not isinstance(reason, str) or not reason.strip():
-        raise ConfigurationError("say why the round is voided")
+        raise ConfigurationError.coded("round.void_reason")
     table = table_row(s, table_id, lock=True)  # the table, then the round: the dealer's lock order
     current = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == number))
     if current is None:
-        raise UnknownSeatError(f"no round {number} at table {table.name}")
+        raise UnknownSeatError.coded("round.unknown", round=number, table=table.name)
     s.refresh(current, with_for_update=True)
     if current.status not in ("betting", "decision"):
-        raise IllegalActionError(f"round {number} is already {current.status.replace('_', ' ')}: only a round "
-                                 "in play can be voided")
+        raise IllegalActionError.coded("round.not_in_play", round=number, status=current.status)
     bets = list(s.scalars(select(Bet).where(Bet.round_id == current.id).order_by(Bet.id)))
     paid = set(s.scalars(select(Settlement.bet_id).where(Settlement.bet_id.in_([b.id for b in bets]))))
     open_bets = [bet for bet in bets if bet.id not in paid]

@@ -44,7 +44,7 @@ def set_client_seed(s: Session, account_id: int, seed: str) -> dict[str, Any]:
     """Set the player's client seed; it goes into the shoes they bet on before their first deal."""
     account = s.get(Account, account_id)
     if account is None:
-        raise UnknownSeatError(f"no account {account_id}")
+        raise UnknownSeatError.coded("account.unknown", account=account_id)
     account.client_seed = check_client_seed(seed)
     return {"client_seed": account.client_seed}
 

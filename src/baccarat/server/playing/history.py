@@ -56,12 +56,12 @@ def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: dateti
     now = now or _now()
     account = s.get(Account, account_id)
     if account is None:
-        raise UnknownSeatError(f"no account {account_id}")
+        raise UnknownSeatError.coded("account.unknown", account=account_id)
     showing = s.scalar(select(func.max(Settlement.shown_at)).join(Bet, Bet.id == Settlement.bet_id)
                        .where(Bet.account_id == account_id, Settlement.shown_at > now))
     if showing is not None:
         wait = max(1, math.ceil((aware(showing) - now).total_seconds()))
-        raise IllegalActionError(f"a round of yours is still being dealt: export again in {wait} s")
+        raise IllegalActionError.coded("history.still_dealing", seconds=wait)
     wallet_name = wallet.wallet_account(account_id)
     recent = list(s.scalars(select(Bet.round_id).where(Bet.account_id == account_id).group_by(Bet.round_id)
                             .order_by(Bet.round_id.desc()).limit(limit)))

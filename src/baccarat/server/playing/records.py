@@ -43,7 +43,7 @@ def table_strategy(s: Session, table_id: int) -> dict[str, Any]:
     table = table_row(s, table_id)
     game = game_of(table)
     if game.kind != "lucky_draw":
-        raise IllegalActionError(f"{game.name} has no Draw decision")
+        raise IllegalActionError.coded("strategy.no_draw", game=game.code, names={"game": game.name})
     return {"basis": f"total-dependent strategy card, full {table.decks}-deck shoe, DrawWin pay table "
                      f"{table.paytable}", "draw": _strategy_card(table.paytable, table.decks)}
 
@@ -55,9 +55,9 @@ def shoe_record(s: Session, table_id: int, number: int) -> dict[str, Any]:
     after its first deal keeps the cards it showed, which left the shoe)."""
     row = s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id, ShoeRow.number == number))
     if row is None:
-        raise UnknownSeatError(f"no shoe {number} at table {table_id}")
+        raise UnknownSeatError.coded("shoe.unknown", shoe=number, table=table_id)
     if row.revealed_at is None:
-        raise IllegalActionError("the shoe is still in play: its seed is revealed when it ends")
+        raise IllegalActionError.coded("shoe.in_play")
     table = table_row(s, table_id)
     rounds = [r for r in s.scalars(select(Round).where(Round.shoe_id == row.id, Round.status.in_(("settled", "void")))
                                    .order_by(Round.number)) if json.loads(r.result or "{}").get("cards")]

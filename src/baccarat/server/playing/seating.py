@@ -38,7 +38,7 @@ def sit(s: Session, table_id: int, account_id: int, seat: int | None = None, now
     """Take ``seat`` (or the first free one) at the table; returns the seat number."""
     table = table_row(s, table_id)
     if table.status != "open":
-        raise IllegalActionError("the table is closed")
+        raise IllegalActionError.coded("table.closed")
     protection.check_play(s, account_id, now)  # a time-out or self-exclusion: no seat
     taken = {row.number: row.account_id for row in s.scalars(select(Seat).where(Seat.table_id == table_id))}
     if account_id in taken.values():
@@ -47,15 +47,15 @@ def sit(s: Session, table_id: int, account_id: int, seat: int | None = None, now
     free = [n for n in range(1, seats + 1) if n not in taken]
     if seat is None:
         if not free:
-            raise IllegalActionError("the table is full")
+            raise IllegalActionError.coded("table.full")
         seat = free[0]
     if not isinstance(seat, int) or not 1 <= seat <= seats:
-        raise UnknownSeatError(f"seat must be a number from 1 to {seats}")
+        raise UnknownSeatError.coded("seat.out_of_range", seats=seats)
     if seat in taken:
-        raise ConflictError(f"seat {seat} is taken")
+        raise ConflictError.coded("seat.taken", seat=seat)
     s.add(Seat(table_id=table_id, number=seat, account_id=account_id, idle_rounds=0))
     name = s.scalar(select(Account.username).where(Account.id == account_id))
-    announce(s, table_id, now or _now(), "seated", f"{name} sits down at seat {seat}", seat=seat, name=name)
+    announce(s, table_id, now or _now(), "seated", seat=seat, name=name)
     s.flush()
     return seat
 
@@ -71,7 +71,7 @@ def _lock_round_in_play(s: Session, table_id: int) -> Round | None:
         s.refresh(current, with_for_update=True)
         if current.status in ("betting", "decision"):
             return current
-    raise ConflictError("the table is busy; try again")  # pragma: no cover - ten rounds dealt while waiting
+    raise ConflictError.coded("table.busy")  # pragma: no cover - ten rounds dealt while waiting
 
 
 def leave(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> None:
@@ -83,16 +83,16 @@ def leave(s: Session, table_id: int, account_id: int, now: datetime | None = Non
     current = _lock_round_in_play(s, table_id)
     if current is not None and s.scalar(select(Bet.id).where(Bet.round_id == current.id,
                                                              Bet.account_id == account_id).limit(1)):
-        raise IllegalActionError("your bets are on the layout: you can leave once this round is settled")
+        raise IllegalActionError.coded("seat.leave_with_bets")
     seat = s.scalar(select(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id))
     if seat is not None:
-        free_seat(s, seat, now or _now(), "left", "{name} leaves seat {seat}")
+        free_seat(s, seat, now or _now(), "left")
 
 
-def free_seat(s: Session, seat: Seat, now: datetime, kind: str, words: str) -> None:
-    """Give the seat up and say so (``words`` with ``{name}`` and ``{seat}``)."""
+def free_seat(s: Session, seat: Seat, now: datetime, kind: str, **params: int | float) -> None:
+    """Give the seat up and say so: the news ``news.<kind>`` with the player's name, the seat and ``params``."""
     name = s.scalar(select(Account.username).where(Account.id == seat.account_id))
-    announce(s, seat.table_id, now, kind, words.format(name=name, seat=seat.number), seat=seat.number, name=name)
+    announce(s, seat.table_id, now, kind, seat=seat.number, name=name, **params)
     s.delete(seat)
 
 
@@ -135,8 +135,7 @@ def free_away_seats(s: Session, now: datetime | None = None, *, grace: float = S
         if (seat is not None and seat.away_since is not None
                 and aware(seat.away_since) <= now - timedelta(seconds=grace)
                 and not _has_bets_in_play(s, table_id, seat.account_id)):
-            free_seat(s, seat, now, "seat_freed",
-                  f"{{name}}'s seat {{seat}} is free: disconnected for more than {grace:g} s")
+            free_seat(s, seat, now, "seat_freed", seconds=grace)
             freed += 1
     return freed
 
@@ -150,8 +149,7 @@ def count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_
             continue
         seat.idle_rounds = (seat.idle_rounds or 0) + 1
         if seat.idle_rounds >= sit_out_rounds:
-            free_seat(s, seat, now, "stood_up",
-                  f"{{name}} is stood up from seat {{seat}}: no bet in {seat.idle_rounds} rounds")
+            free_seat(s, seat, now, "stood_up", rounds=seat.idle_rounds)
 
 
 def take_break(s: Session, account_id: int, *, hours: int | None = None, months: int | None = None,

@@ -35,6 +35,7 @@ from baccarat.core.coup import MAX_COUP_CARDS
 from baccarat.core.errors import ConfigurationError, ConflictError, UnknownSeatError, UnknownWagerError
 from baccarat.core.fair import ALGORITHM, commitment, new_server_seed
 from baccarat.core.games import Game, TableLimits
+from baccarat.core.messages import render
 from baccarat.core.registry import built_in, game_codes, get_game
 from baccarat.core.shoe import check_cut_card, check_decks
 from baccarat.server.playing import fairness
@@ -71,9 +72,9 @@ def create_table(s: Session, name: str, game: str, *, paytable: int | None = Non
     check_cut_card(cut_card, 52 * check_decks(decks))
     for label, seconds in (("betting", betting_seconds), ("decision", decision_seconds)):
         if not 0.1 <= seconds <= 600:
-            raise ConfigurationError(f"the {label} window is 0.1 to 600 seconds")
+            raise ConfigurationError.coded("table.window", window=label)
     if s.scalar(select(GameTable.id).where(GameTable.name == name)) is not None:
-        raise ConflictError(f"there is already a table called {name!r}")
+        raise ConflictError.coded("table.name_taken", name=name)
     table = GameTable(name=name, game=chosen.code, paytable=chosen.paytable, decks=decks, cut_card=cut_card,
                       betting_seconds=betting_seconds, decision_seconds=decision_seconds, status="open",
                       no_more_bets_seconds=pace.no_more_bets, card_seconds=pace.card, results_seconds=pace.results)
@@ -109,11 +110,16 @@ def _new_shoe(s: Session, table: GameTable, number: int) -> ShoeRow:
     return row
 
 
-def announce(s: Session, table_id: int, at: datetime, kind: str, text: str, *, seat: int | None = None,
-             name: str | None = None) -> None:
-    """Tell everyone at the table (shown in the table view from ``at``)."""
+def announce(s: Session, table_id: int, at: datetime, kind: str, *, seat: int | None = None,
+             name: str | None = None, **params: int | float) -> None:
+    """Tell everyone at the table (shown in the table view from ``at``): the news ``news.<kind>`` with
+    ``seat``, ``name`` and ``params``, stored with its params so that each client words it in its own
+    language, and with its English words."""
     notify.changed(s, table_id)
-    s.add(Announcement(table_id=table_id, at=at, kind=kind, seat=seat, name=name, text=text[:255]))
+    values: dict[str, object] = {**params, **({} if seat is None else {"seat": seat}),
+                                 **({} if name is None else {"name": name})}
+    s.add(Announcement(table_id=table_id, at=at, kind=kind, seat=seat, name=name, params=json.dumps(values),
+                       text=render(f"news.{kind}", values)[:255]))
 
 
 def _open_round(s: Session, table: GameTable, number: int, now: datetime, shoe: ShoeRow | None = None,
@@ -131,7 +137,7 @@ def _open_round(s: Session, table: GameTable, number: int, now: datetime, shoe: 
             fairness.end_shoe(s, shoe, now, "last hand" if shoe.finished else "too few cards")
         shoe = _new_shoe(s, table, 1 if shoe is None else shoe.number + 1)
         if shoe.number > 1:
-            announce(s, table.id, opens, "new_shoe", f"New shoe: shoe {shoe.number}, the scoreboards start again")
+            announce(s, table.id, opens, "new_shoe", shoe=shoe.number)
     if table.pending_limits is not None:  # limits changed by an operator take effect now
         table.limits, table.pending_limits = table.pending_limits, None
     row = Round(table_id=table.id, number=number, shoe_id=shoe.id, status="betting", opens_at=opens,
@@ -200,7 +206,8 @@ def set_limits(s: Session, table_id: int, minimum: int, maximums: dict[str, int]
     for code in maximums:
         if code not in game.betting_codes:
             game.wager(code)  # names the valid wagers
-            raise UnknownWagerError(f"{code!r} is not placed at the betting stage in {game.name}")
+            raise UnknownWagerError.coded("limits.not_at_betting", wager=code, game=game.code,
+                                          names={"game": game.name})
     limits = TableLimits(minimum, maximums)  # checks minimum > 0 and every maximum >= minimum
     table.pending_limits = json.dumps(limits_json(limits))
     s.flush()
@@ -221,7 +228,7 @@ def table_row(s: Session, table_id: int, *, lock: bool = False) -> GameTable:
     """The table; ``lock`` holds its row (limits, status) until the transaction ends."""
     table = s.get(GameTable, table_id, with_for_update=lock)
     if table is None:
-        raise UnknownSeatError(f"no table {table_id}")
+        raise UnknownSeatError.coded("table.unknown", table=table_id)
     if lock:  # locked to change it: its sockets are told at commit
         notify.changed(s, table_id)
     return table

@@ -39,10 +39,10 @@ class Pace:
     def check(self) -> Pace:
         from baccarat.core.errors import ConfigurationError
 
-        for label, seconds, most in (("no more bets", self.no_more_bets, 10), ("card", self.card, 5),
+        for label, seconds, most in (("no_more_bets", self.no_more_bets, 10), ("card", self.card, 5),
                                      ("results", self.results, 60)):
             if not 0 <= seconds <= most:
-                raise ConfigurationError(f"the {label} pause is 0 to {most} seconds")
+                raise ConfigurationError.coded("table.pause", pause=label, most=most)
         return self
 
 

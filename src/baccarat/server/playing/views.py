@@ -82,7 +82,7 @@ _VIEW_SETTLED = (select(_SETTLEMENTS.c.bet_id, _SETTLEMENTS.c.event, _SETTLEMENT
 _VIEW_DECISIONS = select(_DECISIONS.c.account_id, _DECISIONS.c.seat, _DECISIONS.c.action).where(
     _DECISIONS.c.round_id == bindparam("round"))
 _VIEW_ANNOUNCEMENTS = (select(_ANNOUNCEMENTS.c.at, _ANNOUNCEMENTS.c.kind, _ANNOUNCEMENTS.c.seat,
-                              _ANNOUNCEMENTS.c.name, _ANNOUNCEMENTS.c.text)
+                              _ANNOUNCEMENTS.c.name, _ANNOUNCEMENTS.c.text, _ANNOUNCEMENTS.c.params)
                        .where(_ANNOUNCEMENTS.c.table_id == bindparam("table"),
                               _ANNOUNCEMENTS.c.at <= bindparam("now"), _ANNOUNCEMENTS.c.at > bindparam("since"))
                        .order_by(_ANNOUNCEMENTS.c.at.desc(), _ANNOUNCEMENTS.c.id.desc()).limit(ANNOUNCEMENTS))
@@ -202,7 +202,7 @@ def moment(s: Session, table_id: int, now: datetime) -> Moment:
     connection = s.connection()
     table = connection.execute(_VIEW_TABLE, {"table": table_id}).first()
     if table is None:
-        raise UnknownSeatError(f"no table {table_id}")
+        raise UnknownSeatError.coded("table.unknown", table=table_id)
     latest = list(connection.execute(_VIEW_LATEST, {"table": table_id}))
     state = Moment(table, now)
     if not latest:
@@ -365,8 +365,10 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, A
         if state.result_due:
             view["result"] = _result(game, current.number, state.stored, state.started)
     view["players"] = players
+    # the code and its params (news stored before params were is "news.other"), and the English words
     view["announcements"] = [{"at": stamp(aware(row.at)), "kind": row.kind, "seat": row.seat, "name": row.name,
-                              "text": row.text} for row in reversed(list(connection.execute(
+                              "text": row.text, "code": f"news.{row.kind}" if row.params else "news.other",
+                              "params": json.loads(row.params or "{}")} for row in reversed(list(connection.execute(
                                   _VIEW_ANNOUNCEMENTS, {"table": table_id, "now": now, "since": now - ANNOUNCED_FOR})))]
     view["shoe"] = _shoe(connection, table_id, state)
     last = (current if current is not None and current.status == "settled" and state.result_due
@@ -494,7 +496,7 @@ def table_roads(s: Session, table_id: int, now: datetime | None = None) -> dict[
     state = moment(s, table_id, now)
     game = get_game(state.table.game, paytable=state.table.paytable)
     if game.kind != "punto_banco":
-        raise IllegalActionError(f"{game.name} has no Banker and Player scoreboards")
+        raise IllegalActionError.coded("roads.none", game=game.code, names={"game": game.name})
     connection = s.connection()
     shoe = (connection.execute(_VIEW_SHOE, {"shoe": state.on_show.shoe_id}).first() if state.on_show is not None
             else connection.execute(_VIEW_NEWEST_SHOE, {"table": table_id}).first())
@@ -580,6 +582,6 @@ def core_seats(bets: list[Bet], seats: int) -> dict[int, int]:
             taken = set(chosen.values())
             free = [n for n in range(1, seats + 1) if n not in taken]
             if not free:
-                raise IllegalActionError(f"more players have bets on this round than the table has seats ({seats})")
+                raise IllegalActionError.coded("round.seats_exceeded", seats=seats)
             chosen[bet.account_id] = bet.seat if bet.seat not in taken and 1 <= bet.seat <= seats else free[0]
     return chosen

@@ -79,7 +79,7 @@ function money(minor) {
                                                        { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }
 
-/** Amount text as the server writes it ("1,234.50") -> minor units. */
+/** Amount text as a player writes it ("1,234.50") -> minor units. */
 function parseAmount(words) { return Math.round(Number(String(words).replace(/,/g, "")) * 100); }
 
 function newKey() {
@@ -182,21 +182,17 @@ async function api(method, path, body, key) {
 
 // ---------------------------------------------------------------- words for codes
 
-/** The table's wagers (name -> code), so that a server sentence naming a wager can name it in the
- *  player's language; filled from GET /api/games and each table view's ``wagers``. */
-const wagerCodesByName = {};
+/** The registry's wager names (code -> name), for wagers without words in the catalogues (a rules file's);
+ *  filled from GET /api/games and each table view's ``wagers``. */
+const wagerNamesByCode = {};
 
 function rememberWagers(wagers) {
-  for (const wager of wagers || []) wagerCodesByName[wager.name.toLowerCase()] = wager.code;
+  for (const wager of wagers || []) wagerNamesByCode[wager.code] = wager.name;
 }
 
+/** A wager's name: in the player's language for the built-in wagers, else as the registry names it. */
 function wagerName(code, fallback) {
-  return has(`wager.${code}`) ? t(`wager.${code}`) : (fallback || code);
-}
-
-function wagerNameFromServer(name) {
-  const code = wagerCodesByName[String(name).toLowerCase()];
-  return code ? wagerName(code, name) : name;
+  return has(`wager.${code}`) ? t(`wager.${code}`) : (fallback || wagerNamesByCode[code] || code);
 }
 
 /** A pay-table event ("Win by 9", "Banker wins") in the player's words. */
@@ -247,95 +243,54 @@ function tableName(name, game) {
   return name || gameName(game);
 }
 
-// Known server sentences -> catalogue keys.  The server keeps its codes and words; until it sends a
-// stable message code with parameters (see the README), its sentences are matched here so that a
-// refusal reads in the player's language.  An unknown one is shown as the server wrote it.
-const PERIOD_WORDS = { "24 hours": "day", "7 days": "week", "30 days": "month" };
-const SERVER_SENTENCES = [
-  [/^this bet of [\d,.]+ would pass your (loss|stake) limit of ([\d,.]+) per (24 hours|7 days|30 days): ([\d,.]+) is left/i,
-   (m) => ["refuse.limit", { kind: t(`protect.kind.${m[1]}`).toLowerCase(), limit: money(parseAmount(m[2])),
-                             period: t(`protect.period.${PERIOD_WORDS[m[3]]}`), left: money(parseAmount(m[4])) }]],
-  [/^your (time-out|self-exclusion) runs until (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/i,
-   (m) => ["refuse.blocked", { until: new Date(m[2].replace(" ", "T") + ":00Z").toLocaleString(lang === "en" ? "en-GB" : lang,
-                                                                                             { dateStyle: "medium", timeStyle: "short" }) }]],
-  [/^the most you can add on (.+?) is ([\d,.]+)/i, (m) => ["refuse.room", { wager: wagerNameFromServer(m[1]), amount: money(parseAmount(m[2])) }]],
-  [/^(.+) is at its maximum of ([\d,.]+)/i, (m) => ["bet.spot_full", { wager: wagerNameFromServer(m[1]), maximum: money(parseAmount(m[2])) }]],
-  [/^the cards are still being dealt: decide in (\d+) s/i, (m) => ["refuse.decide_in", { seconds: m[1] }]],
-  [/^(.+) bet ([\d,.]+) is below the table minimum of ([\d,.]+)$/i, (m) => ["refuse.minimum", { wager: wagerNameFromServer(m[1]), amount: money(parseAmount(m[2])), minimum: money(parseAmount(m[3])) }]],
-  [/^(.+) bet ([\d,.]+) is above its maximum of ([\d,.]+)$/i, (m) => ["refuse.maximum", { wager: wagerNameFromServer(m[1]), amount: money(parseAmount(m[2])), maximum: money(parseAmount(m[3])) }]],
-  [/^(.+) needs an? (.+) wager on the same seat$/i, (m) => ["refuse.requires", { wager: wagerNameFromServer(m[1]), base: wagerNameFromServer(m[2]) }]],
-  [/^bets of ([\d,.]+) exceed the balance of ([\d,.]+)$/i, (m) => ["refuse.balance", { amount: money(parseAmount(m[1])), balance: money(parseAmount(m[2])) }]],
-  [/^no more bets: betting closed for round (\d+)/i, (m) => ["refuse.closed_round", { round: m[1] }]],
-  [/^round (\d+) is not open for bets yet/i, (m) => ["refuse.not_open_round", { round: m[1] }]],
-  [/^betting opens in (\d+) s/i, (m) => ["refuse.opens_in", { seconds: m[1] }]],
-  [/^no more bets/i, () => ["refuse.no_more_bets", {}]],
-  [/^betting has not opened yet/i, () => ["refuse.not_open", {}]],
-  [/^take a seat at the table first/i, () => ["refuse.sit_first", {}]],
-  [/^the table is closed/i, () => ["refuse.table_closed", {}]],
-  [/^the table is full/i, () => ["refuse.table_full", {}]],
-  [/^seat (\d+) is taken/i, (m) => ["refuse.seat_taken", { seat: m[1] }]],
-  [/^your bets are on the layout/i, () => ["refuse.leave_with_bets", {}]],
-  [/^no decision is awaited/i, () => ["refuse.no_decision", {}]],
-  [/^you have no Enter wager/i, () => ["refuse.no_enter", {}]],
-  [/^you have already decided/i, () => ["refuse.decided", {}]],
-  [/^the (.+) wager is placed by choosing to draw/i, () => ["refuse.draw_spot", {}]],
-  [/^wrong username or password/i, () => ["login.wrong", {}]],
-  [/^the username '(.+)' is taken/i, (m) => ["login.taken", { name: m[1] }]],
-  [/^the username .* has \d+ characters/i, () => ["login.name_rule", {}]],
-  [/^a username may not contain/i, () => ["login.name_rule", {}]],
-  [/^a username is text/i, () => ["login.name_rule", {}]],
-  [/^username: /i, () => ["login.name_rule", {}]],
-  [/password.*(8|eight) (to 128 )?characters|^password: (at least|string should)/i, () => ["login.password_rule", {}]],
-  [/password of spaces only/i, () => ["login.password_blank", {}]],
-  [/password must not be the username/i, () => ["login.password_username", {}]],
-  [/most common ones/i, () => ["login.password_common", {}]],
-  [/try again in (\d+) seconds?$/i, (m) => ["refuse.rate", { seconds: m[1] }]],
-  [/too many sign-ins at once/i, () => ["refuse.rate", { seconds: 3 }]],
-  [/^the session token is unknown or expired|^log in first/i, () => ["login.again", {}]],
-  [/^the table is busy/i, () => ["refuse.busy", {}]],
-  [/^this idempotency key was used/i, () => ["refuse.busy", {}]],
-];
+// The server sends every refusal, every reason a hand drew or stood and every piece of table news as a
+// stable code with parameters (machine values); the catalogues hold the words of each code.  Parameters
+// are worded by their names: amounts as money, wager and game codes by their names, times in local time,
+// and a value the catalogue has words for (``word.<name>.<value>``) in those words.
+const MONEY_PARAMS = new Set(["amount", "balance", "minimum", "maximum", "stake", "limit", "left", "enter"]);
 
-/** A server refusal ({error, detail, message}) in the player's words. */
+/** When ``iso`` (ISO 8601) falls, in the player's words. */
+function dateTime(iso) {
+  return new Date(iso).toLocaleString(lang === "en" ? "en-GB" : lang, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/** A code's parameters, each in the player's words. */
+function codeParams(params) {
+  const words = {};
+  for (const [name, value] of Object.entries(params || {})) {
+    if (MONEY_PARAMS.has(name) && typeof value === "number") words[name] = money(value);
+    else if ((name === "wager" || name === "base") && typeof value === "string") words[name] = wagerName(value);
+    else if (name === "wagers" && Array.isArray(value)) words[name] = value.map((code) => wagerName(code)).join(t("list.comma"));
+    else if (name === "game" && typeof value === "string") words[name] = gameName(value);
+    else if (name === "until" && typeof value === "string") words[name] = dateTime(value);
+    else if (Array.isArray(value)) words[name] = value.join(t("list.comma"));
+    else if (value !== null && typeof value !== "object" && has(`word.${name}.${value}`)) words[name] = t(`word.${name}.${value}`);
+    else words[name] = value;
+  }
+  return words;
+}
+
+/** A code with its parameters in the player's words, or ``fallback`` for a code this page does not know. */
+function codeText(code, params, fallback) {
+  return code && has(code) ? t(code, codeParams(params)) : fallback;
+}
+
+// A 422 on these fields says the rule the page shows for them.
+const FIELD_RULES = { username: "login.name_rule", password: "login.password_rule" };
+
+/** A server refusal ({error, code, params, detail, message}) in the player's words; a code this page does
+ *  not know is shown as the server worded it. */
 function refusalText(data) {
   if (!data) return t("refuse.generic");
   if (data.error === "NetworkError") return t("connection.lost");
-  if (data.error === "Unavailable") return t("refuse.unavailable");
-  const sentences = [data.message, typeof data.detail === "string" ? data.detail : null].filter(Boolean);
-  if (Array.isArray(data.detail) && data.detail.length) {
-    const first = data.detail[0];
-    sentences.push(`${first.field || ""}: ${first.problem || ""}`.replace(/^body\./, ""));
-  }
-  for (const sentence of sentences) {
-    for (const [pattern, make] of SERVER_SENTENCES) {
-      const match = pattern.exec(sentence.trim());
-      if (match) {
-        const [key, params] = make(match);
-        return t(key, params);
-      }
-    }
-  }
-  return sentences.length ? (lang === "en" ? sentences[0] : t("refuse.server_said", { message: sentences[0] })) : t("refuse.generic");
+  const params = data.params || {};
+  if (data.code === "request.invalid" && FIELD_RULES[params.field]) return t(FIELD_RULES[params.field]);
+  const said = data.message || (typeof data.detail === "string" ? data.detail : "");
+  const fallback = said ? (lang === "en" ? said : t("refuse.server_said", { message: said })) : t("refuse.generic");
+  return codeText(data.code, params, fallback);
 }
 
-// Why each hand drew or stood: the server's sentences (tableau.py) in the player's words.
-const REASONS = [
-  [/^Natural: neither hand draws$/, () => ["reason.natural", {}]],
-  [/^Player (draws|stands) on (\d)/, (m) => [`reason.player_${m[1]}`, { total: m[2] }]],
-  [/^Banker (draws|stands) on (\d): the Player stood/, (m) => [`reason.banker_${m[1]}_player_stood`, { total: m[2] }]],
-  [/^Banker (draws|stands) on (\d) with the Player's third card (\d) \(draws when it is (.+)\)$/,
-   (m) => (m[4] === "none" || m[4] === "0, 1, 2, 3, 4, 5, 6, 7, 8, 9"
-     ? [`reason.banker_${m[1]}_third_always`, { total: m[2], third: m[3] }]
-                           : [`reason.banker_${m[1]}_third`, { total: m[2], third: m[3], values: m[4] }])],
-];
-
-function reasonText(sentence) {
-  for (const [pattern, make] of REASONS) {
-    const match = pattern.exec(sentence || "");
-    if (match) {
-      const [key, params] = make(match);
-      return t(key, params);
-    }
-  }
-  return sentence || "";
+/** Why a hand drew or stood ({code, params}; from the server's ``reason_codes``) in the player's words. */
+function reasonText(why, words) {
+  return why ? codeText(why.code, why.params, words || "") : (words || "");
 }

@@ -131,15 +131,15 @@ function tableView(tableId) {
   function stake(code) {
     say("");
     const w = wager(code);
-    if (lucky() && (!S.you || !S.you.seat)) return say(t("refuse.sit_first"));  // punto banco: bettors need no seat
-    if (w && w.placed !== "betting") return say(t("refuse.draw_spot"));
+    if (lucky() && (!S.you || !S.you.seat)) return say(t("bet.sit_first"));  // punto banco: bettors need no seat
+    if (w && w.placed !== "betting") return say(t("bet.draw_at_decision", { wager: wagerName(code, w.name) }));
     if (!bettingOpen()) return say(t("bet.wait_next_round"));
     if (S.inflight) return say(t("bet.sending"), "info");
     const name = wagerName(code, w && w.name);
     if (S.chip > room(code)) {
       const left = room(code);
       return say(left > 0 ? t("bet.room_left", { wager: name, amount: money(left) })
-                          : t("bet.spot_full", { wager: name, maximum: money(maximum(code)) }));
+                          : t("bet.at_maximum", { wager: name, maximum: money(maximum(code)) }));
     }
     if (S.chip > available()) return say(t("bet.balance_left", { amount: money(Math.max(0, available())) }));
     S.staged[code] = (S.staged[code] || 0) + S.chip;
@@ -414,7 +414,8 @@ function tableView(tableId) {
       const id = `${a.at}|${a.kind}|${a.seat}|${a.name}`;
       if (S.seen.has(id)) continue;
       S.seen.add(id);
-      const words = has(`news.${a.kind}`) ? t(`news.${a.kind}`, { name: a.name, seat: a.seat }) : (lang === "en" ? a.text : t("news.other"));
+      const said = lang === "en" ? a.text : t("news.other");  // news stored before it had params: news.other
+      const words = a.code === "news.other" ? said : codeText(a.code, a.params, said);
       S.news.push(words);
       if (!first) { toast(words); announce(words); }
     }
@@ -790,9 +791,10 @@ function tableView(tableId) {
     if (d.player_cards) {
       lines.push(t("history.hands", { player: d.player_cards.map(cardLabel).join(" "), pt: d.player_total,
                                       banker: d.banker_cards.map(cardLabel).join(" "), bt: d.banker_total }));
-      if (d.reasons) {
-        lines.push(reasonText(d.reasons.player));
-        if (d.reasons.banker !== d.reasons.player) lines.push(reasonText(d.reasons.banker));
+      if (d.reasons) {  // a round stored before the reasons had codes keeps its English words
+        const why = d.reason_codes || {};
+        lines.push(reasonText(why.player, d.reasons.player));
+        if (d.reasons.banker !== d.reasons.player) lines.push(reasonText(why.banker, d.reasons.banker));
       }
     }
     if (d.hands) {

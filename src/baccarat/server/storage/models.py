@@ -258,10 +258,12 @@ class Announcement(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    kind: Mapped[str] = mapped_column(String(16))  #: seat_freed, stood_up, seated, left, new_shoe, last_hand
+    kind: Mapped[str] = mapped_column(String(16))  #: seat_freed, stood_up, seated, left, new_shoe: code news.<kind>
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     name: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    text: Mapped[str] = mapped_column(String(255))
+    text: Mapped[str] = mapped_column(String(255))  #: the English words (baccarat.core.messages)
+    #: JSON: the params of the code, for each client to word the news itself; None in rows written before
+    params: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class Protection(Base):

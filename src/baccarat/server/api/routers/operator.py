@@ -23,7 +23,7 @@ router = APIRouter(prefix="/api/operator", tags=["operator"], responses=REFUSALS
 @router.post("/tables", status_code=201, response_model=TableView)
 def open_new_table(request: Request, body: TableBody, token: Token) -> dict[str, Any]:
     """A new table, open for bets at once."""
-    manager = operator(request, token, "open tables")
+    manager = operator(request, token, "open_tables")
 
     def work(s: Session) -> dict[str, Any]:
         return operations.open_new_table(
@@ -36,28 +36,28 @@ def open_new_table(request: Request, body: TableBody, token: Token) -> dict[str,
 @router.post("/tables/{table_id}/close", response_model=TableView)
 def close_table(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
     """Close now if no bets are on the layout, else after the round in play is settled."""
-    manager = operator(request, token, "close tables")
+    manager = operator(request, token, "close_tables")
     return run(request, lambda s: operations.close_table(s, manager, table_id))
 
 
 @router.post("/tables/{table_id}/open", response_model=TableView)
 def reopen_table(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
     """Open a closed table again, with a new shoe."""
-    manager = operator(request, token, "open tables")
+    manager = operator(request, token, "open_tables")
     return run(request, lambda s: operations.reopen_table(s, manager, table_id))
 
 
 @router.put("/tables/{table_id}/limits", response_model=TableView)
 def change_limits(request: Request, table_id: Id, body: LimitsBody, token: Token) -> dict[str, Any]:
     """New limits, effective from the next round."""
-    manager = operator(request, token, "change table limits")
+    manager = operator(request, token, "change_limits")
     return run(request, lambda s: operations.set_limits(s, manager, table_id, body.minimum, body.maximums))
 
 
 @router.post("/tables/{table_id}/rounds/{number}/void", response_model=VoidedRound)
 def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token: Token) -> dict[str, Any]:
     """Void a round in play that cannot be dealt: every unsettled stake is refunded."""
-    manager = operator(request, token, "void rounds")
+    manager = operator(request, token, "void_rounds")
     result = run(request, lambda s: operations.void_round(s, manager, table_id, number, reason=body.reason))
     log.critical("operator voided table %s round %s: %s", table_id, number, body.reason)
     return result
@@ -65,7 +65,7 @@ def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token
 
 def _move(request: Request, token: str | None, account_id: int, body: Movement, key: str | None,
           sign: int) -> dict[str, Any]:
-    manager = operator(request, token, "credit or debit wallets")
+    manager = operator(request, token, "move_money")
 
     def move(s: Session) -> dict[str, Any]:
         return operations.move_money(s, manager, account_id, sign * body.amount, memo=body.memo)
