@@ -26,8 +26,8 @@ def _app_for(name: str | None) -> typer.Typer:
     """The app that runs command ``name``: one with that command alone, or every command.
 
     Why: before it parses anything, Typer builds the Click command of every registered command,
-    reading each function's signature and evaluating its annotations; for the ten commands that
-    was about 25 ms of every run, 10% of ``baccarat analyze``.  Help (no command named), an
+    reading each function's signature and evaluating its annotations, for every command, on every run,
+    though a run needs one.  Help (no command named), an
     unknown name and the command groups (``audit``) get the whole app, as before.
     """
     for info in app.registered_commands:
@@ -44,8 +44,8 @@ def main(argv: list[str] | None = None) -> int:
 
     Run as the console script (``argv`` None), ``simulate`` and ``analyze`` end the process as soon
     as their output is flushed, without the interpreter's clean-up (freeing every module, numpy's
-    included): that clean-up was 20 to 40 ms of a process that deals for 0.6 s with two workers,
-    serial time that kept two workers further from twice one (issue 17).  Their files are closed and
+    included): that clean-up is serial time, which keeps a run with two workers further from twice as
+    fast as one.  Their files are closed and
     their worker processes joined before they return.
     """
     args = sys.argv[1:] if argv is None else argv
@@ -54,8 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         printable_output()
     if argv is None and name in QUICK_EXIT:
         # A short run that ends with os._exit: no cyclic collector.  Its collections walked every
-        # object of Typer and numpy again and again while the analysis made its few thousand coups
-        # (about 3% of a fresh ``baccarat analyze``, issue 17); what is freed is freed by counting.
+        # object of Typer and numpy again and again while the analysis made its coups, for nothing;
+        # what is freed is freed by counting.
         gc.disable()
     try:
         _app_for(name)(args=args, prog_name="baccarat")

@@ -1,7 +1,7 @@
 """The ``baccarat`` console script.
 
-Before the command line (:mod:`baccarat.cli.app`: Typer and the command modules, 0.02 to 0.03 s of
-every run) is imported, a plain ``analyze`` or ``simulate`` command line is answered without it
+Before the command line (:mod:`baccarat.cli.app`: Typer and the command modules, a noticeable part of
+every run's start-up) is imported, a plain ``analyze`` or ``simulate`` command line is answered without it
 (:mod:`baccarat.cli.analyze_text`, :mod:`baccarat.cli.simulate_text`: the same checks and the same
 output, anything else or anything refused left to Typer), and a plain ``simulate`` run with several
 workers forks its workers first (:mod:`baccarat.cli.early_workers`), so that they deal while this process
@@ -26,7 +26,7 @@ def main() -> int:
     import gc
 
     # No cyclic collector while the modules load: its collections walked numpy's and Typer's objects
-    # again and again (about 3% of a fresh ``baccarat analyze``).  Turned back on for the commands
+    # again and again, for nothing.  Turned back on for the commands
     # that do not end as soon as their output is written (baccarat.cli.app.main keeps it off for those).
     gc.disable()
     printable_output()

@@ -68,7 +68,8 @@ def serve(
                          "SQLite takes one writer at a time, so one process serves it; run without --workers")
         url = ready_database(settings)
         # h11 rather than httptools (uvicorn's default when installed): httptools holds a request line
-        # and headers of any size (a 128 MB header line: +256 MB), h11 refuses a head over MAX_HEAD.
+        # and headers of any size (a huge header line takes memory in proportion), h11 refuses a head over
+        # MAX_HEAD.
         # ws_max_size refuses a WebSocket frame over live.MAX_FRAME from its header, before buffering it;
         # frames are not compressed unless the settings say so (see Settings.ws_deflate); each received frame is
         # stamped with the moment it was read off the network (a bet's arrival, see baccarat.server.live.arrival).
@@ -165,7 +166,7 @@ def operator(
         audit.record(s, _actor(), "create_operator", f"account {account.id}", {},
                      {"username": account.username, "role": account.role})
 
-    import getpass  # here: every command imports this module (start-up, issue 17)
+    import getpass  # here: every command imports this module, and the others should start fast
 
     if sys.stdin.isatty():  # typed unseen: a slip would make an account nobody can log in to
         password = getpass.getpass("password: ")

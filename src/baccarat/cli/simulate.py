@@ -19,8 +19,8 @@ from baccarat.sim.early import MAX_WORKERS, MIN_WORKERS
 def _progress_bar(total: int, label: str) -> Iterator[Callable[[int], None]]:
     """A progress bar on stderr, gone when the work is done; yields the function that advances it.
 
-    Only on a terminal: elsewhere Rich would draw nothing but blank lines, and importing it costs
-    about 40 ms of start-up.
+    Only on a terminal: elsewhere Rich would draw nothing but blank lines, and importing it slows the
+    start-up.
     """
     if sys.stderr is None or not sys.stderr.isatty():  # (None: started with standard error closed)
         yield lambda n: None

@@ -51,22 +51,21 @@ async def _deal_forever(dealer: Dealer) -> None:
         await asyncio.sleep(DEAL_INTERVAL)
 
 
-#: The cyclic collector's thresholds in a server process (Python's are 700, 10, 10).  A table with 2,000
-#: sockets keeps hundreds of thousands of objects alive (0.3-0.56 million counted in a burst); with Python's
-#: thresholds a full collection (0.15-0.5 s with the event loop stopped) ran every second or so of a burst
-#: of bets, and each one was a queue of late answers.
+#: The cyclic collector's thresholds in a server process (Python's are 700, 10, 10).  A crowded table's sockets
+#: keep a great many objects alive; with Python's thresholds full collections, each stopping the event loop,
+#: ran again and again during a burst of bets, and each one was a queue of late answers.
 COLLECTOR_THRESHOLDS = (50_000, 20, 100)
 #: Seconds a thread holds the interpreter before another waiting for it gets it (Python's is 0.005).  A group
 #: commit's thread and a feed's read thread hold it for whole switch intervals while the event loop waits to
-#: read a bet off the network or to push; at 1 ms a bet is read, and stamped as arrived, sooner after it came
-#: in (with the feed's slices, the bets refused as late though sent before the close went from up to 30 in a
-#: 2,000-bettor burst to 0-1, each sent 0-2 ms before it).
+#: read a bet off the network or to push; with a shorter interval a bet is read, and stamped as arrived, sooner
+#: after it came in, so that (with the feed's slices) a bet sent just before the close is not refused as late.
+#: The benchmarks (``benchmarks/``) measure it.
 SWITCH_INTERVAL = 0.001
 
 
 def tune_for_serving() -> None:
     """Set up the interpreter for a long-running server process: what was loaded at start-up (modules,
-    classes, functions: over 10,000 objects, as the test checks) is frozen out of every later collection,
+    classes, functions: the test checks there are many) is frozen out of every later collection,
     collections run less often (:data:`COLLECTOR_THRESHOLDS`), and threads take turns more often
     (:data:`SWITCH_INTERVAL`).  Memory freed by reference counting, nearly all of it, is freed at once as
     before; only cycles wait longer."""

@@ -10,9 +10,9 @@ There are two ways in:
 * :func:`register` and :func:`log_in` do everything in the session they are given (the command
   line, tests, benchmarks);
 * :func:`sign_up` and :func:`sign_in` are the server's: they hash with no transaction open, then
-  write in a short transaction of their own.  scrypt takes tens of milliseconds of a whole core;
-  run inside a writing transaction on SQLite it held the process's single writer lock, and ten
-  parallel logins pushed every bet from 13 ms to over a second.
+  write in a short transaction of their own.  scrypt takes a whole core for a while, by design;
+  run inside a writing transaction on SQLite it held the process's single writer lock, and a few
+  parallel logins held every bet back behind them.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from baccarat.server.storage import notify
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Account, Token, Wallet, aware, now
 
-#: scrypt cost: 2**14 x 8 x 1 is about 16 MiB and a few tens of milliseconds per hash.
+#: scrypt cost: 2**14 x 8 x 1 is 16 MiB per hash, and a deliberate while of a core.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 TOKEN_LIFETIME = timedelta(hours=12)
 USERNAME = re.compile(r"[A-Za-z0-9_.-]{3,32}")
@@ -87,7 +87,7 @@ def _dummy_hash() -> str:
     """The hash checked when the username is unknown, made once (on first use) with today's cost.
 
     An unknown user then costs exactly one scrypt run, as a known one does; hashing a fresh dummy
-    each time cost two, and the login's timing told which usernames exist (62 ms against 120 ms).
+    each time cost two, and the login's timing told which usernames exist.
     """
     with _DUMMY_LOCK:
         if not _DUMMY:

@@ -7,11 +7,11 @@ through (all 401, none 429).  Here an attempt is *reserved* under a lock before 
 hashed, and the reservation is given back only if the attempt turns out not to count (a right
 password, or a request refused before any hashing).
 
-scrypt takes tens of milliseconds of a whole core per hash; :class:`HashGate` runs at most one hash
+scrypt takes a whole core for a while per hash (by design); :class:`HashGate` runs at most one hash
 per core, on threads of lower OS priority, and refuses a sign-in at once, rather than queueing without
 end, when too many are in progress, so a flood of sign-ins cannot take the CPU away from the bets and the
-dealer.  (With the hashes at normal priority on both cores of a two-core machine, 50 parallel
-attackers still held a bet's write at about 280 ms; the interpreter's own threads were starved.)
+dealer.  (With the hashes at normal priority on every core, parallel attackers still held a bet's write
+back; the interpreter's own threads were starved.)
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ uniqueness (one bet per wager, one answer per idempotency key, one seat each)
 is a constraint.  :func:`transaction` retries a transaction that lost a race to
 a deadlock or to a concurrent duplicate; on the retry it finds the other's row
 and answers as for any duplicate.  (SERIALIZABLE gave the same guarantees but,
-with its page-level predicate locks, failed most concurrent bets on one round:
-85 against about 200 confirmations a second in ``benchmarks/server_load.py``.)
+with its page-level predicate locks, failed most concurrent bets on one round and
+confirmed far fewer a second: ``benchmarks/server_load.py`` measures it.)
 """
 
 from __future__ import annotations
@@ -221,9 +221,9 @@ def unnested(table: Table, columns: tuple[str, ...]) -> Any:
     column name) as a ``FROM`` item whose columns are ``columns``, typed as ``table``'s.  An ``UPDATE ... FROM``
     it changes a row once however often its key is given: each key must be given once.
 
-    One JSON text, not an array per column: psycopg builds each array element by element in Python (a
-    500-bet batch's rows: several milliseconds of the interpreter, held from the event loop), where the
-    standard library's encoder writes the whole text in C."""
+    One JSON text, not an array per column: psycopg builds each array element by element in Python (for a
+    large batch, interpreter time held from the event loop), where the standard library's encoder writes the
+    whole text in C."""
     rows = func.json_to_recordset(cast(bindparam("given", type_=Text), JSON))
     return rows.table_valued(*(column(name, _record_type(table.c[name])) for name in columns)
                              ).render_derived(name="given", with_types=True)
@@ -250,8 +250,8 @@ def insert_rows(connection: Any, table: Table, rows: Sequence[Mapping[str, objec
     """``rows`` (the same keys in each, column names) into ``table``.
 
     On PostgreSQL in one statement, the rows as one JSON parameter (:func:`unnested`): an ``executemany`` sends
-    each row as a statement of its own, which the server runs one by one (a burst's batch of 200 bets is
-    1,200 rows: most of its time).  Elsewhere an ``executemany`` (SQLite runs it in one C loop)."""
+    each row as a statement of its own, which the server runs one by one (a burst's batch has several rows a
+    bet: the statements were most of its time).  Elsewhere an ``executemany`` (SQLite runs it in one C loop)."""
     if not rows:
         return
     if on_postgresql(connection):
