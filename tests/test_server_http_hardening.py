@@ -264,20 +264,20 @@ def test_the_framework_s_own_refusals_have_the_error_shape(client: TestClient):
                              headers={"Content-Type": "application/json"})
     assert unreadable.status_code == 400
     assert unreadable.json()["error"] == "BadRequest" and "UTF-8" in unreadable.json()["detail"]
+    assert unreadable.json()["code"] == "request.unreadable"
     malformed = client.post("/api/accounts", content=b'{"username": ', headers={"Content-Type": "application/json"})
     assert malformed.status_code == 422
     assert malformed.json()["error"] == "InvalidRequest"
-    assert unreadable.json()["code"] == "request.unreadable"
     assert malformed.json()["detail"][0]["field"] == "body"
     assert malformed.json()["detail"][0]["problem"].startswith("the body is not valid JSON")
-    declared = client.post("/api/accounts", content=b" " * (MAX_BODY + 1), headers={"Content-Type": "application/json"})
-    assert declared.status_code == 413 and declared.json()["error"] == "TooLarge"
-
     assert malformed.json()["code"] == "request.invalid"
     assert malformed.json()["params"] == {"field": "body", "problem": "json_invalid"}
+    declared = client.post("/api/accounts", content=b" " * (MAX_BODY + 1), headers={"Content-Type": "application/json"})
+    assert declared.status_code == 413 and declared.json()["error"] == "TooLarge"
+    assert declared.json()["code"] == "request.too_large" and declared.json()["params"] == {"limit": MAX_BODY}
+
 
 # --- storage faults -----------------------------------------------------------------------
-    assert declared.json()["code"] == "request.too_large" and declared.json()["params"] == {"limit": MAX_BODY}
 
 
 def _sqlite_error(tmp_path: Path, how: str) -> OperationalError:
