@@ -4,7 +4,7 @@ malformed body is refused before the token is looked at, as it always was."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Header, Path, Request
@@ -17,6 +17,8 @@ from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Account
 
 T = TypeVar("T")
+#: A money-moving request's answer: a JSON object (bets placed, a decision, a balance).
+Answer = TypeVar("Answer", bound=Mapping[str, object])
 
 
 def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
@@ -33,7 +35,8 @@ Id = Annotated[int, Path(ge=1, le=2**31 - 1)]
 #: The ``Idempotency-Key`` header of a money-moving request.
 IdempotencyKey = Annotated[str | None, Header()]
 
-#: The refusals every route may give, documented once for ``/openapi.json``.
+#: The refusals every route may give, documented once for ``/openapi.json``: FastAPI's ``responses``, whose
+#: values are OpenAPI response objects (any JSON OpenAPI allows there, hence ``Any``).
 REFUSALS: dict[int | str, dict[str, Any]] = {
     code: {"model": Refusal, "description": words} for code, words in (
         (401, "not logged in, or the session has ended"), (403, "not allowed for this account"),
@@ -83,8 +86,8 @@ Caller = Annotated[Account, Depends(caller)]
 Operator = Annotated[Account, Depends(console_operator)]
 
 
-def once(request: Request, account: Account, key: str | None, body: dict[str, Any],
-         act: Callable[[Session], dict[str, Any]]) -> dict[str, Any]:
+def once(request: Request, account: Account, key: str | None, body: Mapping[str, object],
+         act: Callable[[Session], Answer]) -> Answer:
     """A money-moving request: done once per idempotency key, a retry answered from the stored result."""
     if key is None:
         raise ConfigurationError.coded("request.idempotency_key_missing")

@@ -119,11 +119,16 @@ class Spot(Answer):
     players: int = Field(description="how many players staked it")
 
 
+class BetOutcome(Answer):
+    event: str = Field(description="the pay table's event")
+    net: int = Field(description="minor units won (or lost, negative)")
+
+
 class SeatedPlayer(Answer):
     name: str
     away: bool
     bets: dict[str, int]
-    results: dict[str, dict[str, Any]] | None = Field(description="wager -> {event, net} once shown")
+    results: dict[str, BetOutcome] | None = Field(description="wager -> its settlement once shown")
 
 
 class Announcement(Answer):
@@ -145,7 +150,87 @@ class ShoeInPlay(Answer):
     cut_card: int
     last_hand: bool
     taking_client_seeds: bool
-    client_seeds: list[Any] | None
+    client_seeds: list[str] | None
+
+
+class NextRound(Answer):
+    number: int
+    opens_at: Time | None = Field(description="shown with the result, not before")
+
+
+class ShownCard(Answer):
+    index: int = Field(description="its place in the deal")
+    to: str = Field(description="player, banker, dealer or seat:N")
+    card: str = Field(description="rank and suit: Kh, Td")
+    rank: str
+    suit: str
+    label: str = Field(description="as printed: K♥, 10♦")
+    name: str = Field(description="in words: King of hearts")
+    value: int
+    hand_index: int = Field(description="its place in its hand")
+    reason: str
+    at: Time
+
+
+class HandCards(Answer):
+    cards: list[str]
+    total: int
+
+
+class VoidResult(Answer):
+    round: int
+    void: str = Field(description="why the round was voided")
+    at: Time | None
+    message: str
+
+
+class CoupResult(Answer):
+    """Punto banco's result."""
+
+    round: int
+    winner: str = Field(description="player, banker or tie")
+    player_total: int
+    banker_total: int
+    natural: bool
+    callouts: list[str] = Field(description="Natural, Dragon 7, Panda 8")
+    message: str
+    winning_spots: list[str]
+    pushed_spots: list[str]
+    at: Time | None
+
+
+class SeatResult(Answer):
+    name: str
+    total: int
+    winner: str = Field(description="player, dealer or tie")
+    message: str
+
+
+class SeatsResult(Answer):
+    """Lucky Draw's result: each seat's hand against the dealer's."""
+
+    round: int
+    dealer_total: int
+    seats: dict[str, SeatResult]
+    at: Time | None
+    message: str
+
+
+class LastResult(Answer):
+    """The last round whose result is shown: its number, then its result as stored, less what is private:
+    ``cards`` (in deal order) and, punto banco, ``player_cards``, ``banker_cards``, ``player_total``,
+    ``banker_total``, ``winner``, ``reasons`` (and their codes), ``hand``; Lucky Draw, ``hands`` and
+    ``decisions_at``; a voided round, ``void``.  Those are passed on as they are (``extra="allow"``)."""
+
+    round: int
+
+
+class DecisionWindow(Answer):
+    round: int
+    opens_at: Time | None
+    decides_at: Time
+    first_deal: dict[str, list[str]] = Field(description="seat:N and dealer -> the face-up cards")
+    decided: list[str] = Field(description="the seats that have decided")
 
 
 class TableView(Answer):
@@ -161,25 +246,38 @@ class TableView(Answer):
     decision_seconds: float
     pace: PaceInfo
     limits: Limits
-    pending_limits: dict[str, Any] | None = Field(description="limits that apply from the next round")
+    pending_limits: Limits | None = Field(description="limits that apply from the next round")
     server_time: Time
     phase: str
     phase_started_at: Time | None
     phase_ends_at: Time | None
     round_number: int | None
     round: RoundWindow | None = Field(description="the round taking bets")
-    next_round: dict[str, Any] | None
-    cards: list[dict[str, Any]] = Field(description="the cards shown so far, in deal order")
-    hands: dict[str, Any]
-    result: dict[str, Any] | None = Field(description="the result once it is due, in a player's words")
+    next_round: NextRound | None
+    cards: list[ShownCard] = Field(description="the cards shown so far, in deal order")
+    hands: dict[str, HandCards]
+    result: VoidResult | CoupResult | SeatsResult | None = Field(
+        description="the result once it is due, in a player's words")
     seats: dict[str, str] = Field(description="seat number -> player name")
     players: dict[str, SeatedPlayer]
     spots: dict[str, Spot]
     announcements: list[Announcement]
     shoe: ShoeInPlay | None
-    last_result: dict[str, Any] | None
-    decision: dict[str, Any] | None = Field(description="Lucky Draw: the decisions awaited")
+    last_result: LastResult | None
+    decision: DecisionWindow | None = Field(description="Lucky Draw: the decisions awaited")
     wagers: list[WagerInfo]
+    bettors: int = Field(description="players with bets on the round on show, seated or not")
+
+
+class SettledBet(Answer):
+    amount: int
+    event: str
+    net: int
+
+
+class YourSettlement(Answer):
+    bets: dict[str, SettledBet]
+    net: int = Field(description="minor units, all the round's bets together")
 
 
 class YourState(Answer):
@@ -188,7 +286,7 @@ class YourState(Answer):
     balance: int
     round: int | None
     bets: dict[str, int]
-    settlement: dict[str, Any] | None
+    settlement: YourSettlement | None = Field(description="once the round's result is shown")
     decision: str | None
 
 
@@ -214,20 +312,67 @@ class Decided(Answer):
     balance: int
 
 
+class BeadCell(Answer):
+    col: int
+    row: int
+    outcome: str = Field(description="B, P or T")
+    banker_pair: bool
+    player_pair: bool
+
+
+class BigRoadCell(Answer):
+    col: int
+    row: int
+    side: str | None = Field(description="B or P (none only for the cell of an all-tie history)")
+    ties: int
+    banker_pair: bool
+    player_pair: bool
+
+
+class RoadMark(Answer):
+    col: int
+    row: int
+    colour: str = Field(description="red or blue")
+
+
+class RoadStats(Answer):
+    hands: int
+    banker: int
+    player: int
+    tie: int
+    banker_pct: float
+    player_pct: float
+    tie_pct: float
+    banker_pairs: int
+    player_pairs: int
+    naturals: int
+    dragon_7: int
+    panda_8: int
+
+
 class Roads(Answer):
     shoe: int | None
-    bead_plate: list[Any]
-    big_road: list[Any]
-    big_eye_boy: list[Any]
-    small_road: list[Any]
-    cockroach_pig: list[Any]
-    ask: dict[str, dict[str, Any]]
-    stats: dict[str, Any]
+    bead_plate: list[BeadCell]
+    big_road: list[BigRoadCell]
+    big_eye_boy: list[RoadMark]
+    small_road: list[RoadMark]
+    cockroach_pig: list[RoadMark]
+    ask: dict[str, dict[str, str | None]] = Field(
+        description="banker/player -> derived road -> the colour a hand of that side would add (none: none)")
+    stats: RoadStats
 
 
 class Strategy(Answer):
     basis: str
     draw: dict[str, list[int]] = Field(description="seat total -> up-card values (0 = ten or face) to draw on")
+
+
+class ShoeRound(Answer):
+    round: int
+    cards: list[str] = Field(description="in deal order")
+    seats: list[int] | None = Field(default=None, description="Lucky Draw: the seats dealt to, in deal order")
+    drew: list[int] | None = Field(default=None, description="Lucky Draw: the seats that drew")
+    void: str | None = Field(default=None, description="a round voided after its first deal: why")
 
 
 class ShoeRecord(Answer):
@@ -244,10 +389,10 @@ class ShoeRecord(Answer):
     cut_card: int
     commitment: str
     server_seed: str
-    client_seeds: list[Any] | None = None
+    client_seeds: list[str] | None = None
     burned: list[str]
     ended: str | None = None
-    rounds: list[dict[str, Any]]
+    rounds: list[ShoeRound]
 
 
 class VoidedRound(Answer):
@@ -263,6 +408,29 @@ class VoidedRound(Answer):
 # --- history and fairness -------------------------------------------------------------------------------
 
 
+class RoundDetail(Answer):
+    """A round's stored result less its cards and winner, each key only where the round has it."""
+
+    player_cards: list[str] | None = None
+    banker_cards: list[str] | None = None
+    player_total: int | None = None
+    banker_total: int | None = None
+    reasons: dict[str, str] | None = Field(default=None, description="player/banker -> why it drew or stood")
+    reason_codes: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="player/banker -> the reason as {code, params}")
+    hand: dict[str, str | bool] | None = Field(default=None, description="the scoreboards' entry")
+    hands: dict[str, list[str]] | None = Field(default=None, description="Lucky Draw: seat:N and dealer -> cards")
+    decisions_at: Time | None = None
+    void: str | None = None
+
+
+class YourRoundBet(Answer):
+    amount: int
+    event: str
+    net: int
+    name: str = Field(description="the wager's name")
+
+
 class RoundRecall(Answer):
     table: str
     table_id: int
@@ -270,23 +438,66 @@ class RoundRecall(Answer):
     status: str
     shoe: int | None
     time: Time | None
-    detail: dict[str, Any]
+    detail: RoundDetail
     cards: list[str]
     cards_named: list[str]
     winner: str | None
     result_message: str | None
-    bets: dict[str, dict[str, Any]]
+    bets: dict[str, YourRoundBet]
     balance_before: int | None
     balance_after: int | None
+    seat: str | None = Field(default=None, description="Lucky Draw: seat:N, the hand that was yours")
+
+
+class ExportedRound(Answer):
+    """A round as ``baccarat verify`` reads it, each optional key only where the round has it."""
+
+    table: str
+    table_id: int
+    game: str
+    paytable: int | None
+    round: int
+    shoe: int
+    status: str
+    time: Time
+    bets: dict[str, int]
+    events: dict[str, str]
+    net: dict[str, int]
+    cards: list[str]
+    void: str | None = None
+    player_cards: list[str] | None = None
+    banker_cards: list[str] | None = None
+    player_total: int | None = None
+    banker_total: int | None = None
+    seat: str | None = Field(default=None, description="Lucky Draw: seat:N, your hand")
+    seat_cards: list[str] | None = None
+    dealer_cards: list[str] | None = None
+    seat_total: int | None = None
+    dealer_total: int | None = None
+    result: str | None = Field(default=None, description="player, banker or tie; Lucky Draw: player, dealer or tie")
+
+
+class WalletMovement(Answer):
+    id: int
+    kind: str
+    amount: int
+    balance: int = Field(description="the wallet's balance after it")
+    memo: str
+    table_id: int | None = None
+    round: int | None = None
+
+
+class ExportedShoe(ShoeRecord):
+    your_client_seed: str | None = Field(description="the client seed you brought to the shoe")
 
 
 class HistoryExport(Answer):
     format: str
     account: str
     balance: int
-    rounds: list[dict[str, Any]]
-    movements: list[dict[str, Any]]
-    shoes: list[dict[str, Any]]
+    rounds: list[ExportedRound]
+    movements: list[WalletMovement]
+    shoes: list[ExportedShoe]
 
 
 class ClientSeedSet(Answer):

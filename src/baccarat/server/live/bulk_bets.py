@@ -28,13 +28,13 @@ import json
 import logging
 import math
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypedDict, cast
 
+from sqlalchemy import Select, and_, bindparam, func, insert, select, update
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -43,6 +43,7 @@ from baccarat.core.registry import get_game
 from baccarat.server.house import wallet
 from baccarat.server.live.group_commit import Command, Outcome, run_one
 from baccarat.server.playing import betting, fairness, tables
+from baccarat.server.playing.betting import BetAnswer
 from baccarat.server.playing.views import stored_limits
 from baccarat.server.storage import db, notify
 from baccarat.server.storage.db import retryable
@@ -65,19 +66,52 @@ from baccarat.server.storage.models import now as _now
 log = logging.getLogger(__name__)
 
 
+#: A command frame as the client sent it: any JSON object, so its values are truly arbitrary (each field is
+#: checked where it is read: :func:`bet_frame`, :func:`frame_round`).
+CommandFrame = dict[str, Any]
+
+
+class _EntryRow(TypedDict):
+    kind: str
+    memo: str
+    created_at: datetime
+
+
+class _PostingRow(TypedDict):
+    account: str
+    amount: int
+
+
+class _BetRow(TypedDict):
+    round_id: int
+    account_id: int
+    seat: int
+    wager: str
+    amount: int
+    balance_before: int
+
+
+class _AnswerRow(TypedDict):
+    account_id: int
+    key: str
+    request_hash: str
+    response: str
+    created_at: datetime
+
+
 class BetCommand(Protocol):
     """A socket's command (:class:`baccarat.server.live.sockets.SocketCommand`): callable alone, and its fields."""
 
     table_id: int
     account_id: int
     digest: str
-    frame: dict[str, Any]
+    frame: CommandFrame
     received: datetime
 
     def __call__(self, s: Session) -> Any: ...
 
 
-def bet_frame(frame: dict[str, Any]) -> tuple[dict[str, int], int | None]:
+def bet_frame(frame: CommandFrame) -> tuple[dict[str, int], int | None]:
     """A bet command's bets and the round named (or None), refused in the player's words when malformed."""
     bets = frame.get("bets")
     if not isinstance(bets, dict) or not all(isinstance(k, str) and type(v) is int for k, v in bets.items()):
@@ -85,7 +119,7 @@ def bet_frame(frame: dict[str, Any]) -> tuple[dict[str, int], int | None]:
     return bets, frame_round(frame, "command.bets_round")
 
 
-def frame_round(frame: dict[str, Any], refusal: str) -> int | None:
+def frame_round(frame: CommandFrame, refusal: str) -> int | None:
     """The round a socket command names (or None), refused with the code ``refusal`` when it is not one
     (``command.bets_round``, ``command.decision_round``: what the round is meant for)."""
     number = frame.get("round")
@@ -103,7 +137,7 @@ _SEATS, _PROTECTION, _ACCOUNTS, _SEEDS = _table(Seat), _table(Protection), _tabl
 _ENTRIES, _POSTINGS, _SETTLEMENTS = _table(LedgerTransaction), _table(Posting), _table(Settlement)
 
 @lru_cache(maxsize=4)
-def _queries(postgresql: bool) -> dict[str, Any]:
+def _queries(postgresql: bool) -> dict[str, Select[Any]]:
     """The batch's reads: a list of values is ``= ANY(array)`` on PostgreSQL, ``IN (...)`` elsewhere."""
     def among(column: Any, name: str) -> Any:
         return db.among(column, name, postgresql)
@@ -135,7 +169,7 @@ def _queries(postgresql: bool) -> dict[str, Any]:
             "seeds_taken": seeds_taken}
 
 
-def _read(connection: Any, name: str, values: dict[str, Any]) -> Any:
+def _read(connection: Any, name: str, values: Mapping[str, object]) -> Any:
     return connection.execute(_queries(db.on_postgresql(connection))[name], values)
 
 
@@ -156,8 +190,8 @@ def _stored(connection: Any, pairs: list[tuple[int, str]]) -> Any:
     statement compiled once whatever the batch's size.
 
     Not ``account_id IN (...) AND key IN (...)``: on the (account, key) index SQLite probes every
-    combination of the two lists (a batch of 350 bets: 122,500 look-ups); nor a ``VALUES`` list, which
-    SQLAlchemy compiles anew for every batch (a fifth of the batch's time)."""
+    combination of the two lists (n bets: n² look-ups); nor a ``VALUES`` list, which SQLAlchemy compiles anew
+    for every batch (a large part of the batch's time)."""
     if not pairs:
         return []
     if db.on_postgresql(connection):
@@ -285,12 +319,12 @@ class _Writes:
     """The accepted bets' rows, written at the end with one statement each (executemany)."""
 
     def __init__(self) -> None:
-        self.entries: list[dict[str, Any]] = []
-        self.postings: list[list[dict[str, Any]]] = []
+        self.entries: list[_EntryRow] = []
+        self.postings: list[list[_PostingRow]] = []
         self.debits: dict[int, int] = defaultdict(int)
-        self.new_bets: dict[tuple[int, int, str], dict[str, Any]] = {}  # in the order first placed
+        self.new_bets: dict[tuple[int, int, str], _BetRow] = {}  # in the order first placed
         self.added: dict[tuple[int, int, str], int] = defaultdict(int)
-        self.answers: list[dict[str, Any]] = []
+        self.answers: list[_AnswerRow] = []
         self.seeds: dict[int, set[int]] = defaultdict(set)  # shoe -> accounts whose seed it may take
         self.tables: set[int] = set()
 
@@ -332,7 +366,7 @@ class _Writes:
 
 def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tuple[str, str]],
          balances: dict[int, int], ahead: dict[int, list[tuple[datetime, int]]], writes: _Writes,
-         connection: Any) -> dict[str, Any]:
+         connection: Any) -> BetAnswer:
     """One bet, checked in the order and words of live._command, wallet.idempotent and betting.place_bets."""
     account, frame, now = command.account_id, command.frame, command.received
     key = frame.get("key")
@@ -345,8 +379,7 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     if answered is not None:
         if answered[0] != digest:
             raise ConflictError.coded("request.idempotency_key_reused")
-        again: dict[str, Any] = json.loads(answered[1])
-        return again
+        return cast(BetAnswer, json.loads(answered[1]))  # the answer stored for this key
     if not bets:
         raise ConfigurationError.coded("bet.malformed")
     row = table.row
@@ -389,7 +422,7 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
         together[code] = together.get(code, 0) + amount
     table.placed[account] = together
     shown = balance - sum(amount for at, amount in ahead.get(account, ()) if at > now)
-    answer = {"table": command.table_id, "round": row.number, "seat": seat or None, "bets": together,
+    answer: BetAnswer = {"table": command.table_id, "round": row.number, "seat": seat or None, "bets": together,
               "added": dict(bets), "balance": shown}
     text = json.dumps(answer)
     stored[(account, key)] = (digest, text)

@@ -33,12 +33,13 @@ from collections import Counter
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import TypedDict, cast
 
 from sqlalchemy import Table, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.server.playing import seating, views
+from baccarat.server.playing.shapes import TableView, YourState
 from baccarat.server.storage import faults
 from baccarat.server.storage.db import among, on_postgresql, read, transaction
 from baccarat.server.storage.models import Token, aware
@@ -81,8 +82,16 @@ def _valid_tokens(s: Session, digests: list[str]) -> set[str]:
     return {digest for digest, expires_at in rows if aware(expires_at) > now}
 
 
-def state_frame(table_text: str, mine: dict[str, Any] | None) -> str:
-    """A state push: the table view (already JSON) and the player's own state."""
+class StateFrame(TypedDict):
+    """A state push's shape (:func:`state_frame` writes it as text, the view already JSON)."""
+
+    type: str  #: "state"
+    table: TableView
+    you: YourState | None
+
+
+def state_frame(table_text: str, mine: YourState | None) -> str:
+    """A state push (:class:`StateFrame`): the table view (already JSON) and the player's own state."""
     return f'{{"type": "state", "table": {table_text}, "you": {json.dumps(mine)}}}'
 
 
@@ -90,7 +99,7 @@ def state_frame(table_text: str, mine: dict[str, Any] | None) -> str:
 class Reading:
     """One read of a table (see :meth:`TableFeed._read`)."""
 
-    view: dict[str, Any]
+    view: TableView
     text: str  #: the view as JSON (when it changed)
     #: each watcher's state frame (:func:`state_frame`), when the view changed since the last read; else None
     frames: dict[int, str] | None
@@ -111,7 +120,7 @@ class TableFeed:
         self.notified, self.resync = notified, resync
         self.poked = asyncio.Event()
         self.reads = 0  #: how often the table was read (the tests count them)
-        self.view: dict[str, Any] | None = None
+        self.view: TableView | None = None
         self.text = "null"  #: the view as JSON
         self.frames: dict[int, str] = {}  #: account id -> its state frame for the view on show
         self.version = 0
@@ -205,7 +214,7 @@ class TableFeed:
         """The longest wait between two reads: :attr:`resync` when notified, else the poll (longer for a crowd)."""
         return self.resync if self.notified else max(POLL, CROWD_GAP * watchers)
 
-    def frame(self, account_id: int, mine: dict[str, Any] | None = None) -> str | None:
+    def frame(self, account_id: int, mine: YourState | None = None) -> str | None:
         """A state push for ``account_id``: with ``mine`` as their own state, else the one read with the
         view (None if the view was read before they joined)."""
         if mine is not None:
@@ -227,7 +236,7 @@ class TableFeed:
         """Wake every socket waiting for a newer view, :data:`SLICE` at a time: O(sockets), and the
         event loop reads the network between two slices.  (An ``asyncio.Condition`` was O(sockets²):
         each woken waiter re-acquires its lock in turn, and each acquisition scans the lock's queue of
-        waiters; 2,000 sockets held the event loop for half a second a change.)"""
+        waiters, so a crowded table held the event loop at every change.)"""
         waiting, self.waiting = list(self.waiting), set()
         for start in range(0, len(waiting), SLICE):
             for future in waiting[start:start + SLICE]:

@@ -48,10 +48,11 @@ import logging
 import re
 import time
 from collections import Counter
+from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from sqlalchemy import Table, bindparam, select
@@ -65,6 +66,9 @@ from baccarat.server.live.arrival import ARRIVED
 from baccarat.server.live.feed import RESYNC, TableFeed
 from baccarat.server.live.group_commit import Batcher, Command, Outcome
 from baccarat.server.playing import betting, dealing, seating, views
+from baccarat.server.playing.betting import BetAnswer
+from baccarat.server.playing.dealing import DecisionAnswer
+from baccarat.server.playing.shapes import YourState
 from baccarat.server.storage import notify
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Token, aware
@@ -86,6 +90,29 @@ TOO_MANY = "too many open tables for this account: close one first"
 #: What a session token may look like (``secrets.token_urlsafe`` makes 43 of ``[A-Za-z0-9_-]``): anything else
 #: is refused before it is hashed (a list has no ``encode``, a lone surrogate cannot be encoded).
 TOKEN = re.compile(r"[\x21-\x7e]{1,256}")
+
+
+#: A command's answer: bets placed, or a Lucky Draw decision taken.
+CommandAnswer = BetAnswer | DecisionAnswer
+
+
+class OkFrame(TypedDict):
+    """The answer to a command."""
+
+    type: str  #: "ok"
+    key: str  #: the command's idempotency key
+    result: CommandAnswer
+
+
+class ErrorFrame(TypedDict):
+    """A command refused: the refusal's code and params for the client to word, and its English words."""
+
+    type: str  #: "error"
+    error: str  #: the error's family
+    code: str
+    params: Mapping[str, object]
+    detail: str
+    message: str
 
 
 class Close(Exception):
@@ -175,8 +202,8 @@ def wake(app: FastAPI, ids: set[int]) -> None:
         feeds[table_id].poked.set()
 
 
-def _command(s: Session, table_id: int, account_id: int, digest: str, frame: dict[str, Any],
-             received: datetime | None = None) -> dict[str, Any]:
+def _command(s: Session, table_id: int, account_id: int, digest: str, frame: bulkbets.CommandFrame,
+             received: datetime | None = None) -> CommandAnswer:
     # the token is checked in the command's own transaction: between the feed's polls a logged-out
     # socket is still open, but it can no longer bet
     _check_signed_in(s, digest, account_id)
@@ -206,10 +233,10 @@ class SocketCommand:
     table_id: int
     account_id: int
     digest: str
-    frame: dict[str, Any]
+    frame: bulkbets.CommandFrame
     received: datetime
 
-    def __call__(self, s: Session) -> dict[str, Any]:
+    def __call__(self, s: Session) -> CommandAnswer:
         return _command(s, self.table_id, self.account_id, self.digest, self.frame, self.received)
 
 
@@ -304,10 +331,10 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         pusher: asyncio.Task[None] | None = None
         receiver: asyncio.Task[Any] | None = None
 
-        def you() -> dict[str, Any]:
+        def you() -> YourState:
             return read(sessions, lambda s: views.you(s, table_id, account_id))
 
-        async def push(mine: dict[str, Any] | None = None) -> None:
+        async def push(mine: YourState | None = None) -> None:
             nonlocal seen
             if feed.view is None:
                 await feed.wait_newer(0)
@@ -362,12 +389,14 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                         SocketCommand(table_id, account_id, digest, frame, received),
                         table=table_id, received=received)
                 except BaccaratError as error:
-                    await socket.send_json({"type": "error", "error": type(error).__name__, "code": error.code,
-                                            "params": error.params, "detail": str(error), "message": str(error)})
+                    refused: ErrorFrame = {"type": "error", "error": type(error).__name__, "code": error.code,
+                                           "params": error.params, "detail": str(error), "message": str(error)}
+                    await socket.send_json(refused)
                     continue
-                await socket.send_json({"type": "ok", "key": frame.get("key"), "result": result})
+                answered: OkFrame = {"type": "ok", "key": frame["key"], "result": result}  # (checked: a str)
+                await socket.send_json(answered)
                 # A bet's answer holds the player's seat, balance, bets and round: no state follows it (at a
-                # crowded table that push, the whole view again, was half the event loop's work in a burst);
+                # crowded table that push, the whole view again, was much of the event loop's work in a burst);
                 # the table's next push carries the layout's new totals.  A decision's changes are pushed now.
                 if frame.get("type") != "bet" or "seat" not in result:
                     await push(await asyncio.to_thread(you))

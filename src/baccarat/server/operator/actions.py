@@ -5,7 +5,7 @@ credit or debit a wallet.  The REST routes and ``baccarat void-round`` both come
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict, Unpack
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -13,11 +13,39 @@ from sqlalchemy.orm import Session
 from baccarat.core.errors import UnknownSeatError
 from baccarat.server.house import audit, wallet
 from baccarat.server.playing import dealing, tables, views
+from baccarat.server.playing.dealing import VoidedRound
+from baccarat.server.playing.shapes import LimitsJson, TableView
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.models import Account, GameTable, Round
 
 
-def _table_state(s: Session, table_id: int) -> dict[str, Any]:
+class TableSettings(TypedDict, total=False):
+    """A new table's settings (:func:`baccarat.server.playing.tables.create_table`'s keywords)."""
+
+    paytable: int | None
+    decks: int
+    cut_card: int
+    betting_seconds: float
+    decision_seconds: float
+    pace: Pace | None
+
+
+class TableState(TypedDict, total=False):
+    """A table's settings as the audit trail records them before and after a change (none: no table)."""
+
+    name: str
+    game: str
+    status: str
+    limits: LimitsJson | None
+    pending_limits: LimitsJson | None
+
+
+class WalletBalance(TypedDict):
+    account_id: int
+    balance: int
+
+
+def _table_state(s: Session, table_id: int) -> TableState:
     table = s.get(GameTable, table_id, populate_existing=True)
     if table is None:
         return {}
@@ -26,35 +54,36 @@ def _table_state(s: Session, table_id: int) -> dict[str, Any]:
             "pending_limits": json.loads(table.pending_limits) if table.pending_limits else None}
 
 
-def open_new_table(s: Session, actor: Account | str, name: str, game: str, **settings: Any) -> dict[str, Any]:
+def open_new_table(s: Session, actor: Account | str, name: str, game: str, **settings: Unpack[TableSettings]
+                   ) -> TableView:
     """A new table (:func:`baccarat.server.playing.tables.create_table`), recorded."""
-    pace: Pace | None = settings.pop("pace", None)
-    table = tables.create_table(s, name, game, pace=pace, **settings)
-    shown = dict(settings)
+    table = tables.create_table(s, name, game, **settings)
+    pace = settings.get("pace")
+    shown: dict[str, object] = {key: value for key, value in settings.items() if key != "pace"}
     if pace is not None:
         shown.update(no_more_bets_seconds=pace.no_more_bets, card_seconds=pace.card, results_seconds=pace.results)
     audit.record(s, actor, "open_table", f"table {table.id}", {}, {**_table_state(s, table.id), **shown})
     return views.table_view(s, table.id)
 
 
-def close_table(s: Session, actor: Account | str, table_id: int) -> dict[str, Any]:
+def close_table(s: Session, actor: Account | str, table_id: int) -> TableView:
     return audit.audited(s, actor, "close_table", f"table {table_id}", lambda: _table_state(s, table_id),
                          lambda: tables.close_table(s, table_id))
 
 
-def reopen_table(s: Session, actor: Account | str, table_id: int) -> dict[str, Any]:
+def reopen_table(s: Session, actor: Account | str, table_id: int) -> TableView:
     return audit.audited(s, actor, "reopen_table", f"table {table_id}", lambda: _table_state(s, table_id),
                          lambda: tables.reopen_table(s, table_id))
 
 
 def set_limits(s: Session, actor: Account | str, table_id: int, minimum: int, maximums: dict[str, int]
-               ) -> dict[str, Any]:
+               ) -> TableView:
     return audit.audited(s, actor, "change_limits", f"table {table_id}", lambda: _table_state(s, table_id),
                          lambda: tables.set_limits(s, table_id, minimum, maximums))
 
 
-def void_round(s: Session, actor: Account | str, table_id: int, number: int, *, reason: str) -> dict[str, Any]:
-    def look() -> dict[str, Any]:
+def void_round(s: Session, actor: Account | str, table_id: int, number: int, *, reason: str) -> VoidedRound:
+    def look() -> dict[str, str | None]:
         current = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == number)
                            .execution_options(populate_existing=True))
         return {"status": current.status if current is not None else None}
@@ -65,7 +94,7 @@ def void_round(s: Session, actor: Account | str, table_id: int, number: int, *, 
                                                "bets_refunded": result["bets_refunded"]})
 
 
-def move_money(s: Session, actor: Account | str, account_id: int, amount: int, *, memo: str = "") -> dict[str, Any]:
+def move_money(s: Session, actor: Account | str, account_id: int, amount: int, *, memo: str = "") -> WalletBalance:
     """Credit (``amount`` > 0) or debit (< 0) a player's wallet from the cashier, recorded."""
     kind = "credit" if amount > 0 else "debit"
     if s.get(Account, account_id) is None:

@@ -6,7 +6,7 @@ asks.  Operators see the stored state, results included as soon as they are sett
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from baccarat.core.errors import UnknownSeatError
 from baccarat.server.house import protection, wallet
 from baccarat.server.playing import tables, views
+from baccarat.server.playing.shapes import DealtCard, LimitsJson, StoredResult
 from baccarat.server.storage.models import (
     Account,
     Bet,
@@ -32,7 +33,134 @@ from baccarat.server.storage.models import (
 STATEMENT_LINES = 500
 
 
-def find_players(s: Session, text: str, *, limit: int = 20) -> list[dict[str, Any]]:
+class FoundPlayer(TypedDict):
+    id: int
+    username: str
+    role: str
+    balance: int
+    created_at: str
+
+
+class PlayerRecord(FoundPlayer):
+    """A player as the console shows them: balance, protection and statement."""
+
+    protection: protection.ProtectionStatus
+    statement: list[StatementLine]
+
+
+class StatementBet(TypedDict):
+    bet_id: int
+    wager: str
+    amount: int
+    event: str | None  #: None until settled
+    net: int | None
+
+
+class _PlayerBet(StatementBet):
+    transaction_id: int | None  #: the settlement's movement
+
+
+class StatementLine(TypedDict):
+    """One movement of the wallet, with the balance after it (and for play, the round and bets)."""
+
+    transaction_id: int
+    at: str
+    kind: str
+    amount: int
+    balance: int
+    memo: str
+    table_id: NotRequired[int]
+    table: NotRequired[str]
+    round: NotRequired[int]
+    bets: NotRequired[list[StatementBet]]
+
+
+class RecalledCard(TypedDict):
+    to: str | None
+    card: str
+    reason: str | None
+    at: str | None
+
+
+class RecalledBet(TypedDict):
+    bet_id: int
+    account_id: int
+    player: str
+    seat: int
+    wager: str
+    amount: int
+    event: str | None
+    net: int | None
+    transaction_id: int | None
+
+
+class RecalledDecision(TypedDict):
+    account_id: int
+    seat: int
+    action: str
+
+
+class RecalledRound(TypedDict):
+    """Game recall: a round as stored, with its result's cards, totals, winner or void once it has them."""
+
+    table_id: int
+    table: str
+    game: str
+    paytable: int | None
+    round: int
+    round_id: int
+    shoe: int
+    status: str
+    closes_at: str
+    dealt_at: str | None
+    deal: list[RecalledCard]
+    bets: list[RecalledBet]
+    decisions: list[RecalledDecision]
+    handle: int
+    house_net: int
+    player_cards: NotRequired[list[str]]
+    banker_cards: NotRequired[list[str]]
+    player_total: NotRequired[int]
+    banker_total: NotRequired[int]
+    winner: NotRequired[str]
+    hands: NotRequired[dict[str, list[str]]]  #: Lucky Draw
+    void: NotRequired[str]
+
+
+class ConsoleSeat(TypedDict):
+    seat: int
+    account_id: int
+    username: str
+    away: bool
+
+
+class RoundInPlay(TypedDict):
+    round: int
+    status: str
+    bets: int
+    staked: int
+    players: int
+    closes_at: str
+
+
+class ConsoleTable(TypedDict):
+    id: int
+    name: str
+    game: str
+    paytable: int | None
+    decks: int
+    status: str
+    limits: LimitsJson
+    pending_limits: LimitsJson | None
+    seats: list[ConsoleSeat]
+    round: RoundInPlay | None
+
+
+#: The stored result's keys a recall shows as they are.
+_RECALLED = ("player_cards", "banker_cards", "player_total", "banker_total", "winner", "hands", "void")
+
+
+def find_players(s: Session, text: str, *, limit: int = 20) -> list[FoundPlayer]:
     """Accounts whose name contains ``text`` (case-insensitive), or whose id it is."""
     words = text.strip().casefold()
     query = select(Account).order_by(Account.login).limit(limit)
@@ -53,7 +181,7 @@ def _account(s: Session, account_id: int) -> Account:
     return account
 
 
-def player(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> dict[str, Any]:
+def player(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> PlayerRecord:
     """The player's balance, protection and newest ``lines`` statement lines (newest first)."""
     account = _account(s, account_id)
     return {"id": account.id, "username": account.username, "role": account.role,
@@ -61,7 +189,7 @@ def player(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> dict
             "protection": protection.status(s, account.id), "statement": statement(s, account.id, lines=lines)}
 
 
-def statement(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> list[dict[str, Any]]:
+def statement(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> list[StatementLine]:
     """Every movement of the wallet, newest first, with the balance after it and, for play, the
     table, round and the player's bets on it (stakes; and for a settlement each bet's result)."""
     _account(s, account_id)
@@ -80,7 +208,7 @@ def statement(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> l
     rounds = {r.id: r for r in s.execute(select(Round.id, Round.number, GameTable.id.label("table_id"),
                                                 GameTable.name).join(GameTable, GameTable.id == Round.table_id)
                                          .where(Round.id.in_(set(escrow.values()))))}
-    bets: dict[int, list[dict[str, Any]]] = {}
+    bets: dict[int, list[_PlayerBet]] = {}
     for bet, settled in s.execute(select(Bet, Settlement).outerjoin(Settlement, Settlement.bet_id == Bet.id)
                                   .where(Bet.round_id.in_(set(escrow.values())), Bet.account_id == account_id)
                                   .order_by(Bet.id)):
@@ -88,25 +216,26 @@ def statement(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> l
             {"bet_id": bet.id, "wager": bet.wager, "amount": bet.amount,
              "event": settled.event if settled else None, "net": settled.net if settled else None,
              "transaction_id": settled.transaction_id if settled else None})
-    lines_out = []
+    lines_out: list[StatementLine] = []
     balance = int(after)
     for row in rows:
-        line: dict[str, Any] = {"transaction_id": row.transaction_id, "at": aware(row.created_at).isoformat(),
+        line: StatementLine = {"transaction_id": row.transaction_id, "at": aware(row.created_at).isoformat(),
                                 "kind": row.kind, "amount": int(row.amount), "balance": balance, "memo": row.memo}
         round_id = escrow.get(row.transaction_id)
         if round_id is not None and round_id in rounds:
             where = rounds[round_id]
-            line.update(table_id=where.table_id, table=where.name, round=where.number)
+            line.update({"table_id": where.table_id, "table": where.name, "round": where.number})
             mine = bets.get(round_id, [])
             if row.kind == "settle" or row.kind == "refund":
                 mine = [b for b in mine if b["transaction_id"] == row.transaction_id]
-            line["bets"] = [{key: b[key] for key in ("bet_id", "wager", "amount", "event", "net")} for b in mine]
+            line["bets"] = [{"bet_id": b["bet_id"], "wager": b["wager"], "amount": b["amount"], "event": b["event"],
+                             "net": b["net"]} for b in mine]
         lines_out.append(line)
         balance -= int(row.amount)
     return lines_out
 
 
-def statement_rows(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def statement_rows(lines: list[StatementLine]) -> list[dict[str, object]]:
     """Statement lines flattened for CSV (bets as ``wager amount result net`` words)."""
     return [{**line, "bets": "; ".join(f"{b['wager']} {b['amount']}" + (f" {b['event']} {b['net']}" if b["event"]
                                                                          else "") for b in line.get("bets", []))}
@@ -116,7 +245,7 @@ def statement_rows(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
 STATEMENT_COLUMNS = ["transaction_id", "at", "kind", "amount", "balance", "table_id", "table", "round", "bets", "memo"]
 
 
-def recall_round(s: Session, table_id: int, number: int) -> dict[str, Any]:
+def recall_round(s: Session, table_id: int, number: int) -> RecalledRound:
     """One round as stored: its cards in deal order (who each went to and why), the hands and
     result, every bet with its player and settlement, Lucky Draw's decisions, and a void's reason."""
     found = s.execute(select(Round, GameTable, ShoeRow.number).join(GameTable, GameTable.id == Round.table_id)
@@ -125,8 +254,8 @@ def recall_round(s: Session, table_id: int, number: int) -> dict[str, Any]:
     if found is None:
         raise UnknownSeatError.coded("round.unknown", round=number, table=table_id)
     current, table, shoe_number = found
-    result = json.loads(current.result or "{}")
-    bets: list[dict[str, Any]] = []
+    result: StoredResult = json.loads(current.result or "{}")
+    bets: list[RecalledBet] = []
     for bet, settled, username in s.execute(
             select(Bet, Settlement, Account.username).outerjoin(Settlement, Settlement.bet_id == Bet.id)
             .join(Account, Account.id == Bet.account_id).where(Bet.round_id == current.id).order_by(Bet.id)):
@@ -134,33 +263,36 @@ def recall_round(s: Session, table_id: int, number: int) -> dict[str, Any]:
                      "wager": bet.wager, "amount": bet.amount, "event": settled.event if settled else None,
                      "net": settled.net if settled else None,
                      "transaction_id": settled.transaction_id if settled else None})
-    decisions = [{"account_id": d.account_id, "seat": d.seat, "action": d.action}
+    decisions: list[RecalledDecision] = [{"account_id": d.account_id, "seat": d.seat, "action": d.action}
                  for d in s.scalars(select(Decision).where(Decision.round_id == current.id).order_by(Decision.id))]
-    recalled: dict[str, Any] = {
+    recalled: RecalledRound = {
         "table_id": table.id, "table": table.name, "game": table.game, "paytable": table.paytable,
         "round": current.number, "round_id": current.id, "shoe": shoe_number, "status": current.status,
         "closes_at": aware(current.closes_at).isoformat(),
         "dealt_at": aware(current.dealt_at).isoformat() if current.dealt_at else None,
-        "deal": [{"to": c.get("to"), "card": c["card"], "reason": c.get("reason"), "at": c.get("at")}
-                 for c in result.get("deal", [])],
+        "deal": [_recalled_card(card) for card in result.get("deal", [])],
         "bets": bets, "decisions": decisions,
         "handle": sum(b["amount"] for b in bets),
         "house_net": -sum(b["net"] for b in bets if b["net"] is not None),
     }
-    for key in ("player_cards", "banker_cards", "player_total", "banker_total", "winner", "hands", "void"):
-        if key in result:
-            recalled[key] = result[key]
+    stored = cast(dict[str, object], result)
+    recalled.update(cast(RecalledRound, {key: stored[key] for key in _RECALLED if key in stored}))
     return recalled
 
 
-def console_tables(s: Session) -> list[dict[str, Any]]:
+def _recalled_card(card: DealtCard) -> RecalledCard:
+    """A stored card (rounds stored before a card's recipient, reason and moment were kept lack them)."""
+    return {"to": card.get("to"), "card": card["card"], "reason": card.get("reason"), "at": card.get("at")}
+
+
+def console_tables(s: Session) -> list[ConsoleTable]:
     """Every table as the operator console shows it: status, limits (and any waiting for the next
     round), seated players, and the round in play with the bets on it so far."""
-    out = []
+    out: list[ConsoleTable] = []
     for table in s.scalars(select(GameTable).order_by(GameTable.id)):
         view = views.table_view(s, table.id)
         current = tables.round_in_play(s, table.id)
-        in_play = None
+        in_play: RoundInPlay | None = None
         if current is not None:
             placed = s.execute(select(func.count(Bet.id), func.coalesce(func.sum(Bet.amount), 0),
                                       func.count(func.distinct(Bet.account_id)))
@@ -172,7 +304,7 @@ def console_tables(s: Session) -> list[dict[str, Any]]:
                            .join(Account, Account.id == Seat.account_id).where(Seat.table_id == table.id)
                            .order_by(Seat.number)).all()
         out.append({"id": table.id, "name": table.name, "game": table.game, "paytable": table.paytable,
-                    "decks": table.decks, "status": table.status, "limits": view.get("limits"),
+                    "decks": table.decks, "status": table.status, "limits": view["limits"],
                     "pending_limits": json.loads(table.pending_limits) if table.pending_limits else None,
                     "seats": [{"seat": row.number, "account_id": row.id, "username": row.username,
                                "away": row.away_since is not None} for row in seated],

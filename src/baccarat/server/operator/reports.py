@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -63,6 +63,61 @@ def house_edges(game: str, paytable: int | None, decks: int) -> dict[str, Fracti
     return edges
 
 
+class TallyJson(TypedDict):
+    rounds: int
+    bets: int
+    handle: int
+    win: int
+    hold: float | None  #: win / handle (None without a handle)
+    theoretical: int  #: rounded to the cent
+    theoretical_exact: str  #: the exact fraction of a cent
+    theoretical_hold: float | None
+
+
+class TableInfo(TypedDict):
+    table_id: int
+    table: str
+    game: str
+    paytable: int | None
+    decks: int
+
+
+class TableTotals(TableInfo, TallyJson):
+    """One table's sums over the report's days."""
+
+
+class TableDay(TableTotals):
+    """One table's sums on one day."""
+
+    day: str
+
+
+class DayTotals(TallyJson):
+    """All tables' sums on one day (the chart's series)."""
+
+    day: str
+
+
+class WagerInfo(TypedDict):
+    table_id: int
+    table: str
+    game: str
+    wager: str
+    wager_name: str
+    edge: float
+    edge_exact: str
+
+
+class WagerTotals(WagerInfo, TallyJson):
+    """One wager's sums at one table."""
+
+
+#: ``from`` is a keyword: these two are written in the functional syntax.
+TablesReport = TypedDict("TablesReport", {"from": str, "to": str, "rows": list[TableDay], "tables": list[TableTotals],
+                                          "series": list[DayTotals], "total": TallyJson})
+WagersReport = TypedDict("WagersReport", {"from": str, "to": str, "rows": list[WagerTotals]})
+
+
 @dataclass
 class Tally:
     """Sums over a set of settled bets."""
@@ -80,7 +135,7 @@ class Tally:
         self.win -= net
         self.theoretical += amount * edge
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> TallyJson:
         return {"rounds": len(self.rounds), "bets": self.bets, "handle": self.handle, "win": self.win,
                 "hold": round(self.win / self.handle, 6) if self.handle else None,
                 "theoretical": round(self.theoretical), "theoretical_exact": str(self.theoretical),
@@ -124,14 +179,14 @@ def _settled(s: Session, start: date, end: date, table_id: int | None) -> Iterab
 
 
 def tables_report(s: Session, start: date | None = None, end: date | None = None, *, table_id: int | None = None,
-                  now: datetime | None = None) -> dict[str, Any]:
+                  now: datetime | None = None) -> TablesReport:
     """Per table and day, per table, per day (all tables: the chart's series) and in all."""
     start, end = span(start, end, now)
     by_day_table: dict[tuple[str, int], Tally] = {}
     by_table: dict[int, Tally] = {}
     by_day: dict[str, Tally] = {}
     total = _tally()
-    names: dict[int, dict[str, Any]] = {}
+    names: dict[int, TableInfo] = {}
     for row in _settled(s, start, end, table_id):
         day = aware(row.created_at).date().isoformat()
         edge = house_edges(row.game, row.paytable, row.decks).get(row.wager, Fraction(0))
@@ -150,11 +205,11 @@ def tables_report(s: Session, start: date | None = None, end: date | None = None
 
 
 def wagers_report(s: Session, start: date | None = None, end: date | None = None, *, table_id: int | None = None,
-                  now: datetime | None = None) -> dict[str, Any]:
+                  now: datetime | None = None) -> WagersReport:
     """Per table and wager: bets, handle, win, hold, the exact edge and the theoretical win."""
     start, end = span(start, end, now)
     tallies: dict[tuple[int, str], Tally] = {}
-    info: dict[tuple[int, str], dict[str, Any]] = {}
+    info: dict[tuple[int, str], WagerInfo] = {}
     for row in _settled(s, start, end, table_id):
         edges = house_edges(row.game, row.paytable, row.decks)
         edge = edges.get(row.wager, Fraction(0))
@@ -176,7 +231,7 @@ def _wager_name(game: str, paytable: int | None, code: str) -> str:
         return code
 
 
-def as_csv(rows: list[dict[str, Any]], columns: list[str]) -> str:
+def as_csv(rows: Sequence[Mapping[str, object]], columns: list[str]) -> str:
     """Rows as CSV with a header line (amounts in minor units, as in the API)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
@@ -186,7 +241,7 @@ def as_csv(rows: list[dict[str, Any]], columns: list[str]) -> str:
     return out.getvalue()
 
 
-def _cell(value: Any) -> Any:
+def _cell(value: object) -> object:
     """A spreadsheet opens a cell starting with = + - @ as a formula: such text gets a quote first."""
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
         return "'" + value

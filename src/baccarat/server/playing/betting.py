@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, func, insert, select, update
@@ -44,6 +44,33 @@ from baccarat.server.storage.models import now as _now
 #: page stops taking bets at the close itself.  Nothing is dealt before the dealer's wait after the close
 #: (:data:`baccarat.server.playing.dealer.LATE_BETS`, longer), so a bet taken in this allowance learns nothing.
 ON_THE_WAY = timedelta(seconds=0.25)
+
+
+class BetAnswer(TypedDict):
+    """Bets placed: the answer over REST and the WebSocket (and stored for the idempotency key)."""
+
+    table: int
+    round: int
+    seat: int | None  #: None for a punto banco bettor without a seat
+    bets: dict[str, int]  #: the player's stakes on the round after this request
+    added: dict[str, int]  #: what this request added
+    balance: int  #: shown balance
+
+
+class BetRequest(TypedDict):
+    """What a bet's idempotency key stands for."""
+
+    table: int
+    bets: dict[str, int]
+    round: NotRequired[int]
+
+
+class DecisionRequest(TypedDict):
+    """What a decision's idempotency key stands for."""
+
+    table: int
+    action: str
+    round: NotRequired[int]
 
 
 def betting_closed(closes_at: datetime, now: datetime) -> bool:
@@ -110,7 +137,7 @@ def hold_round(s: Session, round_id: int, status: str) -> bool:
 
 
 def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int], now: datetime | None = None,
-               *, round_number: int | None = None) -> dict[str, Any]:
+               *, round_number: int | None = None) -> BetAnswer:
     """Put ``bets`` on the open round; the stakes go from the wallet to the round's escrow.
 
     ``round_number`` names the round the bets are meant for: a bet that arrives after that round's
@@ -182,9 +209,12 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
             "balance": balance - wallet.pending_payouts(s, [account_id], now).get(account_id, 0)}
 
 
-def decision_request(table_id: int, action: str, round_number: int | None) -> dict[str, Any]:
+def decision_request(table_id: int, action: str, round_number: int | None) -> DecisionRequest:
     """What a decision's idempotency key stands for (the round only when named, as for bets)."""
-    return {"table": table_id, "action": action, **({} if round_number is None else {"round": round_number})}
+    request: DecisionRequest = {"table": table_id, "action": action}
+    if round_number is not None:
+        request["round"] = round_number
+    return request
 
 
 def check_layout(game: Game, limits: TableLimits, seat: int, placed: dict[str, int], bets: dict[str, int]) -> None:
@@ -200,10 +230,13 @@ def check_layout(game: Game, limits: TableLimits, seat: int, placed: dict[str, i
     check.place_bets(spot, bets)
 
 
-def bet_request(table_id: int, bets: dict[str, int], round_number: int | None) -> dict[str, Any]:
+def bet_request(table_id: int, bets: dict[str, int], round_number: int | None) -> BetRequest:
     """What a bet's idempotency key stands for, over REST and WebSocket alike (the round only when
     named, so keys stored before bets could name one still match their retries)."""
-    return {"table": table_id, "bets": bets, **({} if round_number is None else {"round": round_number})}
+    request: BetRequest = {"table": table_id, "bets": bets}
+    if round_number is not None:
+        request["round"] = round_number
+    return request
 
 
 def _refuse_round(connection: Any, table_id: int, wanted: int, open_number: int | None) -> None:

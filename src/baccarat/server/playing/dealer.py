@@ -158,13 +158,14 @@ class Dealer:
             return
         del self.troubles[round_id]
         log.critical("VOIDED %s after %d failed deals (first error: %s); %s refunded on %d bets", where,
-                     trouble.attempts, trouble.error, voided.get("refunded", 0), voided.get("bets_refunded", 0))
+                     trouble.attempts, trouble.error, voided["refunded"] if voided else 0,
+                     voided["bets_refunded"] if voided else 0)
 
 
-def _void(s: Session, round_id: int, trouble: Trouble, now: datetime) -> dict[str, object]:
+def _void(s: Session, round_id: int, trouble: Trouble, now: datetime) -> dealing.VoidedRound | None:
     current = s.get(Round, round_id)
     if current is None or current.status not in ("betting", "decision"):
-        return {}
+        return None
     reason = f"the round could not be dealt ({trouble.attempts} attempts); every stake was refunded"
     return dealing.void_round(s, current.table_id, current.number, reason=reason, now=now)
 

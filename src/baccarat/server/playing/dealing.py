@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -28,6 +28,7 @@ from baccarat.server.house import protection, wallet
 from baccarat.server.playing import fairness
 from baccarat.server.playing.betting import hold_round
 from baccarat.server.playing.seating import SIT_OUT_ROUNDS, count_idle
+from baccarat.server.playing.shapes import DealtCard, StoredResult
 from baccarat.server.playing.tables import _SETTLEMENTS, game_of, limits_of, next_round, table_row
 from baccarat.server.playing.timeline import later, pace_of, schedule, stamp
 from baccarat.server.playing.views import core_seats
@@ -44,6 +45,25 @@ from baccarat.server.storage.models import (
     aware,
 )
 from baccarat.server.storage.models import now as _now
+
+
+class DecisionAnswer(TypedDict):
+    """A Lucky Draw decision taken (its answer over REST and the WebSocket)."""
+
+    table: int
+    round: int
+    action: str  #: draw or stand
+    balance: int  #: shown balance
+
+
+class VoidedRound(TypedDict):
+    """A round voided and what was refunded."""
+
+    table: int
+    round: int
+    status: str  #: void
+    refunded: int
+    bets_refunded: int
 
 
 def due_rounds(s: Session, now: datetime, *, late: float = 0.0) -> list[int]:
@@ -181,9 +201,10 @@ def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int 
             _settle(s, table, current, bets, events, account_of, decisions_at)  # Block Bonus
             current.status = "decision"
             current.decides_at = later(decisions_at, table.decision_seconds)
-            current.result = json.dumps({"cards": [c["card"] for c in deal], "first_deal": _first_deal(events),
+            dealt_first: StoredResult = {"cards": [c["card"] for c in deal], "first_deal": _first_deal(events),
                                          "deal": deal, "decisions_at": stamp(decisions_at),
-                                         "names": _names(s, account_of)})
+                                         "names": _names(s, account_of)}
+            current.result = json.dumps(dealt_first)
             return
         result_at = later(datetime.fromisoformat(deal[-1]["at"]), pace.card)
         _settle(s, table, current, bets, events, account_of, result_at)
@@ -196,7 +217,7 @@ def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int 
             seat = core.seat_to_act
             account = account_of[seat]
             events += core.decide(seat, actions.get(account, "stand"), timed_out=account not in actions)
-        stored = json.loads(current.result or "{}")
+        stored: StoredResult = json.loads(current.result or "{}")
         first = stored.get("deal", [])
         dealt = [e for e in events if isinstance(e, CardDealt)]
         opened = datetime.fromisoformat(stored["decisions_at"]) if "decisions_at" in stored else now
@@ -204,8 +225,7 @@ def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int 
         result_at = later(datetime.fromisoformat(deal[-1]["at"]), pace.card)
         current.dealt_at = now
         _settle(s, table, current, bets, events, account_of, result_at)
-        _close(s, table, current, bets, shoe, events, now, deal, result_at,
-               kept={key: stored[key] for key in ("names", "decisions_at") if key in stored})
+        _close(s, table, current, bets, shoe, events, now, deal, result_at, decided=stored)
 
 
 def _names(s: Session, account_of: dict[int, int]) -> dict[str, str]:
@@ -230,27 +250,30 @@ def round_shoe(s: Session, current: Round) -> ShoeRow:
 
 
 def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: Shoe, events: list[Any],
-           now: datetime, deal: list[dict[str, Any]], result_at: datetime, *, kept: dict[str, Any] | None = None
+           now: datetime, deal: list[DealtCard], result_at: datetime, *, decided: StoredResult | None = None
            ) -> None:
     """The round is settled: its result (shown from ``result_at``) is stored, and the next round
-    opens after the results pause."""
+    opens after the results pause.  ``decided``: Lucky Draw's result as stored at its decisions."""
     shoe_row = round_shoe(s, current)
     shoe_row.position, shoe_row.last_coup, shoe_row.finished = shoe.position, shoe.last_coup, shoe.finished
-    result: dict[str, Any] = {"cards": [str(e.card) for e in events if isinstance(e, CardDealt)], "deal": deal}
+    result: StoredResult = {"cards": [str(e.card) for e in events if isinstance(e, CardDealt)], "deal": deal}
     coup = next((e.coup for e in events if isinstance(e, CoupResolved)), None)
     if coup is not None:
-        result.update(player_cards=[str(c) for c in coup.player_cards],
-                      banker_cards=[str(c) for c in coup.banker_cards],
-                      player_total=coup.player_total, banker_total=coup.banker_total, winner=coup.winner,
-                      reasons={"player": coup.player_reason, "banker": coup.banker_reason},
-                      reason_codes={side: {"code": code, "params": params}
-                                    for side, (code, params) in reasons(coup).items()},
-                      hand=hand_json(hand_of(coup)),
-                      spots={w.code: {"event": w.event(coup), "odds": str(w.odds(coup))}
-                             for w in game_of(table).wagers})
+        result.update({"player_cards": [str(c) for c in coup.player_cards],
+                       "banker_cards": [str(c) for c in coup.banker_cards],
+                       "player_total": coup.player_total, "banker_total": coup.banker_total, "winner": coup.winner,
+                       "reasons": {"player": coup.player_reason, "banker": coup.banker_reason},
+                       "reason_codes": {side: {"code": code, "params": params}
+                                        for side, (code, params) in reasons(coup).items()},
+                       "hand": hand_json(hand_of(coup)),
+                       "spots": {w.code: {"event": w.event(coup), "odds": str(w.odds(coup))}
+                                 for w in game_of(table).wagers}})
     else:
         result["hands"] = _first_deal(events)
-        result.update({"names": {}, **(kept or {})})  # Lucky Draw: whose hands, when the decisions opened
+        decided = decided or {}  # Lucky Draw: whose hands, and when the decisions opened
+        result["names"] = decided.get("names", {})
+        if "decisions_at" in decided:
+            result["decisions_at"] = decided["decisions_at"]
     result["balances"] = {str(a): balance for a, balance in sorted(wallet.balances(s, {b.account_id for b in bets}))}
     current.result = json.dumps(result)
     current.status = "settled"
@@ -259,7 +282,7 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
 
 
 def decide(s: Session, table_id: int, account_id: int, action: str, now: datetime | None = None,
-           *, round_number: int | None = None) -> dict[str, Any]:
+           *, round_number: int | None = None) -> DecisionAnswer:
     """Lucky Draw: stand, or draw one card with a Draw wager equal to Enter (staked now).
 
     ``round_number`` names the round the decision is meant for: a decision resent after that round's
@@ -299,7 +322,7 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
 
 
 def void_round(s: Session, table_id: int, number: int, *, reason: str, now: datetime | None = None
-               ) -> dict[str, Any]:
+               ) -> VoidedRound:
     """Void a round that cannot be dealt: every stake not yet settled goes back to its player in one
     ledger movement (a Lucky Draw Block Bonus settled at the first deal stands), the round is
     marked ``void`` with the reason, and the table moves on to its next round.

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, cast
+from typing import TypedDict, cast
 
 from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, insert, select
@@ -35,12 +35,21 @@ _TAKEN = select(_SEEDS.c.id).where(_SEEDS.c.shoe_id == bindparam("shoe"), _SEEDS
 _TAKE = insert(_SEEDS)
 
 
+class ClientSeedSet(TypedDict):
+    client_seed: str
+
+
+class ClientSeed(TypedDict):
+    client_seed: str | None  #: None until the player sets one
+    algorithm: str  #: the shuffling algorithm of new shoes
+
+
 def takes_seeds(algorithm: str, client_seeds: str | None) -> bool:
     """Whether a shoe still takes client seeds: of algorithm 2, and not dealt from yet."""
     return algorithm == ALGORITHM and client_seeds is None
 
 
-def set_client_seed(s: Session, account_id: int, seed: str) -> dict[str, Any]:
+def set_client_seed(s: Session, account_id: int, seed: str) -> ClientSeedSet:
     """Set the player's client seed; it goes into the shoes they bet on before their first deal."""
     account = s.get(Account, account_id)
     if account is None:
@@ -49,7 +58,7 @@ def set_client_seed(s: Session, account_id: int, seed: str) -> dict[str, Any]:
     return {"client_seed": account.client_seed}
 
 
-def client_seed(s: Session, account_id: int) -> dict[str, Any]:
+def client_seed(s: Session, account_id: int) -> ClientSeed:
     """The player's client seed (None when they have set none) and the algorithm of new shoes."""
     return {"client_seed": s.connection().execute(_YOUR_SEED, {"account": account_id}).scalar_one_or_none(),
             "algorithm": ALGORITHM}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -23,6 +23,8 @@ from baccarat.core.cards import Card, hand_total
 from baccarat.core.errors import IllegalActionError, UnknownSeatError
 from baccarat.server.house import wallet
 from baccarat.server.playing import fairness, records, tables, views
+from baccarat.server.playing.records import ShoeRecord
+from baccarat.server.playing.shapes import StoredResult
 from baccarat.server.storage.models import (
     Account,
     Bet,
@@ -43,11 +45,67 @@ DEFAULT_ROUNDS = 500
 MOST_ROUNDS = 5000
 
 
+class Movement(TypedDict):
+    """A movement of the player's wallet, with the balance after it (and the round it was for)."""
+
+    id: int
+    kind: str
+    amount: int
+    balance: int
+    memo: str
+    table_id: NotRequired[int]
+    round: NotRequired[int]
+    round_id: NotRequired[int]  #: read by :func:`export`, not exported
+
+
+class ExportedRound(TypedDict):
+    """A round as the verifier reads it."""
+
+    table: str
+    table_id: int
+    game: str
+    paytable: int | None
+    round: int
+    shoe: int
+    status: str
+    time: str
+    bets: dict[str, int]
+    events: dict[str, str]
+    net: dict[str, int]
+    cards: list[str]
+    void: NotRequired[str]
+    player_cards: NotRequired[list[str]]  #: punto banco
+    banker_cards: NotRequired[list[str]]
+    player_total: NotRequired[int]
+    banker_total: NotRequired[int]
+    result: NotRequired[str]  #: player, banker or tie; Lucky Draw: player, dealer or tie
+    seat: NotRequired[str]  #: Lucky Draw: ``seat:N``, the player's hand
+    seat_cards: NotRequired[list[str]]
+    dealer_cards: NotRequired[list[str]]
+    seat_total: NotRequired[int]
+    dealer_total: NotRequired[int]
+
+
+class ExportedShoe(ShoeRecord):
+    your_client_seed: str | None  #: the client seed the player brought to the shoe
+
+
+class HistoryExport(TypedDict):
+    """``GET /api/history/export``: what ``baccarat verify`` checks."""
+
+    format: str
+    account: str
+    balance: int
+    rounds: list[ExportedRound]
+    movements: list[Movement]
+    shoes: list[ExportedShoe]
+
+
 def _total(cards: list[str]) -> int:
     return hand_total(Card.parse(c) for c in cards)
 
 
-def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: datetime | None = None) -> dict[str, Any]:
+def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: datetime | None = None) -> HistoryExport:
     """The player's last ``limit`` rounds (and any other round their wallet moved for since the
     first of them), the wallet's movements since, and the revealed records of their shoes.
 
@@ -70,19 +128,18 @@ def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: dateti
     # moved the wallet in between), so that the verifier can follow the balance all the way
     moved_for = {m.pop("round_id") for m in movements if "round_id" in m}
     rounds, dealt_from = _rounds(s, account_id, sorted(set(recent) | moved_for))
-    shoes = []
+    shoes: list[ExportedShoe] = []
     for table_id, number, shoe_id in sorted(dealt_from):
         try:
             record = records.shoe_record(s, table_id, number)
         except IllegalActionError:  # still in play: its rounds become verifiable when it ends
             continue
-        record["your_client_seed"] = fairness.your_seeds(s, account_id, [shoe_id]).get(shoe_id)
-        shoes.append(record)
+        shoes.append({**record, "your_client_seed": fairness.your_seeds(s, account_id, [shoe_id]).get(shoe_id)})
     return {"format": EXPORT_FORMAT, "account": account.username, "balance": wallet.balance(s, account_id),
             "rounds": rounds, "movements": movements, "shoes": shoes}
 
 
-def _movements(s: Session, wallet_name: str, round_ids: list[int]) -> list[dict[str, Any]]:
+def _movements(s: Session, wallet_name: str, round_ids: list[int]) -> list[Movement]:
     """The wallet's movements from the first stake on any of ``round_ids``, with the balance after each."""
     escrows = [wallet.escrow_account(r) for r in round_ids]
     if not escrows:
@@ -102,20 +159,20 @@ def _movements(s: Session, wallet_name: str, round_ids: list[int]) -> list[dict[
             Posting.transaction_id.in_([row.transaction_id for row in rows]), Posting.account.like("escrow:%")))}
     where = {round_id: (table_id, number) for round_id, table_id, number in s.execute(
         select(Round.id, Round.table_id, Round.number).where(Round.id.in_(set(linked.values()))))}
-    movements = []
+    movements: list[Movement] = []
     for row in rows:
         balance += row.amount
-        movement: dict[str, Any] = {"id": row.transaction_id, "kind": row.kind, "amount": row.amount,
+        movement: Movement = {"id": row.transaction_id, "kind": row.kind, "amount": row.amount,
                                     "balance": int(balance), "memo": row.memo}
         round_id = linked.get(row.transaction_id)
         if round_id is not None:
-            movement.update(table_id=where[round_id][0], round=where[round_id][1], round_id=round_id)
+            movement.update({"table_id": where[round_id][0], "round": where[round_id][1], "round_id": round_id})
         movements.append(movement)
     return movements
 
 
 def _rounds(s: Session, account_id: int, round_ids: list[int]
-            ) -> tuple[list[dict[str, Any]], set[tuple[int, int, int]]]:
+            ) -> tuple[list[ExportedRound], set[tuple[int, int, int]]]:
     """Each round as the verifier reads it (bets, settlements, cards and hands, balance before and
     after), and the shoes they were dealt from: (table id, shoe number, shoe id)."""
     found = s.execute(select(Round, GameTable, ShoeRow.number).join(GameTable, GameTable.id == Round.table_id)
@@ -127,13 +184,13 @@ def _rounds(s: Session, account_id: int, round_ids: list[int]
     settled = {bet_id: (event, net) for bet_id, event, net in s.execute(
         select(Settlement.bet_id, Settlement.event, Settlement.net).join(Bet, Bet.id == Settlement.bet_id)
         .where(Bet.account_id == account_id, Bet.round_id.in_(round_ids)))}
-    rounds = []
+    rounds: list[ExportedRound] = []
     shoes = set()
     for current, table, shoe_number in found:
         shoes.add((table.id, shoe_number, current.shoe_id))
         mine = [b for b in everyone.get(current.id, []) if b.account_id == account_id]
-        result = json.loads(current.result or "{}")
-        entry: dict[str, Any] = {
+        result: StoredResult = json.loads(current.result or "{}")
+        entry: ExportedRound = {
             "table": table.name, "table_id": table.id, "game": table.game, "paytable": table.paytable,
             "round": current.number, "shoe": shoe_number, "status": current.status,
             "time": aware(current.closes_at).isoformat(),
@@ -145,9 +202,9 @@ def _rounds(s: Session, account_id: int, round_ids: list[int]
         if "void" in result:
             entry["void"] = result["void"]
         if "player_cards" in result:
-            entry.update(player_cards=result["player_cards"], banker_cards=result["banker_cards"],
-                         player_total=result["player_total"], banker_total=result["banker_total"],
-                         result=result["winner"])
+            entry.update({"player_cards": result["player_cards"], "banker_cards": result["banker_cards"],
+                          "player_total": result["player_total"], "banker_total": result["banker_total"],
+                          "result": result["winner"]})
         if tables.game_of(table).kind == "lucky_draw" and mine:
             seat_of = views.core_seats(everyone[current.id], tables.game_of(table).max_seats)
             seat = entry["seat"] = f"seat:{seat_of[account_id]}"
@@ -155,7 +212,7 @@ def _rounds(s: Session, account_id: int, round_ids: list[int]
             if seat in hands and "dealer" in hands:
                 mine_cards, dealer = hands[seat], hands["dealer"]
                 you, them = _total(mine_cards), _total(dealer)
-                entry.update(seat_cards=mine_cards, dealer_cards=dealer, seat_total=you, dealer_total=them,
-                             result="player" if you > them else "dealer" if them > you else "tie")
+                entry.update({"seat_cards": mine_cards, "dealer_cards": dealer, "seat_total": you, "dealer_total": them,
+                              "result": "player" if you > them else "dealer" if them > you else "tie"})
         rounds.append(entry)
     return rounds, shoes

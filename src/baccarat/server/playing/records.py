@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -18,6 +18,7 @@ from baccarat.core.fair import ALGORITHM
 from baccarat.core.registry import get_game
 from baccarat.core.shoe import Shoe
 from baccarat.server.playing import fairness
+from baccarat.server.playing.shapes import StoredResult
 from baccarat.server.playing.tables import game_of, table_row
 from baccarat.server.playing.views import core_seats
 from baccarat.server.storage.models import (
@@ -26,6 +27,45 @@ from baccarat.server.storage.models import (
     Round,
     ShoeRow,
 )
+
+
+class StrategyCard(TypedDict):
+    """Lucky Draw's hint (``GET /api/tables/{id}/strategy``)."""
+
+    basis: str
+    draw: dict[str, list[int]]  #: seat total -> the up-card values (0: a ten or face) to draw on
+
+
+class LuckySeats(TypedDict):
+    seats: list[int]  #: the seats dealt to, in deal order
+    drew: list[int]  #: those that drew
+
+
+class ShoeRound(TypedDict):
+    round: int
+    cards: list[str]  #: in deal order
+    seats: NotRequired[list[int]]  #: Lucky Draw
+    drew: NotRequired[list[int]]
+    void: NotRequired[str]  #: a round voided after its first deal: why
+
+
+class ShoeRecord(TypedDict):
+    """A revealed shoe's record for ``baccarat verify``."""
+
+    shoe: int
+    table: str
+    table_id: int
+    algorithm: str
+    game: str
+    paytable: NotRequired[int]  #: Lucky Draw's DrawWin pay table
+    decks: int
+    cut_card: int
+    commitment: str
+    server_seed: str
+    client_seeds: NotRequired[list[str]]  #: shoes of the algorithm that takes them
+    burned: list[str]
+    ended: NotRequired[str]
+    rounds: list[ShoeRound]
 
 
 @lru_cache(maxsize=8)
@@ -37,7 +77,7 @@ def _strategy_card(paytable: int | None, decks: int) -> dict[str, list[int]]:
     return {str(total): [up for up in range(10) if card[total, up]] for total in range(10)}
 
 
-def table_strategy(s: Session, table_id: int) -> dict[str, Any]:
+def table_strategy(s: Session, table_id: int) -> StrategyCard:
     """Lucky Draw's hint: the exact total-dependent strategy card of the table's game for a full shoe
     (seat total -> the up-card values, 0 for a ten or face card, on which drawing is optimal)."""
     table = table_row(s, table_id)
@@ -48,7 +88,7 @@ def table_strategy(s: Session, table_id: int) -> dict[str, Any]:
                      f"{table.paytable}", "draw": _strategy_card(table.paytable, table.decks)}
 
 
-def shoe_record(s: Session, table_id: int, number: int) -> dict[str, Any]:
+def shoe_record(s: Session, table_id: int, number: int) -> ShoeRecord:
     """A revealed shoe's record for ``baccarat verify`` (refused while the shoe is in play): its
     seeds, the game, how it ended, and every round dealt from it with its cards in deal order
     (Lucky Draw rounds also name the seats dealt to, in order, and those that drew; a round voided
@@ -62,15 +102,19 @@ def shoe_record(s: Session, table_id: int, number: int) -> dict[str, Any]:
     rounds = [r for r in s.scalars(select(Round).where(Round.shoe_id == row.id, Round.status.in_(("settled", "void")))
                                    .order_by(Round.number)) if json.loads(r.result or "{}").get("cards")]
     seats = _lucky_seats(s, table, rounds) if game_of(table).kind == "lucky_draw" else {}
-    entries = []
+    entries: list[ShoeRound] = []
     for current in rounds:
-        result = json.loads(current.result or "{}")
-        entry: dict[str, Any] = {"round": current.number, "cards": result["cards"], **seats.get(current.id, {})}
+        result: StoredResult = json.loads(current.result or "{}")
+        entry: ShoeRound = {"round": current.number, "cards": result["cards"]}
+        lucky = seats.get(current.id)
+        if lucky is not None:
+            entry["seats"], entry["drew"] = lucky["seats"], lucky["drew"]
         if current.status == "void":
             entry["void"] = result.get("void", "")
         entries.append(entry)
     burned = Shoe(list(fairness.shoe_cards(row)), cut_card=row.cut_card, burn=True).burned
-    record: dict[str, Any] = {"shoe": row.number, "table": table.name, "table_id": table.id,
+    # built key by key, in the order the verifier's files have always had them
+    record: dict[str, object] = {"shoe": row.number, "table": table.name, "table_id": table.id,
                               "algorithm": row.algorithm, "game": table.game}
     if table.paytable is not None:
         record["paytable"] = table.paytable
@@ -81,16 +125,16 @@ def shoe_record(s: Session, table_id: int, number: int) -> dict[str, Any]:
     if row.ended is not None:
         record["ended"] = row.ended
     record["rounds"] = entries
-    return record
+    return cast(ShoeRecord, record)
 
 
-def _lucky_seats(s: Session, table: GameTable, rounds: list[Round]) -> dict[int, dict[str, list[int]]]:
+def _lucky_seats(s: Session, table: GameTable, rounds: list[Round]) -> dict[int, LuckySeats]:
     """Round id -> the seats dealt to, in deal order, and those that drew, as the dealer placed the
     players' bets (:func:`core_seats`)."""
     bets: dict[int, list[Bet]] = {}
     for bet in s.scalars(select(Bet).where(Bet.round_id.in_([r.id for r in rounds])).order_by(Bet.id)):
         bets.setdefault(bet.round_id, []).append(bet)
-    seats = {}
+    seats: dict[int, LuckySeats] = {}
     for round_id, placed in bets.items():
         seat_of = core_seats(placed, game_of(table).max_seats)
         seats[round_id] = {"seats": sorted(seat_of[b.account_id] for b in placed if b.wager == "enter"),

@@ -43,7 +43,6 @@ class RoundDetail(TypedDict, total=False):
     reason_codes: dict[str, dict[str, object]]  #: player/banker -> the same as {code, params}
     hand: dict[str, str | bool]  #: the scoreboards' entry (:func:`baccarat.core.roads.hand_json`)
     hands: dict[str, list[str]]  #: Lucky Draw: seat:N and dealer -> cards
-    first_deal: dict[str, list[str]]  #: Lucky Draw: the face-up cards of the first deal
     decisions_at: str  #: Lucky Draw: when the decisions opened
     void: str  #: the reason a voided round was voided
 
@@ -60,6 +59,7 @@ class StoredResult(ShownResult, total=False):
     settled or voided; read by every view (which shows each part only once it is due)."""
 
     deal: list[DealtCard]
+    first_deal: dict[str, list[str]]  #: Lucky Draw, until the round is finished: the first deal's face-up cards
     spots: dict[str, SpotOutcome]  #: wager code -> how it came out (punto banco)
     names: dict[str, str]  #: Lucky Draw: seat:N -> the name of the player whose hand it is
     balances: dict[str, int]  #: account id -> balance after the round (private)

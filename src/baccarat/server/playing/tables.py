@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import Table as SqlTable
 from sqlalchemy import func, select
@@ -39,6 +39,7 @@ from baccarat.core.messages import render
 from baccarat.core.registry import built_in, game_codes, get_game
 from baccarat.core.shoe import check_cut_card, check_decks
 from baccarat.server.playing import fairness
+from baccarat.server.playing.shapes import TableView
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.playing.views import limits_json, stored_limits, table_view
 from baccarat.server.storage import notify
@@ -166,7 +167,7 @@ def _shut(s: Session, table: GameTable, now: datetime) -> None:
         shoe.finished = True
 
 
-def close_table(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
+def close_table(s: Session, table_id: int, now: datetime | None = None) -> TableView:
     """Operator: close the table.  A round without bets ends now; a round with bets is dealt and
     settled as usual and the table closes after it (no bet is ever dropped)."""
     now = now or _now()
@@ -185,7 +186,7 @@ def close_table(s: Session, table_id: int, now: datetime | None = None) -> dict[
     return table_view(s, table_id)
 
 
-def reopen_table(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
+def reopen_table(s: Session, table_id: int, now: datetime | None = None) -> TableView:
     """Operator: open a closed table again (with a new shoe), or cancel a pending close."""
     now = now or _now()
     table = table_row(s, table_id, lock=True)
@@ -199,7 +200,7 @@ def reopen_table(s: Session, table_id: int, now: datetime | None = None) -> dict
     return table_view(s, table_id)
 
 
-def set_limits(s: Session, table_id: int, minimum: int, maximums: dict[str, int]) -> dict[str, Any]:
+def set_limits(s: Session, table_id: int, minimum: int, maximums: dict[str, int]) -> TableView:
     """Operator: new table limits, effective from the next round (the open round keeps its limits)."""
     table = table_row(s, table_id, lock=True)
     game = game_of(table)

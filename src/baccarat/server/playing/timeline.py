@@ -23,6 +23,7 @@ from typing import Any
 
 from baccarat.core.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
 from baccarat.core.events import CardDealt
+from baccarat.server.playing.shapes import DealtCard, Hand, ShownCard
 
 #: Ranks as a player reads them.
 RANK_NAMES = {"A": "Ace", "T": "10", "J": "Jack", "Q": "Queen", "K": "King"}
@@ -59,13 +60,13 @@ def stamp(moment: datetime) -> str:
     return moment.isoformat()
 
 
-def schedule(events: list[CardDealt], start: datetime, card_seconds: float) -> list[dict[str, Any]]:
+def schedule(events: list[CardDealt], start: datetime, card_seconds: float) -> list[DealtCard]:
     """Each dealt card with the moment it is shown: ``start``, then one every ``card_seconds``."""
     return [{"to": e.to, "card": str(e.card), "reason": e.reason, "at": stamp(later(start, i * card_seconds))}
             for i, e in enumerate(events)]
 
 
-def card_view(stored: dict[str, Any], index: int, hand_index: int) -> dict[str, Any]:
+def card_view(stored: DealtCard, index: int, hand_index: int) -> ShownCard:
     """A shown card for the page: its code, rank and suit, a label (``K♥``) and a name in words."""
     card = Card.parse(stored["card"])
     rank = RANK_NAMES.get(card.rank, card.rank)
@@ -81,9 +82,9 @@ def card_label(code: str) -> str:
     return ("10" if card.rank == "T" else card.rank) + SUIT_SYMBOLS[card.suit]
 
 
-def shown(deal: list[dict[str, Any]], now: datetime) -> list[dict[str, Any]]:
+def shown(deal: list[DealtCard], now: datetime) -> list[ShownCard]:
     """The cards of ``deal`` (stored, in deal order) shown by ``now``, for the page."""
-    cards: list[dict[str, Any]] = []
+    cards: list[ShownCard] = []
     per_hand: dict[str, int] = {}
     for index, stored in enumerate(deal):
         if datetime.fromisoformat(stored["at"]) > now:
@@ -93,9 +94,9 @@ def shown(deal: list[dict[str, Any]], now: datetime) -> list[dict[str, Any]]:
     return cards
 
 
-def hands(cards: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def hands(cards: list[ShownCard]) -> dict[str, Hand]:
     """The hands of the shown cards with their running totals."""
-    result: dict[str, dict[str, Any]] = {}
+    result: dict[str, Hand] = {}
     for card in cards:
         hand = result.setdefault(card["to"], {"cards": [], "total": 0})
         hand["cards"].append(card["card"])

@@ -27,7 +27,7 @@ from baccarat.core.games import Game, TableLimits, Wager
 from baccarat.core.registry import all_games, get_game
 from baccarat.core.roads import hand_from_json, roads
 from baccarat.server.house import wallet
-from baccarat.server.playing import fairness
+from baccarat.server.playing import fairness, shapes
 from baccarat.server.playing.timeline import card_label, hands, later, pace_of, shown, stamp
 from baccarat.server.storage.models import (
     Account,
@@ -97,7 +97,7 @@ def stored_limits(game: str, paytable: int | None, stored: str | None) -> TableL
     return TableLimits(data["minimum"], data["maximums"])
 
 
-def limits_json(limits: TableLimits) -> dict[str, Any]:
+def limits_json(limits: TableLimits) -> shapes.LimitsJson:
     return {"minimum": limits.minimum, "maximums": dict(limits.maximums)}
 
 
@@ -121,8 +121,9 @@ def odds_label(odds: Fraction) -> str:
     return f"{odds.numerator}:{odds.denominator}"
 
 
-def _wager_json(wager: Wager[Any], limits: TableLimits) -> dict[str, Any]:
-    pays = [{"event": event, "odds": str(odds), "label": odds_label(odds)} for event, odds in wager.paytable.items()]
+def _wager_json(wager: Wager[Any], limits: TableLimits) -> shapes.WagerInfo:
+    pays: list[shapes.Pay] = [{"event": event, "odds": str(odds), "label": odds_label(odds)}
+                              for event, odds in wager.paytable.items()]
     best = max(wager.paytable.values())
     winning = [odds_label(odds) for odds in wager.paytable.values() if odds > 0]
     return {"code": wager.code, "name": wager.name, "placed": wager.placed, "requires": wager.requires,
@@ -131,19 +132,19 @@ def _wager_json(wager: Wager[Any], limits: TableLimits) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=64)
-def _wagers(game_code: str, paytable: int | None, stored: str | None) -> tuple[dict[str, Any], ...]:
+def _wagers(game_code: str, paytable: int | None, stored: str | None) -> tuple[shapes.WagerInfo, ...]:
     game = get_game(game_code, paytable=paytable)
     limits = stored_limits(game_code, paytable, stored)
     return tuple(_wager_json(w, limits) for w in game.wagers)
 
 
-def game_json(game: Game) -> dict[str, Any]:
+def game_json(game: Game) -> shapes.GameInfo:
     return {"code": game.code, "name": game.name, "kind": game.kind, "paytable": game.paytable,
             "max_seats": game.max_seats, "minimum": game.limits.minimum,
             "wagers": [_wager_json(w, game.limits) for w in game.wagers]}
 
 
-def games_json() -> list[dict[str, Any]]:
+def games_json() -> list[shapes.GameInfo]:
     """Every game and its wagers with names and pays, from :mod:`baccarat.core.registry` (``GET /api/games``);
     Lucky Draw once per DrawWin pay table."""
     return [game_json(game) for game in all_games()]
@@ -164,8 +165,8 @@ class Moment:
     phase: str = "closed"
     started: datetime | None = None
     ends: datetime | None = None
-    stored: dict[str, Any] = field(default_factory=dict)
-    cards: list[dict[str, Any]] = field(default_factory=list)
+    stored: shapes.StoredResult = field(default_factory=shapes.StoredResult)
+    cards: list[shapes.ShownCard] = field(default_factory=list)
     result_due: bool = False
     changes: list[datetime] = field(default_factory=list)  #: moments when the view will change
     seats: list[Row[Any]] | None = None  #: the table's seats (number, account_id, away_since, username), once read
@@ -227,7 +228,7 @@ def moment(s: Session, table_id: int, now: datetime) -> Moment:
 def _phase(state: Moment, current: Row[Any], results_seconds: float) -> None:
     now, stored = state.now, state.stored
     closes = aware(current.closes_at)
-    deal: list[dict[str, Any]] = stored.get("deal", [])
+    deal = stored.get("deal", [])
     state.cards = shown(deal, now)
     for card in deal[len(state.cards):len(state.cards) + 1]:
         state.at(datetime.fromisoformat(card["at"]))
@@ -286,19 +287,19 @@ def _phase(state: Moment, current: Row[Any], results_seconds: float) -> None:
 # --- the table view ------------------------------------------------------------------------------------
 
 
-def table_view(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
+def table_view(s: Session, table_id: int, now: datetime | None = None) -> shapes.TableView:
     """What anyone may see of a table at ``now``: never a seed before its shoe is over, never a card
     before its moment, never a result before the last card (docs/api.md describes the fields)."""
     return table_view_at(s, table_id, now or _now())[0]
 
 
-def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, Any], Moment]:
+def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[shapes.TableView, Moment]:
     """The table view at ``now`` and the moment it was computed from (for :func:`yours`)."""
     state = moment(s, table_id, now)
     connection = s.connection()
     table, current = state.table, state.on_show
     game = get_game(table.game, paytable=table.paytable)
-    view: dict[str, Any] = {
+    view: shapes.TableView = {
         "id": table.id, "name": table.name, "game": table.game, "game_name": game.name, "status": table.status,
         "paytable": table.paytable, "betting_seconds": table.betting_seconds,
         "decision_seconds": table.decision_seconds,
@@ -337,8 +338,9 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, A
     seats = state.read_seats(connection)
     view["seats"] = {str(row.number): row.username for row in seats}
     seat_of = {row.account_id: row.number for row in seats}
-    players: dict[str, dict[str, Any]] = {str(row.number): {"name": row.username, "away": row.away_since is not None,
-                                                            "bets": {}, "results": None} for row in seats}
+    players: dict[str, shapes.SeatedPlayer] = {
+        str(row.number): {"name": row.username, "away": row.away_since is not None, "bets": {}, "results": None}
+        for row in seats}
     if current is not None and state.phase != "closed":
         bets, settled = state.read_bets(connection)
         on_spot: dict[str, set[int]] = {}
@@ -374,14 +376,13 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[dict[str, A
     last = (current if current is not None and current.status == "settled" and state.result_due
             else connection.execute(_VIEW_LAST, {"table": table_id, "now": now}).first())
     if last is not None and last.result:
-        result = json.loads(last.result)
-        for private in ("balances", "deal", "names", "spots"):
-            result.pop(private, None)
-        view["last_result"] = {"round": last.number, **result}
+        public = cast(shapes.ShownResult, {key: value for key, value in json.loads(last.result).items()
+                                           if key not in ("balances", "deal", "names", "spots")})
+        view["last_result"] = {"round": last.number, **public}
     return view, state
 
 
-def _shoe(connection: Any, table_id: int, state: Moment) -> dict[str, Any] | None:
+def _shoe(connection: Any, table_id: int, state: Moment) -> shapes.ShoeInPlay | None:
     """The shoe of the round on show, its cards dealt counting only the cards shown."""
     current = state.on_show
     if current is not None:
@@ -403,7 +404,7 @@ def _shoe(connection: Any, table_id: int, state: Moment) -> dict[str, Any] | Non
             "client_seeds": None if shoe.client_seeds is None else json.loads(shoe.client_seeds)}
 
 
-def _result(game: Game, number: int, stored: dict[str, Any], at: datetime | None) -> dict[str, Any]:
+def _result(game: Game, number: int, stored: shapes.StoredResult, at: datetime | None) -> shapes.RoundResult:
     """The round's result in a player's words (only once it is due)."""
     when = None if at is None else stamp(at)
     if "void" in stored:
@@ -429,7 +430,7 @@ def _result(game: Game, number: int, stored: dict[str, Any], at: datetime | None
     hands_ = stored.get("hands", {})
     dealer = hand_total(Card.parse(c) for c in hands_.get("dealer", []))
     names = stored.get("names", {})
-    seats: dict[str, Any] = {}
+    seats: dict[str, shapes.SeatResult] = {}
     for to, cards in sorted(hands_.items()):
         if not to.startswith("seat:"):
             continue
@@ -447,14 +448,14 @@ def _result(game: Game, number: int, stored: dict[str, Any], at: datetime | None
 # --- each player's own state ------------------------------------------------------------------------------
 
 
-def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, dict[str, Any]]:
+def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, shapes.YourState]:
     """Each account's seat, shown balance, bets on the round on show and (once shown) their settlement."""
     connection = s.connection()
     now, current = state.now, state.on_show
     seats = {row.account_id: row for row in state.read_seats(connection)}
     balances = wallet.shown_balances(s, account_ids, now)
     bets: dict[int, dict[str, int]] = {}
-    settled: dict[int, dict[str, dict[str, int | str]]] = {}
+    settled: dict[int, dict[str, shapes.SettledBet]] = {}
     decided: dict[int, str] = {}
     if current is not None and state.phase != "closed":
         bets_on_show, paid = state.read_bets(connection)
@@ -468,7 +469,7 @@ def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, dict[s
         if get_game(state.table.game, paytable=state.table.paytable).kind == "lucky_draw":
             decided = {row.account_id: row.action
                        for row in connection.execute(_VIEW_DECISIONS, {"round": current.id})}
-    answer: dict[int, dict[str, Any]] = {}
+    answer: dict[int, shapes.YourState] = {}
     for account_id in account_ids:
         seat = seats.get(account_id)
         mine = settled.get(account_id)
@@ -476,12 +477,12 @@ def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, dict[s
             "seat": None if seat is None else seat.number, "name": None if seat is None else seat.username,
             "balance": balances.get(account_id), "round": None if current is None else current.number,
             "bets": bets.get(account_id, {}),
-            "settlement": None if mine is None else {"bets": mine, "net": sum(int(b["net"]) for b in mine.values())},
+            "settlement": None if mine is None else {"bets": mine, "net": sum(b["net"] for b in mine.values())},
             "decision": decided.get(account_id)}
     return answer
 
 
-def you(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> dict[str, Any]:
+def you(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> shapes.YourState:
     """One player's own state at a table (``GET /api/tables/{id}/you``)."""
     return yours(s, moment(s, table_id, now or _now()), [account_id])[account_id]
 
@@ -489,7 +490,7 @@ def you(s: Session, table_id: int, account_id: int, now: datetime | None = None)
 # --- the scoreboards and the history ------------------------------------------------------------------------
 
 
-def table_roads(s: Session, table_id: int, now: datetime | None = None) -> dict[str, Any]:
+def table_roads(s: Session, table_id: int, now: datetime | None = None) -> shapes.TableRoads:
     """The scoreboards of the shoe on show (they start again with each shoe), with the hands whose
     result is shown by ``now``."""
     now = now or _now()
@@ -504,10 +505,13 @@ def table_roads(s: Session, table_id: int, now: datetime | None = None) -> dict[
         Round.shoe_id == shoe.id, Round.status == "settled", or_(Round.result_at.is_(None), Round.result_at <= now))
         .order_by(Round.number)))
     hands_ = [hand_from_json(data["hand"]) for data in (json.loads(r or "{}") for r in results) if "hand" in data]
-    return {"shoe": None if shoe is None else shoe.number, **roads(hands_).to_json()}
+    drawn = roads(hands_).to_json()
+    return {"shoe": None if shoe is None else shoe.number, "bead_plate": drawn["bead_plate"],
+            "big_road": drawn["big_road"], "big_eye_boy": drawn["big_eye_boy"], "small_road": drawn["small_road"],
+            "cockroach_pig": drawn["cockroach_pig"], "ask": drawn["ask"], "stats": drawn["stats"]}
 
 
-def _result_words(result: dict[str, Any], username: str | None) -> str | None:
+def _result_words(result: shapes.StoredResult, username: str | None) -> str | None:
     """The round's result in words: ``Banker wins 7 : 5``; Lucky Draw from the player's side:
     ``You win 8 : 6``, ``Dealer wins 6 : 3``, ``Push 5 : 5``."""
     if "void" in result:
@@ -526,7 +530,7 @@ def _result_words(result: dict[str, Any], username: str | None) -> str | None:
             else f"Push {you} : {dealer}")
 
 
-def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = None) -> list[dict[str, Any]]:
+def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = None) -> list[shapes.RecallEntry]:
     """The player's last rounds whose result is shown by ``now``: cards in deal order, bets, results,
     balance before and after, and the shoe each was dealt from (and in Lucky Draw the seat that was
     theirs), for checking it."""
@@ -538,17 +542,17 @@ def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = 
                             or_(Round.result_at.is_(None), Round.result_at <= now))
                      .group_by(Round.id, GameTable.name, GameTable.game, GameTable.paytable, ShoeRow.number)
                      .order_by(Round.id.desc()).limit(limit)).all()
-    history = []
+    history: list[shapes.RecallEntry] = []
     username = s.scalar(select(Account.username).where(Account.id == account_id)) if rows else None
     for current, name, game_code, paytable, shoe_number in rows:
         game = get_game(game_code, paytable=paytable)
         bets = s.execute(select(Bet, Settlement).join(Settlement, Settlement.bet_id == Bet.id)
                          .where(Bet.round_id == current.id, Bet.account_id == account_id).order_by(Bet.id)).all()
-        result = json.loads(current.result or "{}")
-        detail = {key: value for key, value in result.items()
-                  if key not in ("balances", "cards", "winner", "deal", "names", "spots")}
+        result: shapes.StoredResult = json.loads(current.result or "{}")
+        detail = cast(shapes.RoundDetail, {key: value for key, value in result.items()
+                                    if key not in ("balances", "cards", "winner", "deal", "names", "spots")})
         cards = result.get("cards", [])
-        entry = {
+        entry: shapes.RecallEntry = {
             "table": name, "table_id": current.table_id, "round": current.number, "status": current.status,
             "shoe": shoe_number, "time": aware(current.closes_at).isoformat(), "detail": detail,
             "cards": cards, "cards_named": [card_label(c) for c in cards], "winner": result.get("winner"),

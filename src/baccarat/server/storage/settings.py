@@ -15,6 +15,7 @@ baccarat.core.errors.ConfigurationError: BACCARAT_BETTING_SECONDS: 'soon' is not
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -105,7 +106,8 @@ class Settings(BaseSettings):
     def from_options(cls, *, data_dir: Path | None = None, database: str | None = None,
                      betting_seconds: float | None = None) -> Settings:
         """Command-line options where given, the environment and the defaults elsewhere."""
-        given: dict[str, Any] = {"data_dir": data_dir, "database_url": database, "betting_seconds": betting_seconds}
+        given: dict[str, object] = {"data_dir": data_dir, "database_url": database,
+                                    "betting_seconds": betting_seconds}
         return cls(**{name: value for name, value in given.items() if value})
 
     @property
@@ -117,7 +119,7 @@ class Settings(BaseSettings):
         return sqlite_url(self.data_dir)
 
 
-def _in_words(error: ValidationError, *, given: dict[str, Any]) -> str:
+def _in_words(error: ValidationError, *, given: Mapping[str, object]) -> str:
     """The first problem of ``error``, naming the variable (or the option's field) and what it should be."""
     problem = error.errors()[0]
     field = str(problem["loc"][0]) if problem["loc"] else ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from fastapi import APIRouter, Request
 
 from baccarat.server.api.deps import REFUSALS, Token, address, look, me, run
@@ -12,8 +14,25 @@ from baccarat.server.house import accounts, wallet
 router = APIRouter(tags=["accounts"], responses=REFUSALS)
 
 
+class NewAccount(TypedDict):
+    id: int
+    username: str
+    balance: int  #: the server's grant
+
+
+class NewSession(TypedDict):
+    token: str
+
+
+class AccountInfo(TypedDict):
+    id: int
+    username: str
+    role: str  #: player or operator
+    balance: int  #: shown balance
+
+
 @router.post("/api/accounts", status_code=201, response_model=AccountCreated)
-def register(request: Request, body: Credentials) -> dict[str, object]:
+def register(request: Request, body: Credentials) -> NewAccount:
     """A new account with the server's grant of play money; limited per client address, and the
     password is hashed with no transaction open (see :func:`accounts.sign_up`)."""
     state = request.app.state
@@ -25,7 +44,7 @@ def register(request: Request, body: Credentials) -> dict[str, object]:
 
 
 @router.post("/api/sessions", status_code=201, response_model=SessionToken)
-def log_in(request: Request, body: Credentials) -> dict[str, str]:
+def log_in(request: Request, body: Credentials) -> NewSession:
     """A session token; limited per username and per client address, hashed outside any transaction."""
     state = request.app.state
     with state.limiter.login(accounts.login_key(body.username), address(request)), state.hashing.admit():
@@ -40,7 +59,7 @@ def log_out(request: Request, token: Token) -> None:
 
 
 @router.get("/api/me", response_model=Me)
-def who_am_i(request: Request, token: Token) -> dict[str, object]:
+def who_am_i(request: Request, token: Token) -> AccountInfo:
     """Your account and balance."""
     account = me(request, token)
     balance = look(request, lambda s: wallet.shown_balance(s, account.id))  # never ahead of a result on show

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 
 from baccarat.server.api.deps import REFUSALS, Token, look, me, run
@@ -15,14 +13,14 @@ router = APIRouter(tags=["fairness"], responses=REFUSALS)
 
 
 @router.get("/api/fairness/client-seed", response_model=ClientSeed)
-def your_client_seed(request: Request, token: Token) -> dict[str, Any]:
+def your_client_seed(request: Request, token: Token) -> fairness.ClientSeed:
     """Your client seed (none until you set one) and the shuffling algorithm it feeds."""
     account = me(request, token)
     return look(request, lambda s: fairness.client_seed(s, account.id))
 
 
 @router.put("/api/fairness/client-seed", response_model=ClientSeedSet)
-def set_client_seed(request: Request, body: ClientSeedBody, token: Token) -> dict[str, Any]:
+def set_client_seed(request: Request, body: ClientSeedBody, token: Token) -> fairness.ClientSeedSet:
     """Your client seed, taken into each shoe you bet on before its first deal."""
     account = me(request, token)
     return run(request, lambda s: fairness.set_client_seed(s, account.id, body.seed))

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from baccarat.server.api.responses import GameInfo
-from baccarat.server.playing import views
+from baccarat.server.playing import shapes, views
 
 router = APIRouter(tags=["games"])
 
 
 @router.get("/api/games", response_model=list[GameInfo])
-def games() -> list[dict[str, Any]]:
+def games() -> list[shapes.GameInfo]:
     """Every game's wagers with their names and pays (Lucky Draw once per DrawWin pay table)."""
     return views.games_json()

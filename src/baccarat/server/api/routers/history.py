@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
 from baccarat.server.api.deps import REFUSALS, Token, look, me
 from baccarat.server.api.responses import HistoryExport, RoundRecall
 from baccarat.server.playing import history as played
-from baccarat.server.playing import views
+from baccarat.server.playing import shapes, views
 
 router = APIRouter(tags=["history"], responses=REFUSALS)
 
 
-@router.get("/api/history", response_model=list[RoundRecall])
-def history(request: Request, token: Token) -> list[dict[str, Any]]:
+@router.get("/api/history", response_model=list[RoundRecall], response_model_exclude_unset=True)
+def history(request: Request, token: Token) -> list[shapes.RecallEntry]:
     """Your last rounds whose results are shown: cards in deal order, bets, results, balances."""
     account = me(request, token)
     return look(request, lambda s: views.recall(s, account.id))
 
 
-@router.get("/api/history/export", response_model=HistoryExport)
+@router.get("/api/history/export", response_model=HistoryExport, response_model_exclude_unset=True)
 def history_export(request: Request, token: Token, limit: Annotated[int, Query(
         ge=1, le=played.MOST_ROUNDS, description="how many of your last rounds")] = played.DEFAULT_ROUNDS,
-        ) -> dict[str, Any]:
+        ) -> played.HistoryExport:
     """Your last rounds with their bets, settlements and balances, your wallet's movements since,
     and the records of their shoes once revealed: check it with `baccarat verify FILE`."""
     account = me(request, token)

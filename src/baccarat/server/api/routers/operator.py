@@ -5,7 +5,6 @@ written to the audit trail in its own transaction (:mod:`baccarat.server.operato
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from fastapi import APIRouter, Request
 from sqlalchemy.orm import Session
@@ -14,6 +13,7 @@ from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, once, 
 from baccarat.server.api.requests import LimitsBody, Movement, TableBody, VoidBody
 from baccarat.server.api.responses import TableView, VoidedRound, WalletBalance
 from baccarat.server.operator import actions as operations
+from baccarat.server.playing import dealing, shapes
 from baccarat.server.playing.timeline import Pace
 
 log = logging.getLogger("baccarat.server")
@@ -21,11 +21,11 @@ router = APIRouter(prefix="/api/operator", tags=["operator"], responses=REFUSALS
 
 
 @router.post("/tables", status_code=201, response_model=TableView)
-def open_new_table(request: Request, body: TableBody, token: Token) -> dict[str, Any]:
+def open_new_table(request: Request, body: TableBody, token: Token) -> shapes.TableView:
     """A new table, open for bets at once."""
     manager = operator(request, token, "open_tables")
 
-    def work(s: Session) -> dict[str, Any]:
+    def work(s: Session) -> shapes.TableView:
         return operations.open_new_table(
             s, manager, body.name, body.game, paytable=body.paytable, decks=body.decks, cut_card=body.cut_card,
             betting_seconds=body.betting_seconds, decision_seconds=body.decision_seconds,
@@ -34,28 +34,28 @@ def open_new_table(request: Request, body: TableBody, token: Token) -> dict[str,
 
 
 @router.post("/tables/{table_id}/close", response_model=TableView)
-def close_table(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
+def close_table(request: Request, table_id: Id, token: Token) -> shapes.TableView:
     """Close now if no bets are on the layout, else after the round in play is settled."""
     manager = operator(request, token, "close_tables")
     return run(request, lambda s: operations.close_table(s, manager, table_id))
 
 
 @router.post("/tables/{table_id}/open", response_model=TableView)
-def reopen_table(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
+def reopen_table(request: Request, table_id: Id, token: Token) -> shapes.TableView:
     """Open a closed table again, with a new shoe."""
     manager = operator(request, token, "open_tables")
     return run(request, lambda s: operations.reopen_table(s, manager, table_id))
 
 
 @router.put("/tables/{table_id}/limits", response_model=TableView)
-def change_limits(request: Request, table_id: Id, body: LimitsBody, token: Token) -> dict[str, Any]:
+def change_limits(request: Request, table_id: Id, body: LimitsBody, token: Token) -> shapes.TableView:
     """New limits, effective from the next round."""
     manager = operator(request, token, "change_limits")
     return run(request, lambda s: operations.set_limits(s, manager, table_id, body.minimum, body.maximums))
 
 
 @router.post("/tables/{table_id}/rounds/{number}/void", response_model=VoidedRound)
-def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token: Token) -> dict[str, Any]:
+def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token: Token) -> dealing.VoidedRound:
     """Void a round in play that cannot be dealt: every unsettled stake is refunded."""
     manager = operator(request, token, "void_rounds")
     result = run(request, lambda s: operations.void_round(s, manager, table_id, number, reason=body.reason))
@@ -64,23 +64,23 @@ def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token
 
 
 def _move(request: Request, token: str | None, account_id: int, body: Movement, key: str | None,
-          sign: int) -> dict[str, Any]:
+          sign: int) -> operations.WalletBalance:
     manager = operator(request, token, "move_money")
 
-    def move(s: Session) -> dict[str, Any]:
+    def move(s: Session) -> operations.WalletBalance:
         return operations.move_money(s, manager, account_id, sign * body.amount, memo=body.memo)
     return once(request, manager, key, {"account_id": account_id, "sign": sign, **body.model_dump()}, move)
 
 
 @router.post("/wallets/{account_id}/credit", response_model=WalletBalance)
 def credit(request: Request, account_id: Id, body: Movement, token: Token,
-           idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
+           idempotency_key: IdempotencyKey = None) -> operations.WalletBalance:
     """Add play money to a wallet from the cashier; once per idempotency key."""
     return _move(request, token, account_id, body, idempotency_key, +1)
 
 
 @router.post("/wallets/{account_id}/debit", response_model=WalletBalance)
 def debit(request: Request, account_id: Id, body: Movement, token: Token,
-          idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
+          idempotency_key: IdempotencyKey = None) -> operations.WalletBalance:
     """Take money from a wallet back to the cashier (refused beyond its balance); once per idempotency key."""
     return _move(request, token, account_id, body, idempotency_key, -1)

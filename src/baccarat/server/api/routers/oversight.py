@@ -9,9 +9,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
+from pydantic import Field
 
 from baccarat.server.api.deps import REFUSALS, Id, Operator, look
-from baccarat.server.api.responses import Answer
+from baccarat.server.api.responses import Answer, Limits
+from baccarat.server.api.routers.protection import ProtectionOut
 from baccarat.server.house import audit
 from baccarat.server.operator import lookup
 from baccarat.server.operator import reports as reports
@@ -23,24 +25,127 @@ Format = Annotated[Literal["json", "csv"], Query(description="json, or csv for a
 TableFilter = Annotated[int | None, Query(ge=1, le=2**31 - 1, description="one table only")]
 
 
+# The answers' fields are declared in the order the console has always received them (the fields a model
+# declares come first, then any it does not): these shapes are :mod:`baccarat.server.operator.lookup`'s,
+# :mod:`~baccarat.server.operator.reports`' and :mod:`~baccarat.server.house.audit`'s TypedDicts.
+
+
+class ConsoleSeat(Answer):
+    seat: int
+    account_id: int
+    username: str
+    away: bool
+
+
+class RoundInPlay(Answer):
+    round: int
+    status: str
+    bets: int
+    staked: int = Field(description="minor units")
+    players: int
+    closes_at: str
+
+
 class ConsoleTable(Answer):
     id: int
     name: str
     game: str
     status: str
-    seats: list[dict[str, Any]]
-    round: dict[str, Any] | None
+    seats: list[ConsoleSeat]
+    round: RoundInPlay | None
+    paytable: int | None
+    decks: int
+    limits: Limits
+    pending_limits: Limits | None = Field(description="limits that apply from the next round")
+
+
+class Tally(Answer):
+    rounds: int
+    bets: int
+    handle: int = Field(description="minor units staked")
+    win: int = Field(description="the house's net, minor units")
+    hold: float | None = Field(description="win / handle")
+    theoretical: int = Field(description="the theoretical win, rounded to the cent")
+    theoretical_exact: str = Field(description="the theoretical win as an exact fraction of a cent")
+    theoretical_hold: float | None
+
+
+class DayTotals(Answer):
+    day: str
+    rounds: int
+    bets: int
+    handle: int
+    win: int
+    hold: float | None
+    theoretical: int
+    theoretical_exact: str
+    theoretical_hold: float | None
+
+
+class TableTotals(Answer):
+    table_id: int
+    table: str
+    game: str
+    paytable: int | None
+    decks: int
+    rounds: int
+    bets: int
+    handle: int
+    win: int
+    hold: float | None
+    theoretical: int
+    theoretical_exact: str
+    theoretical_hold: float | None
+
+
+class TableDay(Answer):
+    day: str
+    table_id: int
+    table: str
+    game: str
+    paytable: int | None
+    decks: int
+    rounds: int
+    bets: int
+    handle: int
+    win: int
+    hold: float | None
+    theoretical: int
+    theoretical_exact: str
+    theoretical_hold: float | None
+
+
+class WagerTotals(Answer):
+    table_id: int
+    table: str
+    game: str
+    wager: str
+    wager_name: str
+    edge: float = Field(description="the wager's exact house edge, as a number")
+    edge_exact: str = Field(description="the house edge as an exact fraction")
+    rounds: int
+    bets: int
+    handle: int
+    win: int
+    hold: float | None
+    theoretical: int
+    theoretical_exact: str
+    theoretical_hold: float | None
 
 
 class TablesReport(Answer):
-    rows: list[dict[str, Any]]
-    tables: list[dict[str, Any]]
-    series: list[dict[str, Any]]
-    total: dict[str, Any]
+    rows: list[TableDay]
+    tables: list[TableTotals]
+    series: list[DayTotals]
+    total: Tally
+    start: str = Field(alias="from", description="the first day reported, YYYY-MM-DD")
+    to: str = Field(description="the last day reported")
 
 
 class WagersReport(Answer):
-    rows: list[dict[str, Any]]
+    rows: list[WagerTotals]
+    start: str = Field(alias="from", description="the first day reported, YYYY-MM-DD")
+    to: str = Field(description="the last day reported")
 
 
 class PlayerFound(Answer):
@@ -48,22 +153,88 @@ class PlayerFound(Answer):
     username: str
     role: str
     balance: int
+    created_at: str
+
+
+class StatementBet(Answer):
+    bet_id: int
+    wager: str
+    amount: int
+    event: str | None
+    net: int | None
+
+
+class StatementLine(Answer):
+    transaction_id: int
+    at: str
+    kind: str
+    amount: int
+    balance: int = Field(description="the wallet's balance after it")
+    memo: str
+    table_id: int | None = None
+    table: str | None = None
+    round: int | None = None
+    bets: list[StatementBet] | None = Field(default=None, description="play: the player's bets on the round")
 
 
 class PlayerOut(Answer):
     id: int
     username: str
     balance: int
-    protection: dict[str, Any]
-    statement: list[dict[str, Any]]
+    protection: ProtectionOut
+    statement: list[StatementLine]
+    role: str
+    created_at: str
+
+
+class RecalledCard(Answer):
+    to: str | None
+    card: str
+    reason: str | None
+    at: str | None
+
+
+class RecalledBet(Answer):
+    bet_id: int
+    account_id: int
+    player: str
+    seat: int
+    wager: str
+    amount: int
+    event: str | None
+    net: int | None
+    transaction_id: int | None
+
+
+class RecalledDecision(Answer):
+    account_id: int
+    seat: int
+    action: str
 
 
 class RoundRecall(Answer):
     table_id: int
     round: int
     status: str
-    deal: list[dict[str, Any]]
-    bets: list[dict[str, Any]]
+    deal: list[RecalledCard]
+    bets: list[RecalledBet]
+    table: str
+    game: str
+    paytable: int | None
+    round_id: int
+    shoe: int
+    closes_at: str
+    dealt_at: str | None
+    decisions: list[RecalledDecision]
+    handle: int
+    house_net: int
+    player_cards: list[str] | None = None
+    banker_cards: list[str] | None = None
+    player_total: int | None = None
+    banker_total: int | None = None
+    winner: str | None = None
+    hands: dict[str, list[str]] | None = None
+    void: str | None = None
 
 
 class AuditEntryOut(Answer):
@@ -72,16 +243,23 @@ class AuditEntryOut(Answer):
     actor: str
     action: str
     target: str
+    # the state the action changed, as it recorded it: free-form JSON, different for every action
     before: Any
     after: Any
     previous: str
     digest: str
+    actor_id: int | None = Field(description="the operator's account (none for the command line)")
+
+
+class ChainBreak(Answer):
+    id: int
+    problem: str
 
 
 class ChainCheck(Answer):
     ok: bool
     entries: int
-    broken: dict[str, Any] | None
+    broken: ChainBreak | None
     head: str | None
 
 
@@ -91,7 +269,7 @@ def _csv(text: str, name: str) -> Response:
 
 
 @router.get("/console", response_model=list[ConsoleTable])
-def console(request: Request, _: Operator) -> list[dict[str, Any]]:
+def console(request: Request, _: Operator) -> list[lookup.ConsoleTable]:
     """Every table: status, limits, seated players, and the round in play with its bets so far."""
     return look(request, lookup.console_tables)
 
@@ -126,11 +304,11 @@ def wagers_report(request: Request, _: Operator, start: Annotated[Day, Query(ali
 @router.get("/players", response_model=list[PlayerFound])
 def find_players(request: Request, _: Operator,
                  q: Annotated[str, Query(max_length=32, description="part of a name, or an id")] = ""
-                 ) -> list[dict[str, Any]]:
+                 ) -> list[lookup.FoundPlayer]:
     return look(request, lambda s: lookup.find_players(s, q))
 
 
-@router.get("/players/{account_id}", response_model=PlayerOut,
+@router.get("/players/{account_id}", response_model=PlayerOut, response_model_exclude_unset=True,
             responses={200: {"content": {"text/csv": {}}}})
 def player(request: Request, account_id: Id, _: Operator,
            lines: Annotated[int, Query(ge=1, le=10_000, description="statement lines, newest first")] = 500,
@@ -144,8 +322,8 @@ def player(request: Request, account_id: Id, _: Operator,
     return found
 
 
-@router.get("/tables/{table_id}/rounds/{number}", response_model=RoundRecall)
-def recall(request: Request, table_id: Id, number: Id, _: Operator) -> dict[str, Any]:
+@router.get("/tables/{table_id}/rounds/{number}", response_model=RoundRecall, response_model_exclude_unset=True)
+def recall(request: Request, table_id: Id, number: Id, _: Operator) -> lookup.RecalledRound:
     """Game recall: the round's cards in deal order, every bet, the result and each settlement."""
     return look(request, lambda s: lookup.recall_round(s, table_id, number))
 

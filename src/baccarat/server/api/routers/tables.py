@@ -4,8 +4,6 @@ the strategy hint and revealed shoes.  The table's live feed is the WebSocket in
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -22,29 +20,29 @@ from baccarat.server.api.responses import (
     TableView,
     YourState,
 )
-from baccarat.server.playing import betting, dealing, records, seating, views
+from baccarat.server.playing import betting, dealing, records, seating, shapes, views
 from baccarat.server.storage.models import GameTable
 
 router = APIRouter(tags=["tables"], responses=REFUSALS)
 
 
 @router.get("/api/tables", response_model=list[TableView])
-def list_tables(request: Request) -> list[dict[str, Any]]:
+def list_tables(request: Request) -> list[shapes.TableView]:
     """Every table as a player sees it now (the lobby)."""
-    def work(s: Session) -> list[dict[str, Any]]:
+    def work(s: Session) -> list[shapes.TableView]:
         ids = s.scalars(select(GameTable.id).order_by(GameTable.id))
         return [views.table_view(s, table_id) for table_id in ids]
     return look(request, work)
 
 
 @router.get("/api/tables/{table_id}", response_model=TableView)
-def show_table(request: Request, table_id: Id) -> dict[str, Any]:
+def show_table(request: Request, table_id: Id) -> shapes.TableView:
     """One table as a player sees it now."""
     return look(request, lambda s: views.table_view(s, table_id))
 
 
 @router.get("/api/tables/{table_id}/you", response_model=YourState)
-def your_state(request: Request, table_id: Id, token: Token) -> dict[str, Any]:
+def your_state(request: Request, table_id: Id, token: Token) -> shapes.YourState:
     """Your seat, shown balance, bets on the round on show and, once shown, their settlement."""
     account = me(request, token)
     return look(request, lambda s: views.you(s, table_id, account.id))
@@ -66,7 +64,7 @@ def leave_seat(request: Request, table_id: Id, token: Token) -> None:
 
 @router.post("/api/tables/{table_id}/bets", status_code=201, response_model=BetsPlaced)
 def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
-        idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
+        idempotency_key: IdempotencyKey = None) -> betting.BetAnswer:
     """Stake wagers on the open round (added to what you have on it); once per idempotency key."""
     account = me(request, token)
     return once(request, account, idempotency_key, betting.bet_request(table_id, body.bets, body.round),
@@ -75,7 +73,7 @@ def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
 
 @router.post("/api/tables/{table_id}/decision", status_code=201, response_model=Decided)
 def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
-             idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
+             idempotency_key: IdempotencyKey = None) -> dealing.DecisionAnswer:
     """Lucky Draw: draw (staking the Draw wager, equal to Enter) or stand."""
     account = me(request, token)
     return once(request, account, idempotency_key, betting.decision_request(table_id, body.action, body.round),
@@ -83,18 +81,18 @@ def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
 
 
 @router.get("/api/tables/{table_id}/roads", response_model=Roads)
-def roads(request: Request, table_id: Id) -> dict[str, Any]:
+def roads(request: Request, table_id: Id) -> shapes.TableRoads:
     """The current shoe's scoreboards (Bead Plate, Big Road, derived roads, asks, statistics)."""
     return look(request, lambda s: views.table_roads(s, table_id))
 
 
 @router.get("/api/tables/{table_id}/strategy", response_model=Strategy)
-def strategy(request: Request, table_id: Id) -> dict[str, Any]:
+def strategy(request: Request, table_id: Id) -> records.StrategyCard:
     """Lucky Draw: the optimal Draw decisions by seat total and up card (the page's hint)."""
     return look(request, lambda s: records.table_strategy(s, table_id))
 
 
 @router.get("/api/tables/{table_id}/shoes/{number}", response_model=ShoeRecord, response_model_exclude_unset=True)
-def shoe(request: Request, table_id: Id, number: Id) -> dict[str, Any]:
+def shoe(request: Request, table_id: Id, number: Id) -> records.ShoeRecord:
     """A finished shoe's record, its server seed revealed, for ``baccarat verify`` (refused while in play)."""
     return look(request, lambda s: records.shoe_record(s, table_id, number))
