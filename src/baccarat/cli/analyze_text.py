@@ -4,9 +4,8 @@
 :mod:`baccarat.analysis.cache`); :mod:`baccarat.cli.analyze` calls it once Typer has parsed and
 checked the command line.
 
-Typer and the command modules are about 100 M of the 800 M instructions of a computed
-``baccarat analyze``, and most of one whose report is kept (issue 17: three runs should take 0.6 s
-or less in all).  So the console script (:mod:`baccarat.cli.console`)
+Typer and the command modules are a good part of a computed ``baccarat analyze``, and most of one
+whose report is kept, which should answer at once.  So the console script (:mod:`baccarat.cli.console`)
 first gives the command line to :func:`early_text`: when it is a plain one (a built-in game and
 only ``--decks``, ``--shoe``, ``--paytable``, ``--strategy``, ``--eor`` and ``--json``, each at most
 once, whole numbers written in digits), that reads it as Typer would, makes the same checks in the
@@ -20,7 +19,7 @@ compares the two readings' outputs byte for byte.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from baccarat.core.shoe import DEFAULT_DECKS
 
@@ -35,12 +34,27 @@ _WORDS = {"--shoe": "shoe", "--strategy": "strategy"}
 _FLAGS = {"--eor": "eor", "--json": "as_json"}
 _MAX_DIGITS = 6  #: longer numbers (no deck count or pay table has one) are Typer's to refuse
 
+#: A plain command line's options, read by :func:`read_plain_line`: field -> a whole number, a word or a flag.
+PlainLine = dict[str, int | str | bool]
+
+
+class AnalyzeLine(TypedDict, total=False):
+    """A plain ``analyze`` line's game and options (:func:`read_command_line`)."""
+
+    game: str
+    decks: int
+    paytable: int
+    shoe: str
+    strategy: StrategyKind
+    eor: bool
+    as_json: bool
+
 
 def single_threaded_blas() -> None:
     """Ask numpy's OpenBLAS for no thread pool, unless the user chose a size: call before numpy is imported.
 
-    Neither the analyzer nor the simulator uses BLAS, and starting its threads is about a third
-    of numpy's import time (0.06 s of a command that should take 0.2 s).
+    Neither the analyzer nor the simulator uses BLAS, and starting its threads is a large part of
+    numpy's import time, in commands that should start fast.
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -80,7 +94,7 @@ def _computed(game: Game, decks: int | None, shoe: str | None, strategy: Strateg
 
 def read_plain_line(args: list[str], command: str, *, numbers: dict[str, str], flags: dict[str, str],
                     max_digits: int, words: dict[str, str] | None = None,
-                    repeated_flags: bool = False) -> dict[str, Any] | None:
+                    repeated_flags: bool = False) -> PlainLine | None:
     """The game and options of a plain ``command`` line, or None (anything else is Typer's to read).
 
     Options map to the fields they set: ``numbers`` take whole numbers in ASCII digits (at most
@@ -91,7 +105,7 @@ def read_plain_line(args: list[str], command: str, *, numbers: dict[str, str], f
     if not args or args[0] != command:
         return None
     texts = words or {}
-    spec: dict[str, Any] = {}
+    spec: PlainLine = {}
     given = iter(args[1:])
     for word in given:
         name, equals, value = word.partition("=")
@@ -112,7 +126,7 @@ def read_plain_line(args: list[str], command: str, *, numbers: dict[str, str], f
     return spec
 
 
-def read_command_line(args: list[str]) -> dict[str, Any] | None:
+def read_command_line(args: list[str]) -> AnalyzeLine | None:
     """The options of a plain ``analyze`` command line, or None (anything else is Typer's to read).
 
     >>> read_command_line(["analyze", "ez", "--decks=6", "--json"])
@@ -123,7 +137,7 @@ def read_command_line(args: list[str]) -> dict[str, Any] | None:
     spec = read_plain_line(args, "analyze", numbers=_NUMBERS, words=_WORDS, flags=_FLAGS, max_digits=_MAX_DIGITS)
     if spec is None or "game" not in spec or spec.get("strategy", STRATEGIES[0]) not in STRATEGIES:
         return None
-    return spec
+    return cast(AnalyzeLine, spec)  # the fields _NUMBERS, _WORDS and _FLAGS name, of their kinds
 
 
 def early_text(args: list[str]) -> str | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 import typer
 
@@ -26,7 +26,16 @@ from baccarat.core.errors import BaccaratError, ConfigurationError, InvalidAmoun
 if TYPE_CHECKING:
     from baccarat.core.games import Game
 
-TYPER_SETTINGS: dict[str, Any] = {
+class TyperSettings(TypedDict):
+    """The settings of the Typer app (and of a command's own app, see :mod:`baccarat.cli.app`)."""
+
+    help: str
+    no_args_is_help: bool
+    add_completion: bool
+    pretty_exceptions_enable: bool
+
+
+TYPER_SETTINGS: TyperSettings = {
     "help": "Casino-grade baccarat: mini-baccarat with Dragon Bonus, EZ Baccarat, Lucky Draw Baccarat, and games "
             "from rules files.",
     "no_args_is_help": True,

@@ -19,6 +19,7 @@ from baccarat.core.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS
 if TYPE_CHECKING:
     from rich.table import Table as RichTable
 
+    from baccarat.cli.records import RoundRecord
     from baccarat.cli.session import Decider, Session
     from baccarat.core.games import Game
     from baccarat.core.lucky import LuckyDrawHand
@@ -66,7 +67,7 @@ def play(
 
 def _script_lines(path: Path) -> Iterator[str]:
     # baccarat.cli.script (and the random, getpass and termios modules it brings) only when playing: every
-    # command imports this module, and ``simulate`` and ``analyze`` should start fast (issue 17).
+    # command imports this module, and ``simulate`` and ``analyze`` should start fast.
     from baccarat.cli.script import strip_comment
 
     try:
@@ -89,7 +90,7 @@ def _stdin_lines(prompt: str = "") -> Iterator[str]:
             yield line.rstrip("\n")
 
 
-def _play_line(session: Session, text: str, decide: Decider | None) -> dict[str, object]:
+def _play_line(session: Session, text: str, decide: Decider | None) -> RoundRecord:
     from baccarat.cli.script import parse_line
 
     try:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from baccarat.cli.records import PlayedRound
 from baccarat.core.cards import SUIT_SYMBOLS
 from baccarat.core.games import Game
 from baccarat.core.money import format_amount
@@ -38,7 +37,7 @@ def hand_text(cards: list[str], total: int) -> Text:
     return text
 
 
-def banner(game: Game, record: dict[str, Any]) -> Text:
+def banner(game: Game, record: PlayedRound) -> Text:
     """``BANKER WINS 7 : 5`` (Banker's total first when the Banker wins)."""
     if game.kind == "lucky_draw":
         you, dealer = record["seat_total"], record["dealer_total"]
@@ -52,7 +51,7 @@ def banner(game: Game, record: dict[str, Any]) -> Text:
     return Text(words + ("   " + " · ".join(notes) if notes else ""), style="bold yellow")
 
 
-def settlement_table(game: Game, record: dict[str, Any]) -> RichTable:
+def settlement_table(game: Game, record: PlayedRound) -> RichTable:
     """One row per wager placed: stake, event, net."""
     grid = RichTable(show_edge=False, box=None, padding=(0, 2))
     grid.add_column("Wager")
@@ -84,7 +83,7 @@ def shoe_line(shoe: Shoe | None, shoe_no: int, round_no: int) -> Text:
     return text
 
 
-def round_panel(game: Game, record: dict[str, Any], shoe: Shoe | None, shoe_no: int) -> Panel:
+def round_panel(game: Game, record: PlayedRound, shoe: Shoe | None, shoe_no: int) -> Panel:
     """The whole screen for one finished round."""
     if game.kind == "lucky_draw":
         hands = [Text.assemble(("YOU     ", "bold"), hand_text(record["seat_cards"], record["seat_total"])),

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Any
+from typing import cast
 
+from baccarat.cli.records import PlayedRound, RefusedRound, RoundRecord, ShoeRecord, ShoeRound, Transcript
 from baccarat.cli.script import RoundOrder
 from baccarat.core.errors import BaccaratError, ConfigurationError, IllegalActionError, InsufficientFundsError
 from baccarat.core.events import BetSettled, CardDealt, CoupResolved, Event
@@ -54,7 +55,7 @@ class Session:
         self.client_seed = None if client_seed is None else check_client_seed(client_seed)
         client_seeds = [] if client_seed is None else [client_seed]
         #: One record per shoe: commitment, seeds, burned cards and each round's cards in deal order.
-        self.shoes: list[dict[str, Any]] = []
+        self.shoes: list[ShoeRecord] = []
 
         def new_shoe() -> Shoe:
             number = len(self.shoes) + 1
@@ -62,19 +63,19 @@ class Session:
                 self.shoes[-1].setdefault("ended", "too few cards")
             server_seed = new_server_seed() if seed is None else _derived_seed(seed, number)
             shoe = fair_shoe(server_seed, decks=decks, cut_card=cut_card, client_seeds=client_seeds)
-            record: dict[str, Any] = {"shoe": number, "algorithm": ALGORITHM, "game": game.code}
+            record: dict[str, object] = {"shoe": number, "algorithm": ALGORITHM, "game": game.code}
             if game.paytable is not None:
                 record["paytable"] = game.paytable
             record.update(decks=decks, cut_card=cut_card, commitment=commitment(server_seed),
                           server_seed=server_seed.hex(), client_seeds=client_seeds,
                           burned=[str(c) for c in shoe.burned], rounds=[])
-            self.shoes.append(record)
+            self.shoes.append(cast(ShoeRecord, record))  # built key by key, in the transcript's order
             return shoe
 
         self.table = Table(game, shoe_factory=new_shoe, decks=decks, cut_card=cut_card)
         self.table.sit(SEAT, player, bankroll)
         self.bankroll = bankroll
-        self.rounds: list[dict[str, Any]] = []
+        self.rounds: list[RoundRecord] = []
         #: The scoreboards of the shoe in play (punto banco); they start again with each shoe.
         self.scoreboard = Scoreboard()
         self._scoreboard_shoe = 1
@@ -83,7 +84,7 @@ class Session:
     def balance(self) -> int:
         return self.table.seats[SEAT].balance
 
-    def play(self, order: RoundOrder, *, decide: Decider | None = None) -> dict[str, Any]:
+    def play(self, order: RoundOrder, *, decide: Decider | None = None) -> RoundRecord:
         """Play one round; a refused order is recorded with ``"rejected"`` and changes nothing.
 
         In Lucky Draw the order's own decision is used; without one, ``decide``
@@ -107,9 +108,9 @@ class Session:
         self.rounds.append(record)
         return record
 
-    def reject(self, reason: str, *, line: str | None = None) -> dict[str, Any]:
+    def reject(self, reason: str, *, line: str | None = None) -> RefusedRound:
         """Record a refused order: the reason and the unchanged balance."""
-        record: dict[str, Any] = {"rejected": reason, "balance": self.balance}
+        record: RefusedRound = {"rejected": reason, "balance": self.balance}
         if line is not None:
             record["line"] = line
         self.rounds.append(record)
@@ -129,11 +130,11 @@ class Session:
                     f"{format_amount(self.balance)}"
                 )
 
-    def _record(self, first_event: int) -> dict[str, Any]:
+    def _record(self, first_event: int) -> PlayedRound:
         table = self.table
         events = table.events[first_event:]
-        record: dict[str, Any] = {"round": table.round_no, "shoe": table.shoe_no}
-        record["bets"] = dict(table.bets.get(SEAT, {}))
+        record: dict[str, object] = {"round": table.round_no, "shoe": table.shoe_no}  # in the transcript's order
+        record["bets"] = bets = dict(table.bets.get(SEAT, {}))
         if self.game.kind == "lucky_draw":
             hand = table.lucky_hand(SEAT)
             record["seat_cards"] = [str(c) for c in hand.seat_cards]
@@ -149,10 +150,10 @@ class Session:
             record["banker_cards"] = [str(c) for c in coup.banker_cards]
             record["player_total"], record["banker_total"] = coup.player_total, coup.banker_total
             record["result"] = coup.winner
-        record["deal_order"] = [str(e.card) for e in events if isinstance(e, CardDealt)]
-        shoe_round: dict[str, Any] = {"round": table.round_no, "cards": record["deal_order"]}
+        record["deal_order"] = deal_order = [str(e.card) for e in events if isinstance(e, CardDealt)]
+        shoe_round: ShoeRound = {"round": table.round_no, "cards": deal_order}
         if self.game.kind == "lucky_draw":  # the seats dealt to, and which drew: they decide who gets which card
-            shoe_round.update(seats=[SEAT], drew=[SEAT] if "draw" in record["bets"] else [])
+            shoe_round.update({"seats": [SEAT], "drew": [SEAT] if "draw" in bets else []})
         shoe_record = next(r for r in reversed(self.shoes) if r["shoe"] == table.shoe_no)
         shoe_record["rounds"].append(shoe_round)
         if table.shoe is None:  # the shoe ended with this round: its last hand
@@ -162,7 +163,7 @@ class Session:
         record["events"] = {e.wager: e.event for e in settled}
         record["net"] = {e.wager: e.net for e in settled}
         record["balance"] = self.balance
-        return record
+        return cast(PlayedRound, record)
 
     def _callouts(self, events: list[Event], settled: list[BetSettled]) -> list[str]:
         """What the dealer announces: Natural, Dragon 7, Panda 8 (EZ), the Block Bonus category."""
@@ -174,9 +175,9 @@ class Session:
                      ("Panda 8", "panda_8" in codes and is_panda_8(coup))]
         return [name for name, happened in announced if happened]
 
-    def transcript(self) -> dict[str, Any]:
+    def transcript(self) -> Transcript:
         """The JSON transcript of every round played so far."""
-        doc: dict[str, Any] = {"game": self.game.code, "seed": self.seed, "decks": self.decks}
+        doc: dict[str, object] = {"game": self.game.code, "seed": self.seed, "decks": self.decks}
         if self.game.paytable is not None:
             doc["paytable"] = self.game.paytable
         doc["client_seed"] = self.client_seed
@@ -185,7 +186,7 @@ class Session:
         doc["final_balance"] = self.balance
         # the session is over for this transcript: every seed is revealed, the last shoe as it stands
         doc["shoes"] = [{**shoe, "ended": shoe.get("ended", "in play")} for shoe in self.shoes]
-        return doc
+        return cast(Transcript, doc)  # built key by key, in the transcript's order
 
 
 def _derived_seed(seed: int, shoe: int) -> bytes:

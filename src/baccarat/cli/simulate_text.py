@@ -3,26 +3,39 @@
 :func:`plan_for` and :func:`result_text` are the command's run and output; :mod:`baccarat.cli.simulate`
 calls them once Typer has parsed and checked the command line.
 
-Typer and the command modules are 0.02 to 0.03 s of every ``baccarat simulate`` process (issue 17).
-So the console script (:mod:`baccarat.cli.console`) first gives the command line to :func:`early_text`:
-a plain line (:func:`baccarat.cli.early_workers.read_command_line`: a game, ``--shoes``, ``--seed`` and
-optionally ``--workers``, ``--decks``, ``--cut-card``, ``--json``) of a punto banco game, with no
-progress bar to draw (standard error not a terminal), is run here with the same plan and the same
-output; the workers :mod:`baccarat.cli.early_workers` forked are claimed as the command would claim them.
-Anything else, and anything refused, goes to Typer as before, so every refusal is worded and coded
-in one place.  ``tests/test_cli_startup.py`` compares the two outputs.
+Typer and the command modules are a noticeable part of every ``baccarat simulate`` process's start-up,
+which should be short.  So the console script (:mod:`baccarat.cli.console`) first gives the command line
+to :func:`early_text`: a plain line (:func:`baccarat.cli.early_workers.read_command_line`: a game,
+``--shoes``, ``--seed`` and optionally ``--workers``, ``--decks``, ``--cut-card``, ``--json``) of a
+punto banco game, with no progress bar to draw (standard error not a terminal), is run here with the
+same plan and the same output; the workers :mod:`baccarat.cli.early_workers` forked are claimed as the
+command would claim them.  Anything else, and anything refused, goes to Typer as before, so every
+refusal is worded and coded in one place.  ``tests/test_cli_startup.py`` compares the two outputs.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from baccarat.core.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from baccarat.core.games import Game
     from baccarat.sim.run import ChunkResult, Plan
+
+
+class SimulateLine(TypedDict, total=False):
+    """A plain ``simulate`` line's run (:func:`baccarat.cli.early_workers.read_command_line`): always a game,
+    ``shoes`` and ``seed``."""
+
+    game: str
+    shoes: int
+    seed: int
+    workers: int
+    decks: int
+    cut_card: int
+    as_json: bool
 
 
 def plan_for(game: Game, *, shoes: int, seed: int, decks: int, cut_card: int, strategy: str) -> Plan:
@@ -51,7 +64,7 @@ def result_text(game: Game, plan: Plan, totals: ChunkResult, *, as_json: bool) -
     return format_result(result)
 
 
-def plain_plan(spec: dict[str, Any]) -> Plan | None:
+def plain_plan(spec: SimulateLine) -> Plan | None:
     """The plan of the plain line ``spec`` (:func:`baccarat.cli.early_workers.read_command_line`), as the
     command makes it; None for a game that is not punto banco (Lucky Draw's strategy is the command's).
     Raises what :func:`plan_for` raises for a run the command refuses."""
@@ -65,7 +78,7 @@ def plain_plan(spec: dict[str, Any]) -> Plan | None:
                     cut_card=spec.get("cut_card", DEFAULT_CUT_CARD), strategy="composition")
 
 
-def early_text(spec: dict[str, Any] | None) -> str | None:
+def early_text(spec: SimulateLine | None) -> str | None:
     """What the plain ``simulate`` line ``spec`` prints (:func:`baccarat.cli.early_workers.read_command_line`),
     or None when it is left to the command line (a Lucky Draw game, a progress bar to draw, anything
     refused)."""
