@@ -38,7 +38,7 @@ from baccarat.core.rulesfile import RulesError
 from baccarat.core.tableau import banker_reason, banker_why, player_reason, player_why
 from baccarat.server.api import app as app_module
 from baccarat.server.api.app import create_app
-from baccarat.server.api.refusals import MAX_BODY
+from baccarat.server.api.body_limit import MAX_BODY
 from baccarat.server.house import rate_limits
 from baccarat.server.storage.settings import Settings
 

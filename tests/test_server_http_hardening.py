@@ -26,7 +26,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from baccarat.cli.common import EXIT_UNAVAILABLE
 from baccarat.server.api.app import create_app
-from baccarat.server.api.refusals import MAX_BODY, RETRY_AFTER
+from baccarat.server.api.body_limit import MAX_BODY
+from baccarat.server.api.refusals import RETRY_AFTER
 from baccarat.server.house import accounts
 from baccarat.server.playing import views
 from baccarat.server.storage import faults
@@ -110,6 +111,7 @@ POST_CHUNKED = (b"POST /api/accounts HTTP/1.1\r\nHost: test\r\nContent-Type: app
                 b"Transfer-Encoding: chunked\r\n\r\n")
 
 
+@pytest.mark.slow
 def test_a_chunked_body_is_cut_off_at_the_limit_not_read_whole(served: Served):
     """Before: a chunked body declares no length, the limit read only Content-Length, and the whole
     body was read (256 MB: peak RSS from 86 to 598 MB).  Now the bytes received are counted."""
@@ -129,6 +131,7 @@ def test_a_chunked_body_is_cut_off_at_the_limit_not_read_whole(served: Served):
     assert status == 413 and json.loads(content)["error"] == "TooLarge"
 
 
+@pytest.mark.slow
 def test_a_chunked_body_up_to_the_limit_is_taken(served: Served):
     """The count is of body bytes: a body of exactly MAX_BODY bytes in many chunks is read and answered."""
     payload = json.dumps({"username": "chunky", "password": PASSWORD}).encode()
@@ -142,6 +145,7 @@ def test_a_chunked_body_up_to_the_limit_is_taken(served: Served):
     assert status == 413, content
 
 
+@pytest.mark.slow
 def test_an_endless_request_head_is_refused_not_buffered(served: Served):
     """Before: uvicorn's httptools parser held a header line of any size (128 MB: +256 MB of RSS)."""
     before = _peak_rss_mb(served)

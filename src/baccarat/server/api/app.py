@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from baccarat.server.api import refusals, routers, web
+from baccarat.server.api.body_limit import BodyLimit
 from baccarat.server.api.responses import Health
 from baccarat.server.house import accounts
 from baccarat.server.house.rate_limits import HashGate, LoginLimiter
@@ -109,6 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.limiter = LoginLimiter()
     app.state.hashing = HashGate()  # scrypt outside every transaction: one per core at most, at a lower OS priority
     refusals.install(app)
+    app.add_middleware(BodyLimit)
 
     @app.get("/health", response_model=Health, tags=["health"])
     def health() -> dict[str, str]:

@@ -4,7 +4,7 @@ of error, its stable code and params (:mod:`baccarat.core.messages`: a client wo
 own language from these), the detail (words, or a 422's list of problems), and one sentence in English.
 A database that cannot save (:mod:`baccarat.server.storage.faults`) is 503 with ``Retry-After``; anything
 else unexpected is a bare 500 with no detail (the traceback goes to the server log, never to the client).
-:class:`BodyLimit` refuses bodies over :data:`MAX_BODY` while they are received.
+The body-size limit is :mod:`baccarat.server.api.body_limit`'s.
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DBAPIError
-from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from baccarat.core.errors import (
     AuthenticationError,
@@ -57,8 +55,6 @@ STATUS = {
     RateLimitedError: 429,
 }
 
-#: The largest request body accepted (bytes); bigger ones get 413 before they are read.
-MAX_BODY = 16_384
 #: Seconds a client is asked to wait (``Retry-After``) when the database cannot save.
 RETRY_AFTER = 5
 UNAVAILABLE = CATALOGUE["server.unavailable"]
@@ -73,7 +69,7 @@ def _message(detail: Any) -> str:
     return str(detail)
 
 
-def _error(status: int, kind: str, detail: Any, headers: Mapping[str, str] | None = None, *, code: str,
+def refusal(status: int, kind: str, detail: Any, headers: Mapping[str, str] | None = None, *, code: str,
            params: Mapping[str, Param] | None = None) -> JSONResponse:
     """Every refusal has this shape: ``{"error": <kind>, "code": <code>, "params": {...}, "detail": <words>,
     "message": <a sentence>}``."""
@@ -88,7 +84,6 @@ _HTTP_CODES = {
     405: ("MethodNotAllowed", "request.method_refused"),
     413: ("TooLarge", "request.too_large"),
 }
-_TOO_LARGE = {"limit": MAX_BODY}
 _FASTAPI_BODY_ERROR = "There was an error parsing the body"  # FastAPI's 400 for a body it cannot decode
 
 
@@ -117,78 +112,21 @@ def _problem(error: Any) -> dict[str, str]:
     return {"field": ".".join(location), "problem": error.get("msg", "")}
 
 
-class BodyTooLarge(HTTPException):
-    """Raised from ``receive`` once the bytes received pass :data:`MAX_BODY`.  An HTTPException,
-    because FastAPI turns any other error while reading a body into a 400."""
-
-    def __init__(self) -> None:
-        # Connection: close tells uvicorn to stop reading this client, not to read and discard the rest.
-        super().__init__(413, render("request.too_large", _TOO_LARGE), headers={"Connection": "close"})
-
-
-class BodyLimit:
-    """Refuses request bodies over :data:`MAX_BODY` by counting the bytes actually received.
-
-    A declared ``Content-Length`` over the limit is refused before anything is read; a chunked
-    body (no length declared) or a body longer than declared is refused as soon as the count
-    passes the limit, so no more than about ``MAX_BODY`` plus one chunk is ever held (an
-    ``http`` middleware that trusted ``Content-Length`` let a 256 MB chunked body be read whole).
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        length = Headers(scope=scope).get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            too_large = BodyTooLarge()
-            await _error(413, "TooLarge", too_large.detail, too_large.headers, code="request.too_large",
-                         params=_TOO_LARGE)(scope, receive, send)
-            return
-        received, started = 0, False
-
-        async def counted() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > MAX_BODY:
-                    raise BodyTooLarge()
-            return message
-
-        async def watched(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counted, watched)
-        except BodyTooLarge as too_large:  # normally answered by the HTTPException handler; this is the fallback
-            if started:
-                raise
-            await _error(413, "TooLarge", too_large.detail, too_large.headers, code="request.too_large",
-                         params=_TOO_LARGE)(scope, receive, send)
-
-
 def install(app: FastAPI) -> None:
-    """Answer every refusal of ``app`` in the one shape, and limit its request bodies."""
-    app.add_middleware(BodyLimit)
+    """Answer every refusal of ``app`` in the one shape."""
     storage_faults = faults.FaultLog(log)
 
     @app.exception_handler(BaccaratError)
     async def _known(_: Request, error: BaccaratError) -> JSONResponse:
         status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
         wait = getattr(error, "retry_after", None)
-        return _error(status, type(error).__name__, str(error), {"Retry-After": str(wait)} if wait else None,
+        return refusal(status, type(error).__name__, str(error), {"Retry-After": str(wait)} if wait else None,
                       code=error.code, params=error.params)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, error: RequestValidationError) -> JSONResponse:
         problems = list(error.errors())
-        return _error(422, "InvalidRequest", [_problem(e) for e in problems], code="request.invalid",
+        return refusal(422, "InvalidRequest", [_problem(e) for e in problems], code="request.invalid",
                       params=_invalid(problems))
 
     @app.exception_handler(HTTPException)
@@ -200,8 +138,8 @@ def install(app: FastAPI) -> None:
         kind, code = _HTTP_CODES.get(status, ("".join(w for w in phrase.title().split() if w.isalnum()),
                                              "request.refused"))
         params: dict[str, Param] = {"status": status} if code == "request.refused" else {}
-        if status == 413:
-            params = dict(_TOO_LARGE)
+        if status == 413:  # the body limit's, with the limit in its params
+            params = dict(getattr(error, "params", {}))
         words = phrase if code == "request.refused" else render(code, params)
         detail: Any = error.detail
         if detail not in (phrase, _FASTAPI_BODY_ERROR, "", None):
@@ -210,7 +148,7 @@ def install(app: FastAPI) -> None:
         if status == 405 and allowed:
             code, params = "request.method_not_allowed", {"method": request.method, "allowed": allowed}
             words = render(code, params)
-        return _error(status, kind, words, headers, code=code, params=params)
+        return refusal(status, kind, words, headers, code=code, params=params)
 
     @app.exception_handler(DBAPIError)
     async def _database(request: Request, error: DBAPIError) -> JSONResponse:
@@ -221,7 +159,7 @@ def install(app: FastAPI) -> None:
         if reason is None:
             return await _unexpected(request, error)
         storage_faults.report(reason, error, consequence="requests that need the database are answered 503")
-        return _error(503, "Unavailable", UNAVAILABLE, {"Retry-After": str(RETRY_AFTER)}, code="server.unavailable")
+        return refusal(503, "Unavailable", UNAVAILABLE, {"Retry-After": str(RETRY_AFTER)}, code="server.unavailable")
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, error: Exception) -> JSONResponse:
