@@ -103,6 +103,7 @@ def test_cell_counts_are_the_five_and_six_card_sequences_summed(counts):
         assert cells.draw_counts.dtype == np.int64 and np.array_equal(cells.draw_counts, draw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("decks", "paytable"), [(1, 1), (6, 1), (8, 1), (8, 2)])
 def test_optimal_strategy_agrees_with_direct_enumeration(decks, paytable):
     game = lucky_draw(paytable)

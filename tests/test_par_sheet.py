@@ -26,6 +26,7 @@ def pairs_page() -> Iterator[str]:
     unregister("pairs")
 
 
+@pytest.mark.slow
 def test_the_sheet_holds_every_wager_s_table_edge_chart_count_and_confirmation(pairs_page: str) -> None:
     sections = re.findall(r'<section class="wager" id="wager-([a-z_]+)">(.*?)</section>', pairs_page, re.S)
     assert [code for code, _ in sections] == ["player", "banker", "tie", "player_pair", "banker_pair",
@@ -41,6 +42,7 @@ def test_the_sheet_holds_every_wager_s_table_edge_chart_count_and_confirmation(p
     assert "Perfect Pairs (Version 2)" in pairs_page  # the published analyses
 
 
+@pytest.mark.slow
 def test_no_resource_is_fetched_from_anywhere(pairs_page: str) -> None:
     assert not re.search(r"""(src|href)\s*=\s*["']""", pairs_page)
     assert "<script" not in pairs_page and "@import" not in pairs_page and "url(" not in pairs_page
@@ -66,6 +68,7 @@ def test_count_tags_follow_the_effects_of_removal() -> None:
     assert all(a * b >= 0 for a, b in zip(tags, published, strict=True))
 
 
+@pytest.mark.slow
 def test_rank_effects_of_removal_add_up_to_zero() -> None:
     pairs = read_rules(CATALOGUE / "pairs.toml")
     full = next(w for w in analyze(pairs, Composition.full(2), eor=True).wagers if w.code == "player_pair")
@@ -89,6 +92,7 @@ def test_the_command_writes_the_sheet_and_refuses_a_partial_shoe(tmp_path: Path,
     assert "--report is for full decks" in capsys.readouterr().err
 
 
+@pytest.mark.browser
 def test_the_sheet_renders_in_chromium_without_errors(tmp_path: Path, pairs_page: str) -> None:
     from .browser_kit import need_chromium
 

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from baccarat.core.errors import ConfigurationError
 from baccarat.core.roads import Hand, Scoreboard, parse_hands, render, roads
 
+from .conftest import examples
+
 GOLDEN = Path(__file__).parent / "golden" / "roads"
 
 
@@ -117,7 +119,7 @@ def test_golden_grids(name):
 hands = st.lists(st.builds(Hand, st.sampled_from(["B", "P", "T"]), st.booleans(), st.booleans()), max_size=80)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(hands)
 def test_incremental_updates_equal_recomputation(history):
     board = Scoreboard()
@@ -127,7 +129,7 @@ def test_incremental_updates_equal_recomputation(history):
             assert board.roads() == roads(history[: i + 1])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(hands)
 def test_asks_are_empty_together_or_opposite_colours(history):
     asked = roads(history).ask
@@ -138,7 +140,7 @@ def test_asks_are_empty_together_or_opposite_colours(history):
             assert getattr(roads([*history, Hand("B")]), road)[-1].colour == banker
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(hands, st.data())
 def test_ties_change_no_derived_road_and_no_big_road_position(history, data):
     at = data.draw(st.integers(0, len(history)))
@@ -151,7 +153,7 @@ def test_ties_change_no_derived_road_and_no_big_road_position(history, data):
         assert sum(c.ties for c in after.big_road) == sum(c.ties for c in before.big_road) + 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(hands)
 def test_grid_cells_are_distinct_and_streaks_connected(history):
     board = roads(history)

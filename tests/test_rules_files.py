@@ -131,6 +131,7 @@ def test_a_file_s_game_is_refused_where_it_cannot_go(capsys, super_6) -> None:
     assert "games are: mini, ez, lucky-draw" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_server_serves_a_game_from_a_file_alone(tmp_path: Path, database_url: str, pairs: Path) -> None:
     load_rules(pairs)
     settings = Settings(data_dir=tmp_path, database_url=database_url, grant=50_000)

@@ -297,6 +297,7 @@ def test_hashes_run_at_a_lower_priority_than_the_server():
 # --- the flood -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_login_flood_does_not_stall_the_writers(tmp_path: Path):
     """10 threads send logins with random usernames (and registrations), each from its own ever-changing
     address as a botnet would; meanwhile a bet-sized write transaction is timed.  With scrypt inside the

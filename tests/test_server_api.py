@@ -89,6 +89,7 @@ def test_bad_amounts_are_refused(client, amount):
     assert "Traceback" not in answer.text
 
 
+@pytest.mark.slow
 def test_serve_prints_its_address_and_answers(tmp_path: Path, serve):
     """The real command: a uvicorn process on a free port with SQLite in the data directory (the ``serve``
     fixture fails unless its first line is ``... ready at http://HOST:PORT ...``)."""
@@ -112,6 +113,7 @@ def test_serve_prints_its_address_and_answers(tmp_path: Path, serve):
     assert server.stderr() == ""  # no warning or error on stderr, before the ready line or after it
 
 
+@pytest.mark.slow
 def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
     import time
 
@@ -198,6 +200,7 @@ def test_authorization_matrix(client):
     assert client.get("/api/me", headers=bob).json()["id"] == bob_id
 
 
+@pytest.mark.slow
 def test_a_lucky_draw_round_through_the_api(client):
     import time
 
@@ -258,6 +261,7 @@ def _wait_for(client: TestClient, table_id: int, done, seconds: float = 10.0) ->
     return view
 
 
+@pytest.mark.slow
 def test_operator_opens_tables_changes_limits_from_the_next_round_and_closes_them(client):
     operator = _operator(client)
     _, alice = _player(client, "alice")
@@ -399,6 +403,7 @@ def _on_a_terminal(args: list[str], answers: list[str], timeout: float = 60) -> 
         os.close(controller)
 
 
+@pytest.mark.slow
 def test_an_operators_password_is_typed_twice_on_a_terminal(tmp_path):
     import shutil
     import sys

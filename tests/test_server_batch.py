@@ -31,6 +31,7 @@ def _bet(table_id: int, account_id: int, bets: dict[str, int], key: str):
                                        lambda: betting.place_bets(s, table_id, account_id, bets))
 
 
+@pytest.mark.slow
 def test_a_burst_shares_transactions_and_each_bet_gets_its_own_answer(sessions):
     table_id, players = _table_and_players(sessions, 40)
     # every fourth bettor asks for more than they have, every fifth too much for the table, one a wager that is not

@@ -101,6 +101,7 @@ def test_the_console_reports_lookup_and_recall_for_an_operator(client):
     assert client.get("/api/operator/players/99999", headers=boss).status_code == 404
 
 
+@pytest.mark.slow
 def test_generated_requests_to_the_console_s_reads_never_break_it(tmp_path: Path):
     """The operator's read routes fuzzed from the OpenAPI schema with an operator's token (dates,
     spans, formats, ids, lines): answers or refusals, never a 5xx."""

@@ -5,42 +5,28 @@ round resolved.  25 cycles on SQLite (the reliability spec's figure)."""
 from __future__ import annotations
 
 import random
-import re
-import shutil
-import signal
-import subprocess
-import sys
 import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
+import pytest
 from sqlalchemy import func, select
 
 from baccarat.server.house import wallet
 from baccarat.server.storage.db import connect, sqlite_url
 from baccarat.server.storage.models import Bet, GameTable, IdempotentRequest, Round, Settlement
 
+pytestmark = pytest.mark.slow  # a real server killed and restarted 25 times
 CYCLES = 25
 PLAYERS = 4
 
 
-def _start(exe: str, data_dir: Path) -> tuple[subprocess.Popen[str], str]:
-    server = subprocess.Popen([exe, "serve", "--port", "0", "--data-dir", str(data_dir), "--betting-seconds", "0.3"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert server.stdout is not None
-    line = server.stdout.readline()
-    match = re.search(r"ready at (http://[0-9.]+:\d+)", line)
-    assert match, line
-    return server, match.group(1)
-
-
-def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path):
-    exe = shutil.which("baccarat", path=str(Path(sys.executable).parent))
-    assert exe is not None
+def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path, serve):
     rng = random.Random(2026)
-    server, base = _start(exe, tmp_path)
+    server = serve("--betting-seconds", "0.3")
+    base = server.url
     tokens = []
     with httpx.Client(base_url=base, timeout=10) as client:
         for i in range(PLAYERS):
@@ -76,16 +62,15 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path):
         for worker in workers:
             worker.start()
         time.sleep(rng.uniform(0.2, 1.2))
-        server.send_signal(signal.SIGKILL)
-        server.wait()
+        server.kill()  # SIGKILL
         stop.set()
         for worker in workers:
             worker.join()
         restarted_at = datetime.now(UTC)
-        server, base = _start(exe, tmp_path)
+        server = serve("--betting-seconds", "0.3")
+        base = server.url
     time.sleep(1.5)  # the restarted dealer settles every round whose window has closed
-    server.terminate()
-    server.wait(timeout=30)
+    server.stop()
 
     assert len(acknowledged) >= CYCLES  # the load really placed bets
     with connect(sqlite_url(tmp_path)) as sessions, sessions() as s:

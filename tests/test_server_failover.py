@@ -8,11 +8,8 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import re
-import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -26,21 +23,11 @@ from baccarat.server.house import wallet
 from baccarat.server.storage.db import connect
 from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Round, Settlement
 
+pytestmark = pytest.mark.slow  # two real servers, the dealing one SIGKILLed and restarted 25 times
 CYCLES = 25
 PLAYERS = 6
 TABLE = 2  # ez-1: punto banco, so players bet seated or not
 FAILOVER = 2.0  #: seconds within which another process deals
-
-
-def _start(exe: str, url: str, data_dir: Path) -> tuple[subprocess.Popen[str], str]:
-    server = subprocess.Popen([exe, "serve", "--port", "0", "--database", url, "--data-dir", str(data_dir),
-                               "--betting-seconds", "0.5"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert server.stdout is not None
-    line = server.stdout.readline()
-    match = re.search(r"ready at (http://[0-9.]+:\d+)", line)
-    assert match, line
-    return server, match.group(1)
 
 
 def _dealer(url: str) -> int | None:
@@ -63,11 +50,14 @@ def _wait_for_dealer(base: str, within: float) -> float:
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_the_dealer_sigkilled_25_times_another_deals_and_nothing_is_dealt_twice(database_url: str, tmp_path: Path):
-    exe = shutil.which("baccarat", path=str(Path(sys.executable).parent))
-    assert exe is not None
+def test_the_dealer_sigkilled_25_times_another_deals_and_nothing_is_dealt_twice(database_url: str, tmp_path: Path,
+                                                                                serve):
     rng = random.Random(2027)
-    servers = [_start(exe, database_url, tmp_path), _start(exe, database_url, tmp_path)]
+
+    def start() -> tuple[subprocess.Popen[str], str]:
+        server = serve("--database", database_url, "--betting-seconds", "0.5")
+        return server.process, server.url
+    servers = [start(), start()]
     tokens = []
     with httpx.Client(base_url=servers[0][1], timeout=10) as client:
         for i in range(PLAYERS):
@@ -129,7 +119,7 @@ def test_the_dealer_sigkilled_25_times_another_deals_and_nothing_is_dealt_twice(
         stop.set()
         for worker in workers:
             worker.join()
-        servers[leader] = _start(exe, database_url, tmp_path)
+        servers[leader] = start()
     time.sleep(9)  # the last rounds are dealt and their results shown (the default pace)
     for process, _ in servers:
         process.terminate()

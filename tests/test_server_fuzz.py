@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
@@ -20,6 +21,7 @@ from baccarat.server.storage.settings import Settings
 REQUESTS = 2_100
 
 
+@pytest.mark.slow
 def test_generated_requests_never_break_the_server(tmp_path: Path):
     settings_ = Settings(data_dir=tmp_path, betting_seconds=0.5)
     app = create_app(settings_)

@@ -123,6 +123,7 @@ def test_idempotent_requests_move_money_once(sessions):
 RACE_REPETITIONS = int(os.environ.get("BACCARAT_RACE_REPETITIONS", "10"))
 
 
+@pytest.mark.slow
 def test_same_wallet_race_has_exactly_one_winner(sessions):
     account_id = _register(sessions, "frank", grant=5_000)
     for repetition in range(RACE_REPETITIONS):

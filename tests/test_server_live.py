@@ -80,6 +80,7 @@ def test_a_foreign_origin_is_refused(client):
     assert closed.value.code == 1008
 
 
+@pytest.mark.slow
 def test_ten_thousand_malformed_frames_change_nothing(client):
     token = _token(client, "kate")
     rng = random.Random(7)

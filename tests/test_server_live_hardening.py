@@ -327,6 +327,7 @@ def _rss(pid: int, field: str = "VmRSS") -> int:
     return int(match.group(1)) * 1024
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's RSS from /proc")
 def test_16_mb_first_frames_are_refused_before_they_are_buffered(real_server):
     from websockets.asyncio.client import connect as ws_connect

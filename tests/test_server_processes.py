@@ -31,6 +31,7 @@ def test_workers_are_refused_on_sqlite_in_words(tmp_path: Path):
     assert "--workers 2 needs PostgreSQL" in done.stderr and "run without --workers" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_workers_share_the_address_and_one_of_them_deals(database_url: str, serve):
     base = serve("--workers", "2", "--database", database_url).url
@@ -58,6 +59,7 @@ def _socket_user(base: str, name: str) -> str:
         return client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_pushes_come_from_notifications_across_processes_with_polling_off(database_url: str, serve):
     no_polling = {"BACCARAT_RESYNC_SECONDS": "3600"}  # a table is read only when notified (or at its timeline)

@@ -276,6 +276,7 @@ def test_deadlines_written_under_a_clock_ahead_are_pulled_in_at_start(sessions):
     assert transaction(sessions, lambda s: dealing.repair_deadlines(s, T0)) == 0  # within one window: untouched
 
 
+@pytest.mark.slow
 def test_a_wall_clock_step_does_not_stop_a_live_table(tmp_path):
     """The whole server with the process's wall clock moved 13 hours forward and then back: rounds
     still close on time and tokens stay valid (old servers kept rounds closing 13 h ahead)."""

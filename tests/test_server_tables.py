@@ -104,6 +104,7 @@ def test_lucky_draw_needs_a_seat_and_seats_are_unique(sessions):
         transaction(sessions, lambda s: seating.sit(s, table_id, dora, 3))
 
 
+@pytest.mark.slow
 def test_a_whole_shoe_verifies_once_revealed(sessions):
     table_id, (ann, _) = _setup(sessions, game="mini")
     moment = T0
@@ -200,6 +201,7 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
         assert history[0]["balance_after"] == wallet.balance(s, ann)
 
 
+@pytest.mark.slow
 def test_bets_racing_the_dealer_land_in_the_round_it_settles_or_are_refused(sessions):
     """Real clocks, real threads: players bet without pause while the dealer deals every round whose
     short window has closed.  No bet may end in a round that was settled without it."""

@@ -94,6 +94,7 @@ def _check_order(samples, deal: list[dict]) -> None:
         assert all(datetime.fromisoformat(d["at"]) > sample["now"] for d in deal[len(cards):])
 
 
+@pytest.mark.slow
 def test_a_punto_banco_round_is_shown_card_by_card_then_the_result_then_the_pause(sessions):
     table_id, (ann, ben) = _table(sessions, "mini", ("ann", "ben"))
     closes = _at(_round(sessions, table_id, 1).closes_at)
@@ -162,6 +163,7 @@ def test_a_punto_banco_round_is_shown_card_by_card_then_the_result_then_the_paus
     assert _bet(sessions, table_id, ann, {"banker": 100}, opens_at)["round"] == 2
 
 
+@pytest.mark.slow
 def test_a_lucky_draw_round_deals_then_waits_for_decisions_then_finishes(sessions):
     table_id, (ann, ben) = _table(sessions, "lucky-draw", ("ann", "ben"), paytable=2)
     closes = _at(_round(sessions, table_id, 1).closes_at)
@@ -357,6 +359,7 @@ def _token(client: TestClient, name: str) -> str:
     return client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
 
 
+@pytest.mark.slow
 def test_websocket_frames_and_rest_views_follow_the_timeline(client):
     # The accounts first (hashing their passwords is slow on a loaded machine), then the table, whose
     # first window opens as it is made: the seats, the socket and both bets must come within it.
@@ -480,6 +483,7 @@ def test_refusals_carry_a_message_in_words(client):
                           "message": "the most you can add on Banker is 15.00 (its maximum is 25.00)"}
 
 
+@pytest.mark.slow
 def test_sockets_joining_a_table_at_once_share_one_feed(client, monkeypatch):
     """Every socket of a table is fed by one poller (a socket that awaited anything between finding
     the feed and joining it once made a poller of its own: ten sockets, ten times the reads)."""
@@ -514,6 +518,7 @@ def test_sockets_joining_a_table_at_once_share_one_feed(client, monkeypatch):
         assert made == [2]
 
 
+@pytest.mark.slow
 def test_a_dealt_round_s_moments_are_read_ahead_and_published_at_their_moment_never_before(client, monkeypatch):
     """The feed reads a dealt round's next card and its result shortly before their moments (every socket's
     frame made then) and publishes each at its moment: a crowd's pushes start at the moment, not after the

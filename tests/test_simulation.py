@@ -33,6 +33,8 @@ from baccarat.sim.results import summarize
 from baccarat.sim.run import Plan, chunk_state, execute, run
 from baccarat.sim.seeds import state_words
 
+from .conftest import examples
+
 
 def _engine_keys(cards, cut_card):
     """Coup keys of one shoe dealt by the engine's Shoe and deal_coup."""
@@ -108,7 +110,7 @@ def _engine_lucky_draw_histogram(cards, draws, cut_card):
     return histogram
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(seed=st.one_of(st.integers(0, 2**63 - 1), st.integers(0, 2**130), st.sampled_from([0, 1, 2**32 - 1, 2**32])),
        key=st.lists(st.integers(0, 2**40), max_size=3), words=st.integers(1, 6))
 def test_the_seed_words_are_numpy_s_seed_sequence(seed, key, words):
@@ -298,6 +300,7 @@ def dask_cluster(tmp_path_factory):
             process.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_a_dask_cluster_gives_the_single_process_result(dask_cluster):
     _, plan = _plan("ez", 6500, 31, chunk_size=2000)  # four chunks
     local, remote = run(plan), run(plan, scheduler=dask_cluster)

@@ -27,6 +27,8 @@ from baccarat.core.games import LOSE, Game, TableLimits, Wager
 from baccarat.core.registry import EZ, MINI, all_games, built_in, register, unregister
 from baccarat.core.rulesfile import read_rules
 
+from .conftest import examples
+
 CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
 GAMES = [MINI, EZ, *(read_rules(path) for path in sorted(CATALOGUE.glob("*.toml")) if "lucky" not in path.name)]
 DECK = [Card(rank, suit) for rank in RANKS for suit in SUITS]
@@ -52,7 +54,7 @@ def coups(draw: st.DrawFn) -> Coup:
     return deal_coup(iter(cards).__next__)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(coups())
 def test_every_wager_s_event_on_a_real_coup_is_the_analysis_s_event(coup: Coup) -> None:
     table = coup_table()
