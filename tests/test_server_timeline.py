@@ -466,6 +466,8 @@ def test_refusals_carry_a_message_in_words(client):
     over = client.post("/api/tables/2/bets", json={"bets": {"banker": 2_000}},
                        headers={**headers, "Idempotency-Key": "words-0002"})
     assert over.status_code == 422 and over.json()["error"] == "BetLimitError"
+    assert over.json()["code"] == "bet.room_left"
+    assert over.json()["params"] == {"wager": "banker", "amount": 1_500, "maximum": 2_500}
     assert over.json()["message"] == over.json()["detail"] == (
         "the most you can add on Banker is 15.00 (its maximum is 25.00)")
     short = client.post("/api/accounts", json={"username": "ursula", "password": "short"})
@@ -478,7 +480,8 @@ def test_refusals_carry_a_message_in_words(client):
         answer = socket.receive_json()
         while answer["type"] == "state":
             answer = socket.receive_json()
-        assert answer == {"type": "error", "error": "BetLimitError",
+        assert answer == {"type": "error", "error": "BetLimitError", "code": "bet.room_left",
+                          "params": {"wager": "banker", "amount": 1_500, "maximum": 2_500},
                           "detail": "the most you can add on Banker is 15.00 (its maximum is 25.00)",
                           "message": "the most you can add on Banker is 15.00 (its maximum is 25.00)"}
 
