@@ -10,8 +10,6 @@ import os
 import re
 import shutil
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +21,8 @@ import pytest
 if not os.environ.get("BACCARAT_REQUIRE_BROWSER"):
     pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+from . import server_kit
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = Path(os.environ.get("BACCARAT_SCREENSHOTS", Path(__file__).parents[1] / "artifacts" / "screenshots"))
@@ -51,26 +51,19 @@ class Server:
                  env: dict[str, str] | None = None, args: tuple[str, ...] = ()):
         self.data, self.betting_seconds, self.args = data, betting_seconds, args
         self.port = port or free_port()
-        self.env = {**os.environ, "BACCARAT_SIT_OUT_ROUNDS": "1000", **(env or {})}
-        self.process: subprocess.Popen[str] | None = None
+        self.env = {"BACCARAT_SIT_OUT_ROUNDS": "1000", **(env or {})}
+        self.served: server_kit.Served | None = None
         self.url = f"http://127.0.0.1:{self.port}"
 
     def start(self) -> Server:
-        exe = shutil.which("baccarat", path=str(Path(sys.executable).parent)) or "baccarat"
-        self.process = subprocess.Popen(
-            [exe, "serve", "--port", str(self.port), "--data-dir", str(self.data),
-             "--betting-seconds", str(self.betting_seconds), *self.args],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert re.search(r"http://[0-9.]+:\d+", line), line
+        self.served = server_kit.serve("--betting-seconds", str(self.betting_seconds), *self.args, data_dir=self.data,
+                                       port=self.port, env=self.env)
         return self
 
     def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=30)
-            self.process = None
+        if self.served is not None:
+            self.served.stop()
+            self.served = None
 
 
 @contextmanager

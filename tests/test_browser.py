@@ -21,10 +21,8 @@ from .browser_kit import (
     Page,
     Server,
     balance,
-    chromium,
     expect,
     need_chromium,
-    new_page,
     register,
     running_server,
     shot,
@@ -33,6 +31,7 @@ from .browser_kit import (
     wait_for_phase,
 )
 
+pytestmark = pytest.mark.browser
 need_chromium()
 BETTING_SECONDS = 10
 ROUND = BETTING_SECONDS + 1 + 8 * CARD + RESULTS_PAUSE + 5  # the longest round, with room
@@ -42,16 +41,6 @@ ROUND = BETTING_SECONDS + 1 + 8 * CARD + RESULTS_PAUSE + 5  # the longest round,
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("browser-data"), betting_seconds=BETTING_SECONDS) as running:
         yield running
-
-
-@pytest.fixture
-def page(server: Server) -> Iterator[Page]:
-    errors: list[str] = []
-    with chromium() as browser:
-        context, tab = new_page(browser, server.url, errors=errors)
-        yield tab
-        context.close()
-    assert errors == [], errors  # no JavaScript error on the page
 
 
 def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):

@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 
 from .browser_kit import (
+    Browser,
+    Page,
     Server,
     balance,
-    chromium,
     expect,
     need_chromium,
     new_page,
@@ -30,6 +31,7 @@ from .browser_kit import (
     wait_for_betting,
 )
 
+pytestmark = pytest.mark.browser
 need_chromium()
 BETTING_SECONDS = 8
 
@@ -40,52 +42,50 @@ def server(tmp_path: Any) -> Iterator[Server]:
         yield running
 
 
-def test_server_stopped_the_notice_within_two_seconds_and_back_by_itself(server: Server):
+def test_server_stopped_the_notice_within_two_seconds_and_back_by_itself(server: Server, browser: Browser):
     errors: list[str] = []
-    with chromium() as browser:
-        context_en, en = new_page(browser, server.url, errors=errors)
-        context_zh, zh = new_page(browser, server.url, locale="zh-CN", errors=errors)
-        register(en, "conn_en")
-        register(zh, "conn_zh")
-        sit(en, 2)
-        sit(zh, 2)
-        wait_for_betting(en, 2)
-        expect(en.locator("#connection")).to_be_hidden()
-        seat = en.locator("#seats .seat.mine").get_attribute("data-seat")
+    context_en, en = new_page(browser, server.url, errors=errors)
+    context_zh, zh = new_page(browser, server.url, locale="zh-CN", errors=errors)
+    register(en, "conn_en")
+    register(zh, "conn_zh")
+    sit(en, 2)
+    sit(zh, 2)
+    wait_for_betting(en, 2)
+    expect(en.locator("#connection")).to_be_hidden()
+    seat = en.locator("#seats .seat.mine").get_attribute("data-seat")
 
-        stopped = time.monotonic()
-        server.stop()
-        expect(en.locator("#connection")).to_be_visible(timeout=2000)
-        expect(zh.locator("#connection")).to_be_visible(timeout=2000)
-        assert time.monotonic() - stopped <= 2.0 + 0.5  # (the expectations poll; the notice came within 2 s)
-        expect(en.locator("#connection")).to_have_text("Connection lost, reconnecting…")
-        expect(zh.locator("#connection")).to_have_text("连接中断，正在重新连接…")
-        expect(en.locator("#place")).to_have_attribute("aria-disabled", "true")
-        shot(en, "30-connection-lost", full_page=False)
-        shot(zh, "30-connection-lost-zh", full_page=False)
-        en.wait_for_timeout(3000)  # still down a while: the notice stays, the page keeps trying
-        expect(en.locator("#connection")).to_be_visible()
+    stopped = time.monotonic()
+    server.stop()
+    expect(en.locator("#connection")).to_be_visible(timeout=2000)
+    expect(zh.locator("#connection")).to_be_visible(timeout=2000)
+    assert time.monotonic() - stopped <= 2.0 + 0.5  # (the expectations poll; the notice came within 2 s)
+    expect(en.locator("#connection")).to_have_text("Connection lost, reconnecting…")
+    expect(zh.locator("#connection")).to_have_text("连接中断，正在重新连接…")
+    expect(en.locator("#place")).to_have_attribute("aria-disabled", "true")
+    shot(en, "30-connection-lost", full_page=False)
+    shot(zh, "30-connection-lost-zh", full_page=False)
+    en.wait_for_timeout(3000)  # still down a while: the notice stays, the page keeps trying
+    expect(en.locator("#connection")).to_be_visible()
 
-        server.start()
-        for page in (en, zh):
-            expect(page.locator("#connection")).to_be_hidden(timeout=15_000)
-        # the table as it is now: the phase, our seat, and a bet can be placed again
-        expect(en.locator("#seats .seat.mine")).to_have_attribute("data-seat", seat or "")
-        wait_for_betting(en, 3, timeout=40)
-        before = balance(en)
-        en.click("[data-chip='5']")
-        en.click("[data-spot=player]")
-        en.click("#place")
-        expect(en.locator("[data-spot=player] .amount")).to_have_text("you 5.00")
-        assert balance(en) == before - 500
-        shot(en, "31-connection-back", full_page=False)
-        context_en.close()
-        context_zh.close()
+    server.start()
+    for page in (en, zh):
+        expect(page.locator("#connection")).to_be_hidden(timeout=15_000)
+    # the table as it is now: the phase, our seat, and a bet can be placed again
+    expect(en.locator("#seats .seat.mine")).to_have_attribute("data-seat", seat or "")
+    wait_for_betting(en, 3, timeout=40)
+    before = balance(en)
+    en.click("[data-chip='5']")
+    en.click("[data-spot=player]")
+    en.click("#place")
+    expect(en.locator("[data-spot=player] .amount")).to_have_text("you 5.00")
+    assert balance(en) == before - 500
+    shot(en, "31-connection-back", full_page=False)
+    context_en.close()
+    context_zh.close()
     assert errors == [], errors
 
 
-def test_a_bet_whose_answer_was_lost_is_sent_again_with_its_key_neither_lost_nor_doubled(server: Server):
-    errors: list[str] = []
+def test_a_bet_whose_answer_was_lost_is_sent_again_with_its_key_neither_lost_nor_doubled(server: Server, page: Page):
     bets: list[dict[str, Any]] = []
     state = {"drop": True, "swallowing": False}
 
@@ -110,37 +110,28 @@ def test_a_bet_whose_answer_was_lost_is_sent_again_with_its_key_neither_lost_nor
         ws.on_message(from_page)
         upstream.on_message(from_server)
 
-    with chromium() as browser:
-        context, page = new_page(browser, server.url, errors=errors)
-        page.route_web_socket(re.compile(r"/ws/tables/"), route)
-        register(page, "conn_inflight")
-        sit(page, 2)
-        wait_for_betting(page, 5)
-        before = balance(page)
-        page.click("[data-chip='5']")
-        page.click("[data-spot=banker]")
-        page.click("#place")
-        expect(page.locator("[data-spot=banker] .amount")).to_have_text("you 5.00", timeout=8000)
-        assert len(bets) == 2, bets  # sent, then sent again once the line was back...
-        assert bets[0]["key"] == bets[1]["key"] and bets[0]["bets"] == bets[1]["bets"] == {"banker": 500}
-        expect(page.locator("#balance")).to_have_text(f"{(before - 500) / 100:,.2f}")  # ...and staked once
-        token = page.evaluate("sessionStorage.getItem('token')")
-        me = page.request.get(server.url + "/api/me", headers={"Authorization": f"Bearer {token}"}).json()
-        assert me["balance"] == before - 500
-        expect(page.locator("[data-spot=banker] .crowd")).to_have_text("1 player · 5.00")
-        context.close()
-    assert errors == [], errors
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    register(page, "conn_inflight")
+    sit(page, 2)
+    wait_for_betting(page, 5)
+    before = balance(page)
+    page.click("[data-chip='5']")
+    page.click("[data-spot=banker]")
+    page.click("#place")
+    expect(page.locator("[data-spot=banker] .amount")).to_have_text("you 5.00", timeout=8000)
+    assert len(bets) == 2, bets  # sent, then sent again once the line was back...
+    assert bets[0]["key"] == bets[1]["key"] and bets[0]["bets"] == bets[1]["bets"] == {"banker": 500}
+    expect(page.locator("#balance")).to_have_text(f"{(before - 500) / 100:,.2f}")  # ...and staked once
+    token = page.evaluate("sessionStorage.getItem('token')")
+    me = page.request.get(server.url + "/api/me", headers={"Authorization": f"Bearer {token}"}).json()
+    assert me["balance"] == before - 500
+    expect(page.locator("[data-spot=banker] .crowd")).to_have_text("1 player · 5.00")
 
 
-def test_signed_out_elsewhere_the_table_goes_back_to_the_login(server: Server):
-    errors: list[str] = []
-    with chromium() as browser:
-        context, page = new_page(browser, server.url, errors=errors)
-        register(page, "conn_4401")
-        sit(page, 1)
-        assert phase(page)
-        token = page.evaluate("sessionStorage.getItem('token')")
-        assert page.request.delete(server.url + "/api/sessions", headers={"Authorization": f"Bearer {token}"}).ok
-        expect(page.locator("#login")).to_be_visible(timeout=5000)
-        context.close()
-    assert errors == [], errors
+def test_signed_out_elsewhere_the_table_goes_back_to_the_login(server: Server, page: Page):
+    register(page, "conn_4401")
+    sit(page, 1)
+    assert phase(page)
+    token = page.evaluate("sessionStorage.getItem('token')")
+    assert page.request.delete(server.url + "/api/sessions", headers={"Authorization": f"Bearer {token}"}).ok
+    expect(page.locator("#login")).to_be_visible(timeout=5000)

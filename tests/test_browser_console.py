@@ -19,10 +19,10 @@ import pytest
 
 from .browser_kit import (
     PASSWORD,
+    Browser,
     Page,
     Server,
     bet,
-    chromium,
     expect,
     need_chromium,
     new_page,
@@ -31,7 +31,9 @@ from .browser_kit import (
     shot,
     wait_for_betting,
 )
+from .conftest import clock_held
 
+pytestmark = pytest.mark.browser
 need_chromium()
 
 
@@ -42,42 +44,36 @@ def _seed(data: Path) -> None:
     from baccarat.server.playing import betting, seating, tables
     from baccarat.server.playing.dealer import deal_due
     from baccarat.server.playing.timeline import Pace
-    from baccarat.server.storage import clock
     from baccarat.server.storage.db import connect, sqlite_url, transaction
     from baccarat.server.storage.migrate import upgrade
 
     url = sqlite_url(data)
     upgrade(url)
     start = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(days=6, hours=1)
-    held = clock.ManualClock(start)
-    previous = clock.use(held)
-    try:
-        with connect(url) as sessions:
-            def setup(s):
-                ids = [tables.create_table(s, name, game, betting_seconds=10, pace=Pace(0, 0, 0), now=start).id
-                       for name, game in (("mini-1", "mini"), ("ez-1", "ez"), ("lucky-draw-1", "lucky-draw"))]
-                players = [accounts.register(s, name, PASSWORD, grant=500_000).id for name in ("zoe", "yan")]
-                boss = accounts.register(s, "pit_boss", PASSWORD, grant=0, role="operator")
-                for table_id in ids[:2]:
-                    for player in players:
-                        seating.sit(s, table_id, player)
-                return ids, players, boss
-            ids, players, boss = transaction(sessions, setup)
-            stakes = ({"banker": 2_500, "tie": 500}, {"player": 2_000, "dragon_bonus_player": 500})
-            ez = ({"banker": 2_000, "dragon_7": 500}, {"player": 1_500})
-            for day in range(6):
-                for _ in range(8):
-                    for player, mini_bets, ez_bets in zip(players, stakes, ez, strict=True):
-                        transaction(sessions, lambda s, p=player, b=mini_bets: betting.place_bets(s, ids[0], p, b))
-                        transaction(sessions, lambda s, p=player, b=ez_bets: betting.place_bets(s, ids[1], p, b))
-                    held.advance(seconds=11)
-                    deal_due(sessions, now=held.now())
-                held.moment = start + timedelta(days=day + 1)
+    with clock_held(start) as held, connect(url) as sessions:
+        def setup(s):
+            ids = [tables.create_table(s, name, game, betting_seconds=10, pace=Pace(0, 0, 0), now=start).id
+                   for name, game in (("mini-1", "mini"), ("ez-1", "ez"), ("lucky-draw-1", "lucky-draw"))]
+            players = [accounts.register(s, name, PASSWORD, grant=500_000).id for name in ("zoe", "yan")]
+            boss = accounts.register(s, "pit_boss", PASSWORD, grant=0, role="operator")
+            for table_id in ids[:2]:
+                for player in players:
+                    seating.sit(s, table_id, player)
+            return ids, players, boss
+        ids, players, boss = transaction(sessions, setup)
+        stakes = ({"banker": 2_500, "tie": 500}, {"player": 2_000, "dragon_bonus_player": 500})
+        ez = ({"banker": 2_000, "dragon_7": 500}, {"player": 1_500})
+        for day in range(6):
+            for _ in range(8):
+                for player, mini_bets, ez_bets in zip(players, stakes, ez, strict=True):
+                    transaction(sessions, lambda s, p=player, b=mini_bets: betting.place_bets(s, ids[0], p, b))
+                    transaction(sessions, lambda s, p=player, b=ez_bets: betting.place_bets(s, ids[1], p, b))
+                held.advance(seconds=11)
                 deal_due(sessions, now=held.now())
-            transaction(sessions, lambda s: operations.set_limits(s, boss, ids[1], 100, {"banker": 2_500,
-                                                                                         "player": 2_500}))
-    finally:
-        clock.use(previous)
+            held.moment = start + timedelta(days=day + 1)
+            deal_due(sessions, now=held.now())
+        transaction(sessions, lambda s: operations.set_limits(s, boss, ids[1], 100, {"banker": 2_500,
+                                                                                     "player": 2_500}))
 
 
 @pytest.fixture(scope="module")
@@ -114,147 +110,139 @@ def _operator_page(browser, server: Server, errors: list[str], **options) -> Pag
     return page
 
 
-def test_the_operator_runs_the_tables_from_the_console(server: Server):
+def test_the_operator_runs_the_tables_from_the_console(server: Server, browser: Browser):
     errors: list[str] = []
     zoe = _token(server, "zoe")
     _api(server, "POST", "/api/tables/3/seats", zoe, {})
-    with chromium() as browser:
-        page = _operator_page(browser, server, errors)
-        mini = page.locator("[data-table='1']")
-        expect(mini.locator(".badge")).to_have_text("Open")
-        expect(page.locator("[data-table='3'] .seats")).to_contain_text("zoe")
-        expect(page.locator("[data-table='2'] .limits-line")).to_contain_text("Minimum 1.00")
-        # watch a table live: the phase and the round come from the table's own view
-        page.click("#watch-1")
-        expect(page.locator("#monitor-phase")).to_contain_text(re.compile(r"Round \d+"))
-        # close an idle table, then open it again
-        page.click("#close-3")
-        expect(page.locator("[data-table='3'] .badge")).to_have_text(re.compile("Closed|Closing"))
-        page.click("#open-3")
-        expect(page.locator("[data-table='3'] .badge")).to_have_text("Open")
-        # new limits wait for the next round, and say so
-        page.click("#limits-1")
-        page.fill("#min-1", "5")
-        page.locator("[data-table='1'] .limits-form button[type=submit]").click()
-        expect(page.locator("[data-table='1'] .pending")).to_contain_text("Minimum 5.00")
-        shot(page, "console-tables")
-        # every one of those actions is in the audit trail, and the chain checks
-        page.click("#tab-audit")
-        expect(page.locator("#audit-verdict")).to_contain_text("The chain is intact")
-        actions = page.locator("#audit-rows tr td:nth-child(4)").all_inner_texts()
-        assert actions[:3] == ["Changed limits", "Reopened a table", "Closed a table"], actions
-        shot(page, "console-audit")
-        # in Chinese, no catalogue key is missing on any tab
-        page.select_option("#lang", "zh-CN")
-        for tab in ("tables", "reports", "players", "audit"):
-            page.click(f"#tab-{tab}")
-            page.wait_for_timeout(600)
-            if tab == "reports":
-                expect(page.locator("#win-chart")).to_be_visible()
-                shot(page, "console-report-zh", full_page=False)
-        assert page.evaluate("[...window.baccaratMissing]") == []
-        expect(page.locator("#tab-audit")).to_have_text("审计记录")
-        shot(page, "console-audit-zh")
+    page = _operator_page(browser, server, errors)
+    mini = page.locator("[data-table='1']")
+    expect(mini.locator(".badge")).to_have_text("Open")
+    expect(page.locator("[data-table='3'] .seats")).to_contain_text("zoe")
+    expect(page.locator("[data-table='2'] .limits-line")).to_contain_text("Minimum 1.00")
+    # watch a table live: the phase and the round come from the table's own view
+    page.click("#watch-1")
+    expect(page.locator("#monitor-phase")).to_contain_text(re.compile(r"Round \d+"))
+    # close an idle table, then open it again
+    page.click("#close-3")
+    expect(page.locator("[data-table='3'] .badge")).to_have_text(re.compile("Closed|Closing"))
+    page.click("#open-3")
+    expect(page.locator("[data-table='3'] .badge")).to_have_text("Open")
+    # new limits wait for the next round, and say so
+    page.click("#limits-1")
+    page.fill("#min-1", "5")
+    page.locator("[data-table='1'] .limits-form button[type=submit]").click()
+    expect(page.locator("[data-table='1'] .pending")).to_contain_text("Minimum 5.00")
+    shot(page, "console-tables")
+    # every one of those actions is in the audit trail, and the chain checks
+    page.click("#tab-audit")
+    expect(page.locator("#audit-verdict")).to_contain_text("The chain is intact")
+    actions = page.locator("#audit-rows tr td:nth-child(4)").all_inner_texts()
+    assert actions[:3] == ["Changed limits", "Reopened a table", "Closed a table"], actions
+    shot(page, "console-audit")
+    # in Chinese, no catalogue key is missing on any tab
+    page.select_option("#lang", "zh-CN")
+    for tab in ("tables", "reports", "players", "audit"):
+        page.click(f"#tab-{tab}")
+        page.wait_for_timeout(600)
+        if tab == "reports":
+            expect(page.locator("#win-chart")).to_be_visible()
+            shot(page, "console-report-zh", full_page=False)
+    assert page.evaluate("[...window.baccaratMissing]") == []
+    expect(page.locator("#tab-audit")).to_have_text("审计记录")
+    shot(page, "console-audit-zh")
     assert errors == []
 
 
-def test_reports_show_the_api_s_figures_with_the_chart_and_download_csv(server: Server):
+def test_reports_show_the_api_s_figures_with_the_chart_and_download_csv(server: Server, browser: Browser):
     errors: list[str] = []
     boss = _token(server, "pit_boss")
     report = _api(server, "GET", "/api/operator/reports/tables", boss)
     assert isinstance(report, dict) and report["total"]["rounds"] >= 90
-    with chromium() as browser:
-        page = _operator_page(browser, server, errors)
-        page.click("#tab-reports")
-        expect(page.locator("#tile-handle .tile-value")).to_have_text(
-            f"{report['total']['handle'] / 100:,.2f}")
-        assert page.locator("#win-chart path.line").count() == 2
-        points = page.locator("#win-chart circle.dot").count()
-        assert points == len(report["series"])
-        assert page.locator("#report-rows tbody tr").count() == len(report["rows"])
-        wagers = page.locator("#wager-rows tbody tr").all_inner_texts()
-        assert any("Banker" in row and "1.06 %" in row for row in wagers), wagers  # Mini-Baccarat's exact edge
-        with page.expect_download() as download:
-            page.click("#csv-tables")
-        saved = download.value.path()
-        assert saved is not None
-        lines = Path(saved).read_text(encoding="utf-8").splitlines()
-        assert lines[0].startswith("day,table_id,table") and len(lines) == len(report["rows"]) + 1
-        page.locator("#win-chart").scroll_into_view_if_needed()
-        shot(page, "console-report")
-        # a player's statement and the recall of one of their rounds
-        page.click("#tab-players")
-        page.fill("#player-search", "zo")
-        page.click("#player-find")
-        page.locator("#player-results button", has_text="zoe").click()
-        expect(page.locator("#statement tbody tr").first).to_be_visible()
-        page.locator("#statement tbody button").first.click()
-        expect(page.locator("#recall .deal-order li").first).to_be_visible()
-        assert page.locator("#recall .deal-order .card").count() >= 4
-        page.locator("#recall").scroll_into_view_if_needed()
-        shot(page, "console-recall", full_page=False)
+    page = _operator_page(browser, server, errors)
+    page.click("#tab-reports")
+    expect(page.locator("#tile-handle .tile-value")).to_have_text(
+        f"{report['total']['handle'] / 100:,.2f}")
+    assert page.locator("#win-chart path.line").count() == 2
+    points = page.locator("#win-chart circle.dot").count()
+    assert points == len(report["series"])
+    assert page.locator("#report-rows tbody tr").count() == len(report["rows"])
+    wagers = page.locator("#wager-rows tbody tr").all_inner_texts()
+    assert any("Banker" in row and "1.06 %" in row for row in wagers), wagers  # Mini-Baccarat's exact edge
+    with page.expect_download() as download:
+        page.click("#csv-tables")
+    saved = download.value.path()
+    assert saved is not None
+    lines = Path(saved).read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("day,table_id,table") and len(lines) == len(report["rows"]) + 1
+    page.locator("#win-chart").scroll_into_view_if_needed()
+    shot(page, "console-report")
+    # a player's statement and the recall of one of their rounds
+    page.click("#tab-players")
+    page.fill("#player-search", "zo")
+    page.click("#player-find")
+    page.locator("#player-results button", has_text="zoe").click()
+    expect(page.locator("#statement tbody tr").first).to_be_visible()
+    page.locator("#statement tbody button").first.click()
+    expect(page.locator("#recall .deal-order li").first).to_be_visible()
+    assert page.locator("#recall .deal-order .card").count() >= 4
+    page.locator("#recall").scroll_into_view_if_needed()
+    shot(page, "console-recall", full_page=False)
     assert errors == []
 
 
-def test_a_player_is_not_let_into_the_console(server: Server):
-    with chromium() as browser:
-        _, page = new_page(browser, server.url + "/operator")
-        page.fill("#username", "yan")
-        page.fill("#password", PASSWORD)
-        page.click("#login")
-        expect(page.locator("#not-operator")).to_have_text(
-            "This console is for operators. Your account plays at the tables.")
+def test_a_player_is_not_let_into_the_console(server: Server, browser: Browser):
+    _, page = new_page(browser, server.url + "/operator")
+    page.fill("#username", "yan")
+    page.fill("#password", PASSWORD)
+    page.click("#login")
+    expect(page.locator("#not-operator")).to_have_text(
+        "This console is for operators. Your account plays at the tables.")
 
 
-def test_the_reality_check_interrupts_play_and_a_time_out_shows_in_the_lobby(server: Server):
-    errors: list[str] = []
-    with chromium() as browser:
-        context, page = new_page(browser, server.url, errors=errors)
-        page.clock.install()
-        page.reload()
-        register(page, "wren")
-        expect(page.locator("#help-line")).to_contain_text("800.522.4700")
-        page.click("#protect-link")
-        page.select_option("#reality-minutes", "15")
-        expect(page.locator("#toast")).to_have_text("Saved.")
-        page.fill("#limit-amount", "50")
-        page.click("#limit-save")
-        expect(page.locator("#limits-rows")).to_contain_text("50.00")
-        page.goto(server.url + "/#/")
-        page.locator("[data-table='1'] button.sit").click()
-        expect(page.locator("#phase")).to_have_attribute("data-phase", re.compile(r"\w+"))
-        wait_for_betting(page)
-        bet(page, {"banker": [5]})
-        page.clock.fast_forward("15:05")
-        dialog = page.locator("#reality [role=alertdialog]")
-        expect(dialog).to_be_visible()
-        expect(page.locator("#reality-net")).to_contain_text(re.compile(r"You are (up|down) \d|You are even"))
-        # the minutes are the server's (its clock did not jump with the page's): "played for 0 minutes" here
-        expect(dialog).to_contain_text(re.compile(r"You have played for \d+ minutes? since you logged in"))
-        expect(dialog).to_contain_text("Staked in this session: 5.00.")
-        expect(page.locator("#reality-continue")).to_be_focused()
-        shot(page, "console-reality-check", full_page=False)
-        page.click("#reality-continue")
-        expect(dialog).to_be_hidden()
-        page.clock.fast_forward("15:00")
-        expect(dialog).to_be_visible()
-        page.click("#reality-leave")
-        expect(page.locator("#login")).to_be_visible()  # Leave logs out
-        # a time-out: the lobby says so, and sitting down is refused in the player's words
-        page.fill("#username", "wren")
-        page.fill("#password", PASSWORD)
-        page.click("#login")
-        page.click("#protect-link")
-        page.select_option("#timeout-hours", "48")
-        page.click("#take-timeout")
-        expect(page.locator("#protect-error")).to_have_text("Tick the box to confirm first.")
-        page.check("#break-understood")
-        page.click("#take-timeout")
-        expect(page.locator("#protect-status")).to_contain_text("You are taking a time-out until")
-        shot(page, "console-protection")
-        page.goto(server.url + "/#/")
-        expect(page.locator("#lobby-blocked")).to_contain_text("time-out")
-        page.locator("[data-table='2'] button.sit").click()
-        expect(page.locator("#toast")).to_contain_text("You are on a break until")
-        context.close()
-    assert errors == []
+def test_the_reality_check_interrupts_play_and_a_time_out_shows_in_the_lobby(server: Server, page: Page):
+    page.clock.install()
+    page.reload()
+    register(page, "wren")
+    expect(page.locator("#help-line")).to_contain_text("800.522.4700")
+    page.click("#protect-link")
+    page.select_option("#reality-minutes", "15")
+    expect(page.locator("#toast")).to_have_text("Saved.")
+    page.fill("#limit-amount", "50")
+    page.click("#limit-save")
+    expect(page.locator("#limits-rows")).to_contain_text("50.00")
+    page.goto(server.url + "/#/")
+    page.locator("[data-table='1'] button.sit").click()
+    expect(page.locator("#phase")).to_have_attribute("data-phase", re.compile(r"\w+"))
+    wait_for_betting(page)
+    bet(page, {"banker": [5]})
+    page.clock.fast_forward("15:05")
+    dialog = page.locator("#reality [role=alertdialog]")
+    expect(dialog).to_be_visible()
+    expect(page.locator("#reality-net")).to_contain_text(re.compile(r"You are (up|down) \d|You are even"))
+    # the minutes are the server's (its clock did not jump with the page's): "played for 0 minutes" here
+    expect(dialog).to_contain_text(re.compile(r"You have played for \d+ minutes? since you logged in"))
+    expect(dialog).to_contain_text("Staked in this session: 5.00.")
+    expect(page.locator("#reality-continue")).to_be_focused()
+    shot(page, "console-reality-check", full_page=False)
+    page.click("#reality-continue")
+    expect(dialog).to_be_hidden()
+    page.clock.fast_forward("15:00")
+    expect(dialog).to_be_visible()
+    page.click("#reality-leave")
+    expect(page.locator("#login")).to_be_visible()  # Leave logs out
+    # a time-out: the lobby says so, and sitting down is refused in the player's words
+    page.fill("#username", "wren")
+    page.fill("#password", PASSWORD)
+    page.click("#login")
+    page.click("#protect-link")
+    page.select_option("#timeout-hours", "48")
+    page.click("#take-timeout")
+    expect(page.locator("#protect-error")).to_have_text("Tick the box to confirm first.")
+    page.check("#break-understood")
+    page.click("#take-timeout")
+    expect(page.locator("#protect-status")).to_contain_text("You are taking a time-out until")
+    shot(page, "console-protection")
+    page.goto(server.url + "/#/")
+    expect(page.locator("#lobby-blocked")).to_contain_text("time-out")
+    page.locator("[data-table='2'] button.sit").click()
+    expect(page.locator("#toast")).to_contain_text("You are on a break until")

@@ -23,9 +23,9 @@ from .browser_kit import (
     NO_MORE_BETS,
     PASSWORD,
     RESULTS_PAUSE,
+    Browser,
     Page,
     Server,
-    chromium,
     expect,
     need_chromium,
     new_page,
@@ -36,6 +36,7 @@ from .browser_kit import (
     wait_for_betting,
 )
 
+pytestmark = pytest.mark.browser
 need_chromium()
 BETTING_SECONDS = 6
 ROUND = (BETTING_SECONDS + NO_MORE_BETS + 6 * CARD + RESULTS_PAUSE + 10) * 1000  # ms: a whole round, with room
@@ -62,109 +63,107 @@ def serious(page: Page, where: str) -> list[str]:
             for v in Axe().run(page).response["violations"] if v["impact"] in ("critical", "serious")]
 
 
-def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: Server):
+def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: Server, browser: Browser):
     boss = operator(server)
     table = httpx.post(f"{server.url}/api/operator/tables", headers=boss, json={
         "name": "fair-ez", "game": "ez", "decks": 1, "betting_seconds": BETTING_SECONDS}).json()
     errors: list[str] = []
     problems: list[str] = []
-    with chromium() as browser:
-        context, page = new_page(browser, server.url, errors=errors)
-        register(page, "browser_fair")
-        sit(page, table["id"])
-        # before any bet: the shoe's commitment, and a random client seed the page has given the shoe
-        expect(page.locator("#fair")).to_have_attribute("open", "")  # open on a desk
-        expect(page.locator("#fair-commitment")).to_have_text(table["shoe"]["commitment"])
-        expect(page.locator("#fair-commitment")).to_have_attribute("title", "shoe 1, hmac-sha256-fisher-yates/2")
-        expect(page.locator("#client-seed")).to_have_value(re.compile("^[0-9a-f]{32}$"))
-        expect(page.locator("#fair-state")).to_have_text(
-            "Shoe 1 takes the seeds of those who bet before its first deal.")
-        seed = page.locator("#client-seed").input_value()
-        problems += serious(page, "table with the fair panel")
-        wait_for_betting(page)
-        page.click("[data-chip='5']")
-        page.click("[data-spot=banker]")
-        page.click("#place")
-        expect(page.locator("#banner")).to_have_text(re.compile(r"(BANKER WINS|PLAYER WINS|TIE) \d : \d"),
-                                                     timeout=ROUND)
-        # the shoe has been dealt from: its client seeds are public, and a seed set now is for the next shoe
-        expect(page.locator("#fair-state")).to_contain_text("Shoe 1 was shuffled with 1 client seed;")
-        expect(page.locator("#history th").last).to_have_text("Fair")
-        row = page.locator("#history tr.row").first
-        answer = page.locator("#history tr.fair-answer").first  # Verify answers under the round's row
-        expect(row.locator(".fair-verify")).to_have_accessible_name(re.compile(r"^Verify round \d+$"))
-        row.locator(".fair-verify").click()
-        expect(answer).to_contain_text("Verifiable when shoe 1 of fair-ez ends")
-        shot(page, "40-fair-verify-before-the-shoe-ends")
+    context, page = new_page(browser, server.url, errors=errors)
+    register(page, "browser_fair")
+    sit(page, table["id"])
+    # before any bet: the shoe's commitment, and a random client seed the page has given the shoe
+    expect(page.locator("#fair")).to_have_attribute("open", "")  # open on a desk
+    expect(page.locator("#fair-commitment")).to_have_text(table["shoe"]["commitment"])
+    expect(page.locator("#fair-commitment")).to_have_attribute("title", "shoe 1, hmac-sha256-fisher-yates/2")
+    expect(page.locator("#client-seed")).to_have_value(re.compile("^[0-9a-f]{32}$"))
+    expect(page.locator("#fair-state")).to_have_text(
+        "Shoe 1 takes the seeds of those who bet before its first deal.")
+    seed = page.locator("#client-seed").input_value()
+    problems += serious(page, "table with the fair panel")
+    wait_for_betting(page)
+    page.click("[data-chip='5']")
+    page.click("[data-spot=banker]")
+    page.click("#place")
+    expect(page.locator("#banner")).to_have_text(re.compile(r"(BANKER WINS|PLAYER WINS|TIE) \d : \d"),
+                                                 timeout=ROUND)
+    # the shoe has been dealt from: its client seeds are public, and a seed set now is for the next shoe
+    expect(page.locator("#fair-state")).to_contain_text("Shoe 1 was shuffled with 1 client seed;")
+    expect(page.locator("#history th").last).to_have_text("Fair")
+    row = page.locator("#history tr.row").first
+    answer = page.locator("#history tr.fair-answer").first  # Verify answers under the round's row
+    expect(row.locator(".fair-verify")).to_have_accessible_name(re.compile(r"^Verify round \d+$"))
+    row.locator(".fair-verify").click()
+    expect(answer).to_contain_text("Verifiable when shoe 1 of fair-ez ends")
+    shot(page, "40-fair-verify-before-the-shoe-ends")
 
-        # the operator closes the table: its shoe ends and its seed is revealed
-        assert httpx.post(f"{server.url}/api/operator/tables/{table['id']}/close", headers=boss).status_code == 200
-        record = httpx.get(f"{server.url}/api/tables/{table['id']}/shoes/1").json()
-        assert seed in record["client_seeds"]
-        row.locator(".fair-verify").focus()
-        page.keyboard.press("Enter")  # the keyboard alone
-        expect(answer).to_contain_text("verified: the revealed seeds deal these cards", timeout=10_000)
-        expect(answer).to_contain_text(f"Your seed {seed} is among the shoe's client seeds")
-        shot(page, "41-fair-verified")
-        problems += serious(page, "table with the fair panel and a Verify answer")
+    # the operator closes the table: its shoe ends and its seed is revealed
+    assert httpx.post(f"{server.url}/api/operator/tables/{table['id']}/close", headers=boss).status_code == 200
+    record = httpx.get(f"{server.url}/api/tables/{table['id']}/shoes/1").json()
+    assert seed in record["client_seeds"]
+    row.locator(".fair-verify").focus()
+    page.keyboard.press("Enter")  # the keyboard alone
+    expect(answer).to_contain_text("verified: the revealed seeds deal these cards", timeout=10_000)
+    expect(answer).to_contain_text(f"Your seed {seed} is among the shoe's client seeds")
+    shot(page, "41-fair-verified")
+    problems += serious(page, "table with the fair panel and a Verify answer")
 
-        # the same round against a record whose client seeds were changed on the way: the mismatch is named
-        def tampered(route):  # type: ignore[no-untyped-def]
-            response = route.fetch()
-            changed = response.json()
-            changed["client_seeds"] = [*changed["client_seeds"], "planted-by-someone"]
-            route.fulfill(response=response, json=changed)
+    # the same round against a record whose client seeds were changed on the way: the mismatch is named
+    def tampered(route):  # type: ignore[no-untyped-def]
+        response = route.fetch()
+        changed = response.json()
+        changed["client_seeds"] = [*changed["client_seeds"], "planted-by-someone"]
+        route.fulfill(response=response, json=changed)
 
-        page.route(f"**/api/tables/{table['id']}/shoes/1", tampered)
-        row.locator(".fair-verify").click()
-        expect(answer).to_contain_text("MISMATCH", timeout=10_000)
-        expect(answer).to_contain_text(re.compile(r"cards: your history says (10|[AKQJ2-9])[♠♥♦♣]"))
-        shot(page, "42-fair-tampered-record")
-        page.unroute(f"**/api/tables/{table['id']}/shoes/1")
+    page.route(f"**/api/tables/{table['id']}/shoes/1", tampered)
+    row.locator(".fair-verify").click()
+    expect(answer).to_contain_text("MISMATCH", timeout=10_000)
+    expect(answer).to_contain_text(re.compile(r"cards: your history says (10|[AKQJ2-9])[♠♥♦♣]"))
+    shot(page, "42-fair-tampered-record")
+    page.unroute(f"**/api/tables/{table['id']}/shoes/1")
 
-        # in Simplified Chinese: the panel and Verify's answer in its words (hexadecimal stays as it is)
-        page.select_option("#lang", "zh-CN")
-        expect(page.locator("#fair summary")).to_contain_text("可证明公平")
-        expect(page.locator("#history th").last).to_have_text("公平")
-        zh_row = page.locator("#history tr.row").first
-        zh_row.locator(".fair-verify").click()
-        zh_answer = page.locator("#history tr.fair-answer").first
-        expect(zh_answer).to_contain_text("已验证：公开的种子发出的正是这些牌", timeout=10_000)
-        expect(zh_answer).to_contain_text(f"您的种子 {seed} 在本靴的客户端种子之中")
-        panel = page.locator("#fair").inner_text() + (page.locator("#fair-commitment").get_attribute("title") or "")
-        verified = zh_answer.inner_text()
-        shot(page, "43-fair-verified-zh")
-        page.route(f"**/api/tables/{table['id']}/shoes/1", tampered)
-        zh_row.locator(".fair-verify").click()
-        expect(zh_answer).to_contain_text("不一致", timeout=10_000)
-        expect(zh_answer).to_contain_text(re.compile(r"牌：您的记录为 (10|[AKQJ2-9])[♠♥♦♣]"))
-        for words in (verified, panel, zh_answer.inner_text()):
-            assert not re.findall(r"[A-Za-z]{2,}", HEX.sub("", words).replace("hmac-sha256-fisher-yates/2", "")), words
-        shot(page, "44-fair-tampered-record-zh")
-        context.close()
+    # in Simplified Chinese: the panel and Verify's answer in its words (hexadecimal stays as it is)
+    page.select_option("#lang", "zh-CN")
+    expect(page.locator("#fair summary")).to_contain_text("可证明公平")
+    expect(page.locator("#history th").last).to_have_text("公平")
+    zh_row = page.locator("#history tr.row").first
+    zh_row.locator(".fair-verify").click()
+    zh_answer = page.locator("#history tr.fair-answer").first
+    expect(zh_answer).to_contain_text("已验证：公开的种子发出的正是这些牌", timeout=10_000)
+    expect(zh_answer).to_contain_text(f"您的种子 {seed} 在本靴的客户端种子之中")
+    panel = page.locator("#fair").inner_text() + (page.locator("#fair-commitment").get_attribute("title") or "")
+    verified = zh_answer.inner_text()
+    shot(page, "43-fair-verified-zh")
+    page.route(f"**/api/tables/{table['id']}/shoes/1", tampered)
+    zh_row.locator(".fair-verify").click()
+    expect(zh_answer).to_contain_text("不一致", timeout=10_000)
+    expect(zh_answer).to_contain_text(re.compile(r"牌：您的记录为 (10|[AKQJ2-9])[♠♥♦♣]"))
+    for words in (verified, panel, zh_answer.inner_text()):
+        assert not re.findall(r"[A-Za-z]{2,}", HEX.sub("", words).replace("hmac-sha256-fisher-yates/2", "")), words
+    shot(page, "44-fair-tampered-record-zh")
+    context.close()
     assert problems == [], "\n".join(problems)
     assert errors == [], errors
 
 
-def test_on_a_phone_the_panel_is_one_line_that_opens(server: Server):
+def test_on_a_phone_the_panel_is_one_line_that_opens(server: Server, browser: Browser):
     """390 x 844: the panel is closed to one line under the shoe (the cards and the chips first); it opens
     from the keyboard, and the player's choice is kept for the next table."""
     errors: list[str] = []
-    with chromium() as browser:
-        context, page = new_page(browser, server.url, width=390, height=844, errors=errors)
-        register(page, "phone_fair")
-        sit(page, 2)
-        panel = page.locator("#fair")
-        expect(panel).not_to_have_attribute("open", "")
-        expect(page.locator("#client-seed")).to_have_value(re.compile("^[0-9a-f]{32}$"))  # given all the same
-        assert panel.bounding_box()["height"] < 24, panel.bounding_box()  # type: ignore[index]
-        page.locator("#fair summary").focus()
-        page.keyboard.press("Enter")
-        expect(panel).to_have_attribute("open", "")
-        expect(page.locator("#fair-commitment")).to_be_visible()
-        shot(page, "45-fair-phone-open", full_page=False)
-        page.goto(server.url + "/#/")
-        sit(page, 1)
-        expect(page.locator("#fair")).to_have_attribute("open", "")  # as the player left it
-        context.close()
+    context, page = new_page(browser, server.url, width=390, height=844, errors=errors)
+    register(page, "phone_fair")
+    sit(page, 2)
+    panel = page.locator("#fair")
+    expect(panel).not_to_have_attribute("open", "")
+    expect(page.locator("#client-seed")).to_have_value(re.compile("^[0-9a-f]{32}$"))  # given all the same
+    assert panel.bounding_box()["height"] < 24, panel.bounding_box()  # type: ignore[index]
+    page.locator("#fair summary").focus()
+    page.keyboard.press("Enter")
+    expect(panel).to_have_attribute("open", "")
+    expect(page.locator("#fair-commitment")).to_be_visible()
+    shot(page, "45-fair-phone-open", full_page=False)
+    page.goto(server.url + "/#/")
+    sit(page, 1)
+    expect(page.locator("#fair")).to_have_attribute("open", "")  # as the player left it
+    context.close()
     assert errors == [], errors

@@ -21,9 +21,9 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from .browser_kit import (
+    Browser,
     Page,
     Server,
-    chromium,
     expect,
     need_chromium,
     new_page,
@@ -35,6 +35,7 @@ from .browser_kit import (
     wait_for_phase,
 )
 
+pytestmark = pytest.mark.browser
 need_chromium()
 BETTING_SECONDS = 8
 ROUND = 40_000
@@ -84,96 +85,95 @@ def no_english(page: Page, names: set[str], where: str, samples: int = 3) -> Non
         page.wait_for_timeout(150)
 
 
-def test_in_simplified_chinese_no_screen_shows_english(server: Server):
+def test_in_simplified_chinese_no_screen_shows_english(server: Server, browser: Browser):
     names = {"zhwang"}
     errors: list[str] = []
-    with chromium() as browser:
-        context, page = new_page(browser, server.url, locale="zh-CN", errors=errors)
-        keys = page.evaluate("[Object.keys(BACCARAT_I18N.en).sort(), Object.keys(BACCARAT_I18N['zh-CN']).sort()]")
-        assert keys[0] == keys[1], set(keys[0]) ^ set(keys[1])  # one catalogue per language, the same keys
-        assert page.evaluate("document.documentElement.lang") == "zh-CN"
-        expect(page.locator("#login")).to_have_text("登录")
-        no_english(page, names, "login")
-        shot(page, "20-zh-login")
-        page.fill("#username", "nobody")
-        page.fill("#password", "correct horse battery")
-        page.click("#login")
-        expect(page.locator("#login-error")).to_have_text("用户名或密码错误。")
-        no_english(page, names | {"nobody"}, "login refused", 1)
-        page.fill("#password", "short")
-        page.click("#register")
-        expect(page.locator("#login-error")).to_have_text("密码长度为 8 到 128 个字符。")
-        page.fill("#username", "")
-        register(page, "zhwang")
-        page.wait_for_timeout(800)
-        no_english(page, names, "lobby")
-        shot(page, "21-zh-lobby")
+    context, page = new_page(browser, server.url, locale="zh-CN", errors=errors)
+    keys = page.evaluate("[Object.keys(BACCARAT_I18N.en).sort(), Object.keys(BACCARAT_I18N['zh-CN']).sort()]")
+    assert keys[0] == keys[1], set(keys[0]) ^ set(keys[1])  # one catalogue per language, the same keys
+    assert page.evaluate("document.documentElement.lang") == "zh-CN"
+    expect(page.locator("#login")).to_have_text("登录")
+    no_english(page, names, "login")
+    shot(page, "20-zh-login")
+    page.fill("#username", "nobody")
+    page.fill("#password", "correct horse battery")
+    page.click("#login")
+    expect(page.locator("#login-error")).to_have_text("用户名或密码错误。")
+    no_english(page, names | {"nobody"}, "login refused", 1)
+    page.fill("#password", "short")
+    page.click("#register")
+    expect(page.locator("#login-error")).to_have_text("密码长度为 8 到 128 个字符。")
+    page.fill("#username", "")
+    register(page, "zhwang")
+    page.wait_for_timeout(800)
+    no_english(page, names, "lobby")
+    shot(page, "21-zh-lobby")
 
-        # EZ: a refusal by the page, a bet, then every phase of the round to the next window
-        sit(page, 2)
-        wait_for_betting(page, 5)
-        no_english(page, names, "ez betting")
-        page.click("[data-chip='25']")
-        page.click("[data-spot=banker]")
-        page.click("[data-spot=banker]")
-        expect(page.locator("#refusal")).to_contain_text("已达上限")
-        no_english(page, names, "ez refusal", 1)
-        page.click("#clear")
-        page.click("[data-chip='5']")
-        page.click("[data-spot=banker]")
-        page.click("#place")
-        expect(page.locator("[data-spot=banker] .amount")).to_have_text("您 5.00")
-        no_english(page, names, "ez bet placed", 1)
-        shot(page, "22-zh-ez-betting")
-        # the server's own refusal, in the player's words: leaving with a bet in play
-        page.click("#leave")
-        expect(page.locator("#refusal")).to_have_text("您还有注码在桌上：本局结算后才能离开。")
-        for wanted in ("no_more_bets", "dealing", "result"):
-            wait_for_phase(page, wanted, timeout=ROUND / 1000)
-            shot(page, f"22-zh-ez-{wanted}")
-            no_english(page, names, f"ez {wanted}", 2)
-        expect(page.locator("#banner")).to_have_text(re.compile(r"^(庄赢|闲赢|和局) \d : \d$"))
-        expect(page.locator("#history tr.row")).to_have_count(1)
-        page.locator("#history tr.row button[aria-controls]").first.click()
-        page.click("#ask-banker")
-        no_english(page, names, "ez result, history detail and ask", 1)
-        shot(page, "23-zh-ez-result")
-        wait_for_phase(page, "betting", timeout=10)
-        no_english(page, names, "ez next round", 1)
+    # EZ: a refusal by the page, a bet, then every phase of the round to the next window
+    sit(page, 2)
+    wait_for_betting(page, 5)
+    no_english(page, names, "ez betting")
+    page.click("[data-chip='25']")
+    page.click("[data-spot=banker]")
+    page.click("[data-spot=banker]")
+    expect(page.locator("#refusal")).to_contain_text("已达上限")
+    no_english(page, names, "ez refusal", 1)
+    page.click("#clear")
+    page.click("[data-chip='5']")
+    page.click("[data-spot=banker]")
+    page.click("#place")
+    expect(page.locator("[data-spot=banker] .amount")).to_have_text("您 5.00")
+    no_english(page, names, "ez bet placed", 1)
+    shot(page, "22-zh-ez-betting")
+    # the server's own refusal, in the player's words: leaving with a bet in play
+    page.click("#leave")
+    expect(page.locator("#refusal")).to_have_text("您还有注码在桌上：本局结算后才能离开。")
+    for wanted in ("no_more_bets", "dealing", "result"):
+        wait_for_phase(page, wanted, timeout=ROUND / 1000)
+        shot(page, f"22-zh-ez-{wanted}")
+        no_english(page, names, f"ez {wanted}", 2)
+    expect(page.locator("#banner")).to_have_text(re.compile(r"^(庄赢|闲赢|和局) \d : \d$"))
+    expect(page.locator("#history tr.row")).to_have_count(1)
+    page.locator("#history tr.row button[aria-controls]").first.click()
+    page.click("#ask-banker")
+    no_english(page, names, "ez result, history detail and ask", 1)
+    shot(page, "23-zh-ez-result")
+    wait_for_phase(page, "betting", timeout=10)
+    no_english(page, names, "ez next round", 1)
 
-        # Mini-Baccarat with its pay tables open
-        page.goto(server.url + "/#/")
-        sit(page, 1)
-        wait_for_betting(page, 2)
-        page.click("#paytables summary")
-        expect(page.locator("#paytables [data-wager=dragon_bonus_banker]")).to_contain_text("赢 9 点")
-        no_english(page, names, "mini with pay tables")
-        shot(page, "24-zh-mini")
+    # Mini-Baccarat with its pay tables open
+    page.goto(server.url + "/#/")
+    sit(page, 1)
+    wait_for_betting(page, 2)
+    page.click("#paytables summary")
+    expect(page.locator("#paytables [data-wager=dragon_bonus_banker]")).to_contain_text("赢 9 点")
+    no_english(page, names, "mini with pay tables")
+    shot(page, "24-zh-mini")
 
-        # Lucky Draw: the decision with its hint, then the result
-        page.goto(server.url + "/#/")
-        sit(page, 3)
-        wait_for_betting(page, 4)
-        page.click("[data-chip='5']")
-        page.click("[data-spot=enter]")
-        page.click("#place")
-        expect(page.locator("#draw")).to_be_visible(timeout=ROUND)
-        page.check("#show-hint")
-        expect(page.locator("#hint")).to_have_text(re.compile("^提示：(补牌|停牌)$"))
-        no_english(page, names, "lucky draw decision")
-        shot(page, "25-zh-lucky-decision")
-        page.click("#stand")
-        expect(page.locator("#banner")).to_have_text(re.compile(r"^(您赢了|荷官赢|和局) \d : \d$"), timeout=ROUND)
-        no_english(page, names, "lucky draw result")
-        shot(page, "26-zh-lucky-result")
-        assert page.evaluate("[...window.baccaratMissing]") == []  # every key had its Chinese words
-        # the switch: English at once, and kept for the next visit
-        page.select_option("#lang", "en")
-        expect(page.locator("#phase")).to_have_text(re.compile("^(BETTING|NO MORE BETS|DEALING|DECISIONS|RESULT)$"))
-        expect(page.locator("#table-title")).to_have_text("Lucky Draw Baccarat table 1")
-        page.goto(server.url + "/#/")
-        expect(page.locator("h1")).to_have_text("Tables")
-        context.close()
+    # Lucky Draw: the decision with its hint, then the result
+    page.goto(server.url + "/#/")
+    sit(page, 3)
+    wait_for_betting(page, 4)
+    page.click("[data-chip='5']")
+    page.click("[data-spot=enter]")
+    page.click("#place")
+    expect(page.locator("#draw")).to_be_visible(timeout=ROUND)
+    page.check("#show-hint")
+    expect(page.locator("#hint")).to_have_text(re.compile("^提示：(补牌|停牌)$"))
+    no_english(page, names, "lucky draw decision")
+    shot(page, "25-zh-lucky-decision")
+    page.click("#stand")
+    expect(page.locator("#banner")).to_have_text(re.compile(r"^(您赢了|荷官赢|和局) \d : \d$"), timeout=ROUND)
+    no_english(page, names, "lucky draw result")
+    shot(page, "26-zh-lucky-result")
+    assert page.evaluate("[...window.baccaratMissing]") == []  # every key had its Chinese words
+    # the switch: English at once, and kept for the next visit
+    page.select_option("#lang", "en")
+    expect(page.locator("#phase")).to_have_text(re.compile("^(BETTING|NO MORE BETS|DEALING|DECISIONS|RESULT)$"))
+    expect(page.locator("#table-title")).to_have_text("Lucky Draw Baccarat table 1")
+    page.goto(server.url + "/#/")
+    expect(page.locator("h1")).to_have_text("Tables")
+    context.close()
     assert errors == [], errors
 
 
@@ -187,31 +187,30 @@ def serious(page: Page, where: str) -> list[str]:
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
-def test_axe_finds_no_critical_or_serious_violation(server: Server, locale: str):
+def test_axe_finds_no_critical_or_serious_violation(server: Server, locale: str, browser: Browser):
     problems: list[str] = []
     errors: list[str] = []
-    with chromium() as browser:
-        context, page = new_page(browser, server.url, locale=locale, errors=errors)
-        expect(page.locator("#login")).to_be_visible()
-        problems += serious(page, "login")
-        register(page, f"axe{locale[:2]}")
-        page.wait_for_timeout(800)
-        problems += serious(page, "lobby")
-        for table_id, spot in ((1, "player"), (2, "banker"), (3, "enter")):
-            page.goto(server.url + "/#/")
-            sit(page, table_id)
-            wait_for_betting(page, 3)
-            page.click("[data-chip='1']")
-            page.click(f"[data-spot={spot}]")
-            page.click("#place")
-            expect(page.locator(f"[data-spot={spot}] .amount")).not_to_contain_text("+")
-            problems += serious(page, f"table {table_id} betting")
-            if table_id == 3:
-                expect(page.locator("#stand")).to_be_visible(timeout=ROUND)
-                problems += serious(page, f"table {table_id} decisions")
-            expect(page.locator("#banner")).not_to_have_text("", timeout=ROUND)
-            page.click("#ask-banker") if table_id != 3 else None
-            problems += serious(page, f"table {table_id} result")
-        context.close()
+    context, page = new_page(browser, server.url, locale=locale, errors=errors)
+    expect(page.locator("#login")).to_be_visible()
+    problems += serious(page, "login")
+    register(page, f"axe{locale[:2]}")
+    page.wait_for_timeout(800)
+    problems += serious(page, "lobby")
+    for table_id, spot in ((1, "player"), (2, "banker"), (3, "enter")):
+        page.goto(server.url + "/#/")
+        sit(page, table_id)
+        wait_for_betting(page, 3)
+        page.click("[data-chip='1']")
+        page.click(f"[data-spot={spot}]")
+        page.click("#place")
+        expect(page.locator(f"[data-spot={spot}] .amount")).not_to_contain_text("+")
+        problems += serious(page, f"table {table_id} betting")
+        if table_id == 3:
+            expect(page.locator("#stand")).to_be_visible(timeout=ROUND)
+            problems += serious(page, f"table {table_id} decisions")
+        expect(page.locator("#banner")).not_to_have_text("", timeout=ROUND)
+        page.click("#ask-banker") if table_id != 3 else None
+        problems += serious(page, f"table {table_id} result")
+    context.close()
     assert problems == [], "\n".join(problems)
     assert errors == [], errors

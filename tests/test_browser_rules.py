@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from .browser_kit import (
+    Page,
     Server,
-    chromium,
     expect,
     need_chromium,
-    new_page,
     register,
     running_server,
     shot,
@@ -22,6 +21,7 @@ from .browser_kit import (
     wait_for_betting,
 )
 
+pytestmark = pytest.mark.browser
 need_chromium()
 CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
 
@@ -33,28 +33,23 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-def test_a_game_from_a_file_is_on_the_page(server: Server) -> None:
-    errors: list[str] = []
-    with chromium() as browser:
-        context, page = new_page(browser, server.url, errors=errors)
-        register(page, "rosa")
-        lobby = page.locator("#lobby")
-        expect(lobby).to_contain_text("Super 6")
-        expect(lobby).to_contain_text("Baccarat with Pair bets")
-        card = page.locator("[data-table]", has_text="Super 6")
-        table_id = int(card.get_attribute("data-table") or "0")
-        sit(page, table_id)
-        spots = page.locator("#layout [data-spot]")
-        expect(spots).to_have_count(4)
-        expect(page.locator("[data-spot=super_6]")).to_contain_text("12:1")
-        expect(page.locator("#paytables")).to_contain_text("Banker wins with 6")
-        wait_for_betting(page)
-        page.click("[data-chip='1']")
-        page.click("[data-spot=banker]")
-        page.click("[data-chip='1']")
-        page.click("[data-spot=super_6]")
-        page.click("#place")
-        expect(page.locator("#refusal")).to_have_class(re.compile("info"))
-        shot(page, "rules-super-6")
-        context.close()
-    assert errors == []
+def test_a_game_from_a_file_is_on_the_page(page: Page) -> None:
+    register(page, "rosa")
+    lobby = page.locator("#lobby")
+    expect(lobby).to_contain_text("Super 6")
+    expect(lobby).to_contain_text("Baccarat with Pair bets")
+    card = page.locator("[data-table]", has_text="Super 6")
+    table_id = int(card.get_attribute("data-table") or "0")
+    sit(page, table_id)
+    spots = page.locator("#layout [data-spot]")
+    expect(spots).to_have_count(4)
+    expect(page.locator("[data-spot=super_6]")).to_contain_text("12:1")
+    expect(page.locator("#paytables")).to_contain_text("Banker wins with 6")
+    wait_for_betting(page)
+    page.click("[data-chip='1']")
+    page.click("[data-spot=banker]")
+    page.click("[data-chip='1']")
+    page.click("[data-spot=super_6]")
+    page.click("#place")
+    expect(page.locator("#refusal")).to_have_class(re.compile("info"))
+    shot(page, "rules-super-6")

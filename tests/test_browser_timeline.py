@@ -21,12 +21,11 @@ from .browser_kit import (
     CARD,
     NO_MORE_BETS,
     RESULTS_PAUSE,
+    Browser,
     Page,
     Server,
-    chromium,
     expect,
     need_chromium,
-    new_page,
     phase,
     register,
     running_server,
@@ -36,6 +35,7 @@ from .browser_kit import (
     wait_for_betting,
 )
 
+pytestmark = pytest.mark.browser
 need_chromium()
 BETTING_SECONDS = 5
 POINTS = {"A": 1, "T": 0, "J": 0, "Q": 0, "K": 0}
@@ -140,15 +140,10 @@ def check_views(views: list[dict[str, Any]], deal: list[str], number: int, where
 @pytest.mark.parametrize(("table_id", "spot", "decide"), [(2, "player", None), (3, "enter", "draw")],
                          ids=["ez", "lucky-draw"])
 def test_the_page_shows_the_round_card_by_card_and_the_result_only_after_the_last_card(
-        server: Server, table_id: int, spot: str, decide: str | None):
-    errors: list[str] = []
-    with chromium() as browser:
-        context, page = new_page(browser, server.url, errors=errors)
-        register(page, f"timeline_{table_id}")
-        samples, rest, frames, number = watch_one_round(page, table_id, spot, decide=decide)
-        row = dealt(page, table_id, number)
-        context.close()
-    assert errors == [], errors
+        page: Page, table_id: int, spot: str, decide: str | None):
+    register(page, f"timeline_{table_id}")
+    samples, rest, frames, number = watch_one_round(page, table_id, spot, decide=decide)
+    row = dealt(page, table_id, number)
     deal = row["cards"]  # the round's cards in deal order, as the history tells them afterwards
     assert 4 <= len(deal) <= 9
 
@@ -202,28 +197,28 @@ def test_the_page_shows_the_round_card_by_card_and_the_result_only_after_the_las
 
 
 @pytest.mark.parametrize("skew", [timedelta(hours=1), timedelta(minutes=-3)], ids=["an-hour-ahead", "3-min-behind"])
-def test_the_countdown_runs_on_the_servers_clock_whatever_the_players_clock(server: Server, skew: timedelta):
+def test_the_countdown_runs_on_the_servers_clock_whatever_the_players_clock(server: Server, skew: timedelta,
+                                                                            browser: Browser):
     errors: list[str] = []
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.clock.set_system_time(datetime.now() + skew)  # the player's clock is wrong; the page must not care
-        page.goto(server.url)
-        register(page, f"clock_{int(skew.total_seconds())}".replace("-", "m"))
-        sit(page, 1)
-        checked = 0
-        deadline = time.monotonic() + 3 * BETTING_SECONDS + 20
-        while checked < 4 and time.monotonic() < deadline:
-            view = page.request.get(f"{server.url}/api/tables/1").json()
-            shown = seconds_left(page)
-            if view["phase"] == "betting" and view["round"] and shown >= 0 and phase(page) == "betting":
-                left = (datetime.fromisoformat(view["round"]["closes_at"])
-                        - datetime.fromisoformat(view["server_time"])).total_seconds()
-                if left > 1:
-                    assert abs(shown - math.ceil(left)) <= 1, (shown, left)
-                    checked += 1
-            page.wait_for_timeout(700)
-        assert checked >= 3, "the countdown was read in a betting window"
-        context.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.clock.set_system_time(datetime.now() + skew)  # the player's clock is wrong; the page must not care
+    page.goto(server.url)
+    register(page, f"clock_{int(skew.total_seconds())}".replace("-", "m"))
+    sit(page, 1)
+    checked = 0
+    deadline = time.monotonic() + 3 * BETTING_SECONDS + 20
+    while checked < 4 and time.monotonic() < deadline:
+        view = page.request.get(f"{server.url}/api/tables/1").json()
+        shown = seconds_left(page)
+        if view["phase"] == "betting" and view["round"] and shown >= 0 and phase(page) == "betting":
+            left = (datetime.fromisoformat(view["round"]["closes_at"])
+                    - datetime.fromisoformat(view["server_time"])).total_seconds()
+            if left > 1:
+                assert abs(shown - math.ceil(left)) <= 1, (shown, left)
+                checked += 1
+        page.wait_for_timeout(700)
+    assert checked >= 3, "the countdown was read in a betting window"
+    context.close()
     assert errors == [], errors
