@@ -109,7 +109,7 @@ class Provisioner:
         own); say what each did, as its line cannot be shown while it runs."""
         line = getattr(node, "workeroutput", {}).get(NAME)
         if line:
-            self.write(f"[{node.gateway.id}] {line}")
+            self.write(f"\n[{node.gateway.id}] {line}")  # after the progress dots on the line
 
     @pytest.hookimpl
     def pytest_unconfigure(self) -> None:
