@@ -240,24 +240,27 @@ def test_a_table_id_out_of_range_is_refused_before_any_query(client, caplog, tab
 
 def test_malformed_commands_get_fixed_error_frames(client, caplog):
     token = _player(client, "wade")
-    frames: list[tuple[str | bytes, str]] = [
-        (b'{"type": "bet", "key": "wade-bet-0001", "bets": {"banker": 500}}',
+    frames: list[tuple[str | bytes, str, str]] = [
+        (b'{"type": "bet", "key": "wade-bet-0001", "bets": {"banker": 500}}', "frame.binary",
          "malformed frame: frames are JSON text, not binary"),
-        ("[" * 2000 + "]" * 2000, "malformed frame: nested too deep"),
-        ('{"type": "bet", "key": ' + "[" * 2000 + "]" * 2000 + "}", "malformed frame: nested too deep"),
-        ('{"type": "bet", "key": "\\ud800-wade-0002", "bets": {"banker": 500}}', "malformed frame: not Unicode text"),
-        ('{"type": "bet", "key": "wade-bet-0003", "bets": {"\\udfff": 500}}', "malformed frame: not Unicode text"),
-        ("{", "malformed frame: not JSON"),
+        ("[" * 2000 + "]" * 2000, "frame.too_deep", "malformed frame: nested too deep"),
+        ('{"type": "bet", "key": ' + "[" * 2000 + "]" * 2000 + "}", "frame.too_deep",
+         "malformed frame: nested too deep"),
+        ('{"type": "bet", "key": "\\ud800-wade-0002", "bets": {"banker": 500}}', "frame.not_unicode",
+         "malformed frame: not Unicode text"),
+        ('{"type": "bet", "key": "wade-bet-0003", "bets": {"\\udfff": 500}}', "frame.not_unicode",
+         "malformed frame: not Unicode text"),
+        ("{", "frame.not_json", "malformed frame: not JSON"),
     ]
     with ExitStack() as stack:
         socket = _joined(stack, client, token)
-        for frame, detail in frames:
+        for frame, code, detail in frames:
             if isinstance(frame, bytes):
                 socket.send_bytes(frame)
             else:
                 socket.send_text(frame)
-            assert _answer(socket) == {"type": "error", "error": "ConfigurationError", "detail": detail,
-                                       "message": detail}, frame[:60]
+            assert _answer(socket) == {"type": "error", "error": "ConfigurationError", "code": code, "params": {},
+                                       "detail": detail, "message": detail}, frame[:60]
     assert client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()["balance"] == 100_000
     assert _tracebacks(caplog) == []
 
