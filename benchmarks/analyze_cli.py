@@ -13,7 +13,7 @@ The runs use the package's bytecode compiled first, as an installed package has 
 (``installed.py``; ``--no-bytecode`` to time them compiling their modules from source).
 
 Baseline, in the same run: a plain enumeration of the 8-deck punto banco coups through the
-engine's ``deal_coup`` (the independent check in ``tests/test_enumeration.py``), compared in-process
+engine's ``deal_coup`` (the independent check in ``tests/core/test_enumeration.py``), compared in-process
 with the analyzer doing the same job (every mini-baccarat wager, caches cleared each time).
 
     python benchmarks/analyze_cli.py [--repeats 7] [--json out.json] [--no-bytecode]
@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.test_enumeration
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.core.test_enumeration
 
 from installed import compile_package
 
@@ -71,7 +71,7 @@ def time_cli(repeats: int) -> tuple[dict[str, dict[str, list[float]]], dict[str,
 
 def time_in_process(repeats: int) -> tuple[list[float], list[float]]:
     """Every 8-deck mini-baccarat wager: (analyzer times, plain enumeration times), no start-up counted."""
-    from tests import test_enumeration
+    from tests.core import test_enumeration
 
     from baccarat.analysis.composition import Composition
     from baccarat.analysis.keys import coup_table

@@ -103,7 +103,7 @@ def unpriceable(wager: Wager[Any], composition: Composition | None = None, *, ga
         return None  # declared on facts of point values only: priced by them, by construction
     if wager.depends == "values":
         # The built-in games' wagers are the package's own code: that they read point values only is
-        # checked by a test (tests/test_wager_guard.py), not again by every run: the check costs more
+        # checked by a test (tests/analysis/test_wager_guard.py), not again by every run: the check costs more
         # than a punto banco game's first ``baccarat analyze`` itself.
         if not _built_in(wager, game) and not reads_values_only(wager):
             return ("it reads the cards' ranks or suits, not only their point values; declare it on the "

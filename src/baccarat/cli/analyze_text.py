@@ -12,7 +12,7 @@ once, whole numbers written in digits), that reads it as Typer would, makes the 
 same order and returns the same :func:`report_text`; for anything else (help, ``--rules``,
 ``--report``, a repeated or unknown option, a value Typer might read otherwise) and for anything
 refused (an unknown game, a bad shoe), it returns ``None`` and Typer reads the command line as
-always, so every message and exit code still comes from one place.  ``tests/test_cli_startup.py``
+always, so every message and exit code still comes from one place.  ``tests/cli/test_cli_startup.py``
 compares the two readings' outputs byte for byte.
 """
 

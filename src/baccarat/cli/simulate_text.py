@@ -10,7 +10,7 @@ to :func:`early_text`: a plain line (:func:`baccarat.cli.early_workers.read_comm
 punto banco game, with no progress bar to draw (standard error not a terminal), is run here with the
 same plan and the same output; the workers :mod:`baccarat.cli.early_workers` forked are claimed as the
 command would claim them.  Anything else, and anything refused, goes to Typer as before, so every
-refusal is worded and coded in one place.  ``tests/test_cli_startup.py`` compares the two outputs.
+refusal is worded and coded in one place.  ``tests/cli/test_cli_startup.py`` compares the two outputs.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ A run's chunk ``i`` starts its generator from ``SeedSequence(seed, spawn_key=(i,
 every ``baccarat simulate``'s start (it loads every bit generator), serial time that keeps two
 workers further from twice one.  This is the algorithm of numpy's
 ``numpy/random/bit_generator.pyx`` (O'Neill's seed_seq hashing, pool of four 32-bit words) for
-non-negative integer entropy and spawn keys; ``tests/test_simulation.py`` compares it with numpy's
+non-negative integer entropy and spawn keys; ``tests/sim/test_simulation.py`` compares it with numpy's
 own on many seeds and chunks.
 
 >>> state_words(1, (0,), 2) == [int(w) for w in __import__("numpy").random.SeedSequence(1, spawn_key=(0,))

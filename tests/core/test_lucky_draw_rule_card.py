@@ -16,7 +16,7 @@ from baccarat.core.lucky import block_bonus_event
 from baccarat.core.registry import LUCKY_DRAW, LUCKY_DRAW_2, lucky_draw
 from baccarat.core.table import Phase, Table
 
-from .conftest import deal_round, events, nets, stacked_table
+from ..conftest import deal_round, events, nets, stacked_table
 
 
 def play(cards: str, bets: dict[str, int], action: str, *, game=LUCKY_DRAW, balance=1_000_000) -> Table:  # type: ignore[no-untyped-def]

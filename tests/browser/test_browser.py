@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .browser_kit import (
+from ..browser_kit import (
     CARD,
     RESULTS_PAUSE,
     Page,

@@ -19,7 +19,7 @@ from baccarat.core.errors import (
 from baccarat.core.registry import EZ, LUCKY_DRAW, MINI
 from baccarat.core.table import Table
 
-from .conftest import deal_round, stacked_table
+from ..conftest import deal_round, stacked_table
 
 STACK = "4h 2c 5d 3c"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .browser_kit import (
+from ..browser_kit import (
     PASSWORD,
     Browser,
     Page,
@@ -31,7 +31,7 @@ from .browser_kit import (
     shot,
     wait_for_betting,
 )
-from .conftest import clock_held
+from ..conftest import clock_held
 
 pytestmark = pytest.mark.browser
 need_chromium()

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .browser_kit import (
+from ..browser_kit import (
     Browser,
     Page,
     Server,

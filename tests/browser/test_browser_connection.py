@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .browser_kit import (
+from ..browser_kit import (
     Browser,
     Page,
     Server,

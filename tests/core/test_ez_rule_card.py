@@ -7,7 +7,7 @@ import pytest
 from baccarat.core.errors import BetLimitError
 from baccarat.core.registry import EZ
 
-from .conftest import events, nets, play_coup, stacked_table
+from ..conftest import events, nets, play_coup, stacked_table
 
 ALL = {"player": 1000, "banker": 1000, "tie": 100, "dragon_7": 100, "panda_8": 100}
 DRAGON_7 = "2h 2c 3d Ac Kh 4s"  # Player 2,3 draws K = 5; Banker 2,A = 3 draws on 0 -> 4 = 7

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .browser_kit import (
+from ..browser_kit import (
     Page,
     Server,
     expect,
@@ -23,7 +23,7 @@ from .browser_kit import (
 
 pytestmark = pytest.mark.browser
 need_chromium()
-CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
+CATALOGUE = Path(__file__).resolve().parents[2] / "catalogue"
 
 
 @pytest.fixture(scope="module")

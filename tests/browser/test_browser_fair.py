@@ -18,7 +18,7 @@ import httpx
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from .browser_kit import (
+from ..browser_kit import (
     CARD,
     NO_MORE_BETS,
     PASSWORD,

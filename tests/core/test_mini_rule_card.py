@@ -12,7 +12,7 @@ import pytest
 from baccarat.core.errors import BetLimitError, WagerPrerequisiteError
 from baccarat.core.registry import MINI
 
-from .conftest import events, nets, play_coup, stacked_table
+from ..conftest import events, nets, play_coup, stacked_table
 
 PLAYER_NATURAL_WIN = "4h 2c 5d 3c"  # Player 9 natural, Banker 5
 BANKER_NATURAL_WIN = "2h 4c 3d 4d"  # Banker 8 natural, Player 5

@@ -34,8 +34,8 @@ from baccarat.server.storage import faults
 from baccarat.server.storage.db import connect, make_engine, session_factory, sqlite_url, transaction
 from baccarat.server.storage.settings import Settings
 
-from . import server_kit
-from .server_kit import Served
+from .. import server_kit
+from ..server_kit import Served
 
 PASSWORD = "a long and unusual passphrase 7"
 EXE = shutil.which("baccarat", path=str(Path(sys.executable).parent))

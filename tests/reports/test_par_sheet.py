@@ -17,7 +17,7 @@ from baccarat.core.registry import get_game, unregister
 from baccarat.core.rulesfile import read_rules
 from baccarat.reports.par_sheet import build, count_tags, edge_without_pushes, element_of_risk, render
 
-CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
+CATALOGUE = Path(__file__).resolve().parents[2] / "catalogue"
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +94,7 @@ def test_the_command_writes_the_sheet_and_refuses_a_partial_shoe(tmp_path: Path,
 
 @pytest.mark.browser
 def test_the_sheet_renders_in_chromium_without_errors(tmp_path: Path, pairs_page: str) -> None:
-    from .browser_kit import need_chromium
+    from ..browser_kit import need_chromium
 
     need_chromium()
     lucky = render(build(get_game("lucky-draw"), shoes=500, count_shoes=0))
@@ -108,7 +108,7 @@ def test_the_sheet_renders_in_chromium_without_errors(tmp_path: Path, pairs_page
 
 def _render(path: Path) -> tuple[list[str], list[str]]:
     """Open the page in Chromium: its console errors and page errors, and every URL it requested."""
-    from .browser_kit import chromium
+    from ..browser_kit import chromium
 
     errors: list[str] = []
     requests: list[str] = []

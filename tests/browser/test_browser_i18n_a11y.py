@@ -20,7 +20,7 @@ from collections.abc import Iterator
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from .browser_kit import (
+from ..browser_kit import (
     Browser,
     Page,
     Server,

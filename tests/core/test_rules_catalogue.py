@@ -17,7 +17,7 @@ from baccarat.core.coup import deal_coup
 from baccarat.core.games import Game
 from baccarat.core.rulesfile import read_rules
 
-CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
+CATALOGUE = Path(__file__).resolve().parents[2] / "catalogue"
 
 
 def game(code: str) -> Game:

@@ -38,7 +38,7 @@ from baccarat.core.registry import get_game
 from baccarat.core.tableau import banker_draws, dealer_draws, player_draws
 from baccarat.verify import rules
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 
 
 def _seed(i: int) -> bytes:

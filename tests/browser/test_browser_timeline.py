@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .browser_kit import (
+from ..browser_kit import (
     CARD,
     NO_MORE_BETS,
     RESULTS_PAUSE,

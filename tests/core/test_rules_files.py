@@ -21,7 +21,7 @@ from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.settings import Settings
 
-CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
+CATALOGUE = Path(__file__).resolve().parents[2] / "catalogue"
 
 HEADER = '[game]\ncode = "t"\nname = "T"\nprocedure = "punto_banco"\nminimum = "1.00"\n'
 PLAYER = ('[[wagers]]\ncode = "player"\nname = "Player"\nmaximum = "100.00"\nevents = [\n'

@@ -33,7 +33,7 @@ from baccarat.sim.results import summarize
 from baccarat.sim.run import Plan, chunk_state, execute, run
 from baccarat.sim.seeds import state_words
 
-from .conftest import examples
+from ..conftest import examples
 
 
 def _engine_keys(cards, cut_card):

@@ -27,9 +27,9 @@ from baccarat.core.games import LOSE, Game, TableLimits, Wager
 from baccarat.core.registry import EZ, MINI, all_games, built_in, register, unregister
 from baccarat.core.rulesfile import read_rules
 
-from .conftest import examples
+from ..conftest import examples
 
-CATALOGUE = Path(__file__).resolve().parents[1] / "catalogue"
+CATALOGUE = Path(__file__).resolve().parents[2] / "catalogue"
 GAMES = [MINI, EZ, *(read_rules(path) for path in sorted(CATALOGUE.glob("*.toml")) if "lucky" not in path.name)]
 DECK = [Card(rank, suit) for rank in RANKS for suit in SUITS]
 #: Each declared wager's events by (coup of the coup table, pattern), as the simulation's tables have them.

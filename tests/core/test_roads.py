@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from baccarat.core.errors import ConfigurationError
 from baccarat.core.roads import Hand, Scoreboard, parse_hands, render, roads
 
-from .conftest import examples
+from ..conftest import examples
 
-GOLDEN = Path(__file__).parent / "golden" / "roads"
+GOLDEN = Path(__file__).parents[1] / "golden" / "roads"
 
 
 def colours(marks) -> str:

@@ -33,8 +33,8 @@ from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Token
 from baccarat.server.storage.settings import Settings, parse_origins
 
-from . import server_kit
-from .server_kit import Served
+from .. import server_kit
+from ..server_kit import Served
 
 PASSWORD = "correct horse"
 

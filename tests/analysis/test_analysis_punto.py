@@ -1,6 +1,6 @@
 """Exact punto banco analysis: pinned fractions, and agreement with an independent enumeration.
 
-The independent computation is ``tests/test_enumeration.py``: a plain walk over
+The independent computation is ``tests/core/test_enumeration.py``: a plain walk over
 every ordered value sequence (pruned where the tableau stops drawing) through
 the engine's ``deal_coup``, with its own card-removal arithmetic.  The analyzer
 instead groups coups by key and counts with a vectorised product.
@@ -22,7 +22,7 @@ from baccarat.analysis.punto import event_combinations
 from baccarat.analysis.results import format_analysis
 from baccarat.core.errors import ConfigurationError
 from baccarat.core.registry import EZ, LUCKY_DRAW, MINI
-from tests.test_enumeration import event_counts
+from tests.core.test_enumeration import event_counts
 
 #: Partly dealt shoes (counts by point value, index 0 = ten-value cards).
 PARTIAL_SHOES = [

@@ -97,7 +97,7 @@ def test_serve_prints_its_address_and_answers(tmp_path: Path, serve):
 
     import httpx
 
-    from .server_kit import EXE
+    from ..server_kit import EXE
 
     operator = subprocess.run([EXE, "operator", "boss", "--data-dir", str(tmp_path)], input="correct horse\n",
                               capture_output=True, text=True, timeout=60)
