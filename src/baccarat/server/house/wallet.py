@@ -200,12 +200,35 @@ def pending_payouts(s: Session, account_ids: Iterable[int], now: datetime) -> di
 
 def shown_balances(s: Session, account_ids: Iterable[int], now: datetime | None = None) -> dict[int, int]:
     """Each account's balance as shown at ``now``: its wallet less the payouts whose result is still
-    to be shown (stakes leave the balance at once; winnings arrive with the result)."""
+    to be shown (stakes leave the balance at once; winnings arrive with the result), never below zero
+    (an operator's debit can take what a result not yet shown will bring)."""
     accounts = list(account_ids)
     ahead = pending_payouts(s, accounts, now or _now())
-    return {account_id: balance - ahead.get(account_id, 0) for account_id, balance in balances(s, accounts)}
+    return {account_id: max(balance - ahead.get(account_id, 0), 0) for account_id, balance in balances(s, accounts)}
 
 
 def shown_balance(s: Session, account_id: int, now: datetime | None = None) -> int:
     """The account's balance as shown at ``now`` (:func:`shown_balances`)."""
-    return balance(s, account_id) - pending_payouts(s, [account_id], now or _now()).get(account_id, 0)
+    return max(balance(s, account_id) - pending_payouts(s, [account_id], now or _now()).get(account_id, 0), 0)
+
+
+def stake(s: Session, account_id: int, escrow: str, amount: int, *, memo: str, now: datetime) -> tuple[int, int]:
+    """Move ``amount`` from the player's wallet to ``escrow`` (a round's); returns the wallet's balance
+    after it and the balance shown after it.
+
+    What a player may spend is the balance they have been shown: winnings already in the wallet whose
+    result the table has not shown yet can be neither staked nor named.  A stake over the shown balance
+    is refused (``wallet.short``, naming the shown balance) and moves nothing.  The shown balance is read
+    after the wallet's row is held (the transfer's ``UPDATE``), so a settlement that commits meanwhile is
+    counted both in the balance and in what is not shown yet.
+    """
+    after: dict[int, int] = {}
+    try:
+        transfer(s, "stake", {wallet_account(account_id): -amount, escrow: amount}, memo=memo, balances=after)
+    except InsufficientFundsError:
+        raise InsufficientFundsError.coded("wallet.short", amount=amount,
+                                           balance=shown_balance(s, account_id, now)) from None
+    shown = after[account_id] - pending_payouts(s, [account_id], now).get(account_id, 0)
+    if shown < 0:  # the transaction is rolled back by the caller's refusal: nothing moved
+        raise InsufficientFundsError.coded("wallet.short", amount=amount, balance=max(shown + amount, 0))
+    return after[account_id], shown

@@ -397,8 +397,9 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     have = balances.get(account)
     if have is None:
         raise ConfigurationError(f"no wallet for account {account}")
-    if have < total:
-        raise InsufficientFundsError.coded("wallet.short", amount=total, balance=have)
+    unshown = sum(amount for at, amount in ahead.get(account, ()) if at > now)
+    if have - unshown < total:  # the spendable balance is the shown one (wallet.stake)
+        raise InsufficientFundsError.coded("wallet.short", amount=total, balance=max(have - unshown, 0))
     balance = balances[account] = have - total
     balance_before = balance + total + sum(placed.values())
     writes.entries.append({"kind": "stake", "memo": f"table {row.name} round {row.number}", "created_at": _now()})
@@ -421,7 +422,7 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     for code, amount in bets.items():
         together[code] = together.get(code, 0) + amount
     table.placed[account] = together
-    shown = balance - sum(amount for at, amount in ahead.get(account, ()) if at > now)
+    shown = balance - unshown
     answer: BetAnswer = {"table": command.table_id, "round": row.number, "seat": seat or None, "bets": together,
               "added": dict(bets), "balance": shown}
     text = json.dumps(answer)

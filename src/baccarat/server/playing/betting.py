@@ -178,9 +178,8 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     check_layout(game, limits, seat, placed, bets)
     total = sum(bets.values())
     protection.check_stake(s, account_id, total, now)  # the player's own limits, under their lock
-    after: dict[int, int] = {}
-    wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -total, wallet.escrow_account(row.id): total},
-                    memo=f"table {row.name} round {row.number}", balances=after)
+    balance, shown = wallet.stake(s, account_id, wallet.escrow_account(row.id), total,
+                                  memo=f"table {row.name} round {row.number}", now=now)
     # The stake holds this wallet's row until commit, so the player's other bets now queue behind this
     # one: read what is on the layout again, and check again if a bet of theirs landed meanwhile
     # (PostgreSQL; SQLite runs one writer at a time, so nothing can have landed there).
@@ -189,7 +188,6 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     if again != placed:
         placed = again
         check_layout(game, limits, seat, placed, bets)
-    balance = after[account_id]
     balance_before = balance + total + sum(placed.values())
     added = [{"round": row.id, "account": account_id, "code": code, "added": amount}
              for code, amount in bets.items() if code in placed]
@@ -206,7 +204,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     for code, amount in bets.items():
         together[code] = together.get(code, 0) + amount
     return {"table": table_id, "round": row.number, "seat": seat or None, "bets": together, "added": dict(bets),
-            "balance": balance - wallet.pending_payouts(s, [account_id], now).get(account_id, 0)}
+            "balance": shown}
 
 
 def decision_request(table_id: int, action: str, round_number: int | None) -> DecisionRequest:
