@@ -70,52 +70,19 @@ class Tally(Answer):
     theoretical_hold: float | None
 
 
-class DayTotals(Answer):
-    day: str
-    rounds: int
-    bets: int
-    handle: int
-    win: int
-    hold: float | None
-    theoretical: int
-    theoretical_exact: str
-    theoretical_hold: float | None
+class _Day(Answer):
+    day: str = Field(description="the UTC date, YYYY-MM-DD")
 
 
-class TableTotals(Answer):
+class _TableInfo(Answer):
     table_id: int
     table: str
     game: str
     paytable: int | None
     decks: int
-    rounds: int
-    bets: int
-    handle: int
-    win: int
-    hold: float | None
-    theoretical: int
-    theoretical_exact: str
-    theoretical_hold: float | None
 
 
-class TableDay(Answer):
-    day: str
-    table_id: int
-    table: str
-    game: str
-    paytable: int | None
-    decks: int
-    rounds: int
-    bets: int
-    handle: int
-    win: int
-    hold: float | None
-    theoretical: int
-    theoretical_exact: str
-    theoretical_hold: float | None
-
-
-class WagerTotals(Answer):
+class _WagerInfo(Answer):
     table_id: int
     table: str
     game: str
@@ -123,14 +90,24 @@ class WagerTotals(Answer):
     wager_name: str
     edge: float = Field(description="the wager's exact house edge, as a number")
     edge_exact: str = Field(description="the house edge as an exact fraction")
-    rounds: int
-    bets: int
-    handle: int
-    win: int
-    hold: float | None
-    theoretical: int
-    theoretical_exact: str
-    theoretical_hold: float | None
+
+
+# The fields come in the order of the bases from the last to the first (the day, the table or wager, then
+# the tally), as the report's JSON has them.
+class DayTotals(Tally, _Day):
+    pass
+
+
+class TableTotals(Tally, _TableInfo):
+    pass
+
+
+class TableDay(Tally, _TableInfo, _Day):
+    pass
+
+
+class WagerTotals(Tally, _WagerInfo):
+    pass
 
 
 class TablesReport(Answer):
