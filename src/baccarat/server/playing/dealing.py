@@ -309,15 +309,16 @@ def decide(s: Session, table_id: int, account_id: int, action: str, now: datetim
         raise ConflictError.coded("decision.already_made")
     if action == "draw":
         protection.check_stake(s, account_id, enter.amount, now)  # standing stays possible
-        wallet.stake(s, account_id, wallet.escrow_account(current.id), enter.amount,
-                     memo=f"round {current.number} Draw wager", now=now)
+        _, shown = wallet.stake(s, account_id, wallet.escrow_account(current.id), enter.amount,
+                                memo=f"round {current.number} Draw wager", now=now)
         s.add(Bet(round_id=current.id, account_id=account_id, seat=enter.seat, wager="draw", amount=enter.amount,
                   balance_before=enter.balance_before))
+    else:
+        shown = wallet.shown_balance(s, account_id, now)
     s.add(Decision(round_id=current.id, account_id=account_id, seat=enter.seat, action=action))
     notify.changed(s, table_id)
     s.flush()
-    return {"table": table_id, "round": current.number, "action": action,
-            "balance": wallet.shown_balance(s, account_id, now)}
+    return {"table": table_id, "round": current.number, "action": action, "balance": shown}
 
 
 def void_round(s: Session, table_id: int, number: int, *, reason: str, now: datetime | None = None
