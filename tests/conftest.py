@@ -152,6 +152,22 @@ def sessions(engine):  # type: ignore[no-untyped-def]
         assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
 
 
+def api_client(settings: Any) -> Iterator[Any]:
+    """A test client of the app made with ``settings`` (given as its ``settings`` attribute), for a
+    fixture to ``yield from``; the test must leave the ledger balanced (checked afterwards)."""
+    from fastapi.testclient import TestClient
+
+    from baccarat.server.api.app import create_app
+    from baccarat.server.house import wallet
+    from baccarat.server.storage.db import connect
+
+    with TestClient(create_app(settings)) as test_client:
+        test_client.settings = settings  # type: ignore[attr-defined]
+        yield test_client
+    with connect(settings.url) as sessions, sessions() as s:
+        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+
+
 # --- the server's clock, held by hand ----------------------------------------------------------------
 
 #: where ``manual_clock`` starts unless a module's own ``clock_start`` fixture says otherwise

@@ -22,8 +22,10 @@ from baccarat.core.errors import AuthenticationError, RateLimitedError
 from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts, wallet
 from baccarat.server.house import rate_limits as ratelimit
-from baccarat.server.storage.db import connect, sqlite_url, transaction
+from baccarat.server.storage.db import sqlite_url, transaction
 from baccarat.server.storage.settings import Settings
+
+from ..conftest import api_client
 
 GOOD = "correct horse"
 
@@ -31,11 +33,7 @@ GOOD = "correct horse"
 @pytest.fixture
 def client(tmp_path: Path, database_url: str):
     settings = Settings(data_dir=tmp_path, database_url=database_url, grant=50_000)
-    with TestClient(create_app(settings)) as test_client:
-        test_client.settings = settings  # type: ignore[attr-defined]
-        yield test_client
-    with connect(settings.url) as sessions, sessions() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+    yield from api_client(settings)
 
 
 def _from(client: TestClient, address: str) -> TestClient:

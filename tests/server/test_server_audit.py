@@ -13,21 +13,18 @@ from sqlalchemy import delete, select, text, update
 from sqlalchemy.exc import DBAPIError
 
 from baccarat.cli.app import main
-from baccarat.server.api.app import create_app
-from baccarat.server.house import accounts, audit, wallet
+from baccarat.server.house import accounts, audit
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import AuditEntry
 from baccarat.server.storage.settings import Settings
+
+from ..conftest import api_client
 
 
 @pytest.fixture
 def client(tmp_path: Path, database_url: str):
     settings = Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=600)
-    with TestClient(create_app(settings)) as test_client:
-        test_client.settings = settings  # type: ignore[attr-defined]
-        yield test_client
-    with connect(settings.url) as sessions, sessions() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+    yield from api_client(settings)
 
 
 def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, str]:

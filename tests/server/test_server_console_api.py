@@ -11,19 +11,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from baccarat.server.api.app import create_app
-from baccarat.server.house import accounts, wallet
+from baccarat.server.house import accounts
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.settings import Settings
+
+from ..conftest import api_client
 
 
 @pytest.fixture
 def client(tmp_path: Path):
     settings = Settings(data_dir=tmp_path, betting_seconds=600)
-    with TestClient(create_app(settings)) as test_client:
-        test_client.settings = settings  # type: ignore[attr-defined]
-        yield test_client
-    with connect(settings.url) as sessions, sessions() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+    yield from api_client(settings)
 
 
 def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, str]:

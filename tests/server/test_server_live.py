@@ -11,20 +11,15 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from baccarat.server.api.app import create_app
-from baccarat.server.house import wallet
-from baccarat.server.storage.db import connect
 from baccarat.server.storage.settings import Settings
+
+from ..conftest import api_client
 
 
 @pytest.fixture
 def client(tmp_path: Path):
     settings = Settings(data_dir=tmp_path, betting_seconds=600)
-    with TestClient(create_app(settings)) as test_client:
-        test_client.settings = settings  # type: ignore[attr-defined]
-        yield test_client
-    with connect(settings.url) as sessions, sessions() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+    yield from api_client(settings)
 
 
 def _token(client: TestClient, name: str) -> str:

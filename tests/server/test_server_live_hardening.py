@@ -26,7 +26,6 @@ from sqlalchemy import event
 from starlette.websockets import WebSocketDisconnect
 
 from baccarat.server.api.app import create_app
-from baccarat.server.house import wallet
 from baccarat.server.live import feed as feed_module
 from baccarat.server.live import sockets as live
 from baccarat.server.storage.db import connect, transaction
@@ -34,29 +33,22 @@ from baccarat.server.storage.models import Token
 from baccarat.server.storage.settings import Settings, parse_origins
 
 from .. import server_kit
+from ..conftest import api_client
 from ..server_kit import Served
 
 PASSWORD = "correct horse"
 
 
-def _client(settings: Settings) -> Iterator[TestClient]:
-    with TestClient(create_app(settings)) as test_client:
-        test_client.settings = settings  # type: ignore[attr-defined]
-        yield test_client
-    with connect(settings.url) as sessions, sessions() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-
-
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
     """SQLite: for what does not depend on the database."""
-    yield from _client(Settings(data_dir=tmp_path, betting_seconds=600))
+    yield from api_client(Settings(data_dir=tmp_path, betting_seconds=600))
 
 
 @pytest.fixture
 def any_client(tmp_path: Path, database_url: str) -> Iterator[TestClient]:
     """SQLite and PostgreSQL: for the token checks, which are queries of their own."""
-    yield from _client(Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=600))
+    yield from api_client(Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=600))
 
 
 def _player(client: TestClient, name: str, *, table: int | None = 2) -> str:

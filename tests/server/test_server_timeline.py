@@ -18,7 +18,6 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from baccarat.core.errors import BetLimitError, IllegalActionError
-from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts, wallet
 from baccarat.server.playing import betting, dealing, seating, tables, views
 from baccarat.server.playing.dealer import Dealer, deal_due
@@ -26,6 +25,8 @@ from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Round, Seat
 from baccarat.server.storage.settings import Settings
+
+from ..conftest import api_client
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 STEP = timedelta(milliseconds=50)
@@ -347,11 +348,7 @@ def test_the_games_catalogue_names_every_wager_with_its_pays(sessions):
 @pytest.fixture
 def client(tmp_path: Path, database_url: str):
     settings = Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=600)
-    with TestClient(create_app(settings)) as test_client:
-        test_client.settings = settings  # type: ignore[attr-defined]
-        yield test_client
-    with connect(settings.url) as sessions, sessions() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+    yield from api_client(settings)
 
 
 def _token(client: TestClient, name: str) -> str:
