@@ -1,6 +1,6 @@
 """``baccarat serve`` and ``baccarat operator``: the table server (work in progress: accounts and wallets).
 
-A server that cannot start says why in one line and exits :data:`~baccarat.cli.app.EXIT_UNAVAILABLE`:
+A server that cannot start says why in one line and exits :data:`~baccarat.cli.common.EXIT_UNAVAILABLE`:
 the data directory cannot be made, the database cannot be opened, migrated or written, or the
 address cannot be listened on.  The database is checked here, before uvicorn starts, because a
 failure in the app's start-up (its lifespan) is logged by uvicorn as a traceback and ends the

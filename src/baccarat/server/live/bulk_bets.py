@@ -6,7 +6,7 @@ the pending payouts, the stored answer, its savepoint), and at a burst the state
 database, set the pace.  Here the bets of a batch are read once for all (the tokens, the stored
 answers, the table and its round, held once, the seats, the bets on the layout, the wallets, locked
 in one order, the pending payouts), checked one after another in Python exactly as
-:func:`baccarat.server.playing.tables.place_bets` checks them (the same rules through the core's checking
+:func:`baccarat.server.playing.betting.place_bets` checks them (the same rules through the core's checking
 table, the same refusals in the same words, each wallet's running balance), and written with one
 statement per table of rows (executemany): one ledger movement per bet as ever, the wallets, the
 bets, the client seeds, the stored answers.

@@ -7,7 +7,7 @@ the lock at once, and another process deals within about half a second.  The lea
 connection every :data:`TRY_EVERY` seconds too and stops dealing as soon as it is lost (a network
 break): if for that moment two processes deal, nothing is dealt twice, because dealing a round
 holds its table's and round's rows ``FOR UPDATE`` and checks its status again under the lock
-(:func:`baccarat.server.playing.tables.deal_round`), and a transaction cut off mid-way is rolled back by
+(:func:`baccarat.server.playing.dealing.deal_round`), and a transaction cut off mid-way is rolled back by
 PostgreSQL, so the next leader deals that round from the start, with the same cards.
 
 The lock connection names its process (``application_name = 'baccarat dealer pid=N'``), so

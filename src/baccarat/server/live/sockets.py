@@ -13,7 +13,7 @@ Protocol (JSON text frames):
   when the database changes (the table's feed, :mod:`baccarat.server.live.feed`, reads it once for all
   its sockets, ahead of a dealt round's moments).
 * A player whose table sockets all close is marked away: the seat is kept for a grace period
-  (:func:`baccarat.server.playing.tables.free_away_seats`) and is theirs again when they reconnect.
+  (:func:`baccarat.server.playing.seating.free_away_seats`) and is theirs again when they reconnect.
 * Commands: ``{"type": "bet", "key": "...", "bets": {...}, "round": N}`` and ``{"type": "decision",
   "key": "...", "action": "draw"|"stand", "round": N}`` (``round`` optional: the round meant, refused
   once it is past).  Each has an idempotency key: a replayed command is answered from

@@ -6,7 +6,7 @@ round came first again 0.1 s later, forever.  Here each due round is tried on it
 is logged loudly (the first with its traceback, later ones in one line), the round is tried again
 after a growing pause (0.5 s, 1 s, 2 s ... at most 30 s) while the other rounds go on, and after
 :data:`MAX_ATTEMPTS` failures it is voided: every stake goes back to its player through the ledger
-(:func:`baccarat.server.playing.tables.void_round`), and the table opens its next round.
+(:func:`baccarat.server.playing.dealing.void_round`), and the table opens its next round.
 
 A failure of the storage itself (a full disk, a read-only or unreachable database) is not the
 round's fault and voiding could not be written either: such a round waits the same way but is
@@ -36,7 +36,7 @@ log = logging.getLogger("baccarat.dealer")
 #: Failed attempts at a round before it is voided and its stakes refunded.
 MAX_ATTEMPTS = 5
 #: Seconds the dealer waits after a window's close before dealing: bets received before the close, or in
-#: the allowance for bets on their way (:data:`~baccarat.server.playing.tables.ON_THE_WAY`, shorter; each judged by
+#: the allowance for bets on their way (:data:`~baccarat.server.playing.betting.ON_THE_WAY`, shorter; each judged by
 #: its arrival, see live), may still be in their group commit.  Less than the NO MORE BETS pause (1 s by
 #: default), so the cards are shown at the same moments.
 LATE_BETS = 0.5
@@ -103,7 +103,7 @@ class Dealer:
 
     def _without_bets_waiting(self, due: list[int], now: datetime) -> list[int]:
         """The due rounds less the betting rounds with bets that arrived in time (before the close and its
-        allowance, :data:`~baccarat.server.playing.tables.ON_THE_WAY`) and are still being committed here: those are
+        allowance, :data:`~baccarat.server.playing.betting.ON_THE_WAY`) and are still being committed here: those are
         dealt once the bets are in (at most :data:`LONGEST_WAIT` late)."""
         rows = read(self.sessions, lambda s: s.execute(select(Round.id, Round.table_id, Round.closes_at).where(
             Round.id.in_(due), Round.status == "betting")).all())

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime, timedelta
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
+from sqlalchemy import Table as SqlTable
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -29,7 +30,7 @@ from baccarat.server.playing import fairness
 from baccarat.server.playing.betting import hold_round
 from baccarat.server.playing.seating import SIT_OUT_ROUNDS, count_idle
 from baccarat.server.playing.shapes import DealtCard, StoredResult
-from baccarat.server.playing.tables import _SETTLEMENTS, game_of, limits_of, next_round, table_row
+from baccarat.server.playing.tables import game_of, limits_of, next_round, table_row
 from baccarat.server.playing.timeline import later, pace_of, schedule, stamp
 from baccarat.server.playing.views import core_seats
 from baccarat.server.storage import notify
@@ -45,6 +46,8 @@ from baccarat.server.storage.models import (
     aware,
 )
 from baccarat.server.storage.models import now as _now
+
+_SETTLEMENTS = cast(SqlTable, Settlement.__table__)
 
 
 class DecisionAnswer(TypedDict):

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import cast
 
-from sqlalchemy import Table as SqlTable
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -43,7 +41,7 @@ from baccarat.server.playing.shapes import TableView
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.playing.views import limits_json, stored_limits, table_view
 from baccarat.server.storage import notify
-from baccarat.server.storage.models import Announcement, Bet, GameTable, Round, Settlement, ShoeRow
+from baccarat.server.storage.models import Announcement, Bet, GameTable, Round, ShoeRow
 from baccarat.server.storage.models import now as _now
 
 
@@ -235,4 +233,3 @@ def table_row(s: Session, table_id: int, *, lock: bool = False) -> GameTable:
     return table
 
 
-_SETTLEMENTS = cast(SqlTable, Settlement.__table__)

@@ -6,7 +6,7 @@ When it jumped 13 hours forward and back, every table kept rounds closing 13 hou
 bets in escrow and no deal, and every player was logged out.  This clock reads the wall clock
 once, when the process starts, and moves it on by the *monotonic* clock, which never steps (NTP
 only slews it, at most 0.05 %).  A step therefore reaches the server only at its next start,
-where :func:`baccarat.server.playing.tables.repair_deadlines` pulls stored deadlines that lie too far
+where :func:`baccarat.server.playing.dealing.repair_deadlines` pulls stored deadlines that lie too far
 ahead back within one window.
 """
 
