@@ -23,57 +23,32 @@ from mkdocs.exceptions import PluginError
 ROUTES_MARKER = "<!-- routes -->"
 CODES_MARKER = "<!-- refusal-codes -->"
 
-#: Where the app factory may live (the server's modules have moved once; the newest place first).
-APP_MODULES = ("baccarat.server.api.app", "baccarat.server.app")
-#: Where the settings class may live.
-SETTINGS_MODULES = ("baccarat.server.storage.settings", "baccarat.server.settings")
-#: Where the catalogue of codes lives.
-CODE_MODULES = ("baccarat.core.messages",)
-
 METHOD_ORDER = ("get", "post", "put", "patch", "delete")
 
 _routes_table: str | None = None
 
 
-def _first_importable(names: tuple[str, ...]) -> tuple[Any | None, list[str]]:
-    problems = []
-    for name in names:
-        try:
-            return importlib.import_module(name), problems
-        except ImportError as error:
-            problems.append(f"{name}: {error}")
-        except Exception as error:  # the module is there but fails while it loads: say so, not a traceback
-            problems.append(f"{name} failed to import: {type(error).__name__}: {error}")
-    return None, problems
+def _imported(name: str) -> Any:
+    """The module ``name``, or a build failure that says why it cannot be imported."""
+    try:
+        return importlib.import_module(name)
+    except Exception as error:  # not installed, or failing while it loads: say so, not a traceback
+        hint = " Is the package installed (pip install -e '.[docs]')?" if isinstance(error, ImportError) else ""
+        raise PluginError(f"docs/hooks/openapi_routes.py: cannot import {name}: "
+                          f"{type(error).__name__}: {error}.{hint}") from error
 
 
 def _openapi() -> dict[str, Any]:
-    module, problems = _first_importable(APP_MODULES)
-    factory = getattr(module, "create_app", None) if module is not None else None
-    if factory is None:
-        where = " or ".join(APP_MODULES)
-        detail = "; ".join(problems) if problems else f"{module.__name__} has no create_app"  # type: ignore[union-attr]
-        hint = " Is the package installed (pip install -e '.[docs]')?" if "No module named 'baccarat'" in detail else ""
-        raise PluginError(
-            f"docs/hooks/openapi_routes.py: cannot build the table server's app to list its routes "
-            f"(looked for create_app in {where}: {detail}).{hint}"
-        )
-    settings_module, _ = _first_importable(SETTINGS_MODULES)
+    app_module = _imported("baccarat.server.api.app")
+    settings_module = _imported("baccarat.server.storage.settings")
     with tempfile.TemporaryDirectory(prefix="baccarat-docs-") as folder:
         try:
-            if settings_module is not None and hasattr(settings_module, "Settings"):
-                settings = settings_module.Settings(
-                    data_dir=Path(folder), database_url=f"sqlite:///{Path(folder) / 'docs.db'}"
-                )
-                app = factory(settings)
-            else:
-                app = factory()
-            return app.openapi()  # type: ignore[no-any-return]
+            settings = settings_module.Settings(data_dir=Path(folder),
+                                                database_url=f"sqlite:///{Path(folder) / 'docs.db'}")
+            return app_module.create_app(settings).openapi()  # type: ignore[no-any-return]
         except Exception as error:
-            raise PluginError(
-                f"docs/hooks/openapi_routes.py: create_app from {module.__name__} failed to give its OpenAPI "  # type: ignore[union-attr]
-                f"schema: {type(error).__name__}: {error}"
-            ) from error
+            raise PluginError(f"docs/hooks/openapi_routes.py: the table server's app failed to give its OpenAPI "
+                              f"schema: {type(error).__name__}: {error}") from error
 
 
 def _cell(text: str) -> str:
@@ -114,11 +89,7 @@ def _literal(text: str) -> str:
 
 
 def codes_table() -> str:
-    module, problems = _first_importable(CODE_MODULES)
-    catalogue = getattr(module, "CATALOGUE", None) if module is not None else None
-    if not isinstance(catalogue, dict) or not catalogue:
-        detail = "; ".join(problems) or f"{CODE_MODULES[0]} has no CATALOGUE"
-        raise PluginError(f"docs/hooks/openapi_routes.py: cannot read the catalogue of codes ({detail})")
+    catalogue = _imported("baccarat.core.messages").CATALOGUE
     rows = [f"| {_literal(str(code))} | {_literal(str(template))} |" for code, template in sorted(catalogue.items())]
     return "\n".join(["| code | English template |", "|---|---|", *rows])
 
