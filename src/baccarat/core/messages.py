@@ -107,6 +107,7 @@ CATALOGUE: dict[str, str] = {
     "seat.empty": "nobody sits at seat {seat}",
     "seat.has_bets": "seat {seat} has bets in play; leave after the round",
     "seat.leave_with_bets": "your bets are on the layout: you can leave once this round is settled",
+    "seat.stand_with_bets": "the player at seat {seat} has bets in play: stand them up once this round is settled",
     # --- betting
     "bet.malformed": "bets are wager code -> amount in minor units",
     "bet.no_wager": "no wager given",
@@ -211,12 +212,16 @@ CATALOGUE: dict[str, str] = {
     "request.method_refused": "this address does not answer that method",
     "request.too_large": "request bodies are at most {limit} bytes",
     "request.invalid": "{field}: {problem}",
+    "request.bad_text": "{field}: holds a character that cannot be stored (NUL, U+0000, or half of a surrogate "
+                        "pair, U+D800 to U+DFFF): remove it",
     "request.refused": "the request was refused ({status})",
     "server.unavailable": "the table server cannot save right now; try again in a moment",
     "server.error": "something went wrong on the server: try again",
+    "server.busy": "the table server has all the connections it can hold; try again in a few seconds",
+    "server.too_many_connections": "your address holds {limit} connections to the table server, the most it may; "
+                                   "close other casino pages on your network, then try again",
     "frame.binary": "malformed frame: frames are JSON text, not binary",
     "frame.too_deep": "malformed frame: nested too deep",
-    "frame.not_unicode": "malformed frame: not Unicode text",
     "frame.not_json": "malformed frame: not JSON",
     "command.not_object": "a command is a JSON object",
     "command.key_missing": "a command needs a 'key' (idempotency key)",
@@ -240,7 +245,13 @@ CATALOGUE: dict[str, str] = {
     "news.left": "{name} leaves seat {seat}",
     "news.seat_freed": "{name}'s seat {seat} is free: disconnected for more than {seconds:g} s",
     "news.stood_up": "{name} is stood up from seat {seat}: no bet in {rounds} rounds",
+    "news.operator_stood": "{name} is stood up from seat {seat} by the house",
     "news.new_shoe": "New shoe: shoe {shoe}, the scoreboards start again",
+    # --- what a player is told about their own seat (the ``notice`` of their state at the table)
+    "notice.stood_up": "You were stood up from seat {seat}: no bet in {rounds} rounds in a row. Sit down again to play",
+    "notice.seat_freed": ("Your seat {seat} was freed: you were away for more than {seconds:g} s. "
+                          "Sit down again to play"),
+    "notice.operator_stood": "The house stood you up from seat {seat}. Sit down again to play",
     "news.other": "Table news",
     # --- words for machine values (the ``word`` spec)
     "word.rule.username": "too many failed sign-ins for this username",
@@ -264,6 +275,7 @@ CATALOGUE: dict[str, str] = {
     "word.action.close_tables": "close tables",
     "word.action.change_limits": "change table limits",
     "word.action.void_rounds": "void rounds",
+    "word.action.stand_players": "stand players up",
     "word.action.move_money": "credit or debit wallets",
     "word.action.console": "use the operator console, its reports and the audit trail",
 }

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.core.errors import AuthorizationError, ConfigurationError
 from baccarat.server.api.responses import Refusal
+from baccarat.server.api.text import Text
 from baccarat.server.house import accounts, wallet
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Account
@@ -21,7 +22,7 @@ T = TypeVar("T")
 Answer = TypeVar("Answer", bound=Mapping[str, object])
 
 
-def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
+def bearer(authorization: Annotated[Text | None, Header()] = None) -> str | None:
     """The session token from ``Authorization: Bearer <token>`` (tokens never travel in URLs)."""
     if authorization and authorization.startswith("Bearer "):
         return authorization.removeprefix("Bearer ").strip()
@@ -33,7 +34,7 @@ Token = Annotated[str | None, Depends(bearer)]
 #: Ids in paths: positive and within a 32-bit column (the fuzzer found 500s for huge ones).
 Id = Annotated[int, Path(ge=1, le=2**31 - 1)]
 #: The ``Idempotency-Key`` header of a money-moving request.
-IdempotencyKey = Annotated[str | None, Header()]
+IdempotencyKey = Annotated[Text | None, Header()]
 
 #: The refusals every route may give, documented once for ``/openapi.json``: FastAPI's ``responses``, whose
 #: values are OpenAPI response objects (any JSON OpenAPI allows there, hence ``Any``).
@@ -65,7 +66,7 @@ def me(request: Request, token: str | None) -> Account:
 
 def operator(request: Request, token: str | None, action: str) -> Account:
     """The operator's account, or 403 saying that only an operator may do ``action`` (``open_tables``,
-    ``close_tables``, ``change_limits``, ``void_rounds``, ``move_money``, ``console``)."""
+    ``close_tables``, ``change_limits``, ``void_rounds``, ``stand_players``, ``move_money``, ``console``)."""
     account = me(request, token)
     if account.role != "operator":
         raise AuthorizationError.coded("auth.operator_only", action=action)

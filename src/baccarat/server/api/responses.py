@@ -280,6 +280,15 @@ class YourSettlement(Answer):
     net: int = Field(description="minor units, all the round's bets together")
 
 
+class SeatNotice(Answer):
+    """Why the player's seat at this table was taken from them."""
+
+    code: str = Field(description="notice.stood_up (no bet in N rounds in a row), notice.seat_freed (away past "
+                                  "the grace period) or notice.operator_stood (stood up by the house)")
+    params: dict[str, Any] = Field(description="the code's parameters: seat, and rounds or seconds")
+    at: Time
+
+
 class YourState(Answer):
     seat: int | None
     name: str | None
@@ -288,6 +297,8 @@ class YourState(Answer):
     bets: dict[str, int]
     settlement: YourSettlement | None = Field(description="once the round's result is shown")
     decision: str | None
+    notice: SeatNotice | None = Field(description="while not seated: why the seat last held here was freed "
+                                                  "(for as long as the table shows its news), else null")
 
 
 class Seated(Answer):
@@ -393,6 +404,15 @@ class ShoeRecord(Answer):
     burned: list[str]
     ended: str | None = None
     rounds: list[ShoeRound]
+
+
+class StoodUp(Answer):
+    """The seat an operator freed and who sat there."""
+
+    table: int
+    seat: int
+    account_id: int
+    name: str
 
 
 class VoidedRound(Answer):

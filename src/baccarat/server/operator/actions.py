@@ -1,6 +1,6 @@
 """Operator actions, each done and written to the audit trail in one transaction
 (:mod:`baccarat.server.house.audit`): open, close and reopen a table, change its limits, void a round,
-credit or debit a wallet.  The REST routes and ``baccarat void-round`` both come through here."""
+stand a player up, credit or debit a wallet.  The REST routes and ``baccarat void-round`` both come through here."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from sqlalchemy.orm import Session
 
 from baccarat.core.errors import UnknownSeatError
 from baccarat.server.house import audit, wallet
-from baccarat.server.playing import dealing, tables, views
+from baccarat.server.playing import dealing, seating, tables, views
 from baccarat.server.playing.dealing import VoidedRound
 from baccarat.server.playing.shapes import LimitsJson, TableView
 from baccarat.server.playing.timeline import Pace
-from baccarat.server.storage.models import Account, GameTable, Round
+from baccarat.server.storage.models import Account, GameTable, Round, Seat
 
 
 class TableSettings(TypedDict, total=False):
@@ -92,6 +92,19 @@ def void_round(s: Session, actor: Account | str, table_id: int, number: int, *, 
                          lambda: dealing.void_round(s, table_id, number, reason=reason),
                          extra=lambda result: {"reason": reason.strip()[:200], "refunded": result["refunded"],
                                                "bets_refunded": result["bets_refunded"]})
+
+
+def stand_player(s: Session, actor: Account | str, table_id: int, seat: int) -> seating.StoodUp:
+    """Free seat ``seat`` of the table (:func:`baccarat.server.playing.seating.stand_up`), recorded with who
+    sat there; the player's money is not touched."""
+    def look() -> dict[str, object]:
+        taken = s.scalar(select(Seat).where(Seat.table_id == table_id, Seat.number == seat)
+                         .execution_options(populate_existing=True))
+        return {"account_id": None if taken is None else taken.account_id}
+
+    return audit.audited(s, actor, "stand_player", f"table {table_id} seat {seat}", look,
+                         lambda: seating.stand_up(s, table_id, seat),
+                         extra=lambda result: {"player": result["name"]})
 
 
 def move_money(s: Session, actor: Account | str, account_id: int, amount: int, *, memo: str = "") -> WalletBalance:

@@ -191,6 +191,7 @@ def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int 
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
         if not bets:
             current.status = "no_action"
+            count_idle(s, table.id, set(), now, sit_out_rounds)  # a window nobody bet in was sat out by every seat
             next_round(s, table, current.number + 1, now, round_shoe(s, current))
             return
         count_idle(s, table.id, {bet.account_id for bet in bets}, now, sit_out_rounds)

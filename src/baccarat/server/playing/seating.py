@@ -1,10 +1,10 @@
 """Seats at a table: sitting down and leaving, a player away after their socket closed, and the seats freed
-after the grace period or after sitting out too many rounds."""
+after the grace period, after sitting out too many betting windows, or by an operator."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
@@ -26,7 +26,7 @@ from baccarat.server.storage.models import (
 )
 from baccarat.server.storage.models import now as _now
 
-#: A seated player who lets this many dealt rounds go by without a bet is stood up.
+#: A seated player who lets this many betting windows in a row close without a bet is stood up.
 SIT_OUT_ROUNDS = 5
 
 
@@ -141,8 +141,12 @@ def free_away_seats(s: Session, now: datetime | None = None, *, grace: float = S
 
 
 def count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_out_rounds: int) -> None:
-    """A round was dealt: seated players who did not bet on it sat it out; after ``sit_out_rounds``
-    in a row they are stood up (a player at a real table who never plays gives the seat back)."""
+    """A betting window closed (``bettors``: who bet in it; empty for a round nobody bet on, which is never
+    dealt): seated players who did not bet sat it out; after ``sit_out_rounds`` windows in a row they are
+    stood up, connected or not (a player at a real table who never plays gives the seat back).
+
+    Windows nobody bet on count too: counting only dealt rounds once let seven players who sat down and
+    never bet hold a Lucky Draw table full for good, since a round without bets is never dealt."""
     for seat in s.scalars(select(Seat).where(Seat.table_id == table_id)):
         if seat.account_id in bettors:
             seat.idle_rounds = 0
@@ -150,6 +154,44 @@ def count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_
         seat.idle_rounds = (seat.idle_rounds or 0) + 1
         if seat.idle_rounds >= sit_out_rounds:
             free_seat(s, seat, now, "stood_up", rounds=seat.idle_rounds)
+
+
+class StoodUp(TypedDict):
+    """A player an operator stood up (:func:`stand_up`)."""
+
+    table: int
+    seat: int
+    account_id: int
+    name: str
+
+
+def seated_at(s: Session, table_id: int, number: int) -> Seat:
+    """The seat ``number`` of the table, taken: refused for an unknown table (``table.unknown``), a seat
+    the game does not have (``seat.out_of_range``) or an empty one (``seat.empty``)."""
+    seats = game_of(table_row(s, table_id)).max_seats
+    if not 1 <= number <= seats:
+        raise UnknownSeatError.coded("seat.out_of_range", seats=seats)
+    seat = s.scalar(select(Seat).where(Seat.table_id == table_id, Seat.number == number))
+    if seat is None:
+        raise UnknownSeatError.coded("seat.empty", seat=number)
+    return seat
+
+
+def stand_up(s: Session, table_id: int, number: int, now: datetime | None = None) -> StoodUp:
+    """Operator: free seat ``number`` of the table whoever sits there, announced (``news.operator_stood``);
+    the player's money is not touched.  Refused (``seat.stand_with_bets``) while the player has bets on
+    the round in play: those bets are played for that seat, so the seat goes once the round is settled."""
+    now = now or _now()
+    seated_at(s, table_id, number)  # the refusals, before any lock is taken
+    _lock_round_in_play(s, table_id)  # as leave does: no bet can read this seat meanwhile
+    seat = seated_at(s, table_id, number)  # read again under the lock: it may have changed hands
+    if _has_bets_in_play(s, table_id, seat.account_id):
+        raise IllegalActionError.coded("seat.stand_with_bets", seat=number)
+    name = s.scalar(select(Account.username).where(Account.id == seat.account_id)) or ""
+    account_id = seat.account_id
+    free_seat(s, seat, now, "operator_stood")
+    s.flush()
+    return {"table": table_id, "seat": number, "account_id": account_id, "name": name}
 
 
 def take_break(s: Session, account_id: int, *, hours: int | None = None, months: int | None = None,

@@ -288,6 +288,14 @@ class YourSettlement(TypedDict):
     net: int
 
 
+class SeatNotice(TypedDict):
+    """Why a player's seat was freed (not by leaving): ``notice.<kind>`` of the table news that said so."""
+
+    code: str
+    params: dict[str, object]  #: the news' params less the player's name
+    at: str
+
+
 class YourState(TypedDict):
     """One player's own state at a table (``GET /api/tables/{id}/you``, the WebSocket's ``you``)."""
 
@@ -298,6 +306,7 @@ class YourState(TypedDict):
     bets: dict[str, int]
     settlement: YourSettlement | None
     decision: str | None
+    notice: SeatNotice | None  #: while not seated: why the seat last held here was freed
 
 
 class BeadCell(TypedDict):

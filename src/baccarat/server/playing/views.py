@@ -86,6 +86,13 @@ _VIEW_ANNOUNCEMENTS = (select(_ANNOUNCEMENTS.c.at, _ANNOUNCEMENTS.c.kind, _ANNOU
                        .where(_ANNOUNCEMENTS.c.table_id == bindparam("table"),
                               _ANNOUNCEMENTS.c.at <= bindparam("now"), _ANNOUNCEMENTS.c.at > bindparam("since"))
                        .order_by(_ANNOUNCEMENTS.c.at.desc(), _ANNOUNCEMENTS.c.id.desc()).limit(ANNOUNCEMENTS))
+#: News that ends a seat without its player leaving: the player is told why (their state's ``notice``).
+FREED = ("stood_up", "seat_freed", "operator_stood")
+_VIEW_SEAT_NEWS = (select(_ANNOUNCEMENTS.c.at, _ANNOUNCEMENTS.c.kind, _ANNOUNCEMENTS.c.name, _ANNOUNCEMENTS.c.params)
+                   .where(_ANNOUNCEMENTS.c.table_id == bindparam("table"),
+                          _ANNOUNCEMENTS.c.kind.in_(("seated", "left", *FREED)),
+                          _ANNOUNCEMENTS.c.at <= bindparam("now"), _ANNOUNCEMENTS.c.at > bindparam("since"))
+                   .order_by(_ANNOUNCEMENTS.c.at.desc(), _ANNOUNCEMENTS.c.id.desc()))
 
 
 
@@ -469,6 +476,7 @@ def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, shapes
         if get_game(state.table.game, paytable=state.table.paytable).kind == "lucky_draw":
             decided = {row.account_id: row.action
                        for row in connection.execute(_VIEW_DECISIONS, {"round": current.id})}
+    notices = _notices(connection, state.table.id, now) if set(account_ids) - set(seats) else {}
     answer: dict[int, shapes.YourState] = {}
     for account_id in account_ids:
         seat = seats.get(account_id)
@@ -478,8 +486,30 @@ def yours(s: Session, state: Moment, account_ids: list[int]) -> dict[int, shapes
             "balance": balances.get(account_id), "round": None if current is None else current.number,
             "bets": bets.get(account_id, {}),
             "settlement": None if mine is None else {"bets": mine, "net": sum(b["net"] for b in mine.values())},
-            "decision": decided.get(account_id)}
+            "decision": decided.get(account_id), "notice": None if seat is not None else notices.get(account_id)}
     return answer
+
+
+def _notices(connection: Any, table_id: int, now: datetime) -> dict[int, shapes.SeatNotice]:
+    """Account -> why their seat at the table was freed, for players whose latest seat news of the last
+    :data:`ANNOUNCED_FOR` says it was (stood up, away too long, stood up by the house) rather than that
+    they sat down or left.  A REST client that never opened a socket learns it from ``GET .../you``."""
+    latest: dict[str, Row[Any]] = {}
+    for row in connection.execute(_VIEW_SEAT_NEWS, {"table": table_id, "now": now, "since": now - ANNOUNCED_FOR}):
+        if row.name is not None:
+            latest.setdefault(row.name, row)  # newest first: the first row of a name is its latest news
+    # (news stored before it had params cannot be worded as a notice: it is left out)
+    freed = {name: row for name, row in latest.items() if row.kind in FREED and row.params}
+    if not freed:
+        return {}
+    accounts = connection.execute(select(_ACCOUNTS.c.id, _ACCOUNTS.c.username)
+                                  .where(_ACCOUNTS.c.username.in_(list(freed))))
+    notices: dict[int, shapes.SeatNotice] = {}
+    for account_id, username in accounts:
+        row = freed[username]
+        params = {key: value for key, value in json.loads(row.params).items() if key != "name"}
+        notices[account_id] = {"code": f"notice.{row.kind}", "params": params, "at": stamp(aware(row.at))}
+    return notices
 
 
 def you(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> shapes.YourState:

@@ -1,5 +1,5 @@
 // The operator console (/operator): the tables with their players and round in play (open, close,
-// limits, a live monitor), reports with the actual and theoretical win drawn as an inline SVG chart,
+// limits, stand a player up, a live monitor), reports with the actual and theoretical win drawn as an inline SVG chart,
 // player lookup with statements and game recall, and the audit trail with its chain check.  Every
 // answer comes from /api/operator/* (operators only); every word from the catalogues (lib.js's t).
 "use strict";
@@ -150,7 +150,11 @@ function tablesView() {
     const seats = table.seats.length
       ? h("ul", { class: "seats" }, ...table.seats.map((seat) => h("li", {},
         t("op.seat", { n: seat.seat }), " ", h("button", { type: "button", class: "link", onclick: () => { location.hash = `#/players/${seat.account_id}`; } }, seat.username),
-        seat.away ? h("span", { class: "muted" }, " ", t("op.away")) : null)))
+        seat.away ? h("span", { class: "muted" }, " ", t("op.away")) : null, " ",
+        h("button", { type: "button", class: "quiet", id: `stand-${table.id}-${seat.seat}`,
+                      "aria-label": t("op.stand_label", { name: seat.username, n: seat.seat }),
+                      onclick: () => act(() => api("POST", `/api/operator/tables/${table.id}/seats/${seat.seat}/stand`),
+                                         t("op.stood_done", { name: seat.username, n: seat.seat })) }, t("op.stand")))))
       : h("p", { class: "muted" }, t("op.no_players"));
     const round = table.round
       ? h("p", { class: "round-line" }, t("op.round_line", { n: table.round.round, phase: t(`op.round.${table.round.status}`),

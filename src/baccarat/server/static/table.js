@@ -829,6 +829,16 @@ function tableView(tableId) {
       }
       S.bettingRound = betting;
     }
+    // the seat was taken from us (no bet in too many rounds, away too long, the house): say why, once
+    // (after a new window's clearing above, so the words stay)
+    const notice = S.you && S.you.notice;
+    if (notice && notice.at !== S.noticeAt) {
+      S.noticeAt = notice.at;
+      const words = codeText(notice.code, notice.params, "");
+      toast(words);
+      announce(words);
+      say(words, "info");
+    }
     if (before && before.shoe && S.view.shoe && before.shoe.number !== S.view.shoe.number) S.roads = null;
     S.firstFrame = !before;
     render();

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from baccarat.core.errors import ConfigurationError
@@ -50,6 +50,11 @@ _EXPECTED = {
     "pushes": "auto or poll",
     "bulk_bets": "1 (on) or 0 (off)",
     "ws_deflate": "1 (on) or 0 (off)",
+    "head_seconds": "a number of seconds (e.g. 10)",
+    "idle_seconds": "a number of seconds (e.g. 5)",
+    "max_connections": "a whole number of connections (e.g. 10000)",
+    "connections_per_address": "a whole number of connections (e.g. 256)",
+    "audit_head_seconds": "a number of seconds (e.g. 60)",
 }
 
 
@@ -80,11 +85,34 @@ class Settings(BaseSettings):
     ws_deflate: bool = False
     #: a player whose table sockets all closed keeps the seat this long to reconnect (``BACCARAT_SEAT_GRACE_SECONDS``)
     seat_grace_seconds: Annotated[float, Field(ge=0)] = 60.0
-    #: a seated player is stood up after this many dealt rounds in a row without a bet (``BACCARAT_SIT_OUT_ROUNDS``)
+    #: a seated player is stood up after this many betting windows in a row without a bet of theirs, rounds nobody
+    #: bet on included, connected or not (``BACCARAT_SIT_OUT_ROUNDS``)
     sit_out_rounds: Annotated[int, Field(ge=1)] = 5
     #: Browser origins allowed on the table WebSocket besides the server's own (the page it served, whatever
     #: host and port it is reached by, is always allowed): ``BACCARAT_ALLOWED_ORIGINS``, comma-separated.
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = ()
+    #: a connection whose request head is not read in full this long after it opened (or after its first byte
+    #: following an idle wait) is closed (``BACCARAT_HEAD_SECONDS``; see :mod:`baccarat.server.live.connections`)
+    head_seconds: Annotated[float, Field(gt=0)] = 10.0
+    #: a connection with no request this long after its last answer is closed (``BACCARAT_IDLE_SECONDS``)
+    idle_seconds: Annotated[float, Field(gt=0)] = 5.0
+    #: connections one server process holds at once; more are answered 503 at once (``BACCARAT_MAX_CONNECTIONS``;
+    #: by default the file limit less a tenth, at least 64, kept for the database and logs)
+    max_connections: Annotated[int | None, Field(ge=1)] = None
+    #: connections one client address holds at once in a process, a trusted proxy's not capped; more are answered
+    #: 503 at once (``BACCARAT_CONNECTIONS_PER_ADDRESS``; by default a quarter of the process's cap, at most 256)
+    connections_per_address: Annotated[int | None, Field(ge=1)] = None
+    #: the audit trail's Ed25519 signing key (``BACCARAT_AUDIT_KEY_FILE``): a file outside the data directory,
+    #: made (mode 0600, the public key beside it as ``.pub``) at the first start when there is none; by
+    #: default ``audit-signing-key.pem`` in the user's configuration directory (:attr:`audit_key_path`)
+    audit_key_file: Path | None = None
+    #: the signing key itself (``BACCARAT_AUDIT_KEY``: PEM, or its 32 bytes in base64), instead of a file
+    audit_key: SecretStr | None = None
+    #: where the signed heads of the audit trail are appended, one JSON line each
+    #: (``BACCARAT_AUDIT_HEADS_FILE``; by default ``audit-heads.jsonl`` in the data directory)
+    audit_heads_file: Path | None = None
+    #: how often a server process signs the newest audit entry into the heads file (``BACCARAT_AUDIT_HEAD_SECONDS``)
+    audit_head_seconds: Annotated[float, Field(gt=0)] = 60.0
 
     def __init__(self, **values: Any) -> None:
         try:
@@ -109,6 +137,21 @@ class Settings(BaseSettings):
         given: dict[str, object] = {"data_dir": data_dir, "database_url": database,
                                     "betting_seconds": betting_seconds}
         return cls(**{name: value for name, value in given.items() if value})
+
+    @property
+    def audit_key_path(self) -> Path:
+        """The audit signing key's file: ``BACCARAT_AUDIT_KEY_FILE``, else ``audit-signing-key.pem`` in the
+        user's configuration directory (``~/.config/baccarat`` on Linux), away from the database."""
+        if self.audit_key_file is not None:
+            return self.audit_key_file
+        import click  # (Typer's and uvicorn's own dependency: its per-platform configuration directory)
+
+        return Path(click.get_app_dir("baccarat")) / "audit-signing-key.pem"
+
+    @property
+    def audit_heads_path(self) -> Path:
+        """The audit trail's signed heads: ``BACCARAT_AUDIT_HEADS_FILE``, else in the data directory."""
+        return self.audit_heads_file if self.audit_heads_file is not None else self.data_dir / "audit-heads.jsonl"
 
     @property
     def url(self) -> str:

@@ -1,6 +1,6 @@
 """The operator's routes: open and close tables, change their limits, void a round that cannot be
-dealt, and credit or debit wallets.  Every route answers 403 to any other account, and every action is
-written to the audit trail in its own transaction (:mod:`baccarat.server.operator.actions`)."""
+dealt, stand a player up, and credit or debit wallets.  Every route answers 403 to any other account, and
+every action is written to the audit trail in its own transaction (:mod:`baccarat.server.operator.actions`)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from sqlalchemy.orm import Session
 
 from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, once, operator, run
 from baccarat.server.api.requests import LimitsBody, Movement, TableBody, VoidBody
-from baccarat.server.api.responses import TableView, VoidedRound, WalletBalance
+from baccarat.server.api.responses import StoodUp, TableView, VoidedRound, WalletBalance
 from baccarat.server.operator import actions as operations
-from baccarat.server.playing import dealing, shapes
+from baccarat.server.playing import dealing, seating, shapes
 from baccarat.server.playing.timeline import Pace
 
 log = logging.getLogger("baccarat.server")
@@ -61,6 +61,14 @@ def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token
     result = run(request, lambda s: operations.void_round(s, manager, table_id, number, reason=body.reason))
     log.critical("operator voided table %s round %s: %s", table_id, number, body.reason)
     return result
+
+
+@router.post("/tables/{table_id}/seats/{seat}/stand", response_model=StoodUp)
+def stand_player(request: Request, table_id: Id, seat: Id, token: Token) -> seating.StoodUp:
+    """Free a seat whoever holds it (a player who sits and never plays), announced to the table; the
+    player's money is not touched.  Refused while the player has bets in play."""
+    manager = operator(request, token, "stand_players")
+    return run(request, lambda s: operations.stand_player(s, manager, table_id, seat))
 
 
 def _move(request: Request, token: str | None, account_id: int, body: Movement, key: str | None,
