@@ -1,6 +1,6 @@
 """The operator console and the player's protection in real Chromium (issue 14): an operator sees the
-tables with their players and the round in play, closes and reopens a table, changes its limits and
-watches it live; reads the reports, whose figures and chart come from the API, and downloads their
+tables with their players and the round in play, stands a player up, closes and reopens a table,
+changes its limits and watches it live; reads the reports, whose figures and chart come from the API, and downloads their
 CSV; looks a player up and recalls a round; checks the audit trail.  A player sets a reality check,
 which interrupts play with the time played and the net result (Continue or Leave), and takes a
 time-out that the lobby shows.  Screenshots go to ``artifacts/screenshots`` (``console-*``).
@@ -119,6 +119,13 @@ def test_the_operator_runs_the_tables_from_the_console(server: Server, browser: 
     expect(mini.locator(".badge")).to_have_text("Open")
     expect(page.locator("[data-table='3'] .seats")).to_contain_text("zoe")
     expect(page.locator("[data-table='2'] .limits-line")).to_contain_text("Minimum 1.00")
+    # stand a player up (one who sits and never plays): the seat is free, and zoe is told why
+    expect(page.locator("#stand-3-1")).to_have_attribute("aria-label", "Stand zoe up from seat 1")
+    page.click("#stand-3-1")
+    expect(page.locator("[data-table='3']")).to_contain_text("No one is seated.")
+    expect(page.locator("#stand-3-1")).to_have_count(0)
+    mine = _api(server, "GET", "/api/tables/3/you", zoe)
+    assert isinstance(mine, dict) and mine["seat"] is None and mine["notice"]["code"] == "notice.operator_stood"
     # watch a table live: the phase and the round come from the table's own view
     page.click("#watch-1")
     expect(page.locator("#monitor-phase")).to_contain_text(re.compile(r"Round \d+"))
@@ -137,7 +144,7 @@ def test_the_operator_runs_the_tables_from_the_console(server: Server, browser: 
     page.click("#tab-audit")
     expect(page.locator("#audit-verdict")).to_contain_text("The chain is intact")
     actions = page.locator("#audit-rows tr td:nth-child(4)").all_inner_texts()
-    assert actions[:3] == ["Changed limits", "Reopened a table", "Closed a table"], actions
+    assert actions[:4] == ["Changed limits", "Reopened a table", "Closed a table", "Stood a player up"], actions
     shot(page, "console-audit")
     # in Chinese, no catalogue key is missing on any tab
     page.select_option("#lang", "zh-CN")
