@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, Field
+from pydantic.json_schema import JsonDict
 from pydantic_core import PydanticCustomError
 
 from baccarat.core.registry import game_codes
+from baccarat.server.api.text import STORABLE
 
 
 def known_game(value: object) -> object:
@@ -19,5 +21,11 @@ def known_game(value: object) -> object:
     return value
 
 
-#: A game code in a request body.
-GameCode = Annotated[str, BeforeValidator(known_game)]
+def _listed(schema: JsonDict) -> None:
+    """The games in ``/openapi.json``, as an ``enum`` of the codes registered when the schema is made (the
+    first time it is asked for, after ``serve --rules`` has added its games)."""
+    schema["enum"] = list(game_codes())
+
+
+#: A game code in a request body (text that cannot be stored is refused as such first).
+GameCode = Annotated[str, BeforeValidator(known_game), STORABLE, Field(json_schema_extra=_listed)]

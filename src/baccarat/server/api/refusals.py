@@ -36,6 +36,8 @@ from baccarat.core.errors import (
     WagerPrerequisiteError,
 )
 from baccarat.core.messages import CATALOGUE, Param, render
+from baccarat.core.text import storable
+from baccarat.server.api.text import BAD_TEXT
 from baccarat.server.storage import faults
 
 log = logging.getLogger("baccarat.server")
@@ -94,18 +96,29 @@ def _phrase(status: int) -> str:
         return "Error"
 
 
-def _invalid(problems: list[Any]) -> dict[str, Param]:
-    """A 422's params: the first problem's field (``username``, ``bets.banker``; ``body`` for a body that
-    is not JSON) and its kind (pydantic's error type: ``string_too_short``, ``missing``, ``json_invalid``)."""
+def _location(error: Any) -> list[str]:
+    """Where a problem is, cut short before any part that is not storable text (a map key holding NUL is
+    named by its map, ``bets``): the answer never repeats text the server refuses to hold."""
+    location = [str(part) for part in error.get("loc", ())]
+    bad = next((n for n, part in enumerate(location) if not storable(part)), len(location))
+    return location[:bad]
+
+
+def _invalid(problems: list[Any]) -> tuple[str, dict[str, Param]]:
+    """A 422's code and params.  Text that cannot be stored (:mod:`baccarat.server.api.text`):
+    ``request.bad_text`` naming the field.  Anything else: ``request.invalid`` with the first problem's field
+    (``username``, ``bets.banker``; ``body`` for a body that is not JSON) and its kind (pydantic's error type:
+    ``string_too_short``, ``missing``, ``json_invalid``)."""
     first = problems[0] if problems else {}
-    location = [str(part) for part in first.get("loc", ())]
-    field = "body" if first.get("type") == "json_invalid" else ".".join(location).removeprefix("body.")
-    return {"field": field, "problem": str(first.get("type", ""))}
+    field = "body" if first.get("type") == "json_invalid" else ".".join(_location(first)).removeprefix("body.")
+    if first.get("type") == BAD_TEXT:
+        return "request.bad_text", {"field": field}
+    return "request.invalid", {"field": field, "problem": str(first.get("type", ""))}
 
 
 def _problem(error: Any) -> dict[str, str]:
     """One validation problem for the player: which field, and what is wrong with it."""
-    location = [str(part) for part in error.get("loc", ())]
+    location = _location(error)
     if error.get("type") == "json_invalid":  # FastAPI says "JSON decode error" at "body.<offset>"
         reason = (error.get("ctx") or {}).get("error", "")
         return {"field": "body", "problem": f"the body is not valid JSON: {reason} at character {location[-1]}"}
@@ -126,8 +139,8 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, error: RequestValidationError) -> JSONResponse:
         problems = list(error.errors())
-        return refusal(422, "InvalidRequest", [_problem(e) for e in problems], code="request.invalid",
-                      params=_invalid(problems))
+        code, params = _invalid(problems)
+        return refusal(422, "InvalidRequest", [_problem(e) for e in problems], code=code, params=params)
 
     @app.exception_handler(HTTPException)
     async def _refused(request: Request, error: HTTPException) -> JSONResponse:

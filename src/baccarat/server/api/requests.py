@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from annotated_types import Ge, Gt, Le
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from baccarat.core.fair import CLIENT_SEED, CLIENT_SEED_RULE
 from baccarat.core.money import MAX_AMOUNT
 from baccarat.server.api.known_games import GameCode
+from baccarat.server.api.text import STORABLE, Text
 
 
 class Strict(BaseModel):
@@ -23,13 +25,17 @@ class Strict(BaseModel):
 
 
 def json_integer(words: str, *, optional: bool = False) -> BeforeValidator:
-    """Refuse anything but a JSON integer (or, if ``optional``, null), with ``words`` as the message.
-    Even strict pydantic takes ``true`` and ``1.0`` for ``Literal[1, 2]`` (they compare equal to 1), and
-    lax mode took ``"100"``, ``"1_000"``, ``1e3`` and ``true`` as amounts; the WebSocket never did."""
+    """Refuse anything but a JSON number that is a whole number (or, if ``optional``, null), with ``words``
+    as the message: ``1050`` and ``1050.0`` (JSON Schema's ``integer``, which ``/openapi.json`` promises,
+    is any number without a fraction), never ``10.5``, ``"1050"`` or ``true``.  Even strict pydantic takes
+    ``true`` for ``Literal[1, 2]`` (it compares equal to 1) and refuses ``329.0`` for an ``int``; lax mode
+    took ``"100"``, ``"1_000"`` and ``true`` as amounts."""
 
     def check(value: object) -> object:
         if optional and value is None:
             return value
+        if type(value) is float and value.is_integer():  # no float over 2**53 passes the fields' maximums
+            return int(value)
         if type(value) is not int:  # bool is a subclass of int, and not a number here
             raise PydanticCustomError("int_type", words)
         return value
@@ -37,34 +43,42 @@ def json_integer(words: str, *, optional: bool = False) -> BeforeValidator:
     return BeforeValidator(check)
 
 
-#: An amount in a request body: a JSON integer of minor units (cents), as on the WebSocket.
-Amount = Annotated[int, json_integer(
-    "amounts are whole numbers of minor units (cents) written as JSON integers, e.g. 1050 for 10.50")]
+AMOUNT_WORDS = "amounts are whole numbers of minor units (cents), e.g. 1050 for 10.50"
+#: An amount in a request body: a whole number of minor units (cents).
+Amount = Annotated[int, json_integer(AMOUNT_WORDS)]
+#: A round's number in a request body (a whole number; the bounds come before the check so that
+#: ``/openapi.json`` shows them as JSON Schema's ``minimum`` and ``maximum``).
+RoundNumber = Annotated[int, Ge(1), Le(2**31 - 1), json_integer("a round's number is a whole number")]
 
 
 class Credentials(Strict):
-    username: str = Field(min_length=3, max_length=32)
-    password: str = Field(min_length=8, max_length=128)
+    # The pattern is the schema's only: the server also takes what NFKC makes such a name (full-width
+    # "Ａｌｉｃｅ" is "Alice"), and refuses anything else naming the character (account.username_character).
+    username: Text = Field(min_length=3, max_length=32, json_schema_extra={
+        "pattern": r"^[A-Za-z0-9_.-]{3,32}$",
+        "description": "3 to 32 of the letters A-Z, the digits 0-9 and . _ - (compared without case)"})
+    password: Text = Field(min_length=8, max_length=128)
 
 
 class Movement(Strict):
     amount: Amount = Field(gt=0, le=MAX_AMOUNT, description="minor units")
-    memo: str = Field(default="", max_length=200)
+    memo: Text = Field(default="", max_length=200)
 
 
 class BetsBody(Strict):
-    bets: dict[str, Amount] = Field(description="wager code -> amount in minor units")
-    round: int | None = Field(default=None, ge=1, le=2**31 - 1, description=(
+    bets: dict[Text, Amount] = Field(description="wager code -> amount in minor units")
+    round: RoundNumber | None = Field(default=None, description=(
         "the round the bets are meant for: refused if its betting has closed (without it, the open round)"))
 
 
 class TableBody(Strict):
-    name: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")
+    name: Text = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$")
     game: GameCode
     paytable: Annotated[Literal[1, 2], json_integer("the pay table is 1 or 2")] | None = Field(
         default=None, description="Lucky Draw's DrawWin pay table")
-    decks: int = Field(default=8, ge=1, le=16)
-    cut_card: int = Field(default=14, ge=0, le=832, description="cards behind the cut card")
+    decks: Annotated[int, Ge(1), Le(16), json_integer("decks are a whole number")] = 8
+    cut_card: Annotated[int, Ge(0), Le(832), json_integer("the cut card's place is a whole number")] = Field(
+        default=14, description="cards behind the cut card")
     betting_seconds: float = Field(default=15.0, ge=0.1, le=600)
     decision_seconds: float = Field(default=10.0, ge=0.1, le=600)
     no_more_bets_seconds: float = Field(default=1.0, ge=0, le=10,
@@ -75,17 +89,19 @@ class TableBody(Strict):
 
 class LimitsBody(Strict):
     minimum: Amount = Field(gt=0, le=MAX_AMOUNT, description="minor units; every wager must meet it")
-    maximums: dict[str, Annotated[Amount, Field(gt=0, le=MAX_AMOUNT)]] = Field(
+    # the bounds before the check, so that the schema shows them (after it, pydantic wrote "gt" and "le",
+    # which are no JSON Schema words, and a client or Schemathesis sent 0 as a valid maximum)
+    maximums: dict[Text, Annotated[int, Gt(0), Le(MAX_AMOUNT), json_integer(AMOUNT_WORDS)]] = Field(
         default_factory=dict, description="wager code -> maximum in minor units")
 
 
 class VoidBody(Strict):
-    reason: str = Field(min_length=1, max_length=200, description="why the round is voided (kept with the round)")
+    reason: Text = Field(min_length=1, max_length=200, description="why the round is voided (kept with the round)")
 
 
 class DecisionBody(Strict):
     action: Literal["draw", "stand"]
-    round: int | None = Field(default=None, ge=1, le=2**31 - 1, description=(
+    round: RoundNumber | None = Field(default=None, description=(
         "the round the decision is meant for: refused once that round's decisions are over (without it, "
         "the round awaiting decisions)"))
 
@@ -98,9 +114,9 @@ def _client_seed(value: object) -> object:
 
 
 class ClientSeedBody(Strict):
-    seed: Annotated[str, BeforeValidator(_client_seed)] = Field(pattern=r"^[\x21-\x7e]{1,64}$",
+    seed: Annotated[str, BeforeValidator(_client_seed), STORABLE] = Field(pattern=r"^[\x21-\x7e]{1,64}$",
                                                                 description=CLIENT_SEED_RULE)
 
 
 class SeatBody(Strict):
-    seat: int | None = Field(default=None, ge=1, le=7)
+    seat: Annotated[int, Ge(1), Le(7), json_integer("a seat is a whole number from 1 to 7")] | None = None

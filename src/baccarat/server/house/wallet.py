@@ -20,6 +20,7 @@ from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from baccarat.core.errors import ConfigurationError, ConflictError, InsufficientFundsError
+from baccarat.core.text import storable
 from baccarat.server.storage.db import among, given, insert_rows, on_postgresql, unnested
 from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Posting, Settlement, Wallet, now
 from baccarat.server.storage.models import now as _now
@@ -136,9 +137,14 @@ def request_hash(body: Any) -> str:
 
 
 def check_key(key: Any) -> None:
-    """Refuse an idempotency key that is not 8 to 128 characters."""
+    """Refuse an idempotency key that is not 8 to 128 characters, or holds text that cannot be stored
+    (NUL, an unpaired surrogate: :mod:`baccarat.core.text`), before any statement looks it up.  The edges
+    refuse such text first (the HTTP header, the socket frame); this keeps a key from any other caller from
+    reaching PostgreSQL, which would fail the whole transaction rather than this one request."""
     if not isinstance(key, str) or not 8 <= len(key) <= 128:
         raise ConfigurationError.coded("request.idempotency_key")
+    if not storable(key):
+        raise ConfigurationError.coded("request.bad_text", field="key")
 
 
 def idempotent(session: Session, account_id: int, key: str, body: Any,

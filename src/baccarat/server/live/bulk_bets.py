@@ -128,6 +128,15 @@ def frame_round(frame: CommandFrame, refusal: str) -> int | None:
     return number
 
 
+def _could_be_stored(key: object) -> bool:
+    """Whether ``key`` passes :func:`baccarat.server.house.wallet.check_key` (only such keys are looked up)."""
+    try:
+        wallet.check_key(key)
+    except ConfigurationError:
+        return False
+    return True
+
+
 def _table(model: Any) -> SqlTable:
     return cast(SqlTable, model.__table__)
 
@@ -279,7 +288,9 @@ def _place(s: Session, batch: list[tuple[int, BetCommand]], signed_out: Callable
                                 _read(connection, "hold_wallets", {"accounts": accounts})}
     # read with the wallets held: the keys, bets and balances of every bet of these players that committed
     # before (another process's bets of theirs stake their wallets too, so they are all in or all waiting)
-    pairs = sorted({(c.account_id, c.frame["key"]) for _, c in batch if isinstance(c.frame.get("key"), str)})
+    # only keys a bet could have been stored under: one holding NUL would fail the statement on PostgreSQL and
+    # move the whole batch off this path (its command is refused by wallet.check_key in _one)
+    pairs = sorted({(c.account_id, c.frame["key"]) for _, c in batch if _could_be_stored(c.frame.get("key"))})
     stored: dict[tuple[int, str], tuple[str, str]] = {
         (row.account_id, row.key): (row.request_hash, row.response) for row in _stored(connection, pairs)}
     known: dict[int, Any] = s.info["betting_rows"]
