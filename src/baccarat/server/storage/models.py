@@ -258,7 +258,8 @@ class Announcement(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    kind: Mapped[str] = mapped_column(String(16))  #: seat_freed, stood_up, seated, left, new_shoe: code news.<kind>
+    #: seat_freed, stood_up, operator_stood, seated, left, new_shoe: code news.<kind>
+    kind: Mapped[str] = mapped_column(String(16))
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     name: Mapped[str | None] = mapped_column(String(32), nullable=True)
     text: Mapped[str] = mapped_column(String(255))  #: the English words (baccarat.core.messages)
@@ -314,3 +315,40 @@ class AuditEntry(Base):
     after: Mapped[str] = mapped_column(Text)  #: JSON
     previous: Mapped[str] = mapped_column(String(64), unique=True)  #: one entry per predecessor: no fork
     digest: Mapped[str] = mapped_column(String(64))
+    #: Ed25519 signature (hex) of the id and digest, by a key the database never holds
+    #: (:mod:`baccarat.server.house.audit_keys`); None only for entries made before the key existed
+    signature: Mapped[str | None] = mapped_column(String(128), nullable=True)
+
+
+class Attempt(Base):
+    """A sign-in or sign-up attempt, kept for the limits' window (:mod:`baccarat.server.house.rate_limits`):
+    counted here, every server process on the database counts the same attempts.  ``at`` is seconds since
+    the epoch on the server's clock."""
+
+    __tablename__ = "attempts"
+    __table_args__ = (Index("ix_attempts_kind_address_at", "kind", "address", "at"),
+                      Index("ix_attempts_kind_name_at", "kind", "name", "at"),
+                      Index("ix_attempts_at", "at"))
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))  #: "login" or "registration"
+    name: Mapped[str | None] = mapped_column(Text, nullable=True)  #: a login's username, as compared
+    address: Mapped[str] = mapped_column(Text)  #: the client's address
+    at: Mapped[float] = mapped_column(Float)
+
+
+class SocketLease(Base):
+    """An open table socket, held by the server process that serves it (:mod:`baccarat.server.live.leases`):
+    the cap on sockets per account counts these, in every process.  The process renews ``heartbeat``
+    (seconds since the epoch) while the socket is open; a lease not renewed for a while is a dead process's
+    and no longer counts."""
+
+    __tablename__ = "socket_leases"
+    __table_args__ = (Index("ix_socket_leases_account_heartbeat", "account_id", "heartbeat"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    process: Mapped[str] = mapped_column(String(32))  #: the serving process's random id
+    table_id: Mapped[int] = mapped_column(Integer)
+    opened: Mapped[float] = mapped_column(Float)
+    heartbeat: Mapped[float] = mapped_column(Float)
