@@ -38,6 +38,17 @@ def examples(count: int) -> int:
     return count if PROFILE == "ci" else min(count, settings.get_profile("dev").max_examples)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def audit_signing_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The audit trail's signing key file of this test session: in a folder of its own, outside every
+    test's data directory and not in the user's configuration directory (the default); the servers the
+    tests start as processes inherit it."""
+    path = tmp_path_factory.mktemp("audit-key") / "audit-signing-key.pem"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BACCARAT_AUDIT_KEY_FILE", str(path))
+        yield path
+
+
 #: Filler behind a stacked coup so the shoe can always cover the largest coup.
 FILLER = "Kc " * 40
 

@@ -13,7 +13,7 @@ from sqlalchemy import delete, select, text, update
 from sqlalchemy.exc import DBAPIError
 
 from baccarat.cli.app import main
-from baccarat.server.house import accounts, audit
+from baccarat.server.house import accounts, audit, audit_keys
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import AuditEntry
 from baccarat.server.storage.settings import Settings
@@ -91,7 +91,8 @@ def test_every_operator_action_is_recorded_with_who_when_what_before_and_after(c
     assert entries[0]["previous"] == "0" * 64
     assert all(e["previous"] == before["digest"] for before, e in itertools.pairwise(entries))
     assert client.get("/api/operator/audit/verify", headers=boss).json() == {
-        "ok": True, "entries": 8, "broken": None, "head": entries[-1]["digest"]}
+        "ok": True, "entries": 8, "broken": None, "head": entries[-1]["digest"], "signed": 8, "unsigned": 0,
+        "key": audit_keys.fingerprint(audit.public_key(client.app.state.sessions)), "heads": 0}
     csv = client.get("/api/operator/audit?format=csv", headers=boss)
     assert csv.headers["content-type"].startswith("text/csv") and len(csv.text.strip().splitlines()) == 9
 

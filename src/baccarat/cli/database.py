@@ -15,6 +15,8 @@ import typer
 from baccarat.cli.common import EXIT_UNAVAILABLE
 
 if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
     from baccarat.server.storage.settings import Settings
 
 
@@ -122,3 +124,11 @@ def ready_database(settings: Settings, *, existing: bool = False) -> str:
             # migration when there is nothing to migrate, and would then answer every bet 503.
             transaction(sessions, lambda s: s.execute(text("UPDATE alembic_version SET version_num = version_num")))
     return url
+
+
+def sign_audit_entries(sessions: sessionmaker[Session], settings: Settings) -> None:
+    """Sign the audit entries a command records with the server's key (made, as the server makes it, when
+    none is configured): an unsigned entry after signed ones is what ``audit verify`` names as tampering."""
+    from baccarat.server.house import audit, audit_keys
+
+    audit.use_key(sessions, audit_keys.ensure_key(settings))

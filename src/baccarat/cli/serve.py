@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from baccarat.cli.common import RulesOption, UsageProblem, app, handle_errors
-from baccarat.cli.database import ready_database, unavailable
+from baccarat.cli.database import ready_database, sign_audit_entries, unavailable
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -55,28 +55,36 @@ def serve(
 
     from baccarat.core.rulesfile import load_rules
     from baccarat.server.api.app import create_app, tune_for_serving
+    from baccarat.server.house.audit_keys import ensure_key
+    from baccarat.server.live import connections
     from baccarat.server.live import sockets as live
-    from baccarat.server.live.arrival import StampedWebSocketProtocol
     from baccarat.server.storage.settings import Settings
 
     with handle_errors():
         for path in rules or ():
             load_rules(path)
         settings = Settings.from_options(data_dir=data_dir, database=database, betting_seconds=betting_seconds)
+        # every file the system allows (workers inherit it), and the caps on connections below it: checked here,
+        # so that a cap the limit cannot hold is one line (each process's protocol reads them again)
+        connections.ConnectionLimits.for_files(connections.raise_file_limit(), settings)
         if workers > 1 and not settings.url.startswith("postgresql"):
             unavailable(f"--workers {workers} needs PostgreSQL (--database postgresql+psycopg://USER@HOST/DB): "
                          "SQLite takes one writer at a time, so one process serves it; run without --workers")
         url = ready_database(settings)
+        ensure_key(settings)  # read (or made, saying so) here: a key that cannot be used is one line, not a traceback
         # h11 rather than httptools (uvicorn's default when installed): httptools holds a request line
         # and headers of any size (a huge header line takes memory in proportion), h11 refuses a head over
-        # MAX_HEAD.
+        # MAX_HEAD; it runs with a deadline for each request head and caps on the connections held per address
+        # and in all (see baccarat.server.live.connections), and an idle connection closes after idle_seconds.
         # ws_max_size refuses a WebSocket frame over live.MAX_FRAME from its header, before buffering it;
         # frames are not compressed unless the settings say so (see Settings.ws_deflate); each received frame is
-        # stamped with the moment it was read off the network (a bet's arrival, see baccarat.server.live.arrival).
+        # stamped with the moment it was read off the network (a bet's arrival, see baccarat.server.live.arrival)
+        # and keeps the place in the connection caps of the request it was upgraded from.
         # X-Forwarded-For only from a proxy named on the command line: uvicorn trusts 127.0.0.1 by default,
         # so any local client could pick the address the per-address login limits count.
-        options = dict(host=host, port=port, log_level="warning", http="h11", h11_max_incomplete_event_size=MAX_HEAD,
-                       ws=StampedWebSocketProtocol, ws_max_size=live.MAX_FRAME,
+        options = dict(host=host, port=port, log_level="warning", http=connections.GuardedH11Protocol,
+                       h11_max_incomplete_event_size=MAX_HEAD, timeout_keep_alive=settings.idle_seconds,
+                       ws=connections.CountedWebSocketProtocol, ws_max_size=live.MAX_FRAME,
                        ws_per_message_deflate=settings.ws_deflate, proxy_headers=bool(trusted_proxy),
                        forwarded_allow_ips=list(trusted_proxy or []))
         if workers > 1:
@@ -178,5 +186,6 @@ def operator(
         settings = Settings.from_options(data_dir=data_dir, database=database)
         url = ready_database(settings)
         with connect(url) as sessions:
+            sign_audit_entries(sessions, settings)
             transaction(sessions, create)
     print(f"operator {username} created")

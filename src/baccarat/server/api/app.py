@@ -16,10 +16,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from baccarat.server.api import refusals, routers, web
+from baccarat.server.api import contract, refusals, routers, web
 from baccarat.server.api.body_limit import BodyLimit
 from baccarat.server.api.responses import Health
-from baccarat.server.house import accounts
+from baccarat.server.house import accounts, audit, audit_heads, audit_keys
 from baccarat.server.house.rate_limits import HashGate, LoginLimiter
 from baccarat.server.live import cluster
 from baccarat.server.live import sockets as live
@@ -93,7 +93,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         upgrade(url)
         engine = make_engine(url)
         sessions = session_factory(engine)
+        # every audit entry this process records is signed, in its own transaction, with a key kept
+        # outside the database (made at the first start when none is configured)
+        signing_key = audit_keys.ensure_key(settings)
+        audit.use_key(sessions, signing_key)
         app.state.sessions = sessions
+        app.state.limiter = LoginLimiter(sessions)  # counted in the database: every process sees the attempts
         transaction(sessions, lambda s: tables.ensure_default_tables(s, betting_seconds=settings.betting_seconds))
         repaired = transaction(sessions, dealing.repair_deadlines)
         if repaired:
@@ -101,16 +106,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         transaction(sessions, accounts.repair_token_lifetimes)
         app.state.dealer = Dealer(sessions, seat_grace=settings.seat_grace_seconds,
                                   sit_out_rounds=settings.sit_out_rounds, late=LATE_BETS)
-        async with cluster.serving(app, engine, settings, lambda: _deal_forever(app.state.dealer)):
+        async with (audit_heads.signing(sessions, signing_key, settings.audit_heads_path,
+                                        every=settings.audit_head_seconds),
+                    cluster.serving(app, engine, settings, lambda: _deal_forever(app.state.dealer))):
             yield  # the dealer runs in the one process holding the dealer's lock (see baccarat.server.live.leader)
         engine.dispose()
 
-    app = FastAPI(title="baccarat table server", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="baccarat table server", version="0.1.0", lifespan=lifespan,
+                  generate_unique_id_function=contract.operation_id)
+    app.openapi = contract.documented(app)  # type: ignore[method-assign]
     app.state.settings = settings
-    app.state.limiter = LoginLimiter()
     app.state.hashing = HashGate()  # scrypt outside every transaction: one per core at most, at a lower OS priority
     refusals.install(app)
     app.add_middleware(BodyLimit)
+    app.add_middleware(contract.MethodsAllowed)
 
     @app.get("/health", response_model=Health, tags=["health"])
     def health() -> dict[str, str]:

@@ -7,6 +7,14 @@ after) together with the digest of the entry before it (64 zeros for the first).
 field of any entry, deleting one or reordering them changes a digest that a later entry (or the
 entry itself) holds, and :func:`verify` names the first entry where the chain breaks.
 
+The published formula lets whoever can write the database recompute every digest after an edit, so
+each entry is also signed, in the transaction that writes it, with an Ed25519 key the database never
+holds (:mod:`baccarat.server.house.audit_keys`): :func:`verify` checks every signature with the public
+key alone and names an edited entry ("bad signature").  Entries made before the key existed hold no
+signature and are counted as unsigned; an unsigned entry after a signed one is named (a signature was
+removed).  Removing the newest entries leaves a shorter chain that checks: the heads that each server
+signs into a file of its own (:mod:`baccarat.server.house.audit_heads`) catch that.
+
 Appends are serialised: on PostgreSQL a transaction-scoped advisory lock is taken before the last
 entry is read; SQLite has one writer at a time; and ``previous`` is unique, so even without the
 lock two entries could never both follow the same one (the chain cannot fork).
@@ -16,13 +24,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypedDict, TypeVar
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from sqlalchemy import select, text
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
+from baccarat.server.house.audit_keys import entry_message, fingerprint, sign, signed_by
 from baccarat.server.storage.db import on_postgresql
 from baccarat.server.storage.models import Account, AuditEntry, aware
 from baccarat.server.storage.models import now as _now
@@ -31,6 +41,8 @@ T = TypeVar("T")
 GENESIS = "0" * 64
 #: The advisory lock key that serialises appends on PostgreSQL (any fixed 64-bit number).
 _LOCK_KEY = 0x6175646974  # "audit"
+#: Where a session holds the signing key (``Session.info``): set on the session factory by :func:`use_key`.
+_KEY = "audit_signing_key"
 
 
 class AuditEntryJson(TypedDict):
@@ -56,12 +68,29 @@ class ChainBreak(TypedDict):
 
 
 class ChainCheck(TypedDict):
-    """:func:`verify`'s answer."""
+    """:func:`verify`'s answer: ``signed`` entries (their signatures checked when a key was given),
+    ``unsigned`` ones (all made before the first signed entry), ``key`` the fingerprint of the public key
+    the signatures were checked with (None: not checked), ``heads`` the signed heads checked."""
 
     ok: bool
     entries: int
     broken: ChainBreak | None
     head: str | None
+    signed: int
+    unsigned: int
+    key: str | None
+    heads: int
+
+
+class SignedHead(TypedDict):
+    """A head signed into the heads file whose signature has been checked
+    (:func:`baccarat.server.house.audit_heads.read_heads`)."""
+
+    line: int
+    entry: int
+    digest: str
+    at: str
+    signed_from: int | None
 
 
 def canonical(value: Any) -> str:
@@ -77,10 +106,32 @@ def digest_of(entry_id: int, at: datetime, actor_id: int | None, actor: str, act
     return hashlib.sha256(f"{previous}\n{body}".encode()).hexdigest()
 
 
+def use_key(sessions: sessionmaker[Session], key: Ed25519PrivateKey) -> None:
+    """Sign every entry that sessions of ``sessions`` record with ``key`` (kept in ``Session.info``: in
+    this process's memory, never in the database)."""
+    info = dict(sessions.kw.get("info") or {})
+    info[_KEY] = key
+    sessions.configure(info=info)
+
+
+def signing_key(s: Session) -> Ed25519PrivateKey | None:
+    """The key that signs what ``s`` records (:func:`use_key`), if any."""
+    key = s.info.get(_KEY)
+    return key if isinstance(key, Ed25519PrivateKey) else None
+
+
+def public_key(sessions: sessionmaker[Session]) -> Ed25519PublicKey | None:
+    """The public half of the key that sessions of ``sessions`` sign with (:func:`use_key`), if any."""
+    key = (sessions.kw.get("info") or {}).get(_KEY)
+    return key.public_key() if isinstance(key, Ed25519PrivateKey) else None
+
+
 def record(s: Session, actor: Account | str, action: str, target: str, before: Any, after: Any,
            now: datetime | None = None) -> AuditEntry:
-    """Append one entry (in the caller's transaction: it commits or rolls back with the action).
-    ``actor`` is the operator's account, or words for the command line."""
+    """Append one entry (in the caller's transaction: it commits or rolls back with the action), signed
+    with the session's key (:func:`use_key`); without one the entry is unsigned, which :func:`verify`
+    names once signed entries precede it.  ``actor`` is the operator's account, or words for the
+    command line."""
     at = now or _now()
     if on_postgresql(s.get_bind()):
         s.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
@@ -88,10 +139,11 @@ def record(s: Session, actor: Account | str, action: str, target: str, before: A
     entry_id, previous = (last.id + 1, last.digest) if last is not None else (1, GENESIS)
     actor_id, actor_name = (actor.id, actor.username) if isinstance(actor, Account) else (None, actor[:64])
     before_json, after_json = canonical(before), canonical(after)
+    digest = digest_of(entry_id, at, actor_id, actor_name, action, target[:64], before_json, after_json, previous)
+    key = signing_key(s)
     entry = AuditEntry(id=entry_id, at=at, actor_id=actor_id, actor=actor_name, action=action, target=target[:64],
-                       before=before_json, after=after_json, previous=previous,
-                       digest=digest_of(entry_id, at, actor_id, actor_name, action, target[:64], before_json,
-                                        after_json, previous))
+                       before=before_json, after=after_json, previous=previous, digest=digest,
+                       signature=sign(key, entry_message(entry_id, digest)) if key is not None else None)
     s.add(entry)
     s.flush()
     return entry
@@ -122,23 +174,71 @@ def trail(s: Session, *, after_id: int = 0, limit: int = 200) -> list[AuditEntry
     return [entry_json(entry) for entry in rows]
 
 
-def verify(s: Session) -> ChainCheck:
-    """Check the whole chain: ``{"ok", "entries", "broken"}``, ``broken`` naming the first entry
-    whose place, link or digest is wrong (``{"id", "problem"}``), else None."""
-    previous, expected_id, count = GENESIS, 1, 0
+def verify(s: Session, *, public: Ed25519PublicKey | None = None,
+           heads: Sequence[SignedHead] = ()) -> ChainCheck:
+    """Check the whole chain: each entry's place, its link to the one before, its digest, and (with
+    ``public``) its signature; then that every signed head in ``heads`` is still in the chain with the
+    same digest.  ``broken`` names the first entry found wrong (``{"id", "problem"}``), else None.
+
+    Entries without a signature are counted as ``unsigned`` while no signed entry came before them (made
+    before the key existed); after one, or at or after the entry a signed head says signing began at,
+    an unsigned entry is named: its signature was removed.  Without ``public`` signatures are counted,
+    not checked (``key`` is None)."""
+    heads_at: dict[int, list[SignedHead]] = {}
+    for head in heads:
+        heads_at.setdefault(head["entry"], []).append(head)
+    # the first entry a signed head says was signed: none at or after it may be unsigned
+    signed_since = min((head["signed_from"] for head in heads if head["signed_from"] is not None), default=None)
+    previous, expected_id, count, signed, unsigned = GENESIS, 1, 0, 0, 0
+
+    def answer(broken: ChainBreak | None, head: str | None) -> ChainCheck:
+        return {"ok": broken is None, "entries": count, "broken": broken, "head": head, "signed": signed,
+                "unsigned": unsigned, "key": fingerprint(public) if public is not None else None,
+                "heads": len(heads)}
+
     for entry in s.scalars(select(AuditEntry).order_by(AuditEntry.id).execution_options(yield_per=500)):
         count += 1
-        problem = None
-        if entry.id != expected_id:
-            problem = f"entry {expected_id} is missing (the next one is {entry.id})"
-        elif entry.previous != previous:
-            problem = "it does not hold the digest of the entry before it (an entry was removed or replaced)"
-        elif entry.digest != digest_of(entry.id, entry.at, entry.actor_id, entry.actor, entry.action, entry.target,
-                                       entry.before, entry.after, entry.previous):
-            problem = "its contents do not match its digest (it was edited)"
+        problem = _problem(entry, expected_id, previous, public, signed=signed, signed_since=signed_since)
+        if problem is None:
+            for head in heads_at.get(entry.id, ()):
+                if head["digest"] != entry.digest:
+                    problem = (f"it is not the entry signed as the head at {head['at']} (heads file line "
+                               f"{head['line']}): the trail was rewritten")
+                    break
         if problem is not None:
-            return {"ok": False, "entries": count, "broken": {"id": expected_id, "problem": problem}, "head": None}
+            return answer({"id": expected_id, "problem": problem}, None)
+        if entry.signature is None:
+            unsigned += 1
+        else:
+            signed += 1
         previous, expected_id = entry.digest, expected_id + 1
-    # Removing the newest entries leaves a shorter chain that still checks: compare the head digest
-    # with one written down elsewhere (the command prints it) to catch that.
-    return {"ok": True, "entries": count, "broken": None, "head": previous}
+    beyond = [head for head in heads if head["entry"] > count]
+    if beyond:  # the newest entries were removed: the chain still checks, but a signed head held more
+        newest = max(beyond, key=lambda head: head["entry"])
+        return answer({"id": count + 1, "problem": (
+            f"it is missing, yet entry {newest['entry']} was signed as the head at {newest['at']} (heads file "
+            f"line {newest['line']}): the newest entries were removed")}, None)
+    return answer(None, previous)
+
+
+def _problem(entry: AuditEntry, expected_id: int, previous: str, public: Ed25519PublicKey | None, *,
+             signed: int, signed_since: int | None) -> str | None:
+    """What is wrong with ``entry`` at its place in the chain, or None."""
+    if entry.id != expected_id:
+        return f"entry {expected_id} is missing (the next one is {entry.id})"
+    if entry.previous != previous:
+        return "it does not hold the digest of the entry before it (an entry was removed or replaced)"
+    if entry.digest != digest_of(entry.id, entry.at, entry.actor_id, entry.actor, entry.action, entry.target,
+                                 entry.before, entry.after, entry.previous):
+        return "its contents do not match its digest (it was edited)"
+    if entry.signature is None:
+        if signed:
+            return "it is unsigned after signed entries (its signature was removed)"
+        if signed_since is not None and entry.id >= signed_since:
+            return (f"it is unsigned, yet a signed head says entries are signed from entry {signed_since} "
+                    "(its signature was removed)")
+        return None
+    if public is not None and not signed_by(public, entry_message(entry.id, entry.digest), entry.signature):
+        # the digests check, so they were recomputed after an edit (or the key is not the trail's)
+        return "bad signature"
+    return None

@@ -14,6 +14,7 @@ from pydantic import Field
 from baccarat.server.api.deps import REFUSALS, Id, Operator, look
 from baccarat.server.api.responses import Answer, Limits
 from baccarat.server.api.routers.protection import ProtectionOut
+from baccarat.server.api.text import Text
 from baccarat.server.house import audit
 from baccarat.server.operator import lookup
 from baccarat.server.operator import reports as reports
@@ -189,7 +190,7 @@ class RecalledDecision(Answer):
     action: str
 
 
-class RoundRecall(Answer):
+class RecalledRound(Answer):
     table_id: int
     round: int
     status: str
@@ -238,6 +239,10 @@ class ChainCheck(Answer):
     entries: int
     broken: ChainBreak | None
     head: str | None
+    signed: int = Field(description="entries signed (each signature checked with this server's public key)")
+    unsigned: int = Field(description="entries made before the signing key existed")
+    key: str | None = Field(description="the SHA-256 fingerprint of the public key the signatures were checked with")
+    heads: int = Field(description="signed heads checked: none here (`baccarat audit verify` checks the heads file)")
 
 
 def _csv(text: str, name: str) -> Response:
@@ -280,7 +285,7 @@ def wagers_report(request: Request, _: Operator, start: Annotated[Day, Query(ali
 
 @router.get("/players", response_model=list[PlayerFound])
 def find_players(request: Request, _: Operator,
-                 q: Annotated[str, Query(max_length=32, description="part of a name, or an id")] = ""
+                 q: Annotated[Text, Query(max_length=32, description="part of a name, or an id")] = ""
                  ) -> list[lookup.FoundPlayer]:
     return look(request, lambda s: lookup.find_players(s, q))
 
@@ -299,7 +304,7 @@ def player(request: Request, account_id: Id, _: Operator,
     return found
 
 
-@router.get("/tables/{table_id}/rounds/{number}", response_model=RoundRecall, response_model_exclude_unset=True)
+@router.get("/tables/{table_id}/rounds/{number}", response_model=RecalledRound, response_model_exclude_unset=True)
 def recall(request: Request, table_id: Id, number: Id, _: Operator) -> lookup.RecalledRound:
     """Game recall: the round's cards in deal order, every bet, the result and each settlement."""
     return look(request, lambda s: lookup.recall_round(s, table_id, number))
@@ -321,5 +326,7 @@ def audit_trail(request: Request, _: Operator,
 
 @router.get("/audit/verify", response_model=ChainCheck)
 def verify_audit(request: Request, _: Operator) -> audit.ChainCheck:
-    """Check the whole chain; names the first broken entry."""
-    return look(request, audit.verify)
+    """Check the whole chain and every entry's signature (with this server's public key); names the
+    first broken entry."""
+    public = audit.public_key(request.app.state.sessions)
+    return look(request, lambda s: audit.verify(s, public=public))
