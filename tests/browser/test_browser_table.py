@@ -232,6 +232,8 @@ def test_a_player_who_sits_out_is_stood_up_announced_and_can_sit_again(tmp_path_
         # Bob lets a dealt round go by without a bet: he is stood up, told so, and offered his seat back
         expect(bob.locator("#sit")).to_be_visible(timeout=ROUND)
         expect(bob.locator("#news")).to_contain_text("idle_bob was stood up")
+        expect(bob.locator("#refusal")).to_have_text(  # his own notice, worded by the page from its code
+            "You were stood up from seat 2: no bet in 1 rounds in a row. Sit down again to play.")
         expect(bob.locator("#place")).to_be_hidden()
         expect(ann.locator("#news")).to_contain_text("idle_bob was stood up")
         shot(bob, "16-stood-up")
