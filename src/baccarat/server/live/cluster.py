@@ -1,8 +1,9 @@
 """What each server process runs besides answering requests, so that any number of them can serve
 one PostgreSQL database: the dealer, in the one process holding the dealer's lock
 (:mod:`baccarat.server.live.leader`), and the listener that wakes this process's table sockets on every
-change, whichever process made it (:mod:`baccarat.server.storage.notify`).  On SQLite (one process) the
-process deals and its table sockets poll.
+change, whichever process made it (:mod:`baccarat.server.storage.notify`), and the renewal of this
+process's table-socket leases (:mod:`baccarat.server.live.leases`).  On SQLite (one process) the process
+deals and its table sockets poll.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sqlalchemy import Engine
 
 from baccarat.server.live import sockets as live
 from baccarat.server.live.leader import Leadership, deal_while_leading
+from baccarat.server.live.leases import Leases, renew_forever
 from baccarat.server.storage import notify
 from baccarat.server.storage.settings import Settings
 
@@ -42,12 +44,16 @@ async def serving(app: FastAPI, engine: Engine, settings: Settings,
     app.state.batcher = live.new_batcher(app.state.sessions, bulk=settings.bulk_bets)
     if getattr(app.state, "dealer", None) is not None:
         app.state.dealer.bets_waiting = app.state.batcher.waiting_before
+    # this process's table sockets, counted with every other process's against the cap per account
+    leases = app.state.leases = Leases(app.state.sessions)
+    renewing = asyncio.create_task(renew_forever(leases))
     dealer = asyncio.create_task(deal_while_leading(leadership, deal_forever))
     try:
         yield
     finally:
-        dealer.cancel()
-        with suppress(asyncio.CancelledError):
-            await dealer
+        for task in (dealer, renewing):
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
         if listener is not None:
             await asyncio.to_thread(listener.stop)

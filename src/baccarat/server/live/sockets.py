@@ -23,8 +23,10 @@ Protocol (JSON text frames):
   holds the player's seat, balance, bets and round (the client takes them from it; the table's next
   state push shows the layout's totals); a decision's answer is followed by a state push.
 * Limits: every frame, the first (auth) frame included, of at most :data:`MAX_FRAME` bytes; at most
-  :data:`MAX_RATE` commands per second; at most :data:`MAX_SOCKETS` table sockets per account; beyond
-  that the connection is closed (1009 / 1008).  A malformed frame (binary, not JSON, nested too deep,
+  :data:`MAX_RATE` commands per second per socket; at most :data:`MAX_SOCKETS` table sockets per account,
+  counted in the database across every server process (:mod:`baccarat.server.live.leases`), so the
+  commands an account can send are bounded whatever the number of processes; beyond that the
+  connection is closed (1009 / 1008).  A malformed frame (binary, not JSON, nested too deep,
   not a JSON object) gets an error and changes nothing.  The size check here runs on a frame already
   received: a real server must also be given :data:`MAX_FRAME` as uvicorn's ``ws_max_size``, which
   refuses a bigger frame from its header, before buffering it (``baccarat serve`` does).
@@ -60,11 +62,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import Message
 
 from baccarat.core.errors import BaccaratError, ConfigurationError
+from baccarat.core.text import unstorable_field
 from baccarat.server.house import accounts, wallet
 from baccarat.server.live import bulk_bets as bulkbets
 from baccarat.server.live.arrival import ARRIVED
 from baccarat.server.live.feed import RESYNC, TableFeed
 from baccarat.server.live.group_commit import Batcher, Command, Outcome
+from baccarat.server.live.leases import Leases
 from baccarat.server.playing import betting, dealing, seating, views
 from baccarat.server.playing.betting import BetAnswer
 from baccarat.server.playing.dealing import DecisionAnswer
@@ -79,7 +83,7 @@ log = logging.getLogger("baccarat.server")
 
 MAX_FRAME = 4096  #: bytes per frame, the first one included; ``baccarat serve`` gives it to uvicorn as ``ws_max_size``
 MAX_RATE = 50  #: commands per second per connection
-MAX_SOCKETS = 8  #: open table sockets per account in this server process
+MAX_SOCKETS = 8  #: open table sockets per account, in all the server processes together
 AUTH_TIMEOUT = 10.0  #: seconds to send the auth frame
 MAX_ID = 2**31 - 1  #: table ids are 32-bit columns: a bigger one is refused before it reaches a query
 SIGNED_OUT = 4401  #: close code: the socket's session token was logged out or has expired
@@ -128,14 +132,21 @@ def parse(message: Message) -> Any:
 
     Raises :class:`Close` (1009) for a frame over :data:`MAX_FRAME` bytes, and
     :class:`~baccarat.core.errors.ConfigurationError` with a fixed detail for a binary frame, text that
-    is not JSON or is nested too deep for the parser, and strings that are not text (a ``\\ud800``
-    escape makes a lone surrogate, which neither the database nor a reply could encode).
+    is not JSON or is nested too deep for the parser, and ``request.bad_text`` naming the field for text
+    that cannot be stored (:mod:`baccarat.core.text`: a ``\\u0000``, which PostgreSQL refuses, or a
+    ``\\ud800`` escape, a lone surrogate, which neither the database nor a reply could encode), whatever the
+    frame and wherever in it: no command ever carries such text into a batch of bets.
 
     >>> parse({"type": "websocket.receive", "text": '{"type": "auth"}'})
     {'type': 'auth'}
     >>> parse({"type": "websocket.receive", "text": "[" * 2000 + "]" * 2000})
     Traceback (most recent call last):
     baccarat.core.errors.ConfigurationError: malformed frame: nested too deep
+    >>> try:
+    ...     parse({"type": "websocket.receive", "text": '{"type": "bet", "key": "k\\\\u0000"}'})
+    ... except ConfigurationError as error:
+    ...     print(error.code, error.params)
+    request.bad_text {'field': 'key'}
     """
     if message["type"] == "websocket.disconnect":
         raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
@@ -149,13 +160,13 @@ def parse(message: Message) -> Any:
         raise Close(1009, "frame too large")
     try:
         value = json.loads(text)
-        json.dumps(value, ensure_ascii=False).encode()
     except RecursionError:
         raise ConfigurationError.coded("frame.too_deep") from None
-    except UnicodeError:
-        raise ConfigurationError.coded("frame.not_unicode") from None
     except ValueError:
         raise ConfigurationError.coded("frame.not_json") from None
+    field = unstorable_field(value, root="frame")
+    if field is not None:
+        raise ConfigurationError.coded("request.bad_text", field=field)
     return value
 
 
@@ -310,16 +321,22 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             account_id = await asyncio.to_thread(read, sessions, auth)
         except BaccaratError as error:  # our own refusals ("no table 9", "log in again") are worded for players
             raise Close(1008, str(error)[:100]) from None
-        # checked and counted with no await in between: two sockets opening at once cannot both pass
-        if sockets[account_id] >= MAX_SOCKETS:
+        # counted in the database, where every process sees it: two sockets opening at once, in this
+        # process or another, cannot both take the last place (baccarat.server.live.leases)
+        held: Leases = socket.app.state.leases
+        lease = await asyncio.to_thread(held.take, account_id, table_id, most=MAX_SOCKETS)
+        if lease is None:
             raise Close(1008, TOO_MANY)
         sockets[account_id] += 1
         try:
             await _play(socket, sessions, table_id, account_id, accounts._digest(token))
         finally:
-            sockets[account_id] -= 1
-            if sockets[account_id] <= 0:
-                del sockets[account_id]
+            try:  # shielded: this task may be being cancelled (the client vanished); the lease goes all the same
+                await asyncio.shield(asyncio.to_thread(held.give_back, lease))
+            finally:
+                sockets[account_id] -= 1
+                if sockets[account_id] <= 0:
+                    del sockets[account_id]
 
     async def _play(socket: WebSocket, sessions: sessionmaker[Session], table_id: int, account_id: int,
                     digest: str) -> None:

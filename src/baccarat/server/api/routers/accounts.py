@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TypedDict
 
 from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
 
 from baccarat.server.api.deps import REFUSALS, Token, address, look, me, run
 from baccarat.server.api.requests import Credentials
@@ -44,11 +46,21 @@ def register(request: Request, body: Credentials) -> NewAccount:
 
 
 @router.post("/api/sessions", status_code=201, response_model=SessionToken)
-def log_in(request: Request, body: Credentials) -> NewSession:
-    """A session token; limited per username and per client address, hashed outside any transaction."""
+async def log_in(request: Request, body: Credentials) -> NewSession:
+    """A session token; failures limited per username from one client address and per address, hashed
+    outside any transaction.  A username with very many failures from all addresses is answered after a
+    wait (:meth:`~baccarat.server.house.rate_limits.LoginLimiter.slowdown`), awaited here so that no
+    thread is held while it waits."""
     state = request.app.state
-    with state.limiter.login(accounts.login_key(body.username), address(request)), state.hashing.admit():
-        return {"token": accounts.sign_in(state.sessions, body.username, body.password, hashing=state.hashing)}
+    name, where = accounts.login_key(body.username), address(request)
+    if wait := await run_in_threadpool(state.limiter.slowdown, name):
+        await asyncio.sleep(wait)
+
+    def sign_in() -> NewSession:
+        with state.limiter.login(name, where), state.hashing.admit():
+            return {"token": accounts.sign_in(state.sessions, body.username, body.password, hashing=state.hashing)}
+
+    return await run_in_threadpool(sign_in)
 
 
 @router.delete("/api/sessions", status_code=204)
