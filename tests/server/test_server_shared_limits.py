@@ -18,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
 from baccarat.core.errors import AuthenticationError
+from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts
 from baccarat.server.house import rate_limits as ratelimit
 from baccarat.server.live import leases as socketleases
@@ -189,3 +190,18 @@ def test_forty_wrong_passwords_over_two_processes_get_the_answers_of_one(databas
     expected = [401] * ratelimit.LOGIN_FAILURES + [429] * (40 - ratelimit.LOGIN_FAILURES)
     assert against_one == expected
     assert spread == expected
+
+
+def test_a_restarted_sqlite_server_forgets_the_leases_of_the_process_before(tmp_path: Path):
+    """SQLite has one serving process: at its start every lease in the database is a dead process's."""
+    settings = Settings(data_dir=tmp_path, grant=0)
+    with TestClient(create_app(settings)) as first:
+        assert first.post("/api/accounts", json={"username": "harry", "password": GOOD}).status_code == 201
+        token = _log_in(first, "harry").json()["token"]
+        leases: socketleases.Leases = first.app.state.leases  # type: ignore[attr-defined]
+        account = int(first.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()["id"])
+        crashed = socketleases.Leases(leases.sessions, process="crashed")
+        assert all(crashed.take(account, 1, most=live.MAX_SOCKETS) for _ in range(live.MAX_SOCKETS))
+    with TestClient(create_app(settings)) as second, second.websocket_connect("/ws/tables/1") as socket:
+        socket.send_json({"type": "auth", "token": token})
+        assert socket.receive_json()["type"] == "state"  # not refused for the crashed process's eight

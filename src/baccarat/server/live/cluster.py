@@ -20,6 +20,7 @@ from baccarat.server.live import sockets as live
 from baccarat.server.live.leader import Leadership, deal_while_leading
 from baccarat.server.live.leases import Leases, renew_forever
 from baccarat.server.storage import notify
+from baccarat.server.storage.db import on_postgresql
 from baccarat.server.storage.settings import Settings
 
 
@@ -46,6 +47,8 @@ async def serving(app: FastAPI, engine: Engine, settings: Settings,
         app.state.dealer.bets_waiting = app.state.batcher.waiting_before
     # this process's table sockets, counted with every other process's against the cap per account
     leases = app.state.leases = Leases(app.state.sessions)
+    if not on_postgresql(engine):  # the database's only process: any lease there is a dead one's
+        await asyncio.to_thread(leases.forget_others)
     renewing = asyncio.create_task(renew_forever(leases))
     dealer = asyncio.create_task(deal_while_leading(leadership, deal_forever))
     try:
