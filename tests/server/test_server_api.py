@@ -171,7 +171,7 @@ def test_authorization_matrix(client):
               ("GET", "/api/tables/{table_id}/roads"), ("GET", "/api/tables/{table_id}/strategy"),
               ("GET", "/api/games"), ("GET", "/api/server"), ("GET", "/"), ("GET", "/operator"),
               ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/redoc"), ("GET", "/docs/oauth2-redirect")}
-    samples = {"table_id": "1", "account_id": str(alice_id), "number": "1"}
+    samples = {"table_id": "1", "account_id": str(alice_id), "number": "1", "seat": "1"}
     checked = 0
     # every route the API documents (routers are included lazily: app.routes does not list theirs)
     for template, operations in client.get("/openapi.json").json()["paths"].items():
@@ -194,6 +194,7 @@ def test_authorization_matrix(client):
     assert client.post("/api/tables/2/seats", json={"seat": 1}, headers=bob).status_code == 409  # Alice's seat
     client.post("/api/tables/2/bets", json={"bets": {"banker": 100}}, headers={**alice, "Idempotency-Key": "al-001"})
     assert client.delete("/api/tables/2/seats", headers=bob).status_code == 204  # Bob had no seat: nothing happens
+    assert client.post("/api/operator/tables/2/seats/1/stand", headers=bob).status_code == 403  # nor stand her up
     seats = client.get("/api/tables/2").json()["seats"]
     assert seats == {"1": "alice"}
     assert client.get("/api/history", headers=bob).json() == []

@@ -44,7 +44,7 @@ def test_state_bets_and_replayed_commands(client):
         state = socket.receive_json()
         assert state["type"] == "state" and state["table"]["name"] == "ez-1"
         assert state["you"] == {"seat": 1, "name": "ivy", "balance": 100_000, "round": 1, "bets": {},
-                                "settlement": None, "decision": None}
+                                "settlement": None, "decision": None, "notice": None}
         assert "server_seed" not in json.dumps(state)
         command = {"type": "bet", "key": "ws-bet-0001", "bets": {"banker": 500}}
         socket.send_json(command)
