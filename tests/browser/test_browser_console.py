@@ -1,7 +1,7 @@
 """The operator console and the player's protection in real Chromium (issue 14): an operator sees the
 tables with their players and the round in play, stands a player up, closes and reopens a table,
-changes its limits and watches it live; reads the reports, whose figures and chart come from the API, and downloads their
-CSV; looks a player up and recalls a round; checks the audit trail.  A player sets a reality check,
+changes its limits and watches it live; reads the reports, whose figures and chart come from the API,
+and downloads their CSV; looks a player up and recalls a round; checks the audit trail.  A player sets a reality check,
 which interrupts play with the time played and the net result (Continue or Leave), and takes a
 time-out that the lobby shows.  Screenshots go to ``artifacts/screenshots`` (``console-*``).
 """
