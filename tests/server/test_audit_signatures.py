@@ -374,3 +374,17 @@ def test_a_key_that_cannot_be_used_is_refused_in_words(tmp_path, problem):
                 "not a key": "not an Ed25519 private key"}[problem]
     with pytest.raises(ConfigurationError, match=expected):
         audit_keys.ensure_key(Settings(data_dir=data_dir, audit_key_file=path))
+
+
+def test_the_key_file_is_by_default_in_the_configuration_directory_not_the_data_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("BACCARAT_AUDIT_KEY_FILE")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("BACCARAT_DATA_DIR", str(tmp_path / "data"))
+    settings = Settings()
+    if os.name == "posix" and os.uname().sysname == "Linux":
+        assert settings.audit_key_path == tmp_path / "config" / "baccarat" / "audit-signing-key.pem"
+    assert not settings.audit_key_path.resolve().is_relative_to((tmp_path / "data").resolve())
+    assert settings.audit_heads_path == tmp_path / "data" / "audit-heads.jsonl"
+    monkeypatch.setenv("BACCARAT_AUDIT_HEAD_SECONDS", "0")
+    with pytest.raises(ConfigurationError, match="BACCARAT_AUDIT_HEAD_SECONDS: '0' is too small"):
+        Settings()
