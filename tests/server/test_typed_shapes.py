@@ -69,7 +69,7 @@ PAIRS = [
     (lookup.FoundPlayer, oversight.PlayerFound),
     (lookup.PlayerRecord, oversight.PlayerOut),
     (lookup.StatementLine, oversight.StatementLine),
-    (lookup.RecalledRound, oversight.RoundRecall),
+    (lookup.RecalledRound, oversight.RecalledRound),
     (reports.TablesReport, oversight.TablesReport),
     (reports.TableDay, oversight.TableDay),
     (reports.WagerTotals, oversight.WagerTotals),

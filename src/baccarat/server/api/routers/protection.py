@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from annotated_types import Ge, Gt, Le
 from fastapi import APIRouter, Request
-from pydantic import Field
+from pydantic import ConfigDict, Field
+from pydantic.json_schema import JsonDict, SkipJsonSchema
 from sqlalchemy.orm import Session
 
 from baccarat.core.errors import AuthenticationError
@@ -20,28 +22,39 @@ from baccarat.server.playing import seating
 router = APIRouter(prefix="/api/protection", tags=["player protection"], responses=REFUSALS)
 
 
+# The bounds sit on the int itself, before the whole-number check, so that /openapi.json shows them as
+# JSON Schema's minimum and maximum (after it, pydantic wrote "ge" and "le", which no client reads).
 class LimitBody(Strict):
     kind: Literal["loss", "stake"]
     period: Literal["day", "week", "month"] = Field(description="rolling: 24 hours, 7 days, 30 days")
-    amount: Annotated[int | None, json_integer(
-        "a limit is a whole number of cents written as a JSON integer", optional=True)] = Field(
-        gt=0, le=MAX_AMOUNT, description="minor units; null removes the limit (after 24 hours); required, so a "
+    amount: Annotated[Annotated[int, Gt(0), Le(MAX_AMOUNT)] | None, json_integer(
+        "a limit is a whole number of cents", optional=True)] = Field(
+        description="minor units; null removes the limit (after 24 hours); required, so a "
         "forgotten amount never asks for a removal")
 
 
 class RealityBody(Strict):
-    minutes: Annotated[int | None, json_integer("minutes are a whole number", optional=True)] = Field(
-        ge=protection.REALITY_MINUTES[0], le=protection.REALITY_MINUTES[1],
+    minutes: Annotated[Annotated[int, Ge(protection.REALITY_MINUTES[0]), Le(protection.REALITY_MINUTES[1])] | None,
+                       json_integer("minutes are a whole number", optional=True)] = Field(
         description="a reality check every 15 to 60 minutes; null: none (required: leaving it out is no answer)")
 
 
+def _no_default(schema: JsonDict) -> None:
+    schema.pop("default", None)  # absent is the default; null itself is refused, so the schema must not offer it
+
+
 class BreakBody(Strict):
-    hours: Annotated[int | None, json_integer("hours are a whole number", optional=True)] = Field(
-        default=None, ge=protection.TIMEOUT_HOURS[0], le=protection.TIMEOUT_HOURS[1],
-        description="a time-out: 24 hours to 6 weeks (1008 hours)")
-    months: Annotated[int | None, json_integer("months are a whole number", optional=True)] = Field(
-        default=None, ge=protection.EXCLUSION_MONTHS[0], le=protection.EXCLUSION_MONTHS[1],
-        description="self-exclusion: 6 months to 5 years (60 months)")
+    """Exactly one of ``hours`` and ``months``, a whole number (null is refused: leave the other out); the
+    schema says so with ``minProperties`` and ``maxProperties``, the server with ``protection.break_choice``."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1, "maxProperties": 1})
+
+    hours: Annotated[Annotated[int, Ge(protection.TIMEOUT_HOURS[0]), Le(protection.TIMEOUT_HOURS[1])]
+                     | SkipJsonSchema[None], json_integer("hours are a whole number")] = Field(
+        default=None, json_schema_extra=_no_default, description="a time-out: 24 hours to 6 weeks (1008 hours)")
+    months: Annotated[Annotated[int, Ge(protection.EXCLUSION_MONTHS[0]), Le(protection.EXCLUSION_MONTHS[1])]
+                      | SkipJsonSchema[None], json_integer("months are a whole number")] = Field(
+        default=None, json_schema_extra=_no_default, description="self-exclusion: 6 months to 5 years (60 months)")
 
 
 class LimitOut(Answer):
