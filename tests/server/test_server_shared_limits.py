@@ -6,6 +6,7 @@ limits, and a dead process's sockets stop counting after the lease timeout."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -139,6 +140,26 @@ def test_a_dead_process_s_sockets_stop_counting_after_the_lease_timeout(sessions
     assert again[-1] is None and None not in again[:-1]
     alive.give_back(mine)
     assert alive.live(account) == live.MAX_SOCKETS - 1
+
+
+def test_sockets_opening_at_once_take_exactly_the_places_left(sessions):
+    """20 sockets of one account open at once in two processes (their leases taken in group commits): 8 open."""
+    account = transaction(sessions, lambda s: accounts.register(s, "ivy", GOOD, grant=0).id)
+    processes = [socketleases.Leases(sessions, process="one"), socketleases.Leases(sessions, process="two")]
+    barrier = threading.Barrier(20)
+    taken: list[int | None] = []
+
+    def open_one(n: int) -> None:
+        barrier.wait()
+        taken.append(processes[n % 2].take(account, 1, most=live.MAX_SOCKETS))
+
+    threads = [threading.Thread(target=open_one, args=(n,)) for n in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(lease is not None for lease in taken) == live.MAX_SOCKETS
+    assert processes[0].live(account) == live.MAX_SOCKETS
 
 
 def _user(base: str, name: str) -> str:

@@ -15,10 +15,12 @@ for longer than that.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 
 from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -43,6 +45,10 @@ def wall_seconds() -> float:
     return now().timestamp()
 
 
+#: A change to the leases: ("take", account id, table id, most) or ("give_back", lease id, 0, 0).
+_Change = tuple[str, int, int, int]
+
+
 class Leases:
     """This process's table-socket leases on the database of ``sessions``.
 
@@ -56,23 +62,13 @@ class Leases:
         self._clock = clock
         self._held: set[int] = set()
         self._lock = threading.Lock()
+        self._pending: list[tuple[_Change, Future[int | None]]] = []
+        self._committing = False
 
     def take(self, account_id: int, table_id: int, *, most: int) -> int | None:
         """A lease for a socket of ``account_id`` at ``table_id``, or None when the account already holds
         ``most`` live leases (in any process)."""
-
-        def lease(s: Session) -> int | None:
-            keyed_locks.hold(s, keyed_locks.ACCOUNT_SOCKETS, str(account_id))
-            at = self._clock()
-            mine = _C.account_id == account_id
-            s.execute(delete(_LEASES).where(mine, _C.heartbeat <= at - self.timeout))  # a dead process's
-            if (s.scalar(select(func.count()).select_from(_LEASES).where(mine)) or 0) >= most:
-                return None
-            row = s.execute(insert(_LEASES).values(account_id=account_id, process=self.process, table_id=table_id,
-                                                   opened=at, heartbeat=at).returning(_C.id)).scalar_one()
-            return int(row)
-
-        taken = transaction(self.sessions, lease)
+        taken = self._together(("take", account_id, table_id, most))
         if taken is not None:
             with self._lock:
                 self._held.add(taken)
@@ -84,9 +80,59 @@ class Leases:
         with self._lock:
             self._held.discard(lease)
         try:
-            transaction(self.sessions, lambda s: s.execute(delete(_LEASES).where(_C.id == lease)))
+            self._together(("give_back", lease, 0, 0))
         except Exception as error:
             _report(error, "cannot give back a closed socket's lease; it stops counting when it is not renewed")
+
+    def _together(self, change: _Change) -> int | None:
+        """Run ``change`` in a transaction with the others asked for meanwhile (a group commit): a
+        reconnection storm of thousands of sockets would otherwise wait for a durable commit each, one
+        at a time on SQLite.  The first caller with nothing running commits for everyone waiting."""
+        asked: Future[int | None] = Future()
+        with self._lock:
+            self._pending.append((change, asked))
+            leading = not self._committing
+            self._committing = True
+        if leading:
+            self._commit_pending()
+        return asked.result()
+
+    def _commit_pending(self) -> None:
+        while True:
+            with self._lock:
+                batch, self._pending = self._pending, []
+                if not batch:
+                    self._committing = False
+                    return
+            try:
+                results = transaction(self.sessions, functools.partial(self._apply, changes=[c for c, _ in batch]))
+            except BaseException as error:  # each caller hears of it
+                for _, asked in batch:
+                    asked.set_exception(error)
+            else:
+                for (_, asked), result in zip(batch, results, strict=True):
+                    asked.set_result(result)
+
+    def _apply(self, s: Session, changes: list[_Change]) -> list[int | None]:
+        # the accounts' keys in one order, so that two processes' batches never wait for each other in a circle
+        for account_id in sorted({account for kind, account, _, _ in changes if kind == "take"}):
+            keyed_locks.hold(s, keyed_locks.ACCOUNT_SOCKETS, str(account_id))
+        at = self._clock()
+        results: list[int | None] = []
+        for kind, key, table_id, most in changes:
+            if kind == "give_back":
+                s.execute(delete(_LEASES).where(_C.id == key))
+                results.append(None)
+                continue
+            mine = _C.account_id == key
+            s.execute(delete(_LEASES).where(mine, _C.heartbeat <= at - self.timeout))  # a dead process's
+            if (s.scalar(select(func.count()).select_from(_LEASES).where(mine)) or 0) >= most:
+                results.append(None)
+                continue
+            row = s.execute(insert(_LEASES).values(account_id=key, process=self.process, table_id=table_id,
+                                                   opened=at, heartbeat=at).returning(_C.id)).scalar_one()
+            results.append(int(row))
+        return results
 
     def renew(self) -> int:
         """Renew every lease this process holds; returns how many."""
