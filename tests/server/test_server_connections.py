@@ -32,6 +32,7 @@ import uvicorn
 from websockets.sync.client import connect as ws_connect
 
 from baccarat.core.errors import ConfigurationError
+from baccarat.server.live.arrival import StampedWebSocketProtocol
 from baccarat.server.live.connections import (
     RESERVE,
     ConnectionLimits,
@@ -246,7 +247,7 @@ def test_the_process_cap_is_answered_503_busy_and_logged_once(caplog: pytest.Log
         refused = [ledger.admit(f"203.0.113.{n}") for n in range(4)]
     assert all(isinstance(place, Place) for place in places)
     assert all(isinstance(answer, bytes) for answer in refused)
-    status, headers, body = _refusal(refused[0])  # type: ignore[arg-type]
+    status, headers, body = _refusal(refused[0])
     assert status.startswith("HTTP/1.1 503") and headers["connection"] == "close"
     assert body["code"] == "server.busy" and body["params"] == {}
     assert len(_logged(caplog, "BACCARAT_MAX_CONNECTIONS")) == 1
@@ -292,10 +293,12 @@ def test_the_caps_default_from_the_file_limit_and_a_cap_it_cannot_hold_is_refuse
         ConnectionLimits.for_files(64, Settings())
 
 
-def test_serve_refuses_a_cap_over_its_file_limit_in_words(tmp_path: Path):
+def test_serve_raises_its_file_limit_and_refuses_a_cap_over_it_in_words(tmp_path: Path):
+    """Started with a soft limit of 256 files and a hard one of 1,024, the server counts 1,024: it raised the
+    soft limit first."""
     if shutil.which("prlimit") is None:
         pytest.skip("sets the server's file limit with prlimit (util-linux)")
-    done = subprocess.run(["prlimit", "--nofile=1024:1024", *server_kit.serve_command(data_dir=tmp_path)],
+    done = subprocess.run(["prlimit", "--nofile=256:1024", *server_kit.serve_command(data_dir=tmp_path)],
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "BACCARAT_MAX_CONNECTIONS": "5000"})
     words = " ".join(re.sub("[│╭╮╰╯─]", " ", done.stderr).split())  # out of Typer's box, unwrapped
@@ -322,9 +325,9 @@ async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 class Guarded:
     """A uvicorn server in a thread of this process, on the guarded protocols, counting in :attr:`ledger`."""
 
-    def __init__(self, limits: ConnectionLimits, idle_seconds: float) -> None:
-        config = uvicorn.Config(_app, host="127.0.0.1", port=0, http=GuardedH11Protocol, ws=CountedWebSocketProtocol,
-                                timeout_keep_alive=idle_seconds, log_level="warning", loop="asyncio")  # type: ignore[arg-type]
+    def __init__(self, limits: ConnectionLimits, idle_seconds: float, ws: type = CountedWebSocketProtocol) -> None:
+        config = uvicorn.Config(_app, host="127.0.0.1", port=0, http=GuardedH11Protocol, ws=ws,
+                                timeout_keep_alive=idle_seconds, log_level="warning", loop="asyncio")
         self.server = uvicorn.Server(config)
         self.ledger = Ledger(limits)
         use_ledger(self.server.server_state, self.ledger)
@@ -456,3 +459,17 @@ def test_a_websocket_holds_its_place_until_it_closes(guarded: Guarded):
             over.close()
     guarded.settled(0)
     assert guarded.ledger.by_address == {}
+
+
+def test_a_websocket_protocol_that_cannot_hold_a_place_gets_none_and_leaks_none():
+    """Upgraded to a protocol that would never give its place back, the connection is let go of the counts."""
+    server = Guarded(_limits(per_address=3, total=100, head_seconds=HEAD), idle_seconds=IDLE,
+                     ws=StampedWebSocketProtocol)
+    try:
+        with ws_connect(f"ws://127.0.0.1:{server.port}/") as websocket:
+            websocket.ping().wait(timeout=2)
+            assert server.ledger.total == 0 and server.ledger.by_address == {}
+        time.sleep(0.1)
+        assert server.ledger.total == 0  # and nothing given back twice
+    finally:
+        server.stop()

@@ -31,6 +31,7 @@ its own connections (the files are each process's own).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import json
 import logging
@@ -62,18 +63,25 @@ PER_ADDRESS = 256
 RETRY_AFTER = 5
 #: Once the process's cap has been reached and logged, it is logged again after the count falls this far below.
 _RELOG_BELOW = 0.9
+#: An unlimited file limit is taken as this many files (the kernel holds a process to fewer: Linux's nr_open).
+_UNLIMITED = 2**20
+
+
+def file_limit() -> int:
+    """This process's soft limit on open files (an unlimited one as :data:`_UNLIMITED`)."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return _UNLIMITED if soft == resource.RLIM_INFINITY else soft
 
 
 def raise_file_limit() -> int:
     """Raise this process's soft limit on open files to its hard limit (the most it may hold); returns the
-    soft limit now in force.  Processes it starts inherit the limit."""
+    soft limit now in force (:func:`file_limit`).  Processes it starts inherit the limit."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != soft:
-        try:
+    # an unlimited hard limit may be more than the kernel grants (macOS): then the soft one stays
+    with contextlib.suppress(ValueError, OSError):
+        if hard != soft:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-        except (ValueError, OSError):  # an unlimited hard limit that the kernel caps lower: keep the soft one
-            return soft
-    return hard
+    return file_limit()
 
 
 @dataclass(frozen=True)
@@ -218,7 +226,7 @@ def ledger_of(server_state: ServerState, config: Config) -> Ledger:
     settings in the environment (a ``serve --workers`` process has no other), trusting ``config``'s proxies."""
     ledger = _ledgers.get(server_state)
     if ledger is None:
-        files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        files = file_limit()
         trusted: Addresses = _TrustedHosts(config.forwarded_allow_ips) if config.proxy_headers else frozenset()
         ledger = _ledgers[server_state] = Ledger(ConnectionLimits.for_files(files), trusted=trusted)
     return ledger
