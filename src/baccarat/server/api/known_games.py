@@ -4,10 +4,9 @@ against a list restated here."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
-from pydantic.json_schema import JsonDict
 from pydantic_core import PydanticCustomError
 
 from baccarat.core.registry import game_codes
@@ -21,7 +20,7 @@ def known_game(value: object) -> object:
     return value
 
 
-def _listed(schema: JsonDict) -> None:
+def _listed(schema: dict[str, Any]) -> None:
     """The games in ``/openapi.json``, as an ``enum`` of the codes registered when the schema is made (the
     first time it is asked for, after ``serve --rules`` has added its games)."""
     schema["enum"] = list(game_codes())

@@ -3,12 +3,12 @@ a time-out or self-exclusion.  Any logged-in account may set its own; nobody can
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from annotated_types import Ge, Gt, Le
 from fastapi import APIRouter, Request
 from pydantic import ConfigDict, Field
-from pydantic.json_schema import JsonDict, SkipJsonSchema
+from pydantic.json_schema import SkipJsonSchema
 from sqlalchemy.orm import Session
 
 from baccarat.core.errors import AuthenticationError
@@ -39,7 +39,7 @@ class RealityBody(Strict):
         description="a reality check every 15 to 60 minutes; null: none (required: leaving it out is no answer)")
 
 
-def _no_default(schema: JsonDict) -> None:
+def _no_default(schema: dict[str, Any]) -> None:
     schema.pop("default", None)  # absent is the default; null itself is refused, so the schema must not offer it
 
 
