@@ -104,6 +104,22 @@ def test_every_schema_has_a_plain_name_of_its_own(openapi: dict[str, Any]):
     assert {"RoundRecall", "RecalledRound", "Refusal"} <= set(names)  # the player's round, and the operator's recall
 
 
+def test_the_refusals_the_schema_cannot_see_are_written_into_it(openapi: dict[str, Any]):
+    """A route that reads a body may answer 400 (not UTF-8) and 413 (too large); the idempotency key the
+    money-moving routes refuse to go without is a required header of 8 to 128 characters."""
+    keyed = []
+    for path, operations in openapi["paths"].items():
+        for method, operation in operations.items():
+            if "requestBody" in operation:
+                assert {"400", "413"} <= set(operation["responses"]), (method, path)
+                assert operation["responses"]["413"]["content"]["application/json"]["schema"]["$ref"].endswith(
+                    "/Refusal")
+            keyed += [operation["operationId"] for parameter in operation.get("parameters", [])
+                      if parameter["name"].lower() == "idempotency-key"
+                      and parameter["required"] and parameter["schema"]["minLength"] == 8]
+    assert sorted(keyed) == ["bet", "credit", "debit", "decision"]
+
+
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     folder = tmp_path_factory.mktemp("allow")
@@ -123,6 +139,24 @@ def test_options_and_a_wrong_method_name_every_method_of_the_address(client: Tes
     assert wrong.status_code == 405 and wrong.headers["allow"] == allowed
     assert wrong.json()["code"] == "request.method_not_allowed"
     assert wrong.json()["params"] == {"method": "PATCH", "allowed": allowed}
+
+
+def test_a_break_is_exactly_one_of_hours_and_months_as_the_schema_says(client: TestClient):
+    """The schema: one property of the two, an integer (``minProperties``/``maxProperties`` 1, no null); the
+    server refuses the rest, and takes a whole number written 24.0."""
+    credentials = {"username": "breaker", "password": PASSWORD}
+    assert client.post("/api/accounts", json=credentials).status_code == 201
+    auth = {"Authorization": f"Bearer {client.post('/api/sessions', json=credentials).json()['token']}"}
+    for body in ({}, {"hours": None}, {"hours": 24, "months": None}, {"hours": 24, "months": 6}, {"hours": 24.5}):
+        refused = client.post("/api/protection/break", json=body, headers=auth)
+        assert refused.status_code == 422, (body, refused.text)
+    assert client.get("/api/protection", headers=auth).json()["blocked"] is None  # nothing was taken
+    taken = client.post("/api/protection/break", json={"hours": 24.0}, headers=auth)
+    assert taken.status_code == 201 and taken.json()["blocked"]["kind"] == "time-out", taken.text
+    schema = client.app.openapi()["components"]["schemas"]["BreakBody"]
+    assert (schema["minProperties"], schema["maxProperties"]) == (1, 1)
+    assert {name: field["type"] for name, field in schema["properties"].items()} == {"hours": "integer",
+                                                                                     "months": "integer"}
 
 
 def test_an_address_outside_the_schema_is_left_to_the_router(client: TestClient):
