@@ -375,7 +375,10 @@ def main() -> None:
             print(args.postgres_pinned)
     args.server_log = args.server_log or data_dir / "server.log"
     log = open(args.server_log, "w")  # noqa: SIM115 - open while it runs
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
+    # Every bettor connects from this one address: lift the per-address connection cap (a guard for a
+    # server exposed without a proxy) above the load, as a deployment behind a trusted proxy would have.
+    env = {**os.environ, "BACCARAT_CONNECTIONS_PER_ADDRESS": str(2 * args.bettors + 64)}
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
     database = url.split("://")[0].split("+")[0]
     try:
         assert server.stdout is not None
