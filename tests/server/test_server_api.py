@@ -166,8 +166,9 @@ def test_authorization_matrix(client):
     player's wallet, seat, bets or history."""
     alice_id, alice = _player(client, "alice")
     bob_id, bob = _player(client, "bobby")
-    public = {("GET", "/health"), ("POST", "/api/accounts"), ("POST", "/api/sessions"), ("GET", "/api/tables"),
-              ("GET", "/api/tables/{table_id}"), ("GET", "/api/tables/{table_id}/shoes/{number}"),
+    public = {("GET", "/health"), ("GET", "/ready"), ("POST", "/api/accounts"), ("POST", "/api/sessions"),
+              ("GET", "/api/tables"), ("GET", "/api/tables/{table_id}"),
+              ("GET", "/api/tables/{table_id}/shoes/{number}"),
               ("GET", "/api/tables/{table_id}/roads"), ("GET", "/api/tables/{table_id}/strategy"),
               ("GET", "/api/games"), ("GET", "/api/server"), ("GET", "/"), ("GET", "/operator"),
               ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/redoc"), ("GET", "/docs/oauth2-redirect")}

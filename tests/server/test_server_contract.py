@@ -37,6 +37,7 @@ ST = shutil.which("st", path=str(Path(sys.executable).parent)) or "st"
 #: Every operation's id, pinned: a generated client's function names, so changing one breaks its users.
 OPERATION_IDS = {
     "GET /health": "health",
+    "GET /ready": "ready",
     "POST /api/accounts": "register",
     "POST /api/sessions": "logIn",
     "DELETE /api/sessions": "logOut",

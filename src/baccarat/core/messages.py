@@ -220,6 +220,14 @@ CATALOGUE: dict[str, str] = {
     "server.busy": "the table server has all the connections it can hold; try again in a few seconds",
     "server.too_many_connections": "your address holds {limit} connections to the table server, the most it may; "
                                    "close other casino pages on your network, then try again",
+    # --- readiness (GET /ready): why the service cannot take bets and deal now
+    "ready.database": "the database does not answer: nothing can be bet or dealt until it does (the server's log "
+                      "says why)",
+    "ready.migrations": "the database's schema is at {database:list}, this server's at {expected:list}: start the "
+                        "server again (it migrates an older schema at start), or run the version that made the "
+                        "newer one",
+    "ready.no_dealer": "no process of this service holds the dealer's lock, so no round is dealt; a server takes it "
+                       "within a second of starting",
     "frame.binary": "malformed frame: frames are JSON text, not binary",
     "frame.too_deep": "malformed frame: nested too deep",
     "frame.not_json": "malformed frame: not JSON",

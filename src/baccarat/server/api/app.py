@@ -18,7 +18,6 @@ from fastapi import FastAPI
 
 from baccarat.server.api import contract, refusals, routers, web
 from baccarat.server.api.body_limit import BodyLimit
-from baccarat.server.api.responses import Health
 from baccarat.server.house import accounts, audit, audit_heads, audit_keys
 from baccarat.server.house.rate_limits import HashGate, LoginLimiter
 from baccarat.server.live import cluster
@@ -120,11 +119,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     refusals.install(app)
     app.add_middleware(BodyLimit)
     app.add_middleware(contract.MethodsAllowed)
-
-    @app.get("/health", response_model=Health, tags=["health"])
-    def health() -> dict[str, str]:
-        """The server answers (it does not look at the database)."""
-        return {"status": "ok"}
 
     for router in routers.ALL:
         app.include_router(router)

@@ -88,6 +88,26 @@ class Leadership:
             self.connection = None
 
 
+#: Which connection holds the dealer's lock: PostgreSQL lists a bigint advisory key as its high and low 32 bits
+#: (``classid``, ``objid``) with ``objsubid`` 1; the holder's ``application_name`` names its process.
+_HOLDER = text("""SELECT a.application_name FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+                  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                    AND l.classid::bigint = :high AND l.objid::bigint = :low
+                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())""")
+
+
+def dealer_process(connection: Any) -> int | None:
+    """PostgreSQL: the operating system's id of the server process that holds the dealer's lock on this
+    database, whichever process of the service it is; 0 when it is held but PostgreSQL does not show by whom
+    (a role that may not read the holder's ``application_name``); None when no process holds it."""
+    rows = connection.execute(_HOLDER, {"high": LOCK_KEY >> 32, "low": LOCK_KEY & 0xFFFFFFFF}).all()
+    if not rows:
+        return None
+    name = rows[0][0] or ""
+    _, _, pid = name.partition("pid=")
+    return int(pid) if name.startswith("baccarat dealer") and pid.isdigit() else 0
+
+
 async def deal_while_leading(leadership: Leadership, deal_forever: Callable[[], Awaitable[None]],
                              every: float = TRY_EVERY) -> None:
     """Run ``deal_forever`` while this process holds the dealer's lock: try to take it every

@@ -1,11 +1,14 @@
-"""Bring a database to the newest schema with Alembic (the server does it on start)."""
+"""Bring a database to the newest schema with Alembic (the server does it on start), and tell whether a
+database is at this code's newest schema (``/ready`` asks)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import Connection
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -22,3 +25,18 @@ def upgrade(url: str) -> None:
     # "heads": every branch, so that migrations written side by side from one parent (each chained to it
     # until they are put in a line) all apply; on a single line it is the same as "head"
     command.upgrade(alembic_config(url), "heads")
+
+
+@lru_cache(maxsize=1)
+def code_heads() -> frozenset[str]:
+    """The revisions this code's migrations end at (read from the migration scripts once per process)."""
+    from alembic.script import ScriptDirectory
+
+    return frozenset(ScriptDirectory.from_config(alembic_config("sqlite://")).get_heads())
+
+
+def database_heads(connection: Connection) -> frozenset[str]:
+    """The revisions the database at the other end of ``connection`` is at (none before its first migration)."""
+    from alembic.runtime.migration import MigrationContext
+
+    return frozenset(MigrationContext.configure(connection).get_current_heads())

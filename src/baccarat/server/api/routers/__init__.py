@@ -1,5 +1,5 @@
-"""The HTTP API's routes, one router per resource: accounts and sessions, games, tables, history,
-fairness, player protection, the operator's actions, the operator console's reports, lookup and
+"""The HTTP API's routes, one router per resource: liveness and readiness (health), accounts and sessions,
+games, tables, history, fairness, player protection, the operator's actions, the operator console's reports, lookup and
 audit trail (oversight), and the answering process (server).  :mod:`baccarat.server.api.app` includes
 them all."""
 
@@ -7,6 +7,7 @@ from baccarat.server.api.routers import (
     accounts,
     fairness,
     games,
+    health,
     history,
     operator,
     oversight,
@@ -15,5 +16,5 @@ from baccarat.server.api.routers import (
     tables,
 )
 
-ALL = (accounts.router, games.router, tables.router, history.router, fairness.router, protection.router,
-       operator.router, oversight.router, server.router)
+ALL = (health.router, accounts.router, games.router, tables.router, history.router, fairness.router,
+       protection.router, operator.router, oversight.router, server.router)

@@ -1,0 +1,134 @@
+"""Liveness and readiness: ``GET /health`` answers while the process runs; ``GET /ready`` answers 200 with
+what it checked when the database answers, its schema is this server's and a process of the service holds
+the dealer's lock, and 503 with a coded reason (``ready.database``, ``ready.migrations``, ``ready.no_dealer``)
+and ``Retry-After`` when one of them is not so, on both databases; ready again once it is so again."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+
+from baccarat.core.messages import render
+from baccarat.server.api.refusals import RETRY_AFTER
+from baccarat.server.live.leader import LOCK_KEY, Leadership
+from baccarat.server.storage.db import make_engine, session_factory
+from baccarat.server.storage.migrate import code_heads
+from baccarat.server.storage.settings import Settings
+
+from ..conftest import api_client
+
+
+def _settings(database_url: str, tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=1.0)
+
+
+@pytest.fixture
+def client(database_url: str, tmp_path: Path) -> Iterator[TestClient]:
+    yield from api_client(_settings(database_url, tmp_path))
+
+
+def _ready_within(client: Any, seconds: float = 10.0) -> Any:
+    """``GET /ready`` until it answers 200 (the dealer's lock is taken just after the start), or the last answer."""
+    deadline = time.monotonic() + seconds
+    while True:
+        answer = client.get("/ready")
+        if answer.status_code == 200 or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.05)
+
+
+def _refused(answer: Any, code: str, **params: Any) -> None:
+    assert answer.status_code == 503, answer.text
+    words = render(code, params)
+    assert answer.json() == {"error": "NotReady", "code": code, "params": params, "detail": words, "message": words}
+    assert answer.headers["retry-after"] == str(RETRY_AFTER)
+
+
+def test_ready_says_what_it_checked(client: TestClient, database_url: str):
+    assert client.get("/health").json() == {"status": "ok"}
+    answer = _ready_within(client)
+    assert answer.status_code == 200, answer.text
+    kind = "postgresql" if database_url.startswith("postgresql") else "sqlite"
+    # this process deals: on PostgreSQL the database names it (the lock connection's application_name)
+    assert answer.json() == {"status": "ready", "database": kind, "migrations": sorted(code_heads()),
+                             "dealer": os.getpid(), "dealing_here": True}
+
+
+def test_a_database_that_does_not_answer_is_not_ready(client: TestClient, database_url: str, tmp_path: Path):
+    assert _ready_within(client).status_code == 200
+    # PostgreSQL: a port nobody listens on; SQLite: a file in a folder that does not exist
+    away = ("postgresql+psycopg://baccarat@127.0.0.1:1/gone" if database_url.startswith("postgresql")
+            else f"sqlite:///{tmp_path / 'no-such-folder' / 'gone.sqlite3'}")
+    engine = make_engine(away)
+    working = client.app.state.sessions  # type: ignore[attr-defined]
+    client.app.state.sessions = session_factory(engine)  # type: ignore[attr-defined]
+    try:
+        answer = client.get("/ready")
+        assert client.get("/health").status_code == 200  # alive all the same
+    finally:
+        client.app.state.sessions = working  # type: ignore[attr-defined]
+        engine.dispose()
+    _refused(answer, "ready.database")
+    assert "127.0.0.1" not in answer.text and str(tmp_path) not in answer.text  # no address or path given away
+    assert client.get("/ready").status_code == 200
+
+
+def test_a_schema_behind_the_code_is_not_ready(client: TestClient, database_url: str):
+    assert _ready_within(client).status_code == 200
+    engine = create_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            current = sorted(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
+            connection.execute(text("DELETE FROM alembic_version"))
+            connection.execute(text("INSERT INTO alembic_version (version_num) VALUES ('0010')"))
+        answer = client.get("/ready")
+        with engine.begin() as connection:
+            connection.execute(text("DELETE FROM alembic_version"))
+            for revision in current:
+                connection.execute(text("INSERT INTO alembic_version (version_num) VALUES (:r)"), {"r": revision})
+    finally:
+        engine.dispose()
+    _refused(answer, "ready.migrations", database=["0010"], expected=sorted(code_heads()))
+    assert client.get("/ready").status_code == 200
+
+
+def test_without_a_dealer_it_is_not_ready_and_another_process_dealing_makes_it_ready(
+        database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """This process never gets the dealer's lock: not ready while nobody holds it.  On PostgreSQL, another
+    process taking the lock (here a connection named as a server's dealer is) makes this one ready too, naming
+    that process; on SQLite this process is the only one that can deal."""
+    monkeypatch.setattr(Leadership, "try_take", lambda self: False)
+    for client in api_client(_settings(database_url, tmp_path)):
+        time.sleep(1.0)  # several of the dealer election's turns (every 0.25 s)
+        _refused(client.get("/ready"), "ready.no_dealer")
+        if not database_url.startswith("postgresql"):
+            continue
+        other = create_engine(database_url, isolation_level="AUTOCOMMIT")
+        try:
+            with other.connect() as connection:
+                connection.execute(text("SELECT set_config('application_name', 'baccarat dealer pid=4242', false)"))
+                assert connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": LOCK_KEY}).scalar()
+                answer = client.get("/ready")
+                assert answer.status_code == 200, answer.text
+                assert (answer.json()["dealer"], answer.json()["dealing_here"]) == (4242, False)
+                connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": LOCK_KEY})
+                _refused(client.get("/ready"), "ready.no_dealer")  # the lock let go: nobody deals
+        finally:
+            other.dispose()
+
+
+@pytest.mark.slow  # a real server process
+def test_a_served_process_is_ready_and_names_itself_as_the_dealer(serve):
+    server = serve("--betting-seconds", "1")
+    with httpx.Client(base_url=server.url, timeout=5) as http:
+        answer = _ready_within(http)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["dealer"] == server.pid and answer.json()["dealing_here"] is True
