@@ -9,6 +9,7 @@ deals and its table sockets poll.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
@@ -22,6 +23,11 @@ from baccarat.server.live.leases import Leases, renew_forever
 from baccarat.server.storage import notify
 from baccarat.server.storage.db import on_postgresql
 from baccarat.server.storage.settings import Settings
+
+log = logging.getLogger("baccarat.server")
+
+#: Seconds a stopping process waits for its group commit in flight (one transaction takes milliseconds).
+DRAIN_SECONDS = 2.0
 
 
 @asynccontextmanager
@@ -54,6 +60,12 @@ async def serving(app: FastAPI, engine: Engine, settings: Settings,
     try:
         yield
     finally:
+        # stopping: the table sockets are closed and the requests finished (or cancelled after the grace, see
+        # baccarat.cli.serve.STOP_GRACE); the group commit in flight is committed before anything else stops
+        if not await app.state.batcher.drain(DRAIN_SECONDS):
+            log.error("stopping: socket commands still being committed after %.0f s (none of them was answered)",
+                      DRAIN_SECONDS)
+        # then the dealer's lock is given up (its connection closed): another process deals at its next try
         for task in (dealer, renewing):
             task.cancel()
             with suppress(asyncio.CancelledError):

@@ -92,6 +92,15 @@ class Batcher:
                     if self.arrivals[arrival] <= 0:
                         del self.arrivals[arrival]
 
+    async def drain(self, within: float) -> bool:
+        """Wait (at most ``within`` seconds) until every command handed to :meth:`run` so far has its outcome:
+        the batch being committed and those queued behind it (a stopping process commits what it was given
+        before it lets its database go).  True if nothing is left."""
+        flusher = self.flusher
+        if flusher is not None and not flusher.done():
+            await asyncio.wait({flusher}, timeout=within)
+        return not self.pending and (self.flusher is None or self.flusher.done())
+
     def waiting_before(self, table: int, moment: datetime) -> bool:
         """Whether a command for ``table`` that arrived before ``moment`` is still waiting for its commit
         (the dealer waits for the bets that arrived before the close; called from its thread)."""
