@@ -44,7 +44,7 @@ def _database_problems(settings: Settings) -> Iterator[None]:
         if settings.database_url is None and error.filename is not None:
             why = "it is not a directory" if Path(error.filename).is_file() else error.strerror or str(error)
             unavailable(f"cannot use the data directory {settings.data_dir}: {why}; check {hint}")
-        unavailable(f"cannot open the database at {_shown(settings)}: {faults.describe(error)}; check {hint}")
+        unavailable(f"cannot open the database at {shown(settings)}: {faults.describe(error)}; check {hint}")
     except (NoSuchModuleError, ImportError) as error:  # a database kind, or a driver, that is not installed
         if settings.database_url is None or (getattr(error, "name", None) or "").startswith("baccarat"):
             raise  # SQLite's driver is Python's own, always there; a module of ours missing is a bug
@@ -52,11 +52,11 @@ def _database_problems(settings: Settings) -> Iterator[None]:
         why = (f"its driver ({scheme}) is not installed; write postgresql+psycopg://USER@HOST/NAME (psycopg 3, "
                "installed with baccarat)" if scheme.startswith("postgres") else
                f"{scheme} is not a database this server uses: give sqlite:///PATH or postgresql+psycopg://USER@HOST/NAME")
-        unavailable(f"cannot open the database at {_shown(settings)}: {why}; check {hint}")
+        unavailable(f"cannot open the database at {shown(settings)}: {why}; check {hint}")
     except (SQLAlchemyError, CommandError) as error:
         problem, words = faults.storage_problem(error), faults.describe(error)
         reason = words if problem is None else problem if problem == words else f"{problem} ({words})"
-        unavailable(f"cannot open the database at {_shown(settings)}: {reason}; check {hint}")
+        unavailable(f"cannot open the database at {shown(settings)}: {reason}; check {hint}")
 
 
 def _check_set_up(settings: Settings) -> None:
@@ -79,7 +79,7 @@ def _check_set_up(settings: Settings) -> None:
     finally:
         engine.dispose()
     if not set_up:
-        unavailable(f"the database at {_shown(settings)} holds no baccarat tables: no server has used it; "
+        unavailable(f"the database at {shown(settings)} holds no baccarat tables: no server has used it; "
                      f"check {hint}")
 
 
@@ -88,7 +88,7 @@ def _where_set(settings: Settings) -> str:
     return "--database / BACCARAT_DATABASE_URL" if settings.database_url else "--data-dir / BACCARAT_DATA_DIR"
 
 
-def _shown(settings: Settings) -> str:
+def shown(settings: Settings) -> str:
     """The database URL without its password (it is printed)."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
@@ -124,6 +124,23 @@ def ready_database(settings: Settings, *, existing: bool = False) -> str:
             # migration when there is nothing to migrate, and would then answer every bet 503.
             transaction(sessions, lambda s: s.execute(text("UPDATE alembic_version SET version_num = version_num")))
     return url
+
+
+def existing_database(settings: Settings) -> str:
+    """The URL of a database a server has set up, as it is: neither migrated nor written (``backup`` copies
+    it while a server may be running on it); a database that cannot be opened, or that no server has set
+    up, ends the command with one line and :data:`EXIT_UNAVAILABLE`."""
+    with _database_problems(settings):
+        _check_set_up(settings)
+        return settings.url
+
+
+@contextmanager
+def database_problems(settings: Settings) -> Iterator[None]:
+    """Inside the block, a database that cannot be opened (unreachable, refused credentials, no driver) ends
+    the command with one line naming the option and variable that chose it, and :data:`EXIT_UNAVAILABLE`."""
+    with _database_problems(settings):
+        yield
 
 
 def sign_audit_entries(sessions: sessionmaker[Session], settings: Settings) -> None:
