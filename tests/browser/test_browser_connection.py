@@ -135,3 +135,67 @@ def test_signed_out_elsewhere_the_table_goes_back_to_the_login(server: Server, p
     token = page.evaluate("sessionStorage.getItem('token')")
     assert page.request.delete(server.url + "/api/sessions", headers={"Authorization": f"Bearer {token}"}).ok
     expect(page.locator("#login")).to_be_visible(timeout=5000)
+
+
+#: Wraps the page's WebSocket: when each table socket was made and closed (with its code), on the page's clock,
+#: and whether the "Connection lost" notice was ever shown from then on.
+_WATCH_SOCKETS = """() => {
+  window.__sockets = [];
+  window.__noticeShown = false;
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      const entry = { made: performance.now(), closed: null, code: null };
+      window.__sockets.push(entry);
+      this.addEventListener("close", (event) => { entry.closed = performance.now(); entry.code = event.code; });
+    }
+  };
+  const box = document.getElementById("connection");
+  new MutationObserver(() => { if (!box.hidden) window.__noticeShown = true; })
+    .observe(box, { attributes: true, attributeFilter: ["hidden"] });
+}"""
+
+
+def _until_sockets(page: Page, count: int, within: float = 5.0) -> None:
+    """Until the page has made ``count`` table sockets (polled here: the page's policy forbids eval)."""
+    deadline = time.monotonic() + within
+    while page.evaluate("window.__sockets.length") < count:
+        assert time.monotonic() < deadline, page.evaluate("window.__sockets")
+        page.wait_for_timeout(20)
+
+
+def test_a_socket_closed_with_1012_service_restart_reconnects_at_once_without_the_notice(server: Server, page: Page):
+    """A process stopping gracefully closes its sockets with 1012: the page connects again at once (behind a
+    proxy another process answers), not after the reconnection pace's first 300 ms, and says nothing."""
+    routes: list[Any] = []
+
+    def route(ws: Any) -> None:
+        upstream = ws.connect_to_server()
+        routes.append(ws)
+        ws.on_message(upstream.send)
+        upstream.on_message(ws.send)
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    page.evaluate(_WATCH_SOCKETS)
+    register(page, "conn_restart")
+    sit(page, 2)
+    wait_for_betting(page, 2)
+    assert len(routes) == 1
+    routes[0].close(code=1012, reason="service restart")
+    expect(page.locator("#phase")).to_have_attribute("data-phase", re.compile(r"\w+"))
+    _until_sockets(page, 2)
+    first, second = page.evaluate("window.__sockets")
+    assert first["code"] == 1012
+    assert second["made"] - first["closed"] < 100, (first, second)  # at once: the usual first wait is 300 ms
+    page.wait_for_timeout(1000)
+    assert page.evaluate("window.__sockets[1].closed") is None  # the new socket serves
+    assert page.evaluate("window.__noticeShown") is False
+    expect(page.locator("#connection")).to_be_hidden()
+    # a socket closed otherwise (the line dropped) still waits and says so
+    routes[1].close(code=4000, reason="line dropped by the test")
+    expect(page.locator("#connection")).to_be_visible(timeout=2000)
+    _until_sockets(page, 3)
+    _, dropped, third = page.evaluate("window.__sockets")
+    assert third["made"] - dropped["closed"] >= 250, (dropped, third)
+    expect(page.locator("#connection")).to_be_hidden(timeout=5000)

@@ -893,8 +893,17 @@ function tableView(tableId) {
     };
     socket.onclose = (event) => {
       if (mine !== socket || closed) return;
+      const wasConnected = S.connected;
       S.connected = false;
       if (event.code === 4401) { window.dispatchEvent(new Event("signed-out")); return; }  // signed out elsewhere
+      // 1012 (service restart): the server process is stopping gracefully; connect again at once, without the
+      // notice (behind a proxy another process answers; a command in flight is sent again with its key). Only
+      // from a socket that was serving: if that try fails too, the notice and the usual pace follow.
+      if (event.code === 1012 && wasConnected) {
+        render();
+        timers.push(setTimeout(() => { if (!closed) connect(); }, 0));
+        return;
+      }
       // 1008: the server refused this socket (too many open tables for the account): say so, try again slowly
       const refused = event.code === 1008;
       connection(true, refused ? t("connection.refused") : null);
