@@ -10,6 +10,7 @@ process with uvicorn's own exit code 3, the code ``verify`` uses for a mismatch.
 from __future__ import annotations
 
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -25,6 +26,25 @@ if TYPE_CHECKING:
 
 #: The largest request line plus headers uvicorn buffers (bytes); a bigger head is refused with 400.
 MAX_HEAD = 16_384
+
+
+class LogFormat(StrEnum):
+    """``--log-format``: the forms of :mod:`baccarat.server.storage.logs`."""
+
+    json = "json"
+    text = "text"
+
+
+class LogLevel(StrEnum):
+    """``--log-level``: the least severe lines written."""
+
+    debug = "debug"
+    info = "info"
+    warning = "warning"
+    error = "error"
+    critical = "critical"
+
+
 #: Seconds a stopping process (SIGTERM or SIGINT) waits for its requests in progress and its table sockets'
 #: handlers to finish, after it has stopped listening and closed every table socket with 1012 (uvicorn's
 #: ``timeout_graceful_shutdown``); what is still running then is cancelled.  The app's own stop follows (the
@@ -51,11 +71,24 @@ def serve(
     workers: Annotated[int, typer.Option(
         min=1, max=64, help="Server processes sharing the address (PostgreSQL only: SQLite is served by one "
                             "process). Any of them answers any request; one of them deals.")] = 1,
+    log_format: Annotated[LogFormat | None, typer.Option(
+        help="Log lines on stderr: one JSON object each, or text (default: text when stderr is a terminal, "
+             "else json).")] = None,
+    log_level: Annotated[LogLevel, typer.Option(help="The least severe log lines written (info: an access "
+                                                     "line per request and socket).")] = LogLevel.info,
+    metrics_port: Annotated[int | None, typer.Option(
+        min=0, max=65535, help="Serve Prometheus metrics at /metrics on this port (0: any free port; the ready "
+                               "line says which), summed over the --workers processes. Default: none.")] = None,
+    metrics_host: Annotated[str, typer.Option(
+        help="Address the metrics are served on (keep it private: they show the tables' activity).")]
+    = "127.0.0.1",
 ) -> None:
     """Run the table server; prints its address when it is ready (GET /health answers 200).
 
     Each --rules file adds its game: served like the built-in games, with a table of its own.
     """
+    import logging.config
+
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
@@ -64,9 +97,13 @@ def serve(
     from baccarat.server.house.audit_keys import ensure_key
     from baccarat.server.live import connections
     from baccarat.server.live import sockets as live
+    from baccarat.server.storage import logs
     from baccarat.server.storage.settings import Settings
 
     with handle_errors():
+        # before anything logs (the audit key's creation below): every line of the process in one form
+        form = log_format.value if log_format else logs.default_format()
+        logging.config.dictConfig(logs.config(form, log_level.value))
         for path in rules or ():
             load_rules(path)
         settings = Settings.from_options(data_dir=data_dir, database=database, betting_seconds=betting_seconds)
@@ -91,13 +128,19 @@ def serve(
         # On SIGTERM uvicorn stops listening, closes every table socket with 1012 ("service restart": the page
         # reconnects at once, to another process behind a proxy) and lets the connections in progress finish
         # for at most STOP_GRACE seconds before the app stops (docs: "Stopping and restarting").
-        options = dict(host=host, port=port, log_level="warning", http=connections.GuardedH11Protocol,
+        # uvicorn's loggers and each --workers process set up like this one; its access log replaced by
+        # baccarat.server.live.access's lines (no query string, a request id, the account and table)
+        options = dict(host=host, port=port, log_config=logs.config(form, log_level.value), access_log=False,
+                       log_level=log_level.value, http=connections.GuardedH11Protocol,
                        h11_max_incomplete_event_size=MAX_HEAD, timeout_keep_alive=settings.idle_seconds,
                        ws=connections.CountedWebSocketProtocol, ws_max_size=live.MAX_FRAME,
                        ws_per_message_deflate=settings.ws_deflate, proxy_headers=bool(trusted_proxy),
                        forwarded_allow_ips=list(trusted_proxy or []), timeout_graceful_shutdown=STOP_GRACE)
+        # the metrics' address is in the ready line; with --workers each process writes its values to files
+        # in a fresh directory and this one serves their sum (see baccarat.server.storage.metrics)
+        metrics_note = "" if metrics_port is None else _serve_metrics(metrics_host, metrics_port, workers)
         if workers > 1:
-            _serve_workers(settings, url, workers, options)
+            _serve_workers(settings, url, workers, options, metrics_note)
             return
         tune_for_serving()
         config = uvicorn.Config(create_app(settings), **options)  # type: ignore[arg-type]
@@ -110,7 +153,7 @@ def serve(
                 for sock in bound.sockets:
                     address = sock.getsockname()
                     print(f"baccarat server ready at http://{address[0]}:{address[1]} "
-                          f"(database: {settings.url.split('://')[0]})", flush=True)
+                          f"(database: {settings.url.split('://')[0]}{metrics_note})", flush=True)
 
         server.startup = startup  # type: ignore[method-assign]
         try:
@@ -122,7 +165,32 @@ def serve(
             unavailable(f"the table server did not start on {host}:{port}")
 
 
-def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str, object]) -> None:
+def _serve_metrics(host: str, port: int, workers: int) -> str:
+    """Serve ``/metrics`` on ``host``:``port`` from this process (a thread), and say where for the ready line.
+    With several ``workers`` they write their values to a fresh directory (removed at exit), named in the
+    environment they inherit before they import :mod:`prometheus_client`; this process serves their sum."""
+    import atexit
+    import os
+    import shutil
+    import tempfile
+
+    from baccarat.server.storage import metrics
+
+    shared = None
+    if workers > 1:
+        shared = Path(tempfile.mkdtemp(prefix="baccarat-metrics-"))
+        atexit.register(shutil.rmtree, shared, ignore_errors=True)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(shared)
+    try:
+        bound = metrics.serve(host, port, shared)
+    except OSError as error:
+        unavailable(f"cannot serve the metrics on {host}:{port}: {error.strerror or error}")
+    shown = f"[{host}]" if ":" in host else host
+    return f"; metrics at http://{shown}:{bound}/metrics"
+
+
+def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str, object],
+                   metrics_note: str = "") -> None:
     """``workers`` uvicorn processes on one listening socket, each its own app (made from the environment:
     each runs the dealer election and its own table sockets); the address is printed once one answers."""
     import os
@@ -141,11 +209,11 @@ def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str
         unavailable(f"the table server did not start on {config.host}:{config.port}")
     address = sock.getsockname()
     base = f"http://{address[0]}:{address[1]}"
-    threading.Thread(target=_announce_when_ready, args=(base, workers), daemon=True).start()
+    threading.Thread(target=_announce_when_ready, args=(base, workers, metrics_note), daemon=True).start()
     Multiprocess(config, sockets=[sock]).run()
 
 
-def _announce_when_ready(base: str, workers: int) -> None:
+def _announce_when_ready(base: str, workers: int, metrics_note: str = "") -> None:
     """Say the address once the processes answer ``/health`` (asked with the standard library: the
     server's own dependencies hold no HTTP client, and no proxy from the environment is asked)."""
     import http.client
@@ -157,7 +225,8 @@ def _announce_when_ready(base: str, workers: int) -> None:
         try:
             with ask(f"{base}/health", timeout=2) as answer:
                 if answer.status == 200:
-                    print(f"baccarat server ready at {base} (database: postgresql, {workers} processes)", flush=True)
+                    print(f"baccarat server ready at {base} (database: postgresql, {workers} processes"
+                          f"{metrics_note})", flush=True)
                     return
         except (OSError, http.client.HTTPException):  # not listening yet, refused, reset, timed out, half-started
             pass

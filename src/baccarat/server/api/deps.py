@@ -14,6 +14,7 @@ from baccarat.core.errors import AuthorizationError, ConfigurationError
 from baccarat.server.api.responses import Refusal
 from baccarat.server.api.text import Text
 from baccarat.server.house import accounts, wallet
+from baccarat.server.storage import logs
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Account
 
@@ -60,8 +61,10 @@ def look(request: Request, work: Callable[[Session], T]) -> T:
 
 
 def me(request: Request, token: str | None) -> Account:
-    """The account the token belongs to (401 when none)."""
-    return look(request, lambda s: accounts.authenticate(s, token))
+    """The account the token belongs to (401 when none); the request's log lines name it from here on."""
+    account = look(request, lambda s: accounts.authenticate(s, token))
+    logs.note(account_id=account.id)
+    return account
 
 
 def operator(request: Request, token: str | None, action: str) -> Account:

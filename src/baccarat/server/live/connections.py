@@ -48,6 +48,7 @@ from uvicorn.server import ServerState
 
 from baccarat.core.errors import ConfigurationError
 from baccarat.core.messages import Param, render
+from baccarat.server.live import access
 from baccarat.server.live.arrival import StampedWebSocketProtocol
 from baccarat.server.storage.settings import Settings
 
@@ -245,6 +246,8 @@ class GuardedH11Protocol(H11Protocol):
                  _loop: asyncio.AbstractEventLoop | None = None) -> None:
         super().__init__(config, server_state, app_state, _loop)
         self.ledger = ledger_of(server_state, config)
+        # outside uvicorn's X-Forwarded-For handling: the request id is taken only from a trusted proxy's address
+        self.app = access.RequestLog(self.app, self.ledger.trusted)
         self.place: Place | None = None
         self.head_timer: asyncio.TimerHandle | None = None
 
@@ -306,9 +309,11 @@ class CountedWebSocketProtocol(StampedWebSocketProtocol):
     """The table WebSocket's protocol (:class:`~baccarat.server.live.arrival.StampedWebSocketProtocol`), holding
     the place of the connection it was upgraded from until it closes."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
+                 _loop: asyncio.AbstractEventLoop | None = None) -> None:
+        super().__init__(config, server_state, app_state, _loop)
         self.place: Place | None = None
+        self.app = access.RequestLog(self.app, ledger_of(server_state, config).trusted)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.place is not None:

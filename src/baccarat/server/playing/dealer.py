@@ -26,7 +26,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.server.playing import betting, dealing, seating
-from baccarat.server.storage import faults
+from baccarat.server.storage import faults, logs
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import GameTable, Round, aware
 from baccarat.server.storage.models import now as _now
@@ -90,15 +90,16 @@ class Dealer:
             trouble = self.troubles.get(round_id)
             if trouble is not None and self.monotonic() < trouble.retry_at:
                 continue
-            try:
-                transaction(self.sessions, lambda s, rid=round_id: dealing.deal_round(  # type: ignore[misc]
-                    s, rid, now, sit_out_rounds=self.sit_out_rounds))
-            except Exception as error:  # any failure: this round waits, the others go on
-                self._failed(round_id, error, now)
-            else:
-                dealt += 1
-                if self.troubles.pop(round_id, None) is not None:
-                    log.warning("round id %s dealt after earlier failures", round_id)
+            with logs.context(round_id=round_id):  # what is logged dealing it names the round
+                try:
+                    transaction(self.sessions, lambda s, rid=round_id: dealing.deal_round(  # type: ignore[misc]
+                        s, rid, now, sit_out_rounds=self.sit_out_rounds))
+                except Exception as error:  # any failure: this round waits, the others go on
+                    self._failed(round_id, error, now)
+                else:
+                    dealt += 1
+                    if self.troubles.pop(round_id, None) is not None:
+                        log.warning("round id %s dealt after earlier failures", round_id)
         return dealt
 
     def _without_bets_waiting(self, due: list[int], now: datetime) -> list[int]:

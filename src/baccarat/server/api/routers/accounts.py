@@ -12,6 +12,7 @@ from baccarat.server.api.deps import REFUSALS, Token, address, look, me, run
 from baccarat.server.api.requests import Credentials
 from baccarat.server.api.responses import AccountCreated, Me, SessionToken
 from baccarat.server.house import accounts, wallet
+from baccarat.server.storage import logs
 
 router = APIRouter(tags=["accounts"], responses=REFUSALS)
 
@@ -41,6 +42,7 @@ def register(request: Request, body: Credentials) -> NewAccount:
     with state.limiter.registration(address(request)), state.hashing.admit():
         account = accounts.sign_up(state.sessions, body.username, body.password,
                                    grant=state.settings.grant, hashing=state.hashing)
+    logs.note(account_id=account.id)
     balance = look(request, lambda s: wallet.balance(s, account.id))
     return {"id": account.id, "username": account.username, "balance": balance}
 
