@@ -9,14 +9,18 @@ than the Python packages:
   ``postgresql`` with apt-get if need be) on a free port, exports its URL for the session, and
   stops it and removes its files at the end;
 - the browser tests (``tests/test_browser*.py``): when they are collected and there is no
-  ``chromium`` on the PATH, it installs Debian's ``chromium`` with apt-get (as root).
+  ``chromium`` on the PATH, it installs Debian's ``chromium`` with apt-get (as root);
+- the reverse-proxy test (a test that asks for the ``nginx`` fixture): when one is selected and there is
+  no ``nginx``, it installs Debian's ``nginx`` with apt-get (as root); the test runs nginx itself, on a
+  configuration and a prefix of its own, not the package's service.
 
 It reports what it did in one line before the tests run. ``BACCARAT_NO_PROVISION=1`` turns it off.
 Under pytest-xdist (``-n 2``) each worker provisions for the tests it runs (a PostgreSQL server of its
 own, stopped when the worker ends), and the controller reports each worker's line when it is done.
 What it cannot provision (not root, no apt-get, an install that fails) is skipped with a reason
 that says how to provision it by hand, unless ``BACCARAT_REQUIRE_POSTGRES`` /
-``BACCARAT_REQUIRE_BROWSER`` is set (as ``.ci/run`` sets them): then those tests fail.
+``BACCARAT_REQUIRE_BROWSER`` / ``BACCARAT_REQUIRE_NGINX`` is set (as ``.ci/run`` sets them): then those
+tests fail.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ HOW_POSTGRES = (
     "CREATE DATABASE (postgresql+psycopg://USER@HOST:PORT/DB)"
 )
 HOW_BROWSER = "apt-get install chromium (as root), or put a chromium on the PATH"
+HOW_NGINX = "apt-get install nginx (as root), or put an nginx on the PATH"
+NGINX_FIXTURE = "nginx"  #: the fixture of the tests that run nginx
 
 
 def register(config: pytest.Config) -> None:
@@ -58,6 +64,18 @@ def why_no_postgres(config: pytest.Config) -> str:
     plugin = config.pluginmanager.get_plugin(NAME)
     why = getattr(plugin, "postgres_problem", None) or "no PostgreSQL server was provisioned"
     return f"no PostgreSQL server ({why}): {HOW_POSTGRES}"
+
+
+def why_no_nginx(config: pytest.Config) -> str:
+    """Why there is no ``nginx``, and how to provide one by hand."""
+    plugin = config.pluginmanager.get_plugin(NAME)
+    why = getattr(plugin, "nginx_problem", None) or "not on the PATH"
+    return f"no nginx ({why}): {HOW_NGINX}"
+
+
+def nginx_binary() -> str | None:
+    """The ``nginx`` to run: on the PATH, or Debian's (in /usr/sbin, not on every user's PATH)."""
+    return shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
 
 
 def _chromium() -> str | None:
@@ -78,6 +96,7 @@ class Provisioner:
         self.notes: dict[str, str] = {}  # "postgres", "browser": what was done
         self.postgres_problem: str | None = None
         self.postgres_dir: str | None = None
+        self.nginx_problem: str | None = None
         self.apt_updated = False
         self.browser_checked = False
 
@@ -96,7 +115,10 @@ class Provisioner:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not self.config.option.collectonly and any(needs_postgres(item) for item in session.items):
             self.provision_postgres()
-        notes = [self.notes[what] for what in ("postgres", "browser") if what in self.notes]
+        if not self.config.option.collectonly and any(NGINX_FIXTURE in getattr(item, "fixturenames", ())
+                                                      for item in session.items):
+            self.provision_nginx()
+        notes = [self.notes[what] for what in ("postgres", "browser", "nginx") if what in self.notes]
         if notes:
             line = "provisioning for the tests: " + "; ".join(notes)
             self.write(line)
@@ -168,6 +190,23 @@ class Provisioner:
         then = "fail" if os.environ.get("BACCARAT_REQUIRE_BROWSER") else "skip"
         self.notes["browser"] = (f"chromium: none ({why or 'not on the PATH after the install'}), "
                                  f"the browser tests {then}: {HOW_BROWSER}")
+
+    def provision_nginx(self) -> None:
+        found = nginx_binary()
+        if found:
+            self.notes["nginx"] = f"nginx already at {found}"
+            return
+        why = f"{OFF} is set" if os.environ.get(OFF) else self.cannot_install()
+        if why is None:
+            self.write("installing Debian's nginx with apt-get for the reverse-proxy test ...")
+            start = time.monotonic()
+            why = self.apt_install("nginx")
+            if why is None and nginx_binary():
+                self.notes["nginx"] = f"nginx installed with apt-get ({time.monotonic() - start:.0f} s)"
+                return
+        self.nginx_problem = why or "not on the PATH after the install"
+        then = "fails" if os.environ.get("BACCARAT_REQUIRE_NGINX") else "skips"
+        self.notes["nginx"] = f"nginx: none ({self.nginx_problem}), the reverse-proxy test {then}: {HOW_NGINX}"
 
     def provision_chinese_font(self) -> str:
         """A font with Chinese characters, so that the Simplified Chinese screenshots can be read (the tests
