@@ -25,7 +25,9 @@ READY = re.compile(r"ready at (http://([0-9.]+):(\d+))")
 
 class Served:
     """A server process started by :func:`start`: ``url`` (``http://HOST:PORT``), ``host``, ``port``,
-    ``process``; what it wrote after its ready line is in :meth:`stdout` and :meth:`stderr`."""
+    ``process``; its ready line is ``ready``, what it wrote after it in :meth:`stdout` and :meth:`stderr`."""
+
+    ready = ""  #: the ready line, as printed
 
     def __init__(self, process: subprocess.Popen[str], url: str, host: str, port: int,
                  out: list[str], err: list[str] | Path, drains: list[threading.Thread]):
@@ -98,7 +100,9 @@ def start(command: Sequence[str], *, env: dict[str, str] | None = None, log: Pat
         said = err.read_text() if isinstance(err, Path) else "".join(err)
         raise AssertionError(f"{' '.join(command)!r} printed no ready line first: {line!r}; stderr: {said[-2000:]!r}")
     drains.append(_drain(process.stdout, out))
-    return Served(process, match.group(1), match.group(2), int(match.group(3)), out, err, drains)
+    served = Served(process, match.group(1), match.group(2), int(match.group(3)), out, err, drains)
+    served.ready = line
+    return served
 
 
 def serve_command(*options: str, data_dir: Path, port: int = 0) -> list[str]:

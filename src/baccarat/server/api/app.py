@@ -24,7 +24,7 @@ from baccarat.server.live import cluster
 from baccarat.server.live import sockets as live
 from baccarat.server.playing import dealing, tables
 from baccarat.server.playing.dealer import LATE_BETS, Dealer
-from baccarat.server.storage import faults
+from baccarat.server.storage import faults, metrics
 from baccarat.server.storage.db import make_engine, session_factory, transaction
 from baccarat.server.storage.migrate import upgrade
 from baccarat.server.storage.settings import Settings
@@ -38,6 +38,14 @@ DEAL_INTERVAL = 0.1
 async def _deal_forever(dealer: Dealer) -> None:
     """Deal every due round, forever.  A round that fails waits and is voided after repeated failures
     (see :mod:`baccarat.server.playing.dealer`); this loop survives even a failure to list the due rounds."""
+    metrics.DEALING.set(1)
+    try:
+        await _deal_loop(dealer)
+    finally:  # cancelled: the dealer's lock was lost or given up
+        metrics.DEALING.set(0)
+
+
+async def _deal_loop(dealer: Dealer) -> None:
     while True:
         try:
             await asyncio.to_thread(dealer.deal_due)

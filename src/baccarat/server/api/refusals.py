@@ -38,7 +38,7 @@ from baccarat.core.errors import (
 from baccarat.core.messages import CATALOGUE, Param, render
 from baccarat.core.text import storable
 from baccarat.server.api.text import BAD_TEXT
-from baccarat.server.storage import faults
+from baccarat.server.storage import faults, metrics
 
 log = logging.getLogger("baccarat.server")
 
@@ -97,9 +97,13 @@ def _phrase(status: int) -> str:
 
 
 def _location(error: Any) -> list[str]:
-    """Where a problem is, cut short before any part that is not storable text (a map key holding NUL is
-    named by its map, ``bets``): the answer never repeats text the server refuses to hold."""
+    """Where a problem is, cut short before any part that is not storable text: the answer never repeats
+    text the server refuses to hold.  A map key that cannot be stored is named by its map (``bets``, not
+    ``bets.<key>.[key]``: pydantic writes a lone surrogate in a location as U+FFFD, which would name a key the
+    client never sent)."""
     location = [str(part) for part in error.get("loc", ())]
+    if error.get("type") == BAD_TEXT and location[-1:] == ["[key]"]:
+        location = location[:-2]
     bad = next((n for n, part in enumerate(location) if not storable(part)), len(location))
     return location[:bad]
 
@@ -132,13 +136,18 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(BaccaratError)
     async def _known(_: Request, error: BaccaratError) -> JSONResponse:
         status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
+        if isinstance(error, RateLimitedError):
+            metrics.LIMIT_REFUSALS.labels(error.code, str(error.params.get("rule", ""))).inc()
         wait = getattr(error, "retry_after", None)
         return refusal(status, type(error).__name__, str(error), {"Retry-After": str(wait)} if wait else None,
                       code=error.code, params=error.params)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, error: RequestValidationError) -> JSONResponse:
-        problems = list(error.errors())
+        problems = []
+        for problem in error.errors():  # once each: a header read by two dependencies is refused twice
+            if problem not in problems:
+                problems.append(problem)
         code, params = _invalid(problems)
         return refusal(422, "InvalidRequest", [_problem(e) for e in problems], code=code, params=params)
 

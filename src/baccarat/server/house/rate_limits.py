@@ -43,7 +43,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.core.errors import AuthenticationError, RateLimitedError
 from baccarat.core.messages import CATALOGUE
-from baccarat.server.storage import keyed_locks
+from baccarat.server.storage import keyed_locks, metrics
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Attempt, now
 
@@ -149,6 +149,7 @@ class LoginLimiter:
         try:
             yield
         except AuthenticationError:
+            metrics.LOGIN_FAILURES.inc()
             raise
         except BaseException:
             self._give_back(attempt)

@@ -45,7 +45,7 @@ from baccarat.server.live.group_commit import Command, Outcome, run_one
 from baccarat.server.playing import betting, fairness, tables
 from baccarat.server.playing.betting import BetAnswer
 from baccarat.server.playing.views import stored_limits
-from baccarat.server.storage import db, notify
+from baccarat.server.storage import db, metrics, notify
 from baccarat.server.storage.db import retryable
 from baccarat.server.storage.models import (
     Account,
@@ -338,11 +338,13 @@ class _Writes:
         self.answers: list[_AnswerRow] = []
         self.seeds: dict[int, set[int]] = defaultdict(set)  # shoe -> accounts whose seed it may take
         self.tables: set[int] = set()
+        self.staked: dict[int, int] = defaultdict(int)  # table -> chips staked (counted once committed)
 
     def run(self, s: Session) -> None:
         connection = s.connection()
         if not self.entries:
             return
+        metrics.after_commit(s, metrics.count_money(metrics.STAKES, self.staked))  # dropped if the savepoint goes
         debits = sorted(self.debits.items())
         if db.on_postgresql(connection):  # every table's rows in one statement (see db.insert_rows)
             ids = db.new_ids(connection, _ENTRIES, len(self.entries))
@@ -417,6 +419,7 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     writes.postings.append([{"account": wallet.wallet_account(account), "amount": -total},
                             {"account": wallet.escrow_account(row.id), "amount": total}])
     writes.debits[account] += total
+    writes.staked[command.table_id] += total
     for code, amount in bets.items():
         spot = (row.id, account, code)
         if code not in placed:

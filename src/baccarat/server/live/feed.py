@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.server.playing import seating, views
 from baccarat.server.playing.shapes import TableView, YourState
-from baccarat.server.storage import faults
+from baccarat.server.storage import faults, metrics
 from baccarat.server.storage.db import among, on_postgresql, read, transaction
 from baccarat.server.storage.models import Token, aware
 from baccarat.server.storage.models import now as _now
@@ -131,6 +131,8 @@ class TableFeed:
         self.signed_out: set[str] = set()  #: token hashes found no longer valid
         self.task: asyncio.Task[None] | None = None
         self.ahead = AHEAD_LEAST  #: how long before a timeline moment it is read (see :data:`AHEAD_LEAST`)
+        #: the version first showing a round's result, and the result's moment (the settlement push is timed from it)
+        self.result_version, self.result_at = -1, cast(datetime | None, None)
 
     def _read(self, accounts: list[int], digests: list[str], at: datetime | None) -> Reading:
         """The table as it is (``at`` None) or as it will be at the moment ``at`` (read ahead)."""
@@ -176,6 +178,7 @@ class TableFeed:
             gone = set(digests) - reading.valid - self.signed_out  # a token never comes back once gone
             if reading.frames is not None or gone:
                 if reading.frames is not None:
+                    self._shown(reading.view)
                     self.view, self.text, self.frames = reading.view, reading.text, reading.frames
                     self.version += 1
                 self.signed_out |= gone
@@ -197,6 +200,15 @@ class TableFeed:
                         pass
             else:
                 await asyncio.sleep(wait)
+
+    def _shown(self, view: TableView) -> None:
+        """Before ``view`` is published: the table's bettors for the metrics, and whether it is the first to
+        show a round's result (its pushes are timed from the result's moment)."""
+        metrics.TABLE_BETTORS.labels(str(self.table_id)).set(view.get("bettors") or 0)
+        started, before = view.get("phase_started_at"), self.view
+        if view.get("phase") == "result" and started and (before is None or before.get("phase") != "result"
+                                                           or before.get("round_number") != view.get("round_number")):
+            self.result_version, self.result_at = self.version + 1, datetime.fromisoformat(started)
 
     def _next(self, reading: Reading, read_at: datetime) -> tuple[float, datetime | None]:
         """How long to wait before the next read, and the moment it is for (None: the time it is made)."""

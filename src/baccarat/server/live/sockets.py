@@ -73,7 +73,7 @@ from baccarat.server.playing import betting, dealing, seating, views
 from baccarat.server.playing.betting import BetAnswer
 from baccarat.server.playing.dealing import DecisionAnswer
 from baccarat.server.playing.shapes import YourState
-from baccarat.server.storage import notify
+from baccarat.server.storage import logs, metrics, notify
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Token, aware
 from baccarat.server.storage.models import now as _now
@@ -291,6 +291,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(socket: WebSocket, table_id: int) -> None:
+        logs.note(table_id=table_id)  # this socket's lines, its close line included, name the table
         if not _allowed(socket, allowed_origins):
             await socket.close(code=1008, reason="origin not allowed")
             return
@@ -321,6 +322,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             account_id = await asyncio.to_thread(read, sessions, auth)
         except BaccaratError as error:  # our own refusals ("no table 9", "log in again") are worded for players
             raise Close(1008, str(error)[:100]) from None
+        logs.note(account_id=account_id)
         # counted in the database, where every process sees it: two sockets opening at once, in this
         # process or another, cannot both take the last place (baccarat.server.live.leases)
         held: Leases = socket.app.state.leases
@@ -328,12 +330,14 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         if lease is None:
             raise Close(1008, TOO_MANY)
         sockets[account_id] += 1
+        metrics.OPEN_SOCKETS.inc()
         try:
             await _play(socket, sessions, table_id, account_id, accounts._digest(token))
         finally:
             try:  # shielded: this task may be being cancelled (the client vanished); the lease goes all the same
                 await asyncio.shield(asyncio.to_thread(held.give_back, lease))
             finally:
+                metrics.OPEN_SOCKETS.dec()
                 sockets[account_id] -= 1
                 if sockets[account_id] <= 0:
                     del sockets[account_id]
@@ -362,6 +366,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                 text = feed.frame(account_id, await asyncio.to_thread(you))
             seen = feed.version  # with no await since the frame was made: the version it shows
             await socket.send_text(cast(str, text))
+            if seen == feed.result_version and feed.result_at is not None:  # this push shows a result
+                metrics.SETTLEMENT_PUSH.observe(max(0.0, metrics.since(feed.result_at)))
 
         async def pushes() -> None:
             """This socket's pushes: one task for as long as it is open, woken by the feed."""
@@ -397,6 +403,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                 stamps = [t for t in stamps if now - t < 1.0] + [now]
                 if len(stamps) > MAX_RATE:
                     raise Close(1008, "too many commands")
+                frame: Any = None
                 try:
                     frame = parse(message)
                     if not isinstance(frame, dict):
@@ -406,10 +413,14 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                         SocketCommand(table_id, account_id, digest, frame, received),
                         table=table_id, received=received)
                 except BaccaratError as error:
+                    if isinstance(frame, dict) and frame.get("type") == "bet":
+                        metrics.bet_answered(table_id, error.code, received)
                     refused: ErrorFrame = {"type": "error", "error": type(error).__name__, "code": error.code,
                                            "params": error.params, "detail": str(error), "message": str(error)}
                     await socket.send_json(refused)
                     continue
+                if frame.get("type") == "bet":
+                    metrics.bet_answered(table_id, None, received)
                 answered: OkFrame = {"type": "ok", "key": frame["key"], "result": result}  # (checked: a str)
                 await socket.send_json(answered)
                 # A bet's answer holds the player's seat, balance, bets and round: no state follows it (at a

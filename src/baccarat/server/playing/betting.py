@@ -26,7 +26,7 @@ from baccarat.server.house import protection, wallet
 from baccarat.server.playing import fairness
 from baccarat.server.playing.tables import NO_SEAT
 from baccarat.server.playing.views import stored_limits
-from baccarat.server.storage import notify
+from baccarat.server.storage import metrics, notify
 from baccarat.server.storage.db import on_postgresql
 from baccarat.server.storage.models import (
     Bet,
@@ -197,6 +197,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
             "balance_before": balance_before} for code, amount in bets.items() if code not in placed]
     if new:
         connection.execute(_NEW_BET, new)
+    metrics.after_commit(s, metrics.count_money(metrics.STAKES, {table_id: total}))
     if fairness.takes_seeds(row.algorithm, row.client_seeds):  # before its first deal: the player's seed goes in
         fairness.take_client_seed(s, row.shoe_id, account_id)
     notify.changed(s, table_id)

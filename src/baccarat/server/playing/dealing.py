@@ -33,7 +33,7 @@ from baccarat.server.playing.shapes import DealtCard, StoredResult
 from baccarat.server.playing.tables import game_of, limits_of, next_round, table_row
 from baccarat.server.playing.timeline import later, pace_of, schedule, stamp
 from baccarat.server.playing.views import core_seats
-from baccarat.server.storage import notify
+from baccarat.server.storage import metrics, notify
 from baccarat.server.storage.db import insert_rows
 from baccarat.server.storage.models import (
     Account,
@@ -169,6 +169,8 @@ def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], event
         postings[owner] = postings.get(owner, 0) + bet.amount + event.net
     entry = wallet.transfer(s, "settle", {account: amount for account, amount in postings.items() if amount},
                             memo=f"table {table.name} round {current.number}")
+    paid_out = sum(bet.amount + event.net for bet, event in settled)
+    metrics.after_commit(s, metrics.count_money(metrics.PAYOUTS, {table.id: paid_out}))
     insert_rows(s.connection(), _SETTLEMENTS, [{"bet_id": bet.id, "event": event.event, "net": event.net,
                                                 "transaction_id": entry, "shown_at": shown_at}
                                                for bet, event in settled])
@@ -189,6 +191,7 @@ def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int 
     pace = pace_of(table)
     if current.status == "betting" and aware(current.closes_at) <= now:
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
+        _count_round(s, table.id, "no_action" if not bets else None, aware(current.closes_at), now)
         if not bets:
             current.status = "no_action"
             count_idle(s, table.id, set(), now, sit_out_rounds)  # a window nobody bet in was sat out by every seat
@@ -213,6 +216,7 @@ def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int 
         result_at = later(datetime.fromisoformat(deal[-1]["at"]), pace.card)
         _settle(s, table, current, bets, events, account_of, result_at)
         _close(s, table, current, bets, shoe, events, now, deal, result_at)
+        _count_round(s, table.id, "dealt")
     elif current.status == "decision" and (aware(current.decides_at or now) <= now or _all_decided(s, round_id)):
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
         core, shoe, events, account_of = _replay(s, table, current, bets)
@@ -230,6 +234,21 @@ def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int 
         current.dealt_at = now
         _settle(s, table, current, bets, events, account_of, result_at)
         _close(s, table, current, bets, shoe, events, now, deal, result_at, decided=stored)
+        _count_round(s, table.id, "dealt")
+
+
+def _count_round(s: Session, table_id: int, outcome: str | None, closed: datetime | None = None,
+                 dealt: datetime | None = None) -> None:
+    """Once committed: a round finished with ``outcome`` (dealt, no_action, void; None: not yet), and the lag of
+    a deal at ``dealt`` behind the close of betting ``closed``."""
+    table = str(table_id)
+
+    def count() -> None:
+        if outcome is not None:
+            metrics.ROUNDS.labels(table, outcome).inc()
+        if closed is not None and dealt is not None:
+            metrics.DEAL_LAG.observe(max(0.0, (dealt - closed).total_seconds()))
+    metrics.after_commit(s, count)
 
 
 def _names(s: Session, account_of: dict[int, int]) -> dict[str, str]:
@@ -374,6 +393,8 @@ def void_round(s: Session, table_id: int, number: int, *, reason: str, now: date
                                               sorted(wallet.balances(s, {b.account_id for b in bets}))}})
     current.status = "void"
     current.result_at = current.dealt_at = now
+    _count_round(s, table_id, "void")
+    metrics.after_commit(s, metrics.count_money(metrics.REFUNDS, {table_id: sum(refunds.values())}))
     # the Block Bonus already paid at the first deal counts from now if it was not shown yet
     s.execute(update(Settlement).where(Settlement.bet_id.in_([b.id for b in bets]), Settlement.shown_at > now)
               .values(shown_at=now))

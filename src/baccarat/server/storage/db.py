@@ -50,6 +50,8 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from baccarat.server.storage import metrics
+
 T = TypeVar("T")
 
 RETRIES = 20
@@ -81,8 +83,11 @@ def make_engine(url: str) -> Engine:
             reading = connection.get_execution_options().get("reading")
             connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
+        metrics.watch_pool(engine)
         return engine
-    return create_engine(url, isolation_level="READ COMMITTED", pool_pre_ping=True)
+    engine = create_engine(url, isolation_level="READ COMMITTED", pool_pre_ping=True)
+    metrics.watch_pool(engine)
+    return engine
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

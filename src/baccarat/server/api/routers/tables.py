@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from baccarat.core.errors import BaccaratError
 from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, look, me, once, run
 from baccarat.server.api.requests import BetsBody, DecisionBody, SeatBody
 from baccarat.server.api.responses import (
@@ -21,6 +22,7 @@ from baccarat.server.api.responses import (
     YourState,
 )
 from baccarat.server.playing import betting, dealing, records, seating, shapes, views
+from baccarat.server.storage import metrics
 from baccarat.server.storage.models import GameTable
 
 router = APIRouter(tags=["tables"], responses=REFUSALS)
@@ -67,8 +69,14 @@ def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
         idempotency_key: IdempotencyKey = None) -> betting.BetAnswer:
     """Stake wagers on the open round (added to what you have on it); once per idempotency key."""
     account = me(request, token)
-    return once(request, account, idempotency_key, betting.bet_request(table_id, body.bets, body.round),
-                lambda s: betting.place_bets(s, table_id, account.id, body.bets, round_number=body.round))
+    try:
+        answer = once(request, account, idempotency_key, betting.bet_request(table_id, body.bets, body.round),
+                      lambda s: betting.place_bets(s, table_id, account.id, body.bets, round_number=body.round))
+    except BaccaratError as error:  # no such table: not labelled by its number (the metric's labels stay few)
+        metrics.bet_answered(0 if error.code == "table.unknown" else table_id, error.code)
+        raise
+    metrics.bet_answered(table_id, None)
+    return answer
 
 
 @router.post("/api/tables/{table_id}/decision", status_code=201, response_model=Decided)

@@ -1,0 +1,179 @@
+"""The server's metrics for Prometheus (``baccarat serve --metrics-port``), defined in one place.
+
+Every metric is named ``baccarat_...`` and documented in ``docs/running.md``; its labels are bounded: a
+table's id (tables are made by operators) and a refusal's stable code (:data:`baccarat.core.messages.CATALOGUE`),
+never an account.  ``deploy/grafana/baccarat.json`` charts them (a test checks that it names only these).
+
+With ``--workers N`` every process writes its values to files in ``PROMETHEUS_MULTIPROC_DIR`` (set by
+``baccarat serve`` before the workers start, so :mod:`prometheus_client` reads it when they import it), and the
+supervising process serves their sum (:func:`multiprocess_registry`): the counters and histograms of every
+process, a dead one's included (a counter never goes back); the gauges as their ``multiprocess_mode`` says,
+the live processes only.  With one process the values are kept in memory and served from there.
+
+Money and rounds are counted once their transaction commits (:func:`after_commit`): a transaction that is
+retried, or a savepoint rolled back, counts nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
+from prometheus_client.registry import Collector
+from sqlalchemy import event
+from sqlalchemy.orm import Session, SessionTransaction
+
+from baccarat.server.storage.models import now as _now
+
+#: Seconds: from a few milliseconds (a bet's group commit, a push) to the dealer's longest wait for late bets.
+_SECONDS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+#: The deal's lag: the dealer waits half a second after a close for bets still on their way (LATE_BETS).
+_LAG = (0.1, 0.25, 0.5, 0.6, 0.75, 1.0, 1.5, 2.5, 5.0, 10.0, 30.0)
+
+BETS = Counter("baccarat_bets", "Bet commands answered (each socket frame or POST of bets is one): accepted, or "
+               "refused with the refusal's code. A replayed idempotency key is answered, and counted, again.",
+               ["table", "outcome", "code"])
+STAKES = Counter("baccarat_stakes", "Chips staked by the bets committed.", ["table"])
+PAYOUTS = Counter("baccarat_payouts", "Chips paid into players' wallets at settlement (stakes returned and "
+                  "winnings), not counting void refunds.", ["table"])
+REFUNDS = Counter("baccarat_refunds", "Chips given back to players when a round is voided.", ["table"])
+ROUNDS = Counter("baccarat_rounds", "Rounds finished: dealt, no_action (nobody bet) or void.", ["table", "outcome"])
+LOGIN_FAILURES = Counter("baccarat_login_failures", "Sign-ins refused for a wrong username or password.")
+LIMIT_REFUSALS = Counter("baccarat_limit_refusals", "Requests refused by a rate limit (429): rate.limited by rule "
+                         "(username, address, registrations) or rate.busy (too many passwords being hashed).",
+                         ["code", "rule"])
+BET_COMMIT = Histogram("baccarat_bet_commit_seconds", "Seconds from a socket bet's arrival (its frame read off the "
+                       "network) to its answer, committed or refused, in its group commit.", buckets=_SECONDS)
+DEAL_LAG = Histogram("baccarat_deal_lag_seconds", "Seconds from a round's close of betting to its deal (the dealer "
+                     "waits 0.5 s for bets on their way).", buckets=_LAG)
+SETTLEMENT_PUSH = Histogram("baccarat_settlement_push_seconds", "Seconds from a round's result moment (after its "
+                            "last card) to the push that shows it, for each table socket.", buckets=_SECONDS)
+OPEN_SOCKETS = Gauge("baccarat_open_sockets", "Table WebSockets open (signed in), all processes together.",
+                     multiprocess_mode="livesum")
+TABLE_BETTORS = Gauge("baccarat_table_bettors", "Players with bets on the round on show at a table, as its feed "
+                      "last read it (a table no socket watches keeps its last value).", ["table"],
+                      multiprocess_mode="livemax")
+DB_CONNECTIONS = Gauge("baccarat_db_connections_in_use", "Database connections checked out of the pools "
+                       "(the dealer's lock holds one), all processes together.", multiprocess_mode="livesum")
+DEALING = Gauge("baccarat_dealing", "Processes dealing the rounds: 1 in the one holding the dealer's lock, summed "
+                "over the live processes (1 expected).", multiprocess_mode="livesum")
+
+#: Every metric above (the dashboard's test reads their names).
+ALL = (BETS, STAKES, PAYOUTS, REFUNDS, ROUNDS, LOGIN_FAILURES, LIMIT_REFUSALS, BET_COMMIT, DEAL_LAG,
+       SETTLEMENT_PUSH, OPEN_SOCKETS, TABLE_BETTORS, DB_CONNECTIONS, DEALING)
+
+
+def bet_answered(table_id: int, code: str | None, received: datetime | None = None) -> None:
+    """A bet command answered at ``table_id``: accepted (``code`` None) or refused with ``code``; a socket bet's
+    arrival ``received`` times its commit."""
+    BETS.labels(str(table_id), "accepted" if code is None else "refused", code or "").inc()
+    if received is not None:
+        BET_COMMIT.observe((_now() - received).total_seconds())
+
+
+def since(moment: datetime) -> float:
+    """Seconds from ``moment`` to now on the server's clock."""
+    return (_now() - moment).total_seconds()
+
+
+# --- counted when the transaction commits --------------------------------------------------------------------
+
+_HOOKS = "metrics_after_commit"
+
+
+def after_commit(s: Session, count: Callable[[], None]) -> None:
+    """Run ``count`` once ``s``'s transaction has committed; never if the transaction, or the savepoint in
+    which this is called, is rolled back (a refused command, a lost race retried)."""
+    inner = s.get_nested_transaction() or s.get_transaction()
+    s.info.setdefault(_HOOKS, []).append((inner, count))
+
+
+def _within(transaction: SessionTransaction | None, ended: SessionTransaction) -> bool:
+    while transaction is not None:
+        if transaction is ended:
+            return True
+        transaction = transaction.parent
+    return False
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _rolled_back(s: Session, previous: SessionTransaction) -> None:
+    hooks = s.info.get(_HOOKS)
+    if hooks:
+        s.info[_HOOKS] = [(where, count) for where, count in hooks if not _within(where, previous)]
+
+
+@event.listens_for(Session, "after_commit")
+def _committed(s: Session) -> None:
+    for _, count in s.info.pop(_HOOKS, ()):
+        count()
+
+
+def count_money(counter: Counter, amounts: dict[int, int]) -> Callable[[], None]:
+    """A count of chips by table id (for :func:`after_commit`)."""
+    def count() -> None:
+        for table_id, amount in amounts.items():
+            if amount:
+                counter.labels(str(table_id)).inc(amount)
+    return count
+
+
+# --- database connections ------------------------------------------------------------------------------------
+
+def watch_pool(engine: Any) -> None:
+    """Count ``engine``'s connections in use in :data:`DB_CONNECTIONS`."""
+    event.listen(engine, "checkout", lambda *_: DB_CONNECTIONS.inc())
+    event.listen(engine, "checkin", lambda *_: DB_CONNECTIONS.dec())
+
+
+# --- serving the processes' sum ------------------------------------------------------------------------------
+
+_LIVE_FILE = re.compile(r"gauge_live\w+_(\d+)\.db")
+
+
+class _Processes(Collector):
+    """The values of every process writing to ``path``; the live gauges of processes gone are dropped first
+    (a worker killed and restarted by the supervisor no longer counts its sockets)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.collector = MultiProcessCollector(None, path=path)  # type: ignore[no-untyped-call]
+
+    def collect(self) -> Iterable[Any]:
+        for pid in {int(found.group(1)) for name in os.listdir(self.path) if (found := _LIVE_FILE.fullmatch(name))}:
+            if not _alive(pid):
+                mark_process_dead(pid, self.path)  # type: ignore[no-untyped-call]
+        return self.collector.collect()  # type: ignore[no-any-return,no-untyped-call]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process took the number: ours is gone
+        return False
+    return True
+
+
+def multiprocess_registry(path: Path) -> CollectorRegistry:
+    """A registry serving the sum of the processes that write their values to ``path``."""
+    registry = CollectorRegistry()
+    registry.register(_Processes(str(path)))
+    return registry
+
+
+def serve(host: str, port: int, path: Path | None = None) -> int:
+    """Serve ``/metrics`` on ``host``:``port`` (0: any free port) from a thread of this process: this process's
+    values, or with ``path`` the sum of the processes writing there (:func:`multiprocess_registry`).  Returns the
+    port bound; raises :class:`OSError` when the address cannot be listened on."""
+    from prometheus_client import REGISTRY, start_http_server
+
+    server, _ = start_http_server(port, addr=host, registry=REGISTRY if path is None else multiprocess_registry(path))
+    return int(server.server_port)
