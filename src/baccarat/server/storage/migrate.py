@@ -22,9 +22,7 @@ def alembic_config(url: str) -> Config:
 
 def upgrade(url: str) -> None:
     """Apply every migration not yet applied to the database at ``url``."""
-    # "heads": every branch, so that migrations written side by side from one parent (each chained to it
-    # until they are put in a line) all apply; on a single line it is the same as "head"
-    command.upgrade(alembic_config(url), "heads")
+    command.upgrade(alembic_config(url), "head")
 
 
 @lru_cache(maxsize=1)

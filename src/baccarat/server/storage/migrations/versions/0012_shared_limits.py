@@ -3,7 +3,7 @@ kept for the limits' window) and open table sockets (``socket_leases``, renewed 
 serves them), so that two ``baccarat serve`` processes on one PostgreSQL database keep the limits of one.
 
 Revision ID: 0012
-Revises: 0010
+Revises: 0011
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0012"
-down_revision = "0010"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 
