@@ -15,7 +15,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect as ws_connect
+from websockets.typing import Origin
 
 from baccarat.server.live.access import RequestLog
 from baccarat.server.storage import logs
@@ -36,12 +38,13 @@ def _lines(stderr: str) -> list[dict]:
     return parsed
 
 
-def _wait_for(lines, stderr, test, timeout: float = 10) -> list[dict]:
-    """The lines (read again until ``timeout``) that pass ``test``: the process writes after it answers."""
+def _wait_for(lines, stderr, test, count: int = 1, timeout: float = 10) -> list[dict]:
+    """The lines that pass ``test``, read again until ``count`` do or ``timeout`` has passed: the process
+    writes after it answers."""
     deadline = time.monotonic() + timeout
     while True:
         found = [entry for entry in lines(stderr()) if test(entry)]
-        if found or time.monotonic() > deadline:
+        if len(found) >= count or time.monotonic() > deadline:
             return found
         time.sleep(0.1)
 
@@ -75,11 +78,13 @@ def test_json_lines_name_request_table_account_and_hold_no_secret(tmp_path: Path
                 time.sleep(0.2)
                 history = client.get("/api/history", headers=auth).json()
             assert history and history[0]["status"] == "settled", history
+        with pytest.raises(InvalidStatus):  # a page of another site: refused before it is accepted
+            ws_connect(base.replace("http://", "ws://") + "/ws/tables/2", origin=Origin("http://elsewhere.example"))
     with sqlite3.connect(tmp_path / "baccarat.sqlite3") as db:
         unrevealed = [seed for (seed,) in db.execute("SELECT server_seed FROM shoes WHERE revealed_at IS NULL")]
     assert unrevealed and all(len(seed) == 64 for seed in unrevealed)
 
-    closed = _wait_for(_lines, server.stderr, lambda e: e["event"] == "socket closed")
+    assert len(_wait_for(_lines, server.stderr, lambda e: e["event"] == "socket closed", 2)) == 2
     entries = _lines(server.stderr())
     said = server.stderr()
     assert PASSWORD not in said and token not in said
@@ -103,9 +108,10 @@ def test_json_lines_name_request_table_account_and_hold_no_secret(tmp_path: Path
 
     [opened] = [e for e in entries if e["event"] == "socket open"]
     assert opened["path"] == "/ws/tables/1" and opened["table_id"] == 1
-    assert [e["code"] for e in closed] == [1000]
+    closed = sorted((e for e in entries if e["event"] == "socket closed"), key=lambda e: e["table_id"])
+    assert [(e.get("code"), e.get("status"), e["table_id"]) for e in closed] == [(1000, None, 1), (None, 403, 2)]
     assert closed[0]["request_id"] == opened["request_id"] and closed[0]["account_id"] == account_id
-    assert closed[0]["table_id"] == 1 and closed[0]["duration_ms"] > 0
+    assert closed[0]["duration_ms"] > 0 and "account_id" not in closed[1]
 
 
 @pytest.mark.slow
