@@ -197,3 +197,24 @@ def test_a_request_id_is_taken_only_from_a_trusted_address_and_only_when_sane():
                         ("10.0.0.2", "id\nforged line"), ("10.0.0.2", "")):
         made = behind.request_id(scope(host, given))
         assert made != given and uuid.UUID(made).hex == made
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_every_worker_logs_the_same_way(database_url: str, serve):
+    """``--workers 2``: the supervisor's lines and each process's (uvicorn's start, the access lines of the
+    requests each answered) are JSON objects of the same form."""
+    server = serve("--workers", "2", "--database", database_url, "--log-format", "json")
+    ids: dict[int, set[str]] = {}
+    deadline = time.monotonic() + 30
+    while len(ids) < 2 and time.monotonic() < deadline:
+        with httpx.Client(base_url=server.url, timeout=5) as client:  # a new connection each time
+            answer = client.get("/api/server")
+        ids.setdefault(answer.json()["process"], set()).add(answer.headers["x-request-id"])
+    assert len(ids) == 2, ids  # both processes answered
+    every = set().union(*ids.values())
+    found = _wait_for(_lines, server.stderr, lambda e: e.get("request_id") in every, len(every))
+    assert {e["request_id"] for e in found} == every
+    assert all(e["path"] == "/api/server" and e["status"] == 200 for e in found)
+    started = [e["event"] for e in _lines(server.stderr()) if e["event"].startswith("Started server process")]
+    assert sorted(started) == sorted(f"Started server process [{pid}]" for pid in ids), started
