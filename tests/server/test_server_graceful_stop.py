@@ -9,7 +9,9 @@ import asyncio
 import json
 import signal
 import socket as socket_module
+import threading
 import time
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,8 @@ from baccarat.server.house import wallet
 from baccarat.server.live.group_commit import Batcher
 from baccarat.server.storage.db import connect, sqlite_url
 from baccarat.server.storage.models import Bet, IdempotentRequest, Round, Settlement
+
+from .. import server_kit
 
 TABLE = 2
 PASSWORD = "correct horse"
@@ -182,3 +186,143 @@ def test_a_stopping_process_commits_the_group_commit_in_flight_though_its_socket
 
     assert asyncio.run(scenario()) == (True, True)
     assert ran == ["slow", "queued"]
+
+
+BETTORS = 50
+GRANT = 10_000_000
+STAKE = 100
+
+
+def _bettors(url: str, count: int) -> list[tuple[int, str]]:
+    """``count`` accounts with a grant and a session token each, written in bulk (no password hashing, no
+    registration limits: the tokens are made as a login would make them)."""
+    from baccarat.server.house import accounts
+    from baccarat.server.storage.db import transaction
+    from baccarat.server.storage.models import Account, Wallet
+
+    def work(s: Any) -> list[tuple[int, str]]:
+        rows = [Account(username=f"roller{i}", login=f"roller{i}", password_hash="!", role="player")
+                for i in range(count)]
+        s.add_all(rows)
+        s.flush()
+        s.add_all([Wallet(account_id=row.id, balance=0) for row in rows])
+        s.flush()
+        wallet.transfer(s, "grant", {wallet.CASHIER: -GRANT * count,
+                                     **{wallet.wallet_account(row.id): GRANT for row in rows}})
+        return [(row.id, accounts._new_token(s, row.id)) for row in rows]
+
+    with connect(url) as sessions:
+        return transaction(sessions, work)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_rolling_restart_of_two_processes_under_50_bettors_loses_and_doubles_nothing(database_url: str,
+                                                                                       tmp_path: Path):
+    options = ("--database", database_url, "--betting-seconds", "2")
+    # every bettor connects from 127.0.0.1, to both processes: a cap per address above the load (as behind a proxy)
+    env = {"BACCARAT_CONNECTIONS_PER_ADDRESS": str(4 * BETTORS + 64)}
+    servers = [server_kit.serve(*options, data_dir=tmp_path / name, env=env) for name in ("a", "b")]
+    ports = [served.port for served in servers]
+    bettors = _bettors(database_url, BETTORS)
+    acknowledged: dict[str, int] = {}  # idempotency key -> the account whose bet the server took
+    retried: dict[str, int] = {}  # key -> how many times it was sent again (to the other process)
+    answered = Counter[str]()
+    failures: list[str] = []
+    stop = threading.Event()
+    lock = threading.Lock()
+
+    def bettor(number: int, account: int, token: str) -> None:
+        home = number % 2
+        clients = [httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) for port in ports]
+        auth = {"Authorization": f"Bearer {token}"}
+        sent = 0
+        try:
+            while not stop.is_set():
+                sent += 1
+                key = f"roll-{number:02d}-{sent:05d}"
+                target, tries = home, 0
+                deadline = time.monotonic() + 30
+                while True:  # the same request until it has an answer: on failure, to the other process
+                    try:
+                        answer = clients[target].post(f"/api/tables/{TABLE}/bets", json={"bets": {"player": STAKE}},
+                                                      headers={**auth, "Idempotency-Key": key})
+                    except httpx.TransportError as error:
+                        answer = None
+                        with lock:
+                            answered[type(error).__name__] += 1
+                    if answer is not None and answer.status_code < 500:
+                        break
+                    if answer is not None:
+                        with lock:
+                            answered[f"{answer.status_code} (sent again)"] += 1
+                    if time.monotonic() > deadline:
+                        with lock:
+                            failures.append(f"{key}: no answer within 30 s")
+                        return
+                    tries += 1
+                    target = 1 - target
+                    time.sleep(0.05 if tries % 2 == 0 else 0)  # both processes tried: wait a moment
+                with lock:
+                    if tries:
+                        retried[key] = tries
+                    answered[f"{answer.status_code}"] += 1
+                    if answer.status_code == 201:
+                        acknowledged[key] = account
+                    elif answer.status_code not in (409, 422):  # closed between windows, at the maximum
+                        failures.append(f"{key}: {answer.status_code} {answer.text[:200]}")
+                time.sleep(0.1)
+        finally:
+            for client in clients:
+                client.close()
+
+    threads = [threading.Thread(target=bettor, args=(i, *bettors[i])) for i in range(BETTORS)]
+    for thread in threads:
+        thread.start()
+    stops: list[float] = []
+    try:
+        time.sleep(2)
+        for which in (0, 1):  # A, then B: each stopped gracefully and started again on its address
+            stopped = time.monotonic()
+            servers[which].process.send_signal(signal.SIGTERM)
+            servers[which].process.wait(timeout=STOP_WITHIN + 5)
+            stops.append(time.monotonic() - stopped)
+            servers[which].stop()
+            servers[which] = server_kit.serve(*options, data_dir=tmp_path / f"{which}-again", port=ports[which],
+                                              env=env)
+            time.sleep(2)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=60)
+    # every round but the open one dealt (or voided and refunded) by whichever process deals now
+    with connect(database_url) as sessions:
+        deadline = time.monotonic() + 40
+        while True:
+            with sessions() as s:
+                open_rounds = s.scalars(select(Round.id).where(Round.table_id == TABLE,
+                                                               Round.status == "betting")).all()
+                unsettled = s.scalar(select(func.count(Bet.id)).outerjoin(Settlement, Settlement.bet_id == Bet.id)
+                                     .where(Settlement.bet_id.is_(None), Bet.round_id.not_in(open_rounds)))
+            if unsettled == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        for served in servers:
+            served.stop()
+        with sessions() as s:
+            assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+            stored = Counter(s.scalars(select(IdempotentRequest.key).where(IdempotentRequest.key.like("roll-%"))))
+            staked = dict(s.execute(select(Bet.account_id, func.sum(Bet.amount)).group_by(Bet.account_id)).all())
+            statuses = set(s.scalars(select(Round.status).where(Round.table_id == TABLE)))
+    print(f"stops {[f'{took:.2f}' for took in stops]} s; answers {dict(answered)}; {len(retried)} retried")
+    assert failures == [], failures[:10]
+    assert all(took < STOP_WITHIN for took in stops), stops
+    assert len(acknowledged) > 3 * BETTORS and retried, (len(acknowledged), retried)  # real load, real retries
+    assert unsettled == 0  # every acknowledged bet settled or refunded
+    assert statuses <= {"settled", "no_action", "betting"}, statuses
+    # each acknowledged request stored exactly once, a retried one too, and every stake is one acknowledged
+    assert all(stored[key] == 1 for key in acknowledged), [key for key in acknowledged if stored[key] != 1][:10]
+    per_account = Counter[int]()
+    for account in acknowledged.values():
+        per_account[account] += STAKE
+    assert staked == dict(per_account)  # nothing lost, nothing doubled: the stakes are the acknowledged bets
