@@ -326,3 +326,23 @@ def test_a_rolling_restart_of_two_processes_under_50_bettors_loses_and_doubles_n
     for account in acknowledged.values():
         per_account[account] += STAKE
     assert staked == dict(per_account)  # nothing lost, nothing doubled: the stakes are the acknowledged bets
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_sigterm_to_the_workers_supervisor_stops_every_worker_gracefully(database_url: str, tmp_path: Path):
+    """``baccarat serve --workers 2``: SIGTERM to the supervisor is passed to each worker, which closes its
+    table sockets with 1012 and stops; the whole service is gone within 10 s."""
+    served = server_kit.serve("--database", database_url, "--workers", "2", data_dir=tmp_path)
+    token = _bettors(database_url, 1)[0][1]
+    sockets = [_table_socket(served.url, token)[0] for _ in range(4)]  # spread over the two workers
+    stopped = time.monotonic()
+    served.process.send_signal(signal.SIGTERM)
+    codes = [_until_closed(socket, {}) for socket in sockets]
+    served.process.wait(timeout=STOP_WITHIN + 5)
+    took = time.monotonic() - stopped
+    served.stop()
+    assert codes == [1012] * len(sockets), codes
+    assert took < STOP_WITHIN, took
+    with pytest.raises(httpx.TransportError):
+        httpx.get(served.url + "/health", timeout=2)
