@@ -35,7 +35,8 @@ def main() -> None:
     options = parser.parse_args()
     data_dir = tempfile.mkdtemp()
     code = "import sys; from baccarat.cli.app import main; sys.exit(main())"
-    server = subprocess.Popen([sys.executable, "-c", code, "serve", "--port", "0", "--data-dir", data_dir],
+    server = subprocess.Popen([sys.executable, "-c", code, "serve", "--port", "0", "--data-dir", data_dir,
+                               "--log-level", "error"],  # its output read up to the ready line, then never again
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert server.stdout is not None
