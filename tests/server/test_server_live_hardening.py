@@ -206,6 +206,7 @@ AUTH_FIRST = "authenticate first: send your session token"
     pytest.param('{"type": "auth", "token": {"a": 1}}', id="token-object"),
     pytest.param('{"type": "auth", "token": 7}', id="token-number"),
     pytest.param('{"type": "auth", "token": "\\ud800"}', id="token-lone-surrogate"),
+    pytest.param('{"type": "auth", "token": "abcd\\u0000efgh"}', id="token-nul"),
     pytest.param('{"type": "auth", "token": "two words"}', id="token-space"),
     pytest.param("\u0000", id="not-json"),
 ])
@@ -232,26 +233,28 @@ def test_a_table_id_out_of_range_is_refused_before_any_query(client, caplog, tab
 
 def test_malformed_commands_get_fixed_error_frames(client, caplog):
     token = _player(client, "wade")
-    frames: list[tuple[str | bytes, str, str]] = [
-        (b'{"type": "bet", "key": "wade-bet-0001", "bets": {"banker": 500}}', "frame.binary",
+    unstorable = "holds a character that cannot be stored (NUL, U+0000, or half of a surrogate pair, U+D800 to U+DFFF)"
+    frames: list[tuple[str | bytes, str, dict[str, str], str]] = [
+        (b'{"type": "bet", "key": "wade-bet-0001", "bets": {"banker": 500}}', "frame.binary", {},
          "malformed frame: frames are JSON text, not binary"),
-        ("[" * 2000 + "]" * 2000, "frame.too_deep", "malformed frame: nested too deep"),
-        ('{"type": "bet", "key": ' + "[" * 2000 + "]" * 2000 + "}", "frame.too_deep",
+        ("[" * 2000 + "]" * 2000, "frame.too_deep", {}, "malformed frame: nested too deep"),
+        ('{"type": "bet", "key": ' + "[" * 2000 + "]" * 2000 + "}", "frame.too_deep", {},
          "malformed frame: nested too deep"),
-        ('{"type": "bet", "key": "\\ud800-wade-0002", "bets": {"banker": 500}}', "frame.not_unicode",
-         "malformed frame: not Unicode text"),
-        ('{"type": "bet", "key": "wade-bet-0003", "bets": {"\\udfff": 500}}', "frame.not_unicode",
-         "malformed frame: not Unicode text"),
-        ("{", "frame.not_json", "malformed frame: not JSON"),
+        # text the database cannot hold, anywhere in the frame: refused naming the field (baccarat.core.text)
+        ('{"type": "bet", "key": "\\ud800-wade-0002", "bets": {"banker": 500}}', "request.bad_text",
+         {"field": "key"}, f"key: {unstorable}: remove it"),
+        ('{"type": "bet", "key": "wade-bet-0003", "bets": {"\\udfff": 500}}', "request.bad_text",
+         {"field": "bets"}, f"bets: {unstorable}: remove it"),
+        ("{", "frame.not_json", {}, "malformed frame: not JSON"),
     ]
     with ExitStack() as stack:
         socket = _joined(stack, client, token)
-        for frame, code, detail in frames:
+        for frame, code, params, detail in frames:
             if isinstance(frame, bytes):
                 socket.send_bytes(frame)
             else:
                 socket.send_text(frame)
-            assert _answer(socket) == {"type": "error", "error": "ConfigurationError", "code": code, "params": {},
+            assert _answer(socket) == {"type": "error", "error": "ConfigurationError", "code": code, "params": params,
                                        "detail": detail, "message": detail}, frame[:60]
     assert client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()["balance"] == 100_000
     assert _tracebacks(caplog) == []
