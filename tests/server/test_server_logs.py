@@ -153,6 +153,23 @@ def test_a_quieter_level_leaves_the_access_lines_out(serve):
     assert server.stderr() == ""
 
 
+@pytest.mark.slow
+def test_debug_lines_hold_no_token(serve):
+    """At ``--log-level debug`` the WebSocket library would log each frame, the auth frame's token with it:
+    the table socket's protocol keeps its frames out of the log."""
+    server = serve("--log-format", "json", "--log-level", "debug")
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        client.post("/api/accounts", json={"username": "dora", "password": PASSWORD})
+        token = client.post("/api/sessions", json={"username": "dora", "password": PASSWORD}).json()["token"]
+    with ws_connect(server.url.replace("http://", "ws://") + "/ws/tables/1") as socket:
+        socket.send(json.dumps({"type": "auth", "token": token}))
+        assert json.loads(socket.recv(timeout=10))["type"] == "state"
+    assert _wait_for(_lines, server.stderr, lambda e: e["event"] == "socket closed")
+    said = server.stderr()
+    assert token not in said and PASSWORD not in said
+    assert "debug" in {e["level"] for e in _lines(said)}  # debug lines were written
+
+
 # --- in this process -------------------------------------------------------------------------------------
 
 

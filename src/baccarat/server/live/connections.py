@@ -314,6 +314,9 @@ class CountedWebSocketProtocol(StampedWebSocketProtocol):
         super().__init__(config, server_state, app_state, _loop)
         self.place: Place | None = None
         self.app = access.RequestLog(self.app, ledger_of(server_state, config).trusted)
+        # the websockets library logs every frame at debug level (``--log-level debug``): the first one holds the
+        # session token, so none is logged (the access lines say when a socket opened and closed)
+        self.conn.debug = False
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.place is not None:
