@@ -27,7 +27,8 @@ Protocol (JSON text frames):
   counted in the database across every server process (:mod:`baccarat.server.live.leases`), so the
   commands an account can send are bounded whatever the number of processes; beyond that the
   connection is closed (1009 / 1008).  A malformed frame (binary, not JSON, nested too deep,
-  not a JSON object) gets an error and changes nothing.  The size check here runs on a frame already
+  not a JSON object, text that cannot be stored anywhere in it: ``request.bad_text`` naming the field)
+  gets an error and changes nothing.  The size check here runs on a frame already
   received: a real server must also be given :data:`MAX_FRAME` as uvicorn's ``ws_max_size``, which
   refuses a bigger frame from its header, before buffering it (``baccarat serve`` does).
 * Signing out ends the session everywhere: a socket whose token is logged out or expires is closed
