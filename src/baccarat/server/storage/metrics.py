@@ -111,6 +111,8 @@ def _rolled_back(s: Session, previous: SessionTransaction) -> None:
 
 @event.listens_for(Session, "after_commit")
 def _committed(s: Session) -> None:
+    if s.get_nested_transaction() is not None:  # a savepoint released (SQLAlchemy calls this for those too)
+        return
     for _, count in s.info.pop(_HOOKS, ()):
         count()
 
