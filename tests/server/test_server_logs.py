@@ -234,4 +234,5 @@ def test_every_worker_logs_the_same_way(database_url: str, serve):
     assert {e["request_id"] for e in found} == every
     assert all(e["path"] == "/api/server" and e["status"] == 200 for e in found)
     started = [e["event"] for e in _lines(server.stderr()) if e["event"].startswith("Started server process")]
-    assert sorted(started) == sorted(f"Started server process [{pid}]" for pid in ids), started
+    # (a superset: under load the supervisor may replace a worker that was slow to answer its ping)
+    assert {f"Started server process [{pid}]" for pid in ids} <= set(started), started
