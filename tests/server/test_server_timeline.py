@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from baccarat.core.errors import BetLimitError, IllegalActionError
 from baccarat.server.house import accounts, wallet
+from baccarat.server.live.leases import TIMEOUT, Leases
 from baccarat.server.playing import betting, dealing, seating, tables, views
 from baccarat.server.playing.dealer import Dealer, deal_due
 from baccarat.server.playing.timeline import Pace
@@ -292,6 +293,33 @@ def test_a_disconnected_player_keeps_the_seat_for_the_grace_period(sessions):
         assert texts == ["ben's seat 2 is free: disconnected for more than 60 s",
                          "ann's seat 1 is free: disconnected for more than 60 s"]
         assert view["seats"] == {} and view["players"] == {}
+
+
+def test_a_page_back_at_another_process_is_not_marked_away_by_the_process_it_left(sessions, ticks):
+    """A rolling restart closes a socket with 1012 and the page reconnects at once, maybe to another process,
+    whose mark_back can come before the old process's mark_away: the player's live socket there keeps the
+    seat theirs.  Only a live lease counts, and only at this table."""
+    table_id, (ann,) = _table(sessions, "ez", ("ann",))
+    ticks.value = 9000.0
+    left, other = (Leases(sessions, process=name, clock=ticks) for name in ("left", "other"))
+    left.give_back(left.take(ann, table_id, most=8))  # the socket the restart closed
+    elsewhere = left.process, left.alive_since()
+
+    def away() -> bool:
+        with sessions() as s:
+            return bool(views.table_view(s, table_id, T0)["players"]["1"]["away"])
+
+    assert other.take(ann, table_id + 1, most=8) is not None  # a socket at another table keeps nothing here
+    transaction(sessions, lambda s: seating.mark_away(s, table_id, ann, T0, elsewhere=elsewhere))
+    assert away()
+    transaction(sessions, lambda s: seating.mark_back(s, table_id, ann))
+    assert other.take(ann, table_id, most=8) is not None  # the page, back at the other process
+    transaction(sessions, lambda s: seating.mark_away(s, table_id, ann, T0, elsewhere=elsewhere))
+    assert not away()
+    ticks.advance(TIMEOUT + 1)  # the other process died without giving its lease back: it no longer counts
+    transaction(sessions, lambda s: seating.mark_away(s, table_id, ann, T0,
+                                                      elsewhere=(left.process, left.alive_since())))
+    assert away()
 
 
 def test_a_player_who_sits_out_five_dealt_rounds_is_stood_up(sessions):

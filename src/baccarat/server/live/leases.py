@@ -160,6 +160,10 @@ class Leases:
 
         return transaction(self.sessions, forget)
 
+    def alive_since(self) -> float:
+        """The oldest heartbeat (seconds since the epoch) of a lease that still counts."""
+        return self._clock() - self.timeout
+
     def live(self, account_id: int) -> int:
         """How many live leases ``account_id`` holds, in every process."""
         at = self._clock()

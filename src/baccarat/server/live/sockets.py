@@ -258,9 +258,10 @@ def bets_together(s: Session, commands: list[Command]) -> list[Outcome]:
     return bulkbets.run_batch(s, commands, signed_out=lambda: Close(SIGNED_OUT, SIGNED_OUT_REASON))
 
 
-def _mark_away(sessions: sessionmaker[Session], table_id: int, account_id: int) -> None:
+def _mark_away(sessions: sessionmaker[Session], table_id: int, account_id: int, leases: Leases) -> None:
+    elsewhere = leases.process, leases.alive_since()  # a socket of theirs here in another process: not away
     try:
-        transaction(sessions, lambda s: seating.mark_away(s, table_id, account_id))
+        transaction(sessions, lambda s: seating.mark_away(s, table_id, account_id, elsewhere=elsewhere))
     except Exception:  # the seat stays as it was; the player is stood up after sitting out instead
         log.exception("cannot mark account %s away from table %s", account_id, table_id)
 
@@ -436,4 +437,5 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     task.cancel()
             if not feed.watchers[account_id]:  # their last socket here: the seat's grace period starts
                 # on a thread of its own, not awaited: this task may be being cancelled (the client vanished)
-                asyncio.get_running_loop().run_in_executor(None, _mark_away, sessions, table_id, account_id)
+                asyncio.get_running_loop().run_in_executor(None, _mark_away, sessions, table_id, account_id,
+                                                             socket.app.state.leases)

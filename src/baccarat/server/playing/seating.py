@@ -22,6 +22,7 @@ from baccarat.server.storage.models import (
     Bet,
     Round,
     Seat,
+    SocketLease,
     aware,
 )
 from baccarat.server.storage.models import now as _now
@@ -102,10 +103,21 @@ def _has_bets_in_play(s: Session, table_id: int, account_id: int) -> bool:
     ).limit(1)) is not None
 
 
-def mark_away(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> None:
-    """The player's last socket at the table closed: the grace period starts (if they are seated)."""
-    marked = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id,
-                                          Seat.away_since.is_(None)).values(away_since=now or _now()))
+def mark_away(s: Session, table_id: int, account_id: int, now: datetime | None = None, *,
+              elsewhere: tuple[str, float] | None = None) -> None:
+    """The player's last socket at the table closed: the grace period starts (if they are seated).
+
+    ``elsewhere`` (this process's lease name, the oldest heartbeat still alive): not if the player holds a
+    live socket at this table in another process.  A page that reconnects to another process (a rolling
+    restart closes its socket with 1012 and it comes back at once) may be marked back before this process
+    marks it away; one statement, checking the leases as it marks, keeps that player's seat theirs."""
+    where = [Seat.table_id == table_id, Seat.account_id == account_id, Seat.away_since.is_(None)]
+    if elsewhere is not None:
+        process, alive_since = elsewhere
+        where.append(~select(SocketLease.id).where(
+            SocketLease.account_id == account_id, SocketLease.table_id == table_id,
+            SocketLease.process != process, SocketLease.heartbeat > alive_since).exists())
+    marked = s.execute(update(Seat).where(*where).values(away_since=now or _now()))
     if cast(CursorResult[Any], marked).rowcount:  # only a change is told to the table's sockets
         notify.changed(s, table_id)
 
