@@ -342,11 +342,11 @@ def test_rounds_nobody_bet_on_count_as_sat_out(sessions):
     """A round nobody bets on is never dealt, but its betting window went by: it counts (it once did not,
     and players who sat down and never bet held a table full for good; tests/server/test_squatted_seats.py)."""
     table_id, (ann,) = _table(sessions, "ez", ("ann",))
-    for number in range(1, 6):
-        closes = _at(_round(sessions, table_id, number).closes_at)
-        deal_due(sessions, now=closes)  # an empty table deals nothing: the window opens again at once
+    for window in range(1, 6):
+        closes = _at(_round(sessions, table_id, 1).closes_at)
+        deal_due(sessions, now=closes)  # an unwatched table deals nothing: round 1 takes bets again at once
         with sessions() as s:
-            assert (s.scalar(select(Seat.account_id)) == ann) == (number < 5), number
+            assert (s.scalar(select(Seat.account_id)) == ann) == (window < 5), window
 
 
 def test_the_games_catalogue_names_every_wager_with_its_pays(sessions):

@@ -62,10 +62,11 @@ def _close_window(client: TestClient) -> None:
     """Hold the clock at the close of the betting window in play (and, if its round was dealt, at the end
     of its decisions) and deal, until the next window takes bets: exactly one window closes."""
     clock, dealer = client.clock, client.app.state.dealer  # type: ignore[attr-defined]
-    number = _in_play(client).number
+    window = _in_play(client)
     for _ in range(3):
         current = _in_play(client)
-        if current.number != number and current.status == "betting":
+        # a new window: the next round, or (nobody bet, nobody watches) the same round taking bets again
+        if current.status == "betting" and (current.number, current.closes_at) != (window.number, window.closes_at):
             clock.moment = max(clock.now(), aware(current.opens_at))  # the new window is open: bets are taken
             return
         due = aware(current.closes_at if current.status == "betting" else current.decides_at)

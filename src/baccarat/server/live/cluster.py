@@ -55,6 +55,8 @@ async def serving(app: FastAPI, engine: Engine, settings: Settings,
     leases = app.state.leases = Leases(app.state.sessions)
     if not on_postgresql(engine):  # the database's only process: any lease there is a dead one's
         await asyncio.to_thread(leases.forget_others)
+    if getattr(app.state, "dealer", None) is not None:  # a table watched from any process is dealt every window
+        app.state.dealer.watched_since = leases.alive_since
     renewing = asyncio.create_task(renew_forever(leases))
     dealer = asyncio.create_task(deal_while_leading(leadership, deal_forever))
     try:

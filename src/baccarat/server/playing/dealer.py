@@ -69,6 +69,10 @@ class Dealer:
         #: process (its group commit's
         #: :meth:`~baccarat.server.live.group_commit.Batcher.waiting_before`); None: none are known
         self.bets_waiting: Callable[[int, datetime], bool] | None = None
+        #: the oldest heartbeat (seconds since the epoch) of a table socket's lease that still counts
+        #: (:meth:`~baccarat.server.live.leases.Leases.alive_since`): a punto banco table with such a socket is
+        #: dealt every window, bets or not; None: who watches is not known, no window without bets is dealt
+        self.watched_since: Callable[[], float] | None = None
         self.seat_grace, self.sit_out_rounds = seat_grace, sit_out_rounds
         self.max_attempts, self.first_pause, self.longest_pause = max_attempts, first_pause, longest_pause
         self.monotonic = monotonic
@@ -86,6 +90,7 @@ class Dealer:
         for gone in set(self.troubles) - set(due):  # dealt, or voided by an operator, meanwhile
             del self.troubles[gone]
         dealt = 0
+        since = None if self.watched_since is None or not due else self.watched_since()
         for round_id in due:
             trouble = self.troubles.get(round_id)
             if trouble is not None and self.monotonic() < trouble.retry_at:
@@ -93,7 +98,7 @@ class Dealer:
             with logs.context(round_id=round_id):  # what is logged dealing it names the round
                 try:
                     transaction(self.sessions, lambda s, rid=round_id: dealing.deal_round(  # type: ignore[misc]
-                        s, rid, now, sit_out_rounds=self.sit_out_rounds))
+                        s, rid, now, sit_out_rounds=self.sit_out_rounds, watched_since=since))
                 except Exception as error:  # any failure: this round waits, the others go on
                     self._failed(round_id, error, now)
                 else:
@@ -181,15 +186,18 @@ def _describe(sessions: sessionmaker[Session], round_id: int) -> str:
     return f"table {found[0]} round {found[1]}" if found else f"round id {round_id}"
 
 
-def deal_due(sessions: sessionmaker[Session], now: datetime | None = None) -> int:
+def deal_due(sessions: sessionmaker[Session], now: datetime | None = None, *,
+             watched_since: float | None = None) -> int:
     """Deal every round due at ``now`` once, each on its own; a failure is raised after the others
-    were dealt (for tests and tools; the server's loop keeps a :class:`Dealer`)."""
+    were dealt (for tests and tools; the server's loop keeps a :class:`Dealer`).  ``watched_since``: as
+    :func:`~baccarat.server.playing.dealing.deal_round`'s."""
     now = now or _now()
     due = read(sessions, lambda s: dealing.due_rounds(s, now))
     errors: list[Exception] = []
     for round_id in due:
         try:
-            transaction(sessions, lambda s, rid=round_id: dealing.deal_round(s, rid, now))  # type: ignore[misc]
+            transaction(sessions, lambda s, rid=round_id: dealing.deal_round(  # type: ignore[misc]
+                s, rid, now, watched_since=watched_since))
         except Exception as error:
             errors.append(error)
     if errors:

@@ -30,7 +30,7 @@ from baccarat.server.playing import fairness
 from baccarat.server.playing.betting import hold_round
 from baccarat.server.playing.seating import SIT_OUT_ROUNDS, count_idle
 from baccarat.server.playing.shapes import DealtCard, StoredResult
-from baccarat.server.playing.tables import game_of, limits_of, next_round, table_row
+from baccarat.server.playing.tables import game_of, limits_of, next_round, open_again, table_row
 from baccarat.server.playing.timeline import later, pace_of, schedule, stamp
 from baccarat.server.playing.views import core_seats
 from baccarat.server.storage import metrics, notify
@@ -43,6 +43,7 @@ from baccarat.server.storage.models import (
     Round,
     Settlement,
     ShoeRow,
+    SocketLease,
     aware,
 )
 from baccarat.server.storage.models import now as _now
@@ -176,9 +177,27 @@ def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], event
                                                for bet, event in settled])
 
 
-def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int = SIT_OUT_ROUNDS) -> None:
+def watched(s: Session, table_id: int, since: float | None) -> bool:
+    """Does anyone watch the table: a table socket open in any process, its lease
+    (:class:`~baccarat.server.storage.models.SocketLease`) renewed after ``since`` (seconds since the epoch)?
+    ``since`` None: who watches is not known here (a tool dealing without a server), taken as nobody."""
+    if since is None:
+        return False
+    return s.scalar(select(SocketLease.id).where(SocketLease.table_id == table_id, SocketLease.heartbeat > since)
+                    .limit(1)) is not None
+
+
+def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int = SIT_OUT_ROUNDS,
+               watched_since: float | None = None) -> None:
     """Move one round on, in one transaction (idempotent): deal and settle it, or for Lucky Draw
     deal the first cards and open the decisions, then finish it once they are in.
+
+    A punto banco window nobody bet in is dealt all the same while anyone watches the table
+    (:func:`watched`, leases renewed after ``watched_since``), as at a live table: the coup is a hand
+    of the shoe like any other (shown, recorded, on the roads, with the next round number), with no
+    bet, so no ledger entry.  At a table nobody watches (and at Lucky Draw, where every hand is a
+    seat's) the same round takes bets again for another window and keeps its number, so round numbers
+    count hands dealt, without gaps.
 
     Settlement is immediate; what players see follows the timeline (:mod:`baccarat.server.playing.timeline`):
     each card is stored with the moment it is shown, the result with ``result_at``, and the next
@@ -191,13 +210,14 @@ def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int 
     pace = pace_of(table)
     if current.status == "betting" and aware(current.closes_at) <= now:
         bets = list(s.scalars(select(Bet).where(Bet.round_id == round_id).order_by(Bet.id)))
-        _count_round(s, table.id, "no_action" if not bets else None, aware(current.closes_at), now)
-        if not bets:
-            current.status = "no_action"
-            count_idle(s, table.id, set(), now, sit_out_rounds)  # a window nobody bet in was sat out by every seat
-            next_round(s, table, current.number + 1, now, round_shoe(s, current))
-            return
+        dealt_empty = not bets and game_of(table).kind == "punto_banco" and watched(s, table.id, watched_since)
+        _count_round(s, table.id, "no_action" if not bets and not dealt_empty else None, aware(current.closes_at),
+                     now)
+        # every window counts toward the sit-out rule, dealt or not; a window nobody bet in was sat out by every seat
         count_idle(s, table.id, {bet.account_id for bet in bets}, now, sit_out_rounds)
+        if not bets and not dealt_empty:
+            open_again(s, table, current, now)
+            return
         core, shoe, events, account_of = _replay(s, table, current, bets)
         # NO MORE BETS lasts its pause from the close of betting (longer only if the deal is late)
         start = max(later(aware(current.closes_at), pace.no_more_bets), now)

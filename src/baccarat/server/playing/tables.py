@@ -156,6 +156,22 @@ def next_round(s: Session, table: GameTable, number: int, now: datetime, shoe: S
         _open_round(s, table, number, now, shoe, opens_at)
 
 
+def open_again(s: Session, table: GameTable, current: Round, now: datetime) -> None:
+    """A betting window nobody bet in, at a table nobody watches, closed: the same round takes bets
+    again for another window from ``now`` (it keeps its number, so round numbers count hands dealt), or
+    the table finishes closing if an operator closed it meanwhile.
+
+    Limits an operator changed take effect with the new window, as they would with a new round."""
+    if table.status == "closing":
+        current.status = "no_action"
+        _shut(s, table, now)
+        return
+    notify.changed(s, table.id)
+    if table.pending_limits is not None:
+        table.limits, table.pending_limits = table.pending_limits, None
+    current.opens_at, current.closes_at = now, now + timedelta(seconds=table.betting_seconds)
+
+
 def _shut(s: Session, table: GameTable, now: datetime) -> None:
     """The table is closed: its shoe is dropped, so its seed is revealed (a shoe never leaves unrevealed)."""
     table.status = "closed"
