@@ -47,8 +47,9 @@ def test_a_bet_cannot_spend_or_name_winnings_not_shown_yet(sessions, won, stake)
     with pytest.raises(InsufficientFundsError) as refused:
         transaction(sessions, lambda s: betting.place_bets(s, won["b"], won["ann"], {"player": stake},
                                                            DEALT + timedelta(seconds=1)))
-    assert (refused.value.code, refused.value.params) == ("wallet.short", {"amount": stake, "balance": 0})
-    assert str(refused.value).endswith("is more than the balance of 0.00")
+    # nothing shown is left: the balance is used up (issue 31: never "the balance of 0.00")
+    assert (refused.value.code, refused.value.params) == ("bet.balance_used_up", {"amount": stake})
+    assert str(refused.value).startswith("your balance is used up")
     with sessions() as s:  # nothing moved, nothing shows below zero
         assert wallet.shown_balance(s, won["ann"], DEALT + timedelta(seconds=1)) == 0
         assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
@@ -61,7 +62,7 @@ def test_on_the_socket_s_bulk_path_too(sessions, won):
     outcomes = batch.Batcher(sessions, bulk=bets_together)._commit(commands)
     for (ok, refused), frame in zip(outcomes, frames, strict=True):
         assert not ok and isinstance(refused, InsufficientFundsError)
-        assert refused.params == {"amount": frame["bets"]["player"], "balance": 0}
+        assert (refused.code, refused.params) == ("bet.balance_used_up", {"amount": frame["bets"]["player"]})
     with sessions() as s:
         assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
 

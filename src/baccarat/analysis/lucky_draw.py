@@ -202,6 +202,31 @@ def total_strategy_card(c: Cells) -> BoolArray:
     return card
 
 
+def total_values(c: Cells) -> tuple[list[list[Fraction]], list[list[Fraction]]]:
+    """``(stand, draw)``: ``[seat total][up card]`` -> the expected result per unit of Enter of standing and
+    of drawing, for a seat that decides on its total and the up card (what :func:`total_strategy_card`
+    compares; a total and up card that cannot be dealt are worth 0).
+
+    Both are over the ordered six-card sequences of the cells with that total, so comparing them is the
+    strategy card's own comparison (its decision is the larger one; equal stands).
+    """
+    stand, draw = _compare(c)
+    size, scale = c.composition.size, _scale(c)
+    # every cell's three cards, then three more in order: the six-card sequences both counts are over
+    sequences = c.cell_weights.astype(object) * ((size - 3) * (size - 4) * (size - 5))
+    stand_values: list[list[Fraction]] = []
+    draw_values: list[list[Fraction]] = []
+    for total in range(10):
+        mask = total == TWO_CARD_TOTAL  # [s1, s2]
+        ways = sequences.transpose(0, 2, 1)[mask].sum(axis=0)  # [up]: python ints, no overflow
+        stood = stand.transpose(0, 2, 1)[mask].astype(object).sum(axis=0)
+        drawn = draw.transpose(0, 2, 1)[mask].astype(object).sum(axis=0)
+        for values, sums in ((stand_values, stood), (draw_values, drawn)):
+            values.append([Fraction(int(n), int(w) * scale) if w else Fraction(0)
+                           for n, w in zip(sums, ways, strict=True)])
+    return stand_values, draw_values
+
+
 def draws_from_card(card: BoolArray) -> BoolArray:
     """Expand a strategy card ``[total, up]`` to the decision in every cell ``[s1, u, s2]``."""
     return card[TWO_CARD_TOTAL[:, None, :], _VALUES[None, :, None]]

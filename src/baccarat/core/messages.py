@@ -124,6 +124,7 @@ CATALOGUE: dict[str, str] = {
     "bet.draw_at_decision": "the {wager:name} wager is placed by choosing to draw, not while betting",
     "bet.needs_base": "{wager:name} needs {base:a_name} wager on the same seat",
     "bet.balance": "bets of {amount:money} exceed the balance of {balance:money}",
+    "bet.balance_used_up": "your balance is used up: {amount:money} cannot be staked until you add funds",
     "bet.below_minimum": "{wager:name} bet {amount:money} is below the table minimum of {minimum:money}",
     "bet.at_maximum": "{wager:name} is at its maximum of {maximum:money}: nothing more can be added",
     "bet.room_left": "the most you can add on {wager:name} is {amount:money} (its maximum is {maximum:money})",

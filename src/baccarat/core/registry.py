@@ -271,6 +271,41 @@ _BUILT_IN.update(_REGISTRY)
 GAME_CODES = tuple(_REGISTRY)
 
 
+#: The event each Lucky Draw pay table is known by at the table: DrawWin's two tables differ only in
+#: what a Lucky 7 pays; the Block Bonus is sold on its top prize.  (A player picks "Lucky 7 pays 2:1",
+#: never "pay table 1".)
+PAYTABLE_HEADLINES = {"draw": "Lucky 7 (3-card 7)", "block_bonus": "Ultimate Block"}
+
+
+#: What each Block Bonus result means, in the rule card's words (the page's rules panel; each
+#: language's catalogue words them as ``rule.<event>``, these are the English).
+EVENT_RULES = {
+    "Ultimate Block": "a pair, both cards in the dealer's first card's suit, higher than it",
+    "Pair Block": "a pair, one card in the dealer's first card's suit and higher than it",
+    "Flush Block": "two cards of the dealer's first card's suit, not a pair, at least one higher than it",
+    "Normal Block": "one card in the dealer's first card's suit and higher than it",
+    "No Block": "neither card is in the dealer's first card's suit and higher than it",
+}
+
+
+def paytable_name(game: Game, wager_code: str) -> tuple[str, Fraction] | None:
+    """The event a wager's pay table is named by at the table and what it pays (None: a wager whose pay
+    table needs no name, or a game without that event), read from the game's own pays, so a rules file's
+    Lucky Draw game is named by what it pays.
+
+    >>> event, odds = paytable_name(LUCKY_DRAW_2, "draw")
+    >>> event, str(odds)
+    ('Lucky 7 (3-card 7)', '3/2')
+    >>> paytable_name(MINI, "player") is None
+    True
+    """
+    event = PAYTABLE_HEADLINES.get(wager_code)
+    if event is None or game.kind != "lucky_draw" or wager_code not in wager_codes(game):
+        return None
+    odds = game.wager(wager_code).paytable.get(event)
+    return None if odds is None or odds <= 0 else (event, odds)
+
+
 def wager_codes(game: Game) -> tuple[str, ...]:
     """All wager codes of a game in layout order (including Lucky Draw's Draw)."""
     return tuple(w.code for w in game.wagers)

@@ -286,7 +286,10 @@ class Table:
                     "wager": self.game.wager(code).name, "base": self.game.wager(required).name})
         total = sum(bets.values())
         if total > self.seats[seat].balance:
-            raise InsufficientFundsError.coded("bet.balance", amount=total, balance=self.seats[seat].balance)
+            balance = self.seats[seat].balance
+            # nothing left: "exceed the balance of 0.00" asks for a smaller chip that does not exist
+            raise (InsufficientFundsError.coded("bet.balance_used_up", amount=total) if balance <= 0
+                   else InsufficientFundsError.coded("bet.balance", amount=total, balance=balance))
 
     def _check_limits(self, code: str, stake: int, *, already: int = 0) -> None:
         """``stake`` is the wager's total; ``already`` of it was on the layout before (chips add up)."""

@@ -71,6 +71,7 @@ class Pay(Answer):
     event: str = Field(description="the outcome in the rule card's words")
     odds: str = Field(description="net odds as an exact fraction: 19/20, 8, 0 (push), -1 (loses)")
     label: str = Field(description="as a player reads it: 0.95:1, 8:1, push, loses")
+    rule: str | None = Field(default=None, description="what the event means (Block Bonus), from the registry")
 
 
 class WagerInfo(Answer):
@@ -82,6 +83,8 @@ class WagerInfo(Answer):
     maximum: int | None = Field(description="minor units; none for a wager that must equal another")
     pays: list[Pay]
     summary: str
+    headline: Pay | None = Field(default=None, description="the event its pay table is named by at the table and "
+                                                            "its pay (Lucky Draw's Draw and Block Bonus)")
 
 
 class GameInfo(Answer):
@@ -92,6 +95,10 @@ class GameInfo(Answer):
     max_seats: int
     minimum: int = Field(description="the default table minimum, minor units")
     wagers: list[WagerInfo]
+    paytable_name: str | None = Field(default=None, description="Lucky Draw: the DrawWin table as players name it, "
+                                                                 "e.g. 'Lucky 7 (3-card 7) pays 2:1'")
+    dealer_draws: list[int] | None = Field(default=None, description="Lucky Draw: the dealer's two-card totals that "
+                                                                      "draw a third card")
 
 
 # --- tables ---------------------------------------------------------------------------------------------
@@ -376,6 +383,9 @@ class Roads(Answer):
 class Strategy(Answer):
     basis: str
     draw: dict[str, list[int]] = Field(description="seat total -> up-card values (0 = ten or face) to draw on")
+    returns: dict[str, list[list[float]]] = Field(
+        description="seat total -> per up-card value 0..9, [standing, drawing]: the expected result per unit of "
+                    "Enter that the card compares (the hint's reason)")
 
 
 class ShoeRound(Answer):

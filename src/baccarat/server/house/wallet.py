@@ -232,9 +232,12 @@ def stake(s: Session, account_id: int, escrow: str, amount: int, *, memo: str, n
     try:
         transfer(s, "stake", {wallet_account(account_id): -amount, escrow: amount}, memo=memo, balances=after)
     except InsufficientFundsError:
-        raise InsufficientFundsError.coded("wallet.short", amount=amount,
-                                           balance=shown_balance(s, account_id, now)) from None
+        shown_now = shown_balance(s, account_id, now)
+        # nothing left to stake: say the balance is used up, not "more than the balance of 0.00"
+        raise (InsufficientFundsError.coded("bet.balance_used_up", amount=amount) if shown_now <= 0
+               else InsufficientFundsError.coded("wallet.short", amount=amount, balance=shown_now)) from None
     shown = after[account_id] - pending_payouts(s, [account_id], now).get(account_id, 0)
     if shown < 0:  # the transaction is rolled back by the caller's refusal: nothing moved
-        raise InsufficientFundsError.coded("wallet.short", amount=amount, balance=max(shown + amount, 0))
+        raise (InsufficientFundsError.coded("bet.balance_used_up", amount=amount) if shown + amount <= 0
+               else InsufficientFundsError.coded("wallet.short", amount=amount, balance=shown + amount))
     return after[account_id], shown

@@ -412,7 +412,8 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
         raise ConfigurationError(f"no wallet for account {account}")
     unshown = sum(amount for at, amount in ahead.get(account, ()) if at > now)
     if have - unshown < total:  # the spendable balance is the shown one (wallet.stake)
-        raise InsufficientFundsError.coded("wallet.short", amount=total, balance=max(have - unshown, 0))
+        raise (InsufficientFundsError.coded("bet.balance_used_up", amount=total) if have - unshown <= 0
+               else InsufficientFundsError.coded("wallet.short", amount=total, balance=have - unshown))
     balance = balances[account] = have - total
     balance_before = balance + total + sum(placed.values())
     writes.entries.append({"kind": "stake", "memo": f"table {row.name} round {row.number}", "created_at": _now()})

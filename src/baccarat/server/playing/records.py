@@ -34,6 +34,9 @@ class StrategyCard(TypedDict):
 
     basis: str
     draw: dict[str, list[int]]  #: seat total -> the up-card values (0: a ten or face) to draw on
+    #: seat total -> per up-card value (0..9) [standing, drawing]: the expected result per unit of Enter
+    #: the card compares (the hint's reason), rounded to 4 places for showing
+    returns: dict[str, list[list[float]]]
 
 
 class LuckySeats(TypedDict):
@@ -69,12 +72,16 @@ class ShoeRecord(TypedDict):
 
 
 @lru_cache(maxsize=8)
-def _strategy_card(paytable: int | None, decks: int) -> dict[str, list[int]]:
+def _strategy_card(paytable: int | None, decks: int) -> tuple[dict[str, list[int]], dict[str, list[list[float]]]]:
     from baccarat.analysis.composition import Composition  # numpy: only when a hint is asked for
-    from baccarat.analysis.lucky_draw import cells, total_strategy_card
+    from baccarat.analysis.lucky_draw import cells, total_strategy_card, total_values
 
-    card = total_strategy_card(cells(get_game("lucky-draw", paytable=paytable), Composition.full(decks)))
-    return {str(total): [up for up in range(10) if card[total, up]] for total in range(10)}
+    counted = cells(get_game("lucky-draw", paytable=paytable), Composition.full(decks))
+    card = total_strategy_card(counted)
+    stand, draw = total_values(counted)
+    return ({str(total): [up for up in range(10) if card[total, up]] for total in range(10)},
+            {str(total): [[round(float(stand[total][up]), 4), round(float(draw[total][up]), 4)] for up in range(10)]
+             for total in range(10)})
 
 
 def table_strategy(s: Session, table_id: int) -> StrategyCard:
@@ -84,8 +91,9 @@ def table_strategy(s: Session, table_id: int) -> StrategyCard:
     game = game_of(table)
     if game.kind != "lucky_draw":
         raise IllegalActionError.coded("strategy.no_draw", game=game.code, names={"game": game.name})
+    draw, returns = _strategy_card(table.paytable, table.decks)
     return {"basis": f"total-dependent strategy card, full {table.decks}-deck shoe, DrawWin pay table "
-                     f"{table.paytable}", "draw": _strategy_card(table.paytable, table.decks)}
+                     f"{table.paytable}", "draw": draw, "returns": returns}
 
 
 def shoe_record(s: Session, table_id: int, number: int) -> ShoeRecord:

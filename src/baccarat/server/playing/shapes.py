@@ -93,6 +93,7 @@ class Pay(TypedDict):
     event: str  #: the outcome in the rule card's words
     odds: str  #: net odds as an exact fraction: 19/20, 8, 0 (push), -1 (loses)
     label: str  #: as a player reads it: 0.95:1, 8:1, push, loses
+    rule: str | None  #: what the event means (Block Bonus), from the registry
 
 
 class WagerInfo(TypedDict):
@@ -104,6 +105,7 @@ class WagerInfo(TypedDict):
     maximum: int | None
     pays: list[Pay]
     summary: str
+    headline: Pay | None  #: the event its pay table is named by and its pay ("Lucky 7 pays 2:1"), if named
 
 
 class GameInfo(TypedDict):
@@ -116,6 +118,8 @@ class GameInfo(TypedDict):
     max_seats: int
     minimum: int
     wagers: list[WagerInfo]
+    paytable_name: str | None  #: Lucky Draw: the DrawWin table as players name it ("Lucky 7 (3-card 7) pays 2:1")
+    dealer_draws: list[int] | None  #: Lucky Draw: the dealer's two-card totals that draw a third card
 
 
 class LimitsJson(TypedDict):

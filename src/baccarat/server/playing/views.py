@@ -24,8 +24,9 @@ from sqlalchemy.orm import Session
 from baccarat.core.cards import Card, hand_total
 from baccarat.core.errors import IllegalActionError, UnknownSeatError
 from baccarat.core.games import Game, TableLimits, Wager
-from baccarat.core.registry import all_games, get_game
+from baccarat.core.registry import EVENT_RULES, all_games, get_game, paytable_name
 from baccarat.core.roads import hand_from_json, roads
+from baccarat.core.tableau import dealer_draws
 from baccarat.server.house import wallet
 from baccarat.server.playing import fairness, shapes
 from baccarat.server.playing.timeline import card_label, hands, later, pace_of, shown, stamp
@@ -128,27 +129,44 @@ def odds_label(odds: Fraction) -> str:
     return f"{odds.numerator}:{odds.denominator}"
 
 
-def _wager_json(wager: Wager[Any], limits: TableLimits) -> shapes.WagerInfo:
-    pays: list[shapes.Pay] = [{"event": event, "odds": str(odds), "label": odds_label(odds)}
-                              for event, odds in wager.paytable.items()]
+def _pay(event: str, odds: Fraction) -> shapes.Pay:
+    return {"event": event, "odds": str(odds), "label": odds_label(odds), "rule": EVENT_RULES.get(event)}
+
+
+def _wager_json(wager: Wager[Any], limits: TableLimits, game: Game) -> shapes.WagerInfo:
+    pays: list[shapes.Pay] = [_pay(event, odds) for event, odds in wager.paytable.items()]
+    named = paytable_name(game, wager.code)
     best = max(wager.paytable.values())
     winning = [odds_label(odds) for odds in wager.paytable.values() if odds > 0]
     return {"code": wager.code, "name": wager.name, "placed": wager.placed, "requires": wager.requires,
             "settles": wager.settles, "maximum": limits.maximum(wager.code), "pays": pays,
-            "summary": winning[0] if len(set(winning)) == 1 else f"up to {odds_label(best)}"}
+            "summary": winning[0] if len(set(winning)) == 1 else f"up to {odds_label(best)}",
+            "headline": None if named is None else _pay(*named)}
 
 
 @lru_cache(maxsize=64)
 def _wagers(game_code: str, paytable: int | None, stored: str | None) -> tuple[shapes.WagerInfo, ...]:
     game = get_game(game_code, paytable=paytable)
     limits = stored_limits(game_code, paytable, stored)
-    return tuple(_wager_json(w, limits) for w in game.wagers)
+    return tuple(_wager_json(w, limits, game) for w in game.wagers)
 
 
 def game_json(game: Game) -> shapes.GameInfo:
     return {"code": game.code, "name": game.name, "kind": game.kind, "paytable": game.paytable,
             "max_seats": game.max_seats, "minimum": game.limits.minimum,
-            "wagers": [_wager_json(w, game.limits) for w in game.wagers]}
+            "wagers": [_wager_json(w, game.limits, game) for w in game.wagers],
+            "paytable_name": _paytable_name(game), "dealer_draws": _dealer_draws(game)}
+
+
+def _paytable_name(game: Game) -> str | None:
+    """Lucky Draw's DrawWin table as players name it (the registry's headline): never "pay table 1"."""
+    named = paytable_name(game, "draw")
+    return None if named is None else f"{named[0]} pays {odds_label(named[1])}"
+
+
+def _dealer_draws(game: Game) -> list[int] | None:
+    """Lucky Draw: the dealer's two-card totals that draw (the rules panel says how the dealer draws)."""
+    return [total for total in range(10) if dealer_draws(total)] if game.kind == "lucky_draw" else None
 
 
 def games_json() -> list[shapes.GameInfo]:
