@@ -153,12 +153,12 @@ def free_away_seats(s: Session, now: datetime | None = None, *, grace: float = S
 
 
 def count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_out_rounds: int) -> None:
-    """A betting window closed (``bettors``: who bet in it; empty for a round nobody bet on, which is never
-    dealt): seated players who did not bet sat it out; after ``sit_out_rounds`` windows in a row they are
+    """A betting window closed (``bettors``: who bet in it; empty for a window nobody bet in, dealt only while
+    anyone watches the table): seated players who did not bet sat it out; after ``sit_out_rounds`` windows in a row they are
     stood up, connected or not (a player at a real table who never plays gives the seat back).
 
     Windows nobody bet on count too: counting only dealt rounds once let seven players who sat down and
-    never bet hold a Lucky Draw table full for good, since a round without bets is never dealt."""
+    never bet hold a Lucky Draw table full for good, since a round without bets was never dealt."""
     for seat in s.scalars(select(Seat).where(Seat.table_id == table_id)):
         if seat.account_id in bettors:
             seat.idle_rounds = 0
