@@ -71,7 +71,7 @@ class Pay(Answer):
     event: str = Field(description="the outcome in the rule card's words")
     odds: str = Field(description="net odds as an exact fraction: 19/20, 8, 0 (push), -1 (loses)")
     label: str = Field(description="as a player reads it: 0.95:1, 8:1, push, loses")
-    rule: str | None = Field(default=None, description="what the event means (Block Bonus), from the registry")
+    rule: str | None = Field(description="what the event means (Block Bonus), from the registry")
 
 
 class WagerInfo(Answer):
@@ -83,7 +83,7 @@ class WagerInfo(Answer):
     maximum: int | None = Field(description="minor units; none for a wager that must equal another")
     pays: list[Pay]
     summary: str
-    headline: Pay | None = Field(default=None, description="the event its pay table is named by at the table and "
+    headline: Pay | None = Field(description="the event its pay table is named by at the table and "
                                                             "its pay (Lucky Draw's Draw and Block Bonus)")
 
 
@@ -95,9 +95,9 @@ class GameInfo(Answer):
     max_seats: int
     minimum: int = Field(description="the default table minimum, minor units")
     wagers: list[WagerInfo]
-    paytable_name: str | None = Field(default=None, description="Lucky Draw: the DrawWin table as players name it, "
+    paytable_name: str | None = Field(description="Lucky Draw: the DrawWin table as players name it, "
                                                                  "e.g. 'Lucky 7 (3-card 7) pays 2:1'")
-    dealer_draws: list[int] | None = Field(default=None, description="Lucky Draw: the dealer's two-card totals that "
+    dealer_draws: list[int] | None = Field(description="Lucky Draw: the dealer's two-card totals that "
                                                                       "draw a third card")
 
 
@@ -158,6 +158,8 @@ class ShoeInPlay(Answer):
     last_hand: bool
     taking_client_seeds: bool
     client_seeds: list[str] | None
+    merkle_root: str | None = Field(default=None, description="algorithm 3: the root of the Merkle tree over the "
+                                    "shuffled shoe, published at its first deal, before any card is shown")
 
 
 class NextRound(Answer):
@@ -388,17 +390,25 @@ class Strategy(Answer):
                     "Enter that the card compares (the hint's reason)")
 
 
+class CardProof(Answer):
+    position: int = Field(description="in the shuffled shoe, 0 for its first card (the burn included)")
+    salt: str = Field(description="HMAC-SHA256(server seed, 'salt' + position as 2 bytes), hex")
+    path: list[str] = Field(description="the RFC 6962 audit path from the card's leaf to the Merkle root, hex")
+
+
 class ShoeRound(Answer):
     round: int
     cards: list[str] = Field(description="in deal order")
     seats: list[int] | None = Field(default=None, description="Lucky Draw: the seats dealt to, in deal order")
     drew: list[int] | None = Field(default=None, description="Lucky Draw: the seats that drew")
     void: str | None = Field(default=None, description="a round voided after its first deal: why")
+    proof: list[CardProof] | None = Field(default=None, description="algorithm 3: each card's proof, in deal order")
 
 
 class ShoeRecord(Answer):
-    """A finished shoe's record for ``baccarat verify``: its server seed revealed, its client seeds,
-    and every round dealt from it with its cards in deal order."""
+    """A shoe's record for ``baccarat verify``: its server seed revealed, its client seeds, and every
+    round dealt from it with its cards in deal order (algorithm 3: and each card's Merkle proof; in
+    the history export, a shoe still in play has no seed yet and its rounds shown so far)."""
 
     shoe: int
     table: str
@@ -409,9 +419,11 @@ class ShoeRecord(Answer):
     decks: int
     cut_card: int
     commitment: str
-    server_seed: str
+    merkle_root: str | None = Field(default=None, description="algorithm 3: published at the shoe's first deal")
+    server_seed: str | None = Field(default=None, description="revealed when the shoe ends")
     client_seeds: list[str] | None = None
     burned: list[str]
+    burn_proof: list[CardProof] | None = Field(default=None, description="algorithm 3: the burned cards' proofs")
     ended: str | None = None
     rounds: list[ShoeRound]
 
