@@ -179,6 +179,14 @@ def test_every_shoe_deals_at_least_the_sure_coups() -> None:
     assert tally.kinds.sum() == 300 * 416 and (tally.places.sum(axis=1) == 300).all()
 
 
+def test_worker_processes_deal_the_same_shoes_in_the_same_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cert, "_CHUNK", 40)  # several chunks, so that their order matters
+    alone = deal(130, shuffler=ServerShuffle(8, seed=11), workers=1)
+    together = deal(130, shuffler=ServerShuffle(8, seed=11), workers=2)
+    assert (alone.results == together.results).all() and (alone.coups == together.coups).all()
+    assert (alone.kinds == together.kinds).all() and (alone.places == together.places).all()
+
+
 def test_holm_adjusts_step_down() -> None:
     tests = [Finding(code, code, "z", 0.0, None, p, "") for code, p in
              [("a", 0.001), ("b", 0.02), ("c", 0.004), ("d", 0.5)]]

@@ -268,15 +268,19 @@ def deal(shoes: int, *, shuffler: Shuffler, game: str = "mini", cut_card: int = 
                                  f"{get_game(game).kind.replace('_', ' ')} (its shoes are the same shuffle: "
                                  "certify a punto banco game at the same decks)")
     starts = list(range(1, shoes + 1, _CHUNK))
-    parts: list[Tally] = []
-    done = 0
+    size = 52 * decks
+    kinds = np.zeros((size, 52), dtype=np.int64)
+    places = np.zeros((size, size), dtype=np.int64)
+    results: list[npt.NDArray[np.int8]] = []
+    coups: list[IntArray] = []
 
     def add(part: Tally) -> None:
-        nonlocal done
-        parts.append(part)
-        done += part.shoes
+        np.add(kinds, part.kinds, out=kinds)  # the tables are added as the chunks come, not kept
+        np.add(places, part.places, out=places)
+        results.append(part.results)
+        coups.append(part.coups)
         if progress is not None:
-            progress(done)
+            progress(sum(c.shape[0] for c in coups))
 
     if workers <= 1:
         for start in starts:
@@ -287,11 +291,7 @@ def deal(shoes: int, *, shuffler: Shuffler, game: str = "mini", cut_card: int = 
             for part in pool.map(_deal_chunk, *zip(*[(shuffler, game, cut_card, s, min(_CHUNK, shoes + 1 - s))
                                                      for s in starts], strict=True)):
                 add(part)
-    width = max(p.results.shape[1] for p in parts)
-    return Tally(decks, cut_card, sum((p.kinds for p in parts), np.zeros_like(parts[0].kinds)),
-                 sum((p.places for p in parts), np.zeros_like(parts[0].places)),
-                 np.concatenate([p.results for p in parts]).reshape(-1, width),
-                 np.concatenate([p.coups for p in parts]))
+    return Tally(decks, cut_card, kinds, places, np.concatenate(results), np.concatenate(coups))
 
 
 # --- the tests ------------------------------------------------------------------------------------------------
