@@ -45,8 +45,14 @@ function tableView(tableId) {
     seats: h("ol", { class: "seats", id: "seats", "aria-label": t("seats.title") }),
     hands: h("div", { class: "hands", id: "hands" }),
     banner: h("div", { class: "banner", id: "banner" }),
+    // the player's own round in one line ("You win 47.50"), beside the banner: the round's net from the
+    // settlement the server showed (S.you.settlement), never computed here
+    yours: h("div", { class: "your-result", id: "your-result" }),
     callouts: h("div", { class: "callouts", id: "callouts" }),
     decision: h("div", { class: "decision", id: "decision" }),
+    // a player without a seat: at punto banco they bet from the rail (the one coup is everyone's); at Lucky
+    // Draw every hand is a seat's, so the spots stay inert until they sit down
+    rail: h("p", { class: "rail", id: "rail", hidden: true }),
     layout: h("div", { class: "layout", id: "layout", role: "group", "aria-label": t("layout.title") }),
     paytables: h("div", { id: "paytables" }),
     refusal: h("p", { class: "refusal", id: "refusal", role: "alert" }),
@@ -83,18 +89,23 @@ function tableView(tableId) {
       h("div", { class: "status-row" }, el.title,
         h("div", { class: "phase-box" }, el.phase, el.round, el.countdown)),
       h("div", { class: "phase-bar", "aria-hidden": "true" }, el.bar),
-      el.lastResult, el.pending, el.shoe, fair, el.news, el.seats, el.hands, el.banner, el.callouts, el.decision,
-      el.layout, el.paytables, el.refusal,
+      h("div", { class: "felt-info" }, el.lastResult, el.shoe), el.pending, el.news, el.seats, el.hands,
+      h("div", { class: "result-row" }, el.banner, el.yours), el.callouts, el.decision,
+      el.rail, el.layout, el.refusal,
       h("div", { class: "tray", id: "tray" },
         h("div", { class: "tray-row" }, el.chips, el.totals),
         h("div", { class: "controls" }, buttons.undo, buttons.clear, buttons.double, buttons.rebet, buttons.place, buttons.sit, buttons.leave))),
-    h("div", { class: "side" }, el.roads, el.history)));
+    // what may scroll lives in its own column (below the felt on a phone): the fairness panel, the pay
+    // tables, the roads and the history; the felt keeps what a player bets and watches on one screen
+    h("div", { class: "side" }, fair, el.paytables, el.roads, el.history)));
 
   // ------------------------------------------------------------ helpers on the view
   const view = () => S.view;
   const game = () => (S.view ? S.view.game : null);
   const lucky = () => isLuckyDraw(game());
   const mySeat = () => (S.you && S.you.seat ? String(S.you.seat) : null);
+  /** A watcher at Lucky Draw: no seat, so no hand to bet on (punto banco takes bets from the rail). */
+  const railOnly = () => lucky() && !mySeat();
   const myBets = () => (S.you && S.you.bets) || {};
   const wagers = () => (S.view && S.view.wagers) || [];
   const wager = (code) => wagers().find((w) => w.code === code);
@@ -120,6 +131,28 @@ function tableView(tableId) {
     return balance - sum(S.staged);
   }
 
+  /** What is left of the player's own loss and stake limits (the smallest), less what is staged; null: none set. */
+  function ownLimitLeft() {
+    const limits = ((S.protection && S.protection.limits) || []).filter((l) => l.left != null);
+    if (!limits.length) return null;
+    return Math.min(...limits.map((l) => l.left)) - sum(S.staged);
+  }
+
+  function ownLimitWords(left) {
+    return left > 0 ? t("chips.own_limit_left", { amount: money(left) }) : t("chips.own_limit_used");
+  }
+
+  /** Words for a stake the balance cannot cover: what it leaves, or that it is used up (never "leaves 0.00"). */
+  function balanceWords(amount, left) {
+    return left > 0 ? t("bet.balance_left", { amount: money(left) }) : t("bet.balance_used_up", { amount: money(amount) });
+  }
+
+  /** Whether anything staged is over a limit: a spot's maximum (limits can change, a refusal can tell) or the balance. */
+  function overLimit() {
+    if (Object.keys(S.staged).some((code) => S.staged[code] > 0 && room(code) < 0)) return true;
+    return S.you && S.you.balance != null && sum(S.staged) > S.you.balance;
+  }
+
   function say(message, kind) {
     S.message = message || "";
     S.messageKind = kind || "refusal";
@@ -131,7 +164,7 @@ function tableView(tableId) {
   function stake(code) {
     say("");
     const w = wager(code);
-    if (lucky() && (!S.you || !S.you.seat)) return say(t("bet.sit_first"));  // punto banco: bettors need no seat
+    if (railOnly()) return say(t("bet.sit_first"));  // punto banco: bettors need no seat
     if (w && w.placed !== "betting") return say(t("bet.draw_at_decision", { wager: wagerName(code, w.name) }));
     if (!bettingOpen()) return say(t("bet.wait_next_round"));
     if (S.inflight) return say(t("bet.sending"), "info");
@@ -141,7 +174,9 @@ function tableView(tableId) {
       return say(left > 0 ? t("bet.room_left", { wager: name, amount: money(left) })
                           : t("bet.at_maximum", { wager: name, maximum: money(maximum(code)) }));
     }
-    if (S.chip > available()) return say(t("bet.balance_left", { amount: money(Math.max(0, available())) }));
+    if (S.chip > available()) return say(balanceWords(S.chip, available()));
+    const own = ownLimitLeft();
+    if (own != null && S.chip > own) return say(ownLimitWords(own));
     S.staged[code] = (S.staged[code] || 0) + S.chip;
     S.steps.push({ [code]: S.chip });
     render();
@@ -151,12 +186,15 @@ function tableView(tableId) {
     // every spot checked before anything is staged: a Double or Rebet over a maximum changes nothing
     for (const [code, amount] of Object.entries(amounts)) {
       if (room(code) < amount) {
+        // a spot with no room left is named as full: "add up to 0.00 by hand" is no advice
+        if (room(code) <= 0) return say(t("bet.at_maximum", { wager: wagerName(code, (wager(code) || {}).name), maximum: money(maximum(code)) }));
         return say(t(`bet.${what}_over`, { wager: wagerName(code, (wager(code) || {}).name),
                                             amount: money((myBets()[code] || 0) + (S.staged[code] || 0) + amount),
                                             maximum: money(maximum(code)), room: money(Math.max(0, room(code))) }));
       }
     }
     if (sum(amounts) > available()) {
+      if (available() <= 0) return say(balanceWords(sum(amounts), available()));
       return say(t(`bet.${what}_balance`, { amount: money(sum(amounts)), balance: money(Math.max(0, available())) }));
     }
     for (const [code, amount] of Object.entries(amounts)) S.staged[code] = (S.staged[code] || 0) + amount;
@@ -166,6 +204,7 @@ function tableView(tableId) {
 
   function double() {
     say("");
+    if (railOnly()) return say(t("bet.sit_first"));
     if (!bettingOpen()) return say(t("bet.wait_next_round"));
     if (S.inflight) return say(t("bet.sending"), "info");
     const base = Object.keys(S.staged).length ? { ...S.staged } : { ...myBets() };
@@ -176,6 +215,7 @@ function tableView(tableId) {
 
   function rebet() {
     say("");
+    if (railOnly()) return say(t("bet.sit_first"));
     if (!bettingOpen()) return say(t("bet.wait_next_round"));
     if (S.inflight) return say(t("bet.sending"), "info");
     if (!Object.keys(S.last).length) return say(t("bet.nothing_to_rebet"));
@@ -191,6 +231,39 @@ function tableView(tableId) {
       if (S.staged[code] <= 0) delete S.staged[code];
     }
     render();
+  }
+
+  /** A bet the server refused: the chips it could not take come off the layout, newest first (over a spot's
+   * maximum: that spot's, until it fits; over the balance or the player's own limit: until the rest fits). */
+  function takeOffRefused(message) {
+    const params = message.params || {};
+    const mine = myBets();
+    let fits;
+    if (params.wager && params.maximum != null && S.staged[params.wager]) {
+      fits = () => (S.staged[params.wager] || 0) + (mine[params.wager] || 0) <= params.maximum;
+    } else if (params.wager && S.staged[params.wager] && /^bet\.(at_maximum|room_left|above_maximum)$/.test(message.code || "")) {
+      fits = () => !S.staged[params.wager];
+    } else if (params.left != null) {
+      fits = () => sum(S.staged) <= params.left;
+    } else if (params.balance != null && /^(wallet\.short|bet\.balance)$/.test(message.code || "")) {
+      fits = () => sum(S.staged) <= params.balance;
+    } else if (message.code === "bet.balance_used_up") {
+      fits = () => !Object.keys(S.staged).length;
+    } else {
+      return;
+    }
+    while (S.steps.length && !fits()) {
+      const step = S.steps.pop();
+      for (const [code, amount] of Object.entries(step)) {
+        S.staged[code] -= amount;
+        if (S.staged[code] <= 0) delete S.staged[code];
+      }
+    }
+  }
+
+  async function loadOwnLimits() {
+    if (!token) return;
+    try { S.protection = await api("GET", "/api/protection"); if (S.view) renderTray(); } catch (error) { /* no limits shown then */ }
   }
 
   function clearStaged() { say(""); S.staged = {}; S.steps = []; render(); }
@@ -209,7 +282,8 @@ function tableView(tableId) {
       const needs = (wager(code) || {}).requires;
       if (needs && !after[needs]) return say(t("bet.needs_base", { wager: name, base: wagerName(needs, (wager(needs) || {}).name) }));
     }
-    if (sum(S.staged) > S.you.balance) return say(t("bet.balance_left", { amount: money(S.you.balance) }));
+    if (sum(S.staged) > S.you.balance) return say(balanceWords(sum(S.staged), S.you.balance));
+    if (overLimit()) return say(t("bet.over_limit"));
     // the bets name their round: one that arrives after its window closed is refused, never moved on
     send({ type: "bet", bets: { ...S.staged }, round: view().round.number }, "bet");
   }
@@ -294,19 +368,28 @@ function tableView(tableId) {
       h("div", { class: "hand-result" }));
   }
 
+  // The rules panel: how the game is played and every pay table, all from the registry (the games
+  // catalogue: the wagers' pays, what each Block result means, on which totals the dealer draws); a pay
+  // table is named by what it pays ("Draw: Lucky 7 (3-card 7) pays 2:1"), never by its number.
   function buildPaytables() {
-    const rows = (w) => (w.pays || []).filter((p) => p.label !== "loses").map((p) =>
-      h("tr", {}, h("th", { scope: "row" }, eventName(p.event, w.code)), h("td", {}, paysLabel(p.label))));
+    const rows = (w) => (w.pays || []).filter((p) => p.label !== "loses" || p.rule).map((p) =>
+      h("tr", {}, h("th", { scope: "row" }, eventName(p.event, w.code)), h("td", {}, paysLabel(p.label)),
+        p.rule ? h("td", { class: "rule" }, has(`rule.${p.event}`) ? t(`rule.${p.event}`) : p.rule) : null));
     const tables = wagers().map((w) => h("table", { class: "paytable", "data-wager": w.code },
-      h("caption", {}, w.code === "draw" && view().paytable ? t("paytable.drawwin", { n: view().paytable }) : wagerName(w.code, w.name)),
+      h("caption", {}, w.placed === "decision" && w.headline ? paytableName(w) : wagerName(w.code, w.name)),
       h("tbody", {}, rows(w))));
-    if (lucky()) {
-      el.paytables.className = "paytables open";
-      el.paytables.replaceChildren(h("h3", { class: "paytables-title" }, t("paytable.title")), h("div", { class: "paytable-grid" }, tables));
-    } else {
-      el.paytables.className = "paytables";
-      el.paytables.replaceChildren(h("details", {}, h("summary", {}, t("paytable.title")), h("div", { class: "paytable-grid" }, tables)));
-    }
+    const info = S.games && S.games.find((g) => g.code === game() && (g.paytable == null || g.paytable === view().paytable));
+    const draws = (info && info.dealer_draws) || [];
+    const totals = draws.length && draws[draws.length - 1] - draws[0] === draws.length - 1
+      ? `${draws[0]}–${draws[draws.length - 1]}` : draws.join(t("list.comma"));
+    const how = lucky()
+      ? [t("rules.lucky_hand"), t("rules.lucky_draw"), draws.length ? t("rules.lucky_dealer", { totals }) : null, t("rules.lucky_block")]
+      : [t("rules.punto_banco")];
+    const body = [h("ul", { class: "rules-how" }, how.filter(Boolean).map((line) => h("li", {}, line))),
+                  h("div", { class: "paytable-grid" }, tables)];
+    el.paytables.className = `paytables rules ${lucky() ? "open" : ""}`;
+    // Lucky Draw's open (a seat decides with them in view); punto banco's fold away under their title
+    el.paytables.replaceChildren(h("details", { id: "rules-panel", open: lucky() }, h("summary", {}, `${t("rules.title")} · ${t("paytable.title")}`), ...body));
   }
 
   // ------------------------------------------------------------ rendering
@@ -397,7 +480,12 @@ function tableView(tableId) {
         : t(`result.${r.winner}`, { a: r.winner === "banker" ? r.banker_total : r.player_total,
                                     b: r.winner === "banker" ? r.player_total : r.banker_total });
     }
-    if (r.hands && r.hands.dealer) return t("result.dealer_had", { n: handTotal(r.hands.dealer) });
+    if (r.hands && r.hands.dealer) {
+      // both totals, the dealer's first as the dealer says it: "Dealer 6 : You 5"
+      const yours = mySeat() && r.hands[`seat:${mySeat()}`];
+      return yours ? t("result.dealer_you", { dealer: handTotal(r.hands.dealer), you: handTotal(yours) })
+        : t("result.dealer_had", { n: handTotal(r.hands.dealer) });
+    }
     return "";
   }
 
@@ -417,7 +505,8 @@ function tableView(tableId) {
       const said = lang === "en" ? a.text : t("news.other");  // news stored before it had params: news.other
       const words = a.code === "news.other" ? said : codeText(a.code, a.params, said);
       S.news.push(words);
-      if (!first) { toast(words); announce(words); }
+      // said, and shown in the news line of its own: never a toast over the countdown, the cards or the spots
+      if (!first) { announce(words); S.newsFresh = performance.now(); }
     }
     S.news = S.news.slice(-3);
     const wanted = S.news.join("\n");
@@ -425,6 +514,7 @@ function tableView(tableId) {
       el.news.dataset.words = wanted;
       el.news.replaceChildren(...S.news.map((words) => h("li", {}, words)));
     }
+    el.news.classList.toggle("fresh", S.newsFresh != null && performance.now() - S.newsFresh < 4000);
   }
 
   function renderSeats() {
@@ -450,7 +540,10 @@ function tableView(tableId) {
       }
       text(name, p.name);
       const staked = sum(p.bets);
-      const net = p.results ? Object.values(p.results).reduce((a, r) => a + r.net, 0) : null;
+      // the round's result only once every bet is settled: a Block Bonus lost at the first deal is not the
+      // round's result while Enter is still live
+      const settledAll = p.results && Object.keys(p.bets || {}).every((code) => p.results[code]);
+      const net = settledAll ? Object.values(p.results).reduce((a, r) => a + r.net, 0) : null;
       text(bet, net != null && staked ? (net > 0 ? `+${money(net)}` : net < 0 ? money(net) : t("seats.push"))
         : staked ? money(staked) : p.away ? t("seats.away") : "");
       bet.className = `seat-bet ${net == null ? "" : net > 0 ? "plus" : net < 0 ? "minus" : ""}`;
@@ -527,6 +620,9 @@ function tableView(tableId) {
     const v = view();
     const r = v.result && v.result.round === v.round_number ? v.result : null;
     for (const box of el.hands.querySelectorAll(".hand")) box.classList.remove("winner");
+    const yours = r ? yourResult(r) : null;
+    text(el.yours, yours ? yours.words : "");
+    el.yours.className = `your-result ${yours ? yours.kind : ""}`;
     if (!r) {
       text(el.banner, "");
       el.banner.className = "banner";
@@ -576,18 +672,35 @@ function tableView(tableId) {
     if (S.resultShown !== r.round) {
       const first = S.resultShown === null && S.firstFrame;
       S.resultShown = r.round;
-      const settlement = S.you && S.you.settlement;
-      const net = settlement && settlement.net != null ? settlement.net : null;
-      if (!first) {
-        announce(net == null ? spoken : `${spoken}. ${net > 0 ? t("announce.won", { amount: money(net) })
-                                                       : net < 0 ? t("announce.lost", { amount: money(-net) }) : t("announce.push")}`);
-      }
+      if (!first) announce(yours ? `${spoken}. ${yours.words}` : spoken);  // the same words as the line
+      if (yours || first) S.yoursSaid = r.round;
+    } else if (yours && S.yoursSaid !== r.round) {
+      // the settlement came in a frame after the result's: the line is said on its own
+      S.yoursSaid = r.round;
+      announce(yours.words);
+    }
+    if (S.resultDone !== r.round) {
+      S.resultDone = r.round;
       const placed = { ...myBets() };
       delete placed.draw;
       if (S.you && S.you.round === r.round && Object.keys(placed).length) S.last = placed;
       loadRoads();
       loadHistory();
+      loadOwnLimits();
     }
+  }
+
+  /** The player's own result on round ``r`` in one line, from the settlement the server showed: null
+   *  when the player had no bet on it, while any of the bets is still unsettled, and on a void round
+   *  (the banner says every stake came back). */
+  function yourResult(r) {
+    const settlement = S.you && S.you.round === r.round && !r.void ? S.you.settlement : null;
+    const bets = Object.keys(myBets());
+    if (!settlement || !bets.length || !bets.every((code) => settlement.bets && settlement.bets[code])) return null;
+    const net = settlement.net;
+    if (net > 0) return { words: t("yours.win", { amount: money(net) }), kind: "plus", net };
+    if (net < 0) return { words: t("yours.lose", { amount: money(-net) }), kind: "minus", net };
+    return { words: t("yours.push"), kind: "push", net };
   }
 
   function renderSpots() {
@@ -599,6 +712,7 @@ function tableView(tableId) {
     const lit = new Set((r && r.winning_spots) || []);
     const pushed = new Set((r && r.pushed_spots) || []);
     const open = bettingOpen();
+    const said = [];  // early results (Block Bonus), also said beside your hand
     for (const spot of el.layout.children) {
       const code = spot.getAttribute("data-spot");
       const w = wager(code) || {};
@@ -619,17 +733,32 @@ function tableView(tableId) {
       text(amount, (mine[code] ? t("spot.yours", { amount: money(mine[code]) }) : "") + (staged ? ` +${money(staged)}` : ""));
       amount.className = `amount ${mine[code] ? "placed" : ""} ${staged ? "staged" : ""}`;
       const s = settlement && settlement[code];
-      text(net, s ? (s.net > 0 ? t("spot.won", { amount: money(s.net) }) : s.net < 0 ? t("spot.lost", { amount: money(-s.net) }) : t("spot.push")) : "");
+      const outcome = s ? (s.net > 0 ? t("spot.won", { amount: money(s.net) }) : s.net < 0 ? t("spot.lost", { amount: money(-s.net) }) : t("spot.push")) : "";
+      // a wager settled at the first deal (Block Bonus) names its result at the table: "Pair Block pays 10:1"
+      const early = s && w.settles === "first_deal" ? settledWords(w, s) : "";
+      text(net, early ? `${early} · ${outcome}` : outcome);
+      if (early) said.push(`${wagerName(code, w.name)}: ${early}`);
       net.className = `net ${s ? (s.net > 0 ? "plus" : s.net < 0 ? "minus" : "") : ""}`;
       const won = lit.has(code) || Boolean(lucky() && s && s.net > 0);
       spot.classList.toggle("won", won);
       spot.classList.toggle("pushed", !won && pushed.has(code));
       spot.classList.toggle("lost", !!(s && s.net < 0));
       spot.classList.toggle("mine", !!mine[code]);
-      spot.setAttribute("aria-disabled", String(!open || w.placed === "decision" || !mySeat()));
+      spot.setAttribute("aria-disabled", String(!open || w.placed === "decision" || railOnly()));
+      spot.classList.toggle("inert", railOnly());
+      if (railOnly()) spot.setAttribute("aria-describedby", "rail"); else spot.removeAttribute("aria-describedby");
       spot.setAttribute("aria-label", [wagerName(code, w.name), spot.children[1].textContent, limits.textContent,
                                        crowd.textContent, amount.textContent, net.textContent].filter(Boolean).join(", "));
     }
+    const yours = lucky() && el.hands.querySelector("#your-hand .hand-result");
+    if (yours) text(yours, said.join(" · "));
+  }
+
+  /** A settled bet's result by name with what it pays ("Pair Block pays 10:1"), or its name alone when it lost. */
+  function settledWords(w, s) {
+    const pay = (w.pays || []).find((p) => p.event === s.event);
+    return s.net > 0 && pay ? t("spot.result_pays", { event: eventName(s.event, w.code), pays: paysLabel(pay.label) })
+      : eventName(s.event, w.code);
   }
 
   function renderDecision() {
@@ -642,9 +771,17 @@ function tableView(tableId) {
     const hand = seat && v.hands && v.hands[`seat:${seat}`];
     const upCard = v.decision && v.decision.first_deal && v.decision.first_deal.dealer && v.decision.first_deal.dealer[0];
     let advice = null;
+    let why = null;
     if (S.hint && S.strategy && hand && upCard) {
       const drawOn = S.strategy.draw[String(hand.total)] || [];
       advice = drawOn.includes(handTotal([upCard])) ? "draw" : "stand";
+      // the reason: the strategy's own numbers (the server's analysis), standing beside drawing
+      const values = S.strategy.returns && S.strategy.returns[String(hand.total)];
+      const pair = values && values[handTotal([upCard])];
+      if (pair) {
+        const signed = (x) => `${x > 0 ? "+" : x < 0 ? "−" : ""}${Math.abs(x).toLocaleString(lang, { minimumFractionDigits: 3, maximumFractionDigits: 3 })}`;
+        why = t("decision.hint_why", { stand: signed(pair[0]), draw: signed(pair[1]) });
+      }
     }
     const key = JSON.stringify([deciding ? v.decision.round : null, decided, S.hint, advice, hand && hand.total,
                                 S.you && S.you.balance >= enter, lang]);
@@ -671,7 +808,8 @@ function tableView(tableId) {
           if (S.hint) loadStrategy();
           renderDecision();
         } }), ` ${t("decision.hint_toggle")}`),
-      advice ? h("span", { id: "hint", class: "hint" }, t(`decision.hint_${advice}`)) : null].filter(Boolean));
+      advice ? h("span", { id: "hint", class: "hint" }, t(`decision.hint_${advice}`),
+                 why ? h("span", { class: "hint-why" }, ` ${why}`) : null) : null].filter(Boolean));
     if (S.hint && !S.strategy) loadStrategy();
     if (focused) { const again = document.getElementById(focused); if (again) again.focus(); }
   }
@@ -683,14 +821,18 @@ function tableView(tableId) {
     const tableMax = Math.max(0, ...maxima);
     const bestRoom = Math.max(0, ...wagers().filter((w) => w.placed === "betting").map((w) => room(w.code)));
     const free = available();
+    const own = ownLimitLeft();  // the player's own loss or stake limit: chips over what it leaves are greyed
     let fits = [];
     for (const value of CHIPS) {
       const button = chipButton(value);
       const amount = value * 100;
       button.hidden = amount > tableMax;  // never offered at this table
-      const ok = !button.hidden && amount <= bestRoom && amount <= free;
+      const overOwn = own != null && amount > own;
+      const ok = !button.hidden && amount <= bestRoom && amount <= free && !overOwn;
       button.setAttribute("aria-disabled", String(!ok));
-      button.title = ok ? "" : amount > free ? t("chips.over_balance") : t("chips.over_room");
+      button.classList.toggle("over-own-limit", overOwn);
+      button.title = ok ? "" : amount > free ? (free > 0 ? t("chips.over_balance") : t("bet.balance_used_up", { amount: money(amount) }))
+        : overOwn ? ownLimitWords(own) : t("chips.over_room");
       if (ok) fits.push(amount);
     }
     if (fits.length && !fits.includes(S.chip)) S.chip = fits.filter((a) => a <= S.chip).pop() || fits[0];
@@ -698,17 +840,23 @@ function tableView(tableId) {
     const placed = sum(myBets());
     const staged = sum(S.staged);
     text(el.totals, t("tray.totals", { placed: money(placed) }) + (staged ? ` · ${t("tray.staged", { amount: money(staged) })}` : "")
+                    + (own != null && CHIPS.some((value) => value * 100 > own) ? ` · ${ownLimitWords(own)}` : "")
                     + (S.inflight && S.inflight.kind === "bet" ? ` · ${t("tray.sending")}` : ""));
     const has = Object.keys(S.staged).length > 0;
     const set = (button, enabled) => button.setAttribute("aria-disabled", String(!enabled));
-    set(buttons.place, open && has && !S.inflight && S.connected);
+    const over = overLimit();
+    set(buttons.place, open && has && !S.inflight && S.connected && !over);
+    buttons.place.title = over ? t("bet.over_limit") : "";
     set(buttons.undo, has && !S.inflight);
     set(buttons.clear, has && !S.inflight);
     set(buttons.double, open && !S.inflight && (has || placed > 0));
     set(buttons.rebet, open && !S.inflight && Object.keys(S.last).length > 0);
     set(buttons.leave, true);
     buttons.sit.hidden = Boolean(mySeat()) || v.status !== "open";
-    buttons.place.hidden = !mySeat();
+    buttons.place.hidden = railOnly();  // punto banco: a player without a seat places from the rail
+    el.rail.hidden = Boolean(mySeat()) || v.status !== "open";
+    text(el.rail, lucky() ? t("rail.take_seat") : t("rail.bet_from_rail"));
+    el.rail.className = `rail ${lucky() ? "inert" : ""}`;
     if (!lucky() || v) buttons.place.textContent = t("controls.place");
   }
 
@@ -780,7 +928,13 @@ function tableView(tableId) {
     if (r.winner && d.player_total != null) return resultLine({ winner: r.winner, player_total: d.player_total, banker_total: d.banker_total });
     if (r.bets.enter) {
       const event = r.bets.enter.event;
-      return event === "Player wins" ? t("history.you_won") : event === "Dealer wins" ? t("history.dealer_won") : t("history.push");
+      const said = event === "Player wins" ? t("history.you_won") : event === "Dealer wins" ? t("history.dealer_won") : t("history.push");
+      const hands = d.hands || {};
+      const yours = Object.keys(hands).filter((who) => who.startsWith("seat:"));
+      // the round's own seat (the history is the player's): both totals beside the words
+      const seat = yours.length === 1 ? yours[0] : mySeat() ? `seat:${mySeat()}` : null;
+      return hands.dealer && seat && hands[seat]
+        ? `${said} · ${t("result.dealer_you", { dealer: handTotal(hands.dealer), you: handTotal(hands[seat]) })}` : said;
     }
     return net > 0 ? t("history.won") : net < 0 ? t("history.lost") : t("history.push");
   }
@@ -835,15 +989,14 @@ function tableView(tableId) {
     if (notice && notice.at !== S.noticeAt) {
       S.noticeAt = notice.at;
       const words = codeText(notice.code, notice.params, "");
-      toast(words);
-      announce(words);
+      announce(words);  // and in the message line below (no toast over the table)
       say(words, "info");
     }
     if (before && before.shoe && S.view.shoe && before.shoe.number !== S.view.shoe.number) S.roads = null;
     S.firstFrame = !before;
     render();
     S.firstFrame = false;
-    if (!before) { loadRoads(); loadHistory(); }
+    if (!before) { loadRoads(); loadHistory(); loadOwnLimits(); }
     if (fair) Fair.showShoe(fair, S.view);  // provably fair: the shoe's commitment; gives it your seed (fair.js)
   }
 
@@ -860,8 +1013,10 @@ function tableView(tableId) {
       if (result.balance != null && S.you) { S.you.balance = result.balance; setBalance(result.balance); }
       if (result.bets && S.you && inflight && inflight.kind === "bet") S.you.bets = { ...result.bets };
     } else {
+      if (inflight && inflight.kind === "bet") takeOffRefused(message);
       say(refusalText(message));
     }
+    if (inflight && inflight.kind === "bet") loadOwnLimits();  // a stake moved (or not): what the limits leave
     S.decisionKey = null;
     render();
   }
@@ -930,6 +1085,8 @@ function tableView(tableId) {
     try {
       const games = await api("GET", "/api/games");
       rememberGames(games);
+      S.games = games;
+      if (S.view && S.built) buildPaytables();  // the rules panel says on which totals the dealer draws
       const here = (games || []).find((g) => S.view && g.code === S.view.game);
       if (here && here.max_seats) { S.max_seats = here.max_seats; if (S.view) renderSeats(); }
       else if (games && games[0] && games[0].max_seats) S.max_seats = games[0].max_seats;
