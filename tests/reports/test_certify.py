@@ -147,7 +147,10 @@ def test_the_compiled_shuffle_rejects_words_as_fair_py_does() -> None:
 def test_a_shuffle_that_differs_from_fair_cards_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cert, "fair_cards", lambda key, decks: list(reversed(fair_cards(key, decks))))
     with pytest.raises(ShuffleMismatch):
-        ServerShuffle(8, seed=1)(cert.CHECK_EVERY - 1, 2)
+        ServerShuffle(8, seed=1)(1, 1)
+    with pytest.raises(ShuffleMismatch):
+        ServerShuffle(8, seed=1)(cert.CHECK_EVERY, 2)  # shoe CHECK_EVERY + 1 is checked too
+    ServerShuffle(8, seed=1)(2, 3)  # shoes not checked: the run goes on
 
 
 def test_server_seeds_come_from_the_operating_system_without_a_seed(monkeypatch: pytest.MonkeyPatch) -> None:

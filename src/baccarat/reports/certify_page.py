@@ -84,7 +84,7 @@ def render(certification: Certification, *, generated: datetime | None = None) -
         f"<p>Every shoe is shuffled as the table server shuffles it: algorithm <code>{_e(fair.ALGORITHM)}</code>; "
         f"server seeds {_e(seeds)}; client seed {_e(', '.join(CLIENT_SEEDS))} "
         "taken into each shoe as a player's would be.  The permutation is computed from the same HMAC-SHA256 "
-        f"stream by a compiled Fisher-Yates; the first shoe and every {CHECK_EVERY}th are shuffled again by "
+        f"stream by a compiled Fisher-Yates; the first shoe and every {CHECK_EVERY}th after it are shuffled again by "
         "<code>baccarat.core.fair.fair_cards</code> itself and must agree card for card, or the run stops.  "
         "The shoes are dealt by the simulator's kernels: the burn, the cut card, one more coup, the punto banco "
         "tableau.</p>",
