@@ -25,6 +25,7 @@ from baccarat.core.errors import ConfigurationError
 from baccarat.core.fair import (
     ALGORITHM,
     ALGORITHM_1,
+    ALGORITHM_2,
     HmacStream,
     check_client_seed,
     combination,
@@ -331,9 +332,18 @@ def test_each_kind_of_tampering_is_named_with_exit_3(what, tmp_path: Path, capsy
 
 
 def test_an_unrevealed_seed_is_named():
+    """Algorithm 2 has nothing to check before the seed; algorithm 3 proves its rounds at once."""
     doc = _transcript("mini", ["banker=10"] * 3)
     del doc["shoes"][0]["server_seed"]
-    assert "shoe 1: the server seed has not been revealed" in verifier.verify_document(doc).problems
+    report = verifier.verify_document(doc)
+    assert report.ok and report.shoes[0].proven and report.proven == 3
+    old = copy.deepcopy(doc)
+    old["shoes"][0]["algorithm"] = ALGORITHM_2
+    assert "shoe 1: the server seed has not been revealed" in verifier.verify_document(old).problems
+    del doc["shoes"][0]["merkle_root"]
+    assert verifier.verify_document(doc).problems[:2] == [
+        "shoe 1, Merkle root: the record says nothing, algorithm 3 needs a root of 64 hex digits, published at "
+        "the first deal", "shoe 1: the server seed has not been revealed"]
 
 
 def test_verify_command_accepts_a_transcript_a_record_and_a_list(tmp_path: Path, capsys):

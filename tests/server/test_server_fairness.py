@@ -17,7 +17,7 @@ from sqlalchemy import select
 from baccarat import verify as verifier
 from baccarat.cli.app import main
 from baccarat.core.errors import ConfigurationError, IllegalActionError
-from baccarat.core.fair import ALGORITHM, ALGORITHM_1, fair_cards, shoe_key
+from baccarat.core.fair import ALGORITHM, ALGORITHM_1, ALGORITHM_2, fair_cards, shoe_key
 from baccarat.core.shoe import Shoe
 from baccarat.server.house import accounts, wallet
 from baccarat.server.playing import betting, dealing, fairness, records, seating, tables, views
@@ -83,6 +83,11 @@ def _export(sessions, account_id: int, tmp_path: Path) -> tuple[dict[str, Any], 
     path = tmp_path / "history.json"
     path.write_text(json.dumps(doc))
     return doc, path
+
+
+def _shoe_root(sessions, table_id: int, number: int) -> str | None:
+    return read(sessions, lambda s: fairness.merkle_root(s.scalar(select(ShoeRow).where(
+        ShoeRow.table_id == table_id, ShoeRow.number == number))))
 
 
 def _shoe(sessions, table_id: int, number: int) -> ShoeRow | None:
@@ -203,10 +208,14 @@ def test_every_round_of_a_server_shoe_verifies_through_the_export(sessions, game
     report = verifier.verify_document(doc)
     mine = [r for r in doc["rounds"] if r["status"] in ("settled", "void")]
     on_shoe_1 = [r for r in mine if r["shoe"] == 1]
-    assert report.ok and report.rounds == len(on_shoe_1) >= 5, report.problems
-    assert f"{len(on_shoe_1)} of your rounds dealt again from their shoes" in out
+    assert report.ok and report.rounds == len(mine) and len(on_shoe_1) >= 5, report.problems
+    # shoe 2 is in play: its round is proven now, against the Merkle root published at its first deal
+    assert report.proven == len(mine) - len(on_shoe_1) >= 1 and not report.pending
+    assert f"{len(mine)} of your rounds dealt again from their shoes ({report.proven} of them proven now" in out
     assert "table " + f"{game}-whole shoe 1: seed matches its commitment" in out
-    assert any(p.startswith(f"table {game}-whole shoe 2") for p in report.pending)  # in play: verifiable later
+    assert "table " + f"{game}-whole shoe 2: in play; " in out
+    in_play = doc["shoes"][1]
+    assert "server_seed" not in in_play and in_play["merkle_root"] == _shoe_root(sessions, table_id, 2)
     record = doc["shoes"][0]
     assert record["your_client_seed"] == "ann-seed" and record["client_seeds"] == ["ann-seed", "ben-seed"]
     assert len(record["rounds"]) > len(on_shoe_1)  # ben's own rounds are in the shoe too
@@ -434,3 +443,134 @@ def test_the_export_never_tells_a_result_before_the_table_shows_it(sessions):
         read(sessions, lambda s: played.export(s, ann, now=T0 + timedelta(seconds=11)))
     later = T0 + timedelta(seconds=60)
     assert read(sessions, lambda s: played.export(s, ann, now=later))["rounds"][0]["round"] == 1
+
+
+# --- a shoe in play: every round proven at once (algorithm 3) -------------------------------------
+
+
+def _proof_round(doc: dict[str, Any], index: int = 1) -> dict[str, Any]:
+    entry: dict[str, Any] = doc["shoes"][0]["rounds"][index]
+    return entry
+
+
+def _changed_card(doc: dict[str, Any]) -> None:
+    """A card of round 2 changed in the shoe's record and in the round alike."""
+    entry = _proof_round(doc)
+    changed = "Ah" if entry["cards"][0] != "Ah" else "Kh"
+    entry["cards"][0] = changed
+    mine = next(r for r in doc["rounds"] if r["round"] == entry["round"])
+    mine["cards"][0] = changed
+
+
+def _swapped(doc: dict[str, Any]) -> None:
+    entry = _proof_round(doc)
+    for key in ("cards", "proof"):
+        entry[key][0], entry[key][1] = entry[key][1], entry[key][0]
+
+
+def _skipped(doc: dict[str, Any]) -> None:
+    """Round 2's proofs (valid ones) moved on by a card: a position skipped."""
+    entry, after = _proof_round(doc, 1), _proof_round(doc, 2)
+    entry["cards"], entry["proof"] = [*entry["cards"][1:], after["cards"][0]], [*entry["proof"][1:], after["proof"][0]]
+
+
+def _reused(doc: dict[str, Any]) -> None:
+    entry, before = _proof_round(doc, 1), _proof_round(doc, 0)
+    entry["cards"][0], entry["proof"][0] = before["cards"][0], copy.deepcopy(before["proof"][0])
+
+
+IN_PLAY_TAMPERING = {
+    **{what: EXPORT_TAMPERING[what] for what in EXPORT_TAMPERING if what not in ("a client seed", "the commitment")},
+    "a changed card": (_changed_card, "round 2, card 1: the record says"),
+    "swapped positions": (_swapped, "round 2, position of card 1: the record says"),
+    "a skipped position": (_skipped, "round 2, position of card 1: the record says"),
+    "a reused position": (_reused, "round 2, position of card 1: the record says"),
+    "a wrong salt": (lambda doc: _proof_round(doc)["proof"][1].update(salt="0" * 64),
+                     "round 2, card 2: the record says"),
+    "a wrong path": (lambda doc: _proof_round(doc)["proof"][1]["path"].reverse(), "round 2, card 2: the record says"),
+    "a changed root": (lambda doc: doc["shoes"][0].update(merkle_root="f" * 64),
+                       "table ez-t shoe 1, Merkle root: none of the"),
+    "the burn": (lambda doc: doc["shoes"][0].update(burned=doc["shoes"][0]["burned"][:-1]),
+                 "table ez-t shoe 1, burned cards: the record says"),
+}
+
+
+@pytest.fixture
+def exported_in_play(sessions, tmp_path) -> dict[str, Any]:
+    ann, ben = _players(sessions, "ann", "ben", seeds={"ann": "ann-seed"})
+    table_id = _table(sessions, "ez", "ez-t", [ann, ben])
+    for _ in range(5):
+        _round(sessions, table_id, {ann: {"banker": 1_000, "dragon_7": 100}, ben: {"player": 500}})
+    assert _shoe(sessions, table_id, 1).revealed_at is None  # the shoe is in play
+    doc, _ = _export(sessions, ann, tmp_path)
+    record = doc["shoes"][0]
+    assert "server_seed" not in record and "ended" not in record and len(record["rounds"]) == 5
+    assert [p["position"] for p in record["burn_proof"]] == list(range(len(record["burned"])))
+    report = verifier.verify_document(doc)
+    assert report.ok and report.rounds == report.proven == 5 and not report.pending, report.problems
+    return doc
+
+
+def test_a_shoe_in_play_verifies_at_once(exported_in_play, tmp_path, capsys):
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(exported_in_play))
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "table ez-t shoe 1: in play; 5 rounds" in out and "proven now against its Merkle root" in out
+    assert "5 of your rounds dealt again from their shoes (5 of them proven now" in out and "not yet" not in out
+
+
+@pytest.mark.parametrize("what", IN_PLAY_TAMPERING)
+def test_tampering_with_an_export_of_a_shoe_in_play_is_named_at_once(exported_in_play, what, tmp_path, capsys):
+    tamper, message = IN_PLAY_TAMPERING[what]
+    tamper(exported_in_play)
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(exported_in_play))
+    assert main(["verify", str(path)]) == 3
+    out = capsys.readouterr().out
+    assert "MISMATCH " in out and message in out, out
+
+
+def test_the_root_is_published_at_the_first_deal_and_rounds_not_yet_shown_are_not_in_the_record(sessions):
+    (ann,) = _players(sessions, "ann", seeds={"ann": "ann-seed"})
+    table_id = _table(sessions, "mini", "roots", [ann])
+    shoe = read(sessions, lambda s: views.table_view(s, table_id))["shoe"]
+    assert shoe["algorithm"] == ALGORITHM and shoe["merkle_root"] is None  # still taking client seeds
+    round_id, closes = _open(sessions, table_id)
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"banker": 100},
+                                                       now=closes - timedelta(seconds=1)))
+    transaction(sessions, lambda s: dealing.deal_round(s, round_id, closes))
+    root = _shoe_root(sessions, table_id, 1)
+    assert root is not None
+    with sessions() as s:
+        current = s.get(Round, round_id)
+        shown_at = aware(current.result_at)
+        # the view at the deal, before any card is shown, already carries the root
+        assert views.table_view(s, table_id, now=closes)["shoe"]["merkle_root"] == root
+        before = records.shoe_record(s, table_id, 1, in_play_at=shown_at - timedelta(seconds=1))
+        after = records.shoe_record(s, table_id, 1, in_play_at=shown_at)
+        with pytest.raises(IllegalActionError):
+            records.shoe_record(s, table_id, 1)  # the public record stays refused until the shoe ends
+    assert before["rounds"] == [] and [r["round"] for r in after["rounds"]] == [1]
+    assert "server_seed" not in after and after["merkle_root"] == root
+    assert verifier.verify_shoe(dict(after)).proven
+
+
+def test_a_shoe_of_algorithm_2_in_play_waits_for_its_end(sessions, tmp_path):
+    (ann,) = _players(sessions, "ann", seeds={"ann": "ann-seed"})
+    table_id = _table(sessions, "ez", "v2", [ann])
+
+    def downgrade(s):
+        s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id)).algorithm = ALGORITHM_2
+    transaction(sessions, downgrade)
+    for _ in range(3):
+        _round(sessions, table_id, {ann: {"banker": 100}})
+    doc, _ = _export(sessions, ann, tmp_path)
+    report = verifier.verify_document(doc)
+    assert doc["shoes"] == [] and report.ok and report.rounds == 0
+    assert report.pending == ["table v2 shoe 1: 3 of your rounds, verifiable when the shoe ends"]
+    transaction(sessions, lambda s: tables.close_table(s, table_id, now=T0 + timedelta(hours=1)))
+    doc, _ = _export(sessions, ann, tmp_path)
+    assert doc["shoes"][0]["algorithm"] == ALGORITHM_2 and "merkle_root" not in doc["shoes"][0]
+    report = verifier.verify_document(doc)
+    assert report.ok and report.rounds == 3 and not report.pending, report.problems

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict, final
 
+from baccarat.core.fair import CardProof
+
 
 @final  # (final: ``"rejected" in record`` tells the two kinds of record apart)
 class PlayedRound(TypedDict):
@@ -47,6 +49,7 @@ class ShoeRound(TypedDict):
     cards: list[str]  #: in deal order
     seats: NotRequired[list[int]]  #: Lucky Draw: the seats dealt to
     drew: NotRequired[list[int]]  #: Lucky Draw: the seats that drew
+    proof: list[CardProof]  #: each card's position, salt and Merkle path (algorithm 3)
 
 
 class ShoeRecord(TypedDict):
@@ -59,9 +62,11 @@ class ShoeRecord(TypedDict):
     decks: int
     cut_card: int
     commitment: str
+    merkle_root: str  #: over the shuffled shoe, published with the commitment
     server_seed: str
     client_seeds: list[str]
     burned: list[str]
+    burn_proof: list[CardProof]
     rounds: list[ShoeRound]
     ended: NotRequired[str]  #: last hand, too few cards, or (in a transcript) in play
 

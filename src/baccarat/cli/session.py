@@ -14,7 +14,7 @@ from baccarat.cli.records import PlayedRound, RefusedRound, RoundRecord, ShoeRec
 from baccarat.cli.script import RoundOrder
 from baccarat.core.errors import BaccaratError, ConfigurationError, IllegalActionError, InsufficientFundsError
 from baccarat.core.events import BetSettled, CardDealt, CoupResolved, Event
-from baccarat.core.fair import ALGORITHM, check_client_seed, commitment, fair_shoe, new_server_seed
+from baccarat.core.fair import ALGORITHM, ShoeTree, check_client_seed, commitment, fair_cards, new_server_seed, shoe_key
 from baccarat.core.games import Game
 from baccarat.core.lucky import LuckyDrawHand
 from baccarat.core.money import format_amount
@@ -56,19 +56,24 @@ class Session:
         client_seeds = [] if client_seed is None else [client_seed]
         #: One record per shoe: commitment, seeds, burned cards and each round's cards in deal order.
         self.shoes: list[ShoeRecord] = []
+        #: Shoe number -> its Merkle tree, for each round's proofs.
+        self._trees: dict[int, ShoeTree] = {}
 
         def new_shoe() -> Shoe:
             number = len(self.shoes) + 1
             if self.shoes:  # the shoe before was finished at its last hand, or could not cover a coup
                 self.shoes[-1].setdefault("ended", "too few cards")
             server_seed = new_server_seed() if seed is None else _derived_seed(seed, number)
-            shoe = fair_shoe(server_seed, decks=decks, cut_card=cut_card, client_seeds=client_seeds)
+            cards = fair_cards(shoe_key(ALGORITHM, server_seed, client_seeds), decks)
+            shoe = Shoe(list(cards), cut_card=cut_card, burn=True)
+            tree = self._trees[number] = ShoeTree(server_seed, cards)
             record: dict[str, object] = {"shoe": number, "algorithm": ALGORITHM, "game": game.code}
             if game.paytable is not None:
                 record["paytable"] = game.paytable
             record.update(decks=decks, cut_card=cut_card, commitment=commitment(server_seed),
-                          server_seed=server_seed.hex(), client_seeds=client_seeds,
-                          burned=[str(c) for c in shoe.burned], rounds=[])
+                          merkle_root=tree.root, server_seed=server_seed.hex(), client_seeds=client_seeds,
+                          burned=[str(c) for c in shoe.burned], burn_proof=tree.proofs(0, len(shoe.burned)),
+                          rounds=[])
             self.shoes.append(cast(ShoeRecord, record))  # built key by key, in the transcript's order
             return shoe
 
@@ -151,10 +156,13 @@ class Session:
             record["player_total"], record["banker_total"] = coup.player_total, coup.banker_total
             record["result"] = coup.winner
         record["deal_order"] = deal_order = [str(e.card) for e in events if isinstance(e, CardDealt)]
-        shoe_round: ShoeRound = {"round": table.round_no, "cards": deal_order}
+        shoe_record = next(r for r in reversed(self.shoes) if r["shoe"] == table.shoe_no)
+        # the round's cards lie after the burn and every card of the rounds before it
+        start = len(shoe_record["burned"]) + sum(len(r["cards"]) for r in shoe_record["rounds"])
+        shoe_round: ShoeRound = {"round": table.round_no, "cards": deal_order,
+                                 "proof": self._trees[table.shoe_no].proofs(start, len(deal_order))}
         if self.game.kind == "lucky_draw":  # the seats dealt to, and which drew: they decide who gets which card
             shoe_round.update({"seats": [SEAT], "drew": [SEAT] if "draw" in bets else []})
-        shoe_record = next(r for r in reversed(self.shoes) if r["shoe"] == table.shoe_no)
         shoe_record["rounds"].append(shoe_round)
         if table.shoe is None:  # the shoe ended with this round: its last hand
             shoe_record["ended"] = "last hand"

@@ -48,8 +48,12 @@ def verify(
         if verdict.ok and verdict.revealed:
             print(f"{verdict.name}: seed matches its commitment; {verdict.rounds} rounds, "
                   f"{verdict.cards} cards verified")
+        elif verdict.ok and verdict.proven:
+            print(f"{verdict.name}: in play; {verdict.rounds} rounds, {verdict.cards} cards proven now against its "
+                  "Merkle root (its seed is checked against the root when the shoe ends)")
     if report.kind != "records":
-        print(f"{report.rounds} of your rounds dealt again from their shoes: cards, hands, results, payouts and "
+        now = f" ({report.proven} of them proven now, their shoe still in play)" if report.proven else ""
+        print(f"{report.rounds} of your rounds dealt again from their shoes{now}: cards, hands, results, payouts and "
               f"balances {'checked' if report.problems else 'verified'}")
     for line in report.pending:
         print(f"not yet: {line}")

@@ -27,8 +27,21 @@ Algorithm ``hmac-sha256-fisher-yates/2`` (docs/fairness.md works an example thro
 6. The casino procedure of :mod:`baccarat.core.shoe` follows: the first card is
    turned and burned with as many more as it counts (tens ten).
 
-Algorithm ``hmac-sha256-fisher-yates/1`` (shoes dealt before client seeds were
-taken) is steps 3-6 with the server seed itself as the key; its records still verify.
+Algorithm ``hmac-sha256-fisher-yates/3`` is steps 1-6 and a Merkle tree over the shuffled shoe,
+whose root is published at the shoe's first deal (once the client seeds are fixed, before any card
+is shown), so that every round is proven the moment it ends, not when the shoe does:
+
+7. The *salt* of position ``i`` (0 for the shoe's first card, before the burn) is
+   ``HMAC-SHA256(key=server_seed, message=b"salt" + i as 2 bytes big-endian)``: secret until the
+   seed is revealed, so that a leaf says nothing of a card not yet dealt.
+8. Leaf ``i`` is ``SHA-256(0x00 || i as 2 bytes big-endian || the card's two ASCII characters ||
+   salt i)`` (39 bytes hashed); an inner node is ``SHA-256(0x01 || left || right)``; the tree over
+   the ``52 * decks`` leaves has RFC 6962's shape (the left subtree holds the largest power of two
+   below the count), and a card's proof is its RFC 6962 audit path.
+
+Algorithm ``hmac-sha256-fisher-yates/2`` is steps 1-6 (no tree); ``hmac-sha256-fisher-yates/1``
+(shoes dealt before client seeds were taken) is steps 3-6 with the server seed itself as the key;
+their records still verify.
 
 >>> seed = bytes(32)
 >>> commitment(seed)
@@ -41,6 +54,12 @@ True
 ['Qd', '6d', '7h', '5c', '3d']
 >>> [str(c) for c in fair_cards(shoe_key(ALGORITHM, seed, ["alice"]), 1)[:3]]
 ['Qd', 'Ks', '6h']
+>>> tree = ShoeTree(seed, fair_cards(shoe_key(ALGORITHM, seed, ["alice"]), 1))
+>>> proof = tree.proof(1)
+>>> check_proof(tree.root, size=52, position=1, card="Ks", salt=proof["salt"], path=proof["path"])
+True
+>>> check_proof(tree.root, size=52, position=1, card="Kh", salt=proof["salt"], path=proof["path"])
+False
 """
 
 from __future__ import annotations
@@ -49,18 +68,23 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TypedDict
 
 from baccarat.core.cards import Card, standard_deck
 from baccarat.core.errors import ConfigurationError
 from baccarat.core.messages import CATALOGUE
 from baccarat.core.shoe import Shoe, check_decks, shuffle
 
-#: The algorithm of every new shoe: the server seed and the players' client seeds.
-ALGORITHM = "hmac-sha256-fisher-yates/2"
+#: The algorithm of every new shoe: the server seed, the players' client seeds and a Merkle tree.
+ALGORITHM = "hmac-sha256-fisher-yates/3"
+#: The shuffle of the server seed and the client seeds, without a tree: old shoes are dealt out and verify.
+ALGORITHM_2 = "hmac-sha256-fisher-yates/2"
 #: The first algorithm (the server seed alone), kept so that old shoes are dealt out and verify.
 ALGORITHM_1 = "hmac-sha256-fisher-yates/1"
-ALGORITHMS = (ALGORITHM_1, ALGORITHM)
+ALGORITHMS = (ALGORITHM_1, ALGORITHM_2, ALGORITHM)
+#: The algorithms whose shoes take client seeds.
+SEEDED = (ALGORITHM_2, ALGORITHM)
 SEED_BYTES = 32
 #: What a client seed may be: exact bytes everywhere (ASCII), and no separator of the combination.
 CLIENT_SEED = re.compile(r"[\x21-\x7e]{1,64}")
@@ -129,7 +153,7 @@ def shuffle_key(server_seed: bytes, client_seeds: Iterable[str]) -> bytes:
 
 def shoe_key(algorithm: str, server_seed: bytes, client_seeds: Iterable[str] = ()) -> bytes:
     """The stream key of a shoe dealt by ``algorithm``: the server seed itself for version 1."""
-    if algorithm == ALGORITHM:
+    if algorithm in SEEDED:  # version 3 shuffles as version 2 does; the tree is over its result
         return shuffle_key(server_seed, client_seeds)
     if algorithm == ALGORITHM_1:
         return server_seed
@@ -144,3 +168,106 @@ def fair_cards(key: bytes, decks: int) -> list[Card]:
 def fair_shoe(server_seed: bytes, *, decks: int, cut_card: int, client_seeds: Iterable[str] = ()) -> Shoe:
     """The shoe of ``server_seed`` and ``client_seeds`` (algorithm 2), shuffled, burned and ready to deal."""
     return Shoe(fair_cards(shuffle_key(server_seed, client_seeds), decks), cut_card=cut_card, burn=True)
+
+
+# --- algorithm 3: the Merkle tree over the shuffled shoe (steps 7 and 8) ---------------------------
+
+_LEAF, _NODE = b"\x00", b"\x01"  # RFC 6962's domain separation: a leaf can never pass for a node
+
+
+class CardProof(TypedDict):
+    """What proves one card of a shoe against its published root: where it lay, its salt, its path."""
+
+    position: int  #: in the shuffled shoe, 0 for its first card (the burn included)
+    salt: str  #: hex
+    path: list[str]  #: hex, the RFC 6962 audit path from the leaf up
+
+
+def salt(server_seed: bytes, position: int) -> bytes:
+    """Step 7: ``HMAC-SHA256(server_seed, b"salt" + position as 2 bytes big-endian)``."""
+    return hmac.new(server_seed, b"salt" + position.to_bytes(2, "big"), hashlib.sha256).digest()
+
+
+def leaf_hash(position: int, card: str, salt_: bytes) -> bytes:
+    """Step 8: ``SHA-256(0x00 || position (2 bytes) || card (2 ASCII characters) || salt (32 bytes))``.
+
+    >>> leaf_hash(0, "Ac", bytes(32)).hex()[:16]
+    '5a14d2470c7a5a6d'
+    """
+    if len(card) != 2 or not card.isascii() or len(salt_) != SEED_BYTES or not 0 <= position < 2**16:
+        raise ConfigurationError(f"a leaf is a position below 65536, a card like 'Qd' and a {SEED_BYTES}-byte salt")
+    return hashlib.sha256(_LEAF + position.to_bytes(2, "big") + card.encode("ascii") + salt_).digest()
+
+
+def _node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(_NODE + left + right).digest()
+
+
+def _split(size: int) -> int:
+    """RFC 6962: the largest power of two below ``size`` (``size`` > 1) leaves go left."""
+    return 1 << ((size - 1).bit_length() - 1)
+
+
+def merkle_root(leaves: Sequence[bytes]) -> bytes:
+    """RFC 6962's Merkle tree hash of the leaf hashes ``leaves`` (at least one)."""
+    if len(leaves) == 1:
+        return leaves[0]
+    if not leaves:
+        raise ConfigurationError("a Merkle tree needs at least one leaf")
+    k = _split(len(leaves))
+    return _node(merkle_root(leaves[:k]), merkle_root(leaves[k:]))
+
+
+def merkle_path(leaves: Sequence[bytes], index: int) -> list[bytes]:
+    """RFC 6962's audit path of leaf ``index``: the sibling hashes from the leaf up to the root."""
+    if not 0 <= index < len(leaves):
+        raise ConfigurationError(f"no leaf {index} among {len(leaves)}")
+    if len(leaves) == 1:
+        return []
+    k = _split(len(leaves))
+    if index < k:
+        return [*merkle_path(leaves[:k], index), merkle_root(leaves[k:])]
+    return [*merkle_path(leaves[k:], index - k), merkle_root(leaves[:k])]
+
+
+def check_proof(root: str, *, size: int, position: int, card: str, salt: str, path: Sequence[str]) -> bool:
+    """Whether ``card`` at ``position`` with ``salt`` and ``path`` (hex) leads to ``root`` in a
+    tree of ``size`` leaves (RFC 9162, 2.1.3.2).  Bad hex or lengths are simply not a proof."""
+    try:
+        node = leaf_hash(position, card, bytes.fromhex(salt))
+        siblings = [bytes.fromhex(p) for p in path]
+    except (ValueError, ConfigurationError):
+        return False
+    if not 0 <= position < size or any(len(p) != 32 for p in siblings):
+        return False
+    index, last = position, size - 1
+    for sibling in siblings:
+        if last == 0:
+            return False
+        if index % 2 or index == last:
+            node = _node(sibling, node)
+            while index % 2 == 0 and index:  # a right edge: climb while it is a left child
+                index, last = index >> 1, last >> 1
+        else:
+            node = _node(node, sibling)
+        index, last = index >> 1, last >> 1
+    return last == 0 and node.hex() == root.lower()
+
+
+class ShoeTree:
+    """The Merkle tree of a shuffled shoe (``cards`` before the burn) and its server seed."""
+
+    def __init__(self, server_seed: bytes, cards: Sequence[Card]):
+        self._salts = [salt(server_seed, i) for i in range(len(cards))]
+        self._leaves = [leaf_hash(i, str(card), s) for i, (card, s) in enumerate(zip(cards, self._salts, strict=True))]
+        #: The published root, in hex.
+        self.root = merkle_root(self._leaves).hex()
+
+    def proof(self, position: int) -> CardProof:
+        """The proof of the card at ``position``: its salt and audit path."""
+        return {"position": position, "salt": self._salts[position].hex(),
+                "path": [p.hex() for p in merkle_path(self._leaves, position)]}
+
+    def proofs(self, start: int, count: int) -> list[CardProof]:
+        """The proofs of ``count`` cards dealt one after another from ``start``."""
+        return [self.proof(position) for position in range(start, start + count)]

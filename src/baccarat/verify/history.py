@@ -34,6 +34,7 @@ class Report:
     kind: str  #: "records", "transcript" or "export"
     shoes: list[ShoeVerdict]
     rounds: int = 0  #: played rounds recomputed from their shoe
+    proven: int = 0  #: of them, rounds of a shoe in play proven against its Merkle root (algorithm 3)
     pending: list[str] = field(default_factory=list)  #: rounds whose shoe is still in play
     problems: list[str] = field(default_factory=list)  #: every mismatch, the shoes' included
 
@@ -64,7 +65,7 @@ def check_round(where: str, game: str, claim: dict[str, Any], derived: DealtRoun
     bets = _bets(claim, game, where)
     cards = claim.get("deal_order", claim.get("cards"))
     if cards != dealt.cards and (cards is not None or dealt.cards):  # (none written and none dealt: a void)
-        problems.append(said(where, "cards", cards, dealt.cards))
+        problems.append(said(where, "cards", cards, dealt.cards, derived.source))
     lucky = game.startswith("lucky-draw")
     if lucky and dealt.hands and seat not in dealt.hands:
         problems.append(said(where, "seat", seat, [h for h in dealt.hands if h != "dealer"], "the round's seats are"))
@@ -84,7 +85,7 @@ def check_round(where: str, game: str, claim: dict[str, Any], derived: DealtRoun
                                   strict=True))
         for name, value in seed_gives.items():
             if claim.get(name) != value:  # a field left out is named as well: the record says nothing
-                problems.append(said(where, name, claim.get(name), value))
+                problems.append(said(where, name, claim.get(name), value, derived.source))
     events, nets = claim.get("events", {}), claim.get("net", {})
     if not isinstance(events, dict) or not isinstance(nets, dict):
         raise RecordError(f"{where}: 'events' and 'net' are wager code -> event / cents")
@@ -97,14 +98,14 @@ def check_round(where: str, game: str, claim: dict[str, Any], derived: DealtRoun
             event, net = settle(game, code, stake, dealt, seat)
         block = event if code == "block_bonus" else block
         if events.get(code) != event:
-            problems.append(said(where, f"event of {code}", events.get(code), event))
+            problems.append(said(where, f"event of {code}", events.get(code), event, derived.source))
         if nets.get(code) != net:
-            problems.append(said(where, f"payout of {code}", nets.get(code), net))
+            problems.append(said(where, f"payout of {code}", nets.get(code), net, derived.source))
         moved += net
     for code in sorted((set(events) | set(nets)) - set(bets)):
         problems.append(said(where, f"settlement of {code}", "a settlement", "no such bet", "the bets show"))
     if "callouts" in claim and dealt.hands and not derived.void and claim["callouts"] != callouts(game, dealt, block):
-        problems.append(said(where, "callouts", claim["callouts"], callouts(game, dealt, block)))
+        problems.append(said(where, "callouts", claim["callouts"], callouts(game, dealt, block), derived.source))
     return moved
 
 
@@ -161,6 +162,7 @@ def verify_transcript(doc: dict[str, Any]) -> Report:
         seen.add((shoe, number))
         net = check_round(where, game, claim, derived, "seat:1", problems)
         report.rounds += 1
+        report.proven += in_shoe is not None and in_shoe.proven
         if balance is None and _int(claim.get("balance")):
             balance = claim["balance"] - net  # no bankroll written (an old transcript): start from here
         if balance is not None:
@@ -257,6 +259,7 @@ def verify_export(doc: dict[str, Any]) -> Report:
             derived = found
         net = check_round(where, game, claim, derived, str(claim.get("seat", "")), problems)
         report.rounds += 1
+        report.proven += in_shoe is not None and in_shoe.proven
         _round_money(where, claim, net, returned.get((table, number)), problems)
     for key, (first_id, *_rest) in returned.items():
         if key not in listed:

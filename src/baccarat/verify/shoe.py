@@ -9,11 +9,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from baccarat.verify.merkle import proves, salt_of, shoe_root
 from baccarat.verify.rules import Dealt, burn_count, deal_lucky_draw, deal_punto_banco, game_key, is_card
 
-ALGORITHM = "hmac-sha256-fisher-yates/2"
+ALGORITHM = "hmac-sha256-fisher-yates/3"
+ALGORITHM_2 = "hmac-sha256-fisher-yates/2"
 ALGORITHM_1 = "hmac-sha256-fisher-yates/1"
-ALGORITHMS = (ALGORITHM_1, ALGORITHM)
+ALGORITHMS = (ALGORITHM_1, ALGORITHM_2, ALGORITHM)
+#: The algorithms whose shoes take client seeds (3 also publishes a Merkle root at its first deal).
+SEEDED = (ALGORITHM_2, ALGORITHM)
 _RANKS = "A23456789TJQK"
 _SUITS = "cdhs"
 #: How a shoe may have ended, as records say it; only "last hand" and "too few cards" can be checked.
@@ -68,7 +72,7 @@ def seeds_combined(client_seeds: list[str]) -> str:
 
 
 def stream_key(algorithm: str, seed: bytes, client_seeds: list[str]) -> bytes:
-    """Version 2: HMAC-SHA256 keyed by the server seed over the seeds' combination; version 1: the seed."""
+    """Versions 2 and 3: HMAC-SHA256 keyed by the server seed over the seeds' combination; version 1: the seed."""
     if algorithm == ALGORITHM_1:
         return seed
     return hmac.new(seed, seeds_combined(client_seeds).encode("ascii"), hashlib.sha256).digest()
@@ -98,6 +102,8 @@ class DealtRound:
     dealt: Dealt
     entry: dict[str, Any]
     void: bool = False
+    #: what its hands come from, as mismatch lines say: the seed, or (a shoe in play) the proven cards
+    source: str = "the seed gives"
 
 
 @dataclass
@@ -110,6 +116,7 @@ class ShoeVerdict:
     problems: tuple[str, ...]
     dealt: dict[int, DealtRound] = field(default_factory=dict, repr=False)
     revealed: bool = True
+    proven: bool = False  #: in play (algorithm 3): its rounds proven against its Merkle root, the seed to come
 
     @property
     def ok(self) -> bool:
@@ -162,15 +169,8 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
     cut_card = record.get("cut_card", 14)
     if not isinstance(cut_card, int) or isinstance(cut_card, bool) or not 0 <= cut_card <= 26 * decks:
         raise RecordError(f"{name}: 'cut_card' is 0 to half the shoe's cards")
-    seeds = _client_seeds(record, name) if algorithm == ALGORITHM else []
+    seeds = _client_seeds(record, name) if algorithm in SEEDED else []
     numbers = [_round_number(entry, name) for entry in entries]
-    seed_hex = record.get("server_seed")
-    if not isinstance(seed_hex, str):
-        return ShoeVerdict(shoe, 0, 0, (f"{name}: the server seed has not been revealed",), revealed=False)
-    try:
-        seed = bytes.fromhex(seed_hex)
-    except ValueError:
-        raise RecordError(f"{name}: the server seed is not hex") from None
     kind = None
     game = record.get("game", game)
     paytable = record.get("paytable", paytable)
@@ -180,10 +180,28 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
             raise RecordError(f"{name}: unknown game {game!r} (pay table {paytable!r})")
         kind = "lucky_draw" if key.startswith("lucky-draw") else "punto_banco"
     problems: list[str] = []
+    root = record.get("merkle_root")
+    if algorithm == ALGORITHM and not _is_root(root):
+        problems.append(said(name, "Merkle root", root, "a root of 64 hex digits, published at the first deal",
+                             "algorithm 3 needs"))
+        root = None
+    seed_hex = record.get("server_seed")
+    if not isinstance(seed_hex, str):
+        if algorithm == ALGORITHM and root is not None:  # in play: every round proven now, against the root
+            if isinstance(your_seed, str) and your_seed not in seeds:  # the seeds are public from the first deal
+                problems.append(said(name, "client seeds", seeds, f"your client seed {your_seed} is not among them",
+                                     "and"))
+            return _verify_proven(record, name, shoe, root, decks=decks, cut_card=cut_card, kind=kind,
+                                  entries=entries, numbers=numbers, problems=problems)
+        return ShoeVerdict(shoe, 0, 0, (*problems, f"{name}: the server seed has not been revealed"), revealed=False)
+    try:
+        seed = bytes.fromhex(seed_hex)
+    except ValueError:
+        raise RecordError(f"{name}: the server seed is not hex") from None
     if hashlib.sha256(seed).hexdigest() != commitment.lower():
         problems.append(said(name, "commitment", commitment, hashlib.sha256(seed).hexdigest(),
                              "SHA-256 of the revealed seed is"))
-    if isinstance(your_seed, str) and algorithm == ALGORITHM and your_seed not in seeds:
+    if isinstance(your_seed, str) and algorithm in SEEDED and your_seed not in seeds:
         problems.append(said(name, "client seeds", seeds, f"your client seed {your_seed} is not among them", "and"))
     order = shoe_order(stream_key(algorithm, seed, seeds), decks)
     position = burn_count(order[0])
@@ -191,6 +209,13 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
     burn_differs = burned is not None and burned != order[:position]
     if burn_differs:
         problems.append(said(name, "burned cards", burned, order[:position]))
+    proofs = None
+    if isinstance(root, str):  # algorithm 3: the root published at the first deal is the seeds' shuffle's
+        proofs = _Proofs(name, root, len(order), seed, order)
+        derived_root = shoe_root(seed, order)
+        if derived_root != root.lower():
+            problems.append(said(name, "Merkle root", root, derived_root, "the revealed seeds' shuffle gives"))
+        proofs.check(name, "burned card", burned if isinstance(burned, list) else [], record.get("burn_proof"), 0)
     rounds_differ = 0
     cut_index = len(order) - cut_card
     last_coup = finished = False
@@ -232,6 +257,8 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
             problems.extend(said(where, f"card {i + 1}", recorded[i], round_.cards[i]) for i in wrong)
         elif wrong or len(recorded) != len(round_.cards):
             problems.append(said(where, "cards", recorded, round_.cards))
+        if proofs is not None:
+            proofs.check(where, "card", recorded, entry.get("proof"), position)
         position += len(round_.cards)
         cards += len(round_.cards)
         dealt[number] = DealtRound(number, round_, entry, void)
@@ -240,11 +267,21 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
             finished = True
         elif position > cut_index:
             last_coup = True
-    if burn_differs and rounds_differ == len(entries) and algorithm == ALGORITHM:
+    if burn_differs and rounds_differ == len(entries) and algorithm in SEEDED:
         # nothing of the shoe matches: the seeds were changed, not a card (said first, before the cards)
         problems.insert(1 if problems[0].startswith(f"{name}, commitment") else 0,
                         said(name, "client seeds", seeds, "another shoe than the one recorded",
                              "with the revealed server seed they deal"))
+    _check_end(record, name, problems, finished=finished, last_coup=last_coup, cut_card=cut_card, kind=kind,
+               left=len(order) - position)
+    if proofs is not None:
+        problems.extend(proofs.summary())
+    return ShoeVerdict(shoe, len(entries), cards, tuple(problems), dealt)
+
+
+def _check_end(record: dict[str, Any], name: str, problems: list[str], *, finished: bool, last_coup: bool,
+               cut_card: int, kind: str | None, left: int) -> None:
+    """How the record says the shoe ended, against the cut card and the cards ``left``."""
     ended = record.get("ended")
     if ended is not None and ended not in ENDINGS:
         raise RecordError(f"{name}: 'ended' is one of {', '.join(ENDINGS)}")
@@ -252,6 +289,115 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
         problems.append(said(name, "end", "the shoe ended at its last hand",
                              "one more hand to come: the cut card is out" if last_coup else
                              f"the cut card ({cut_card} from the end) still in the shoe"))
-    if ended == "too few cards" and kind is not None and len(order) - position >= MOST_CARDS[kind]:
-        problems.append(said(name, "end", "too few cards for another round", f"{len(order) - position} cards left"))
-    return ShoeVerdict(shoe, len(entries), cards, tuple(problems), dealt)
+    if ended == "too few cards" and kind is not None and left >= MOST_CARDS[kind]:
+        problems.append(said(name, "end", "too few cards for another round", f"{left} cards left"))
+
+
+def _is_root(value: object) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdefABCDEF" for c in value)
+
+
+class _Proofs:
+    """Algorithm 3: each card's proof (its position, salt and Merkle path) against the shoe's root.
+
+    Positions must follow the deal: the burn from 0, then every card in turn, none skipped or used
+    twice.  With the seed revealed, each card is also the seed's (named by the card checks) and each
+    salt the seed's; a card already named as not the seed's is not named again for its proof."""
+
+    def __init__(self, name: str, root: str, size: int, seed: bytes | None = None,
+                 order: list[str] | None = None):
+        self.name, self.root, self.size, self.seed, self.order = name, root, size, seed, order
+        self.problems: list[str] = []
+        self.checked = self.failed = 0
+
+    def check(self, where: str, what: str, cards: list[Any], proofs: object, start: int) -> None:
+        """Check the proofs of ``cards``, dealt one after another from position ``start``."""
+        if not isinstance(proofs, list) or len(proofs) != len(cards):
+            count = f"{len(proofs)} proofs" if isinstance(proofs, list) else None
+            self.problems.append(said(where, "proofs", count, f"one for each of its {len(cards)} cards",
+                                      "algorithm 3 needs"))
+            return
+        for k, (card, proof) in enumerate(zip(cards, proofs, strict=True)):
+            expected = start + k
+            label = f"{what} {k + 1}"
+            if self.order is not None and (expected >= len(self.order) or card != self.order[expected]):
+                continue  # not the seed's card there: already named
+            position = proof.get("position") if isinstance(proof, dict) else None
+            if position != expected:
+                self.problems.append(said(where, f"position of {label}", position, expected,
+                                          "the deal (the burn, then every card in turn) gives"))
+                continue
+            if self.seed is not None and proof.get("salt") != salt_of(self.seed, expected).hex():
+                self.problems.append(said(where, f"salt of {label}", proof.get("salt"),
+                                          salt_of(self.seed, expected).hex()))
+                continue
+            self.checked += 1
+            if not isinstance(card, str) or not proves(self.root, self.size, expected, card, proof):
+                self.failed += 1
+                self.problems.append(f"{where}, {label}: the record says {describe(card)} at position {expected}, "
+                                     "and its proof (salt and path) does not lead to the shoe's Merkle root")
+
+    def summary(self) -> list[str]:
+        """The problems; when no proof at all leads to the root, the root is named once instead."""
+        if self.checked > 1 and self.failed == self.checked:
+            others = [p for p in self.problems if "does not lead to the shoe's Merkle root" not in p]
+            return [f"{self.name}, Merkle root: none of the {self.checked} card proofs leads to {self.root} "
+                    "(the root, or every proof, is not the shoe's)", *others]
+        return self.problems
+
+
+def _verify_proven(record: dict[str, Any], name: str, shoe: object, root: str, *, decks: int, cut_card: int,
+                   kind: str | None, entries: list[Any], numbers: list[int], problems: list[str]) -> ShoeVerdict:
+    """A shoe in play (algorithm 3, no seed yet): its burn and each round's cards proven against the
+    published root, at the positions the deal gives; each round dealt by the rules from its cards."""
+    size = 52 * decks
+    proofs = _Proofs(name, root, size)
+    burned = record.get("burned")
+    if not (isinstance(burned, list) and burned and all(is_card(c) for c in burned)):
+        raise RecordError(f"{name}: 'burned' lists the burned cards, written like '9h'")
+    if burn_count(burned[0]) != len(burned):
+        problems.append(said(name, "burned cards", burned, f"{burn_count(burned[0])} cards (the turned {burned[0]} "
+                             "and as many more as it counts)", "the burn takes"))
+    proofs.check(name, "burned card", burned, record.get("burn_proof"), 0)
+    position = len(burned)
+    last_coup = finished = False
+    dealt: dict[int, DealtRound] = {}
+    cards = previous = 0
+    for entry, number in zip(entries, numbers, strict=True):
+        where = f"{name}, round {number}"
+        if number <= previous:
+            problems.append(said(where, "round number", number, f"a number after {previous}",
+                                 "the order of the rounds needs"))
+        previous = number
+        if finished:
+            problems.append(f"{where}: dealt after the shoe's last hand (the cut card came out "
+                            f"{cut_card} cards from the end)")
+        recorded = entry["cards"]
+        if not all(is_card(c) for c in recorded):
+            raise RecordError(f"{where}: cards are written like '9h', 'Td' or 'As'")
+        proofs.check(where, "card", recorded, entry.get("proof"), position)
+        void = "void" in entry
+        try:
+            if kind == "punto_banco":
+                round_ = deal_punto_banco(recorded)
+            elif kind == "lucky_draw":
+                seats, drew = _seats(entry, where)
+                round_ = deal_lucky_draw(recorded, seats, [] if void else drew, complete=not void)
+            else:
+                round_ = Dealt(list(recorded), {})
+        except IndexError:  # the rules draw a card the round does not have
+            problems.append(said(where, "cards", recorded, "one card more", "the rules deal"))
+            round_ = Dealt(list(recorded), {})
+        if round_.cards != recorded:
+            problems.append(said(where, "cards", recorded, round_.cards, "the rules take from them"))
+        position += len(recorded)
+        cards += len(recorded)
+        dealt[number] = DealtRound(number, round_, entry, void, "the proven cards give")
+        if last_coup:
+            finished = True
+        elif position > size - cut_card:
+            last_coup = True
+    _check_end(record, name, problems, finished=finished, last_coup=last_coup, cut_card=cut_card, kind=kind,
+               left=size - position)
+    problems.extend(proofs.summary())
+    return ShoeVerdict(shoe, len(entries), cards, tuple(problems), dealt, revealed=False, proven=True)

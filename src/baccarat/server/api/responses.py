@@ -242,6 +242,23 @@ class DecisionWindow(Answer):
     decided: list[str] = Field(description="the seats that have decided")
 
 
+class FaceDown(Answer):
+    """A card face down at a squeeze table: being squeezed (``turns_at``: when the dealer turns it) or waiting."""
+
+    index: int
+    to: str
+    by: str | None = Field(description="its squeezer's name; None: the dealer turns it")
+    down_at: Time
+    turns_at: Time | None
+    lift: float = Field(description="how far its corner is lifted, 0 to 1")
+
+
+class SqueezeView(Answer):
+    seconds: float = Field(description="the squeeze time per card")
+    squeezers: dict[str, str | None] = Field(description="player, banker -> the squeezer's name (None: the dealer)")
+    cards: list[FaceDown]
+
+
 class TableView(Answer):
     """A table at one moment: what every player at it sees (docs/api.md describes the phases)."""
 
@@ -276,6 +293,8 @@ class TableView(Answer):
     decision: DecisionWindow | None = Field(description="Lucky Draw: the decisions awaited")
     wagers: list[WagerInfo]
     bettors: int = Field(description="players with bets on the round on show, seated or not")
+    squeeze: SqueezeView | None = Field(default=None, description=(
+        "a squeeze table's squeeze: who squeezes each side and the cards face down (never a face); None elsewhere"))
 
 
 class SettledBet(Answer):

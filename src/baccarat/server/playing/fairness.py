@@ -8,6 +8,11 @@ the seeds taken are fixed, the shuffle key is derived from the server seed and t
 is made; the shoe's cards are known only from then on.  A seed is written with the bet that took
 it, so a deal repeated after a crash shuffles with exactly the same seeds.
 
+A shoe of algorithm ``hmac-sha256-fisher-yates/3`` takes seeds the same way; at its first deal it
+also publishes the root of a Merkle tree over its shuffled cards (:class:`baccarat.core.fair.ShoeTree`),
+and every round dealt from it carries each card's proof, so that the round is proven against the
+root the moment it is shown, long before the seed is revealed.
+
 Shoes of the first algorithm (made before this existed) take no seed and are dealt out as before.
 """
 
@@ -24,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from baccarat.core.cards import Card
 from baccarat.core.errors import UnknownSeatError
-from baccarat.core.fair import ALGORITHM, check_client_seed, fair_cards, shoe_key
+from baccarat.core.fair import ALGORITHM, SEEDED, CardProof, ShoeTree, check_client_seed, fair_cards, shoe_key
 from baccarat.core.shoe import Shoe
 from baccarat.server.storage.models import Account, ShoeRow, ShoeSeed
 
@@ -45,8 +50,8 @@ class ClientSeed(TypedDict):
 
 
 def takes_seeds(algorithm: str, client_seeds: str | None) -> bool:
-    """Whether a shoe still takes client seeds: of algorithm 2, and not dealt from yet."""
-    return algorithm == ALGORITHM and client_seeds is None
+    """Whether a shoe still takes client seeds: of algorithm 2 or 3, and not dealt from yet."""
+    return algorithm in SEEDED and client_seeds is None
 
 
 def set_client_seed(s: Session, account_id: int, seed: str) -> ClientSeedSet:
@@ -96,6 +101,30 @@ def _cards(algorithm: str, server_seed: str, client_seeds: str, decks: int) -> t
     """Kept for the shoes in play: each round is dealt from its shoe again."""
     key = shoe_key(algorithm, bytes.fromhex(server_seed), json.loads(client_seeds))
     return tuple(fair_cards(key, decks))
+
+
+def merkle_root(shoe: ShoeRow) -> str | None:
+    """The published Merkle root of a shoe of algorithm 3 once sealed (its first deal); None before,
+    and for the older algorithms.  It is a function of the stored seeds, so it never changes."""
+    return published_root(shoe.algorithm, shoe.server_seed, shoe.client_seeds, shoe.decks)
+
+
+def published_root(algorithm: str, server_seed: str, client_seeds: str | None, decks: int) -> str | None:
+    """:func:`merkle_root` from a shoe's stored columns (the table view reads them, not the row)."""
+    if algorithm != ALGORITHM or client_seeds is None:
+        return None
+    return _tree(server_seed, client_seeds, decks).root
+
+
+def card_proofs(shoe: ShoeRow, start: int, count: int) -> list[CardProof]:
+    """The proofs of ``count`` cards dealt from a sealed shoe of algorithm 3, from position ``start``."""
+    return _tree(shoe.server_seed, shoe.client_seeds or "[]", shoe.decks).proofs(start, count)
+
+
+@lru_cache(maxsize=64)
+def _tree(server_seed: str, client_seeds: str, decks: int) -> ShoeTree:
+    """Kept for the shoes in play, like their cards."""
+    return ShoeTree(bytes.fromhex(server_seed), _cards(ALGORITHM, server_seed, client_seeds, decks))
 
 
 def end_shoe(s: Session, shoe: ShoeRow, now: datetime, why: str) -> None:

@@ -3,10 +3,11 @@
 The export holds, for the player's last rounds: each round's bets, how each was settled, the cards
 and hands; every movement of the player's wallet since the first of those rounds (each with the
 balance after it, in the order the balance changed, and the round it was for); and the record
-of every shoe those rounds were dealt from, once the shoe is over and its seed revealed, with the
-client seed the player brought to it.  The verifier deals each round again from its shoe's seeds
-and follows the balance through the movements; rounds on a shoe still in play become verifiable
-when it ends.
+of every shoe those rounds were dealt from, with the client seed the player brought to it: once the
+shoe is over, with its seed revealed; while it is in play (algorithm 3), with its Merkle root and the
+rounds shown so far, each card with its proof.  The verifier deals each round again from its shoe's
+seeds, or proves its cards against the root at once, and follows the balance through the movements;
+rounds on a shoe of an older algorithm still in play become verifiable when it ends.
 """
 
 from __future__ import annotations
@@ -131,8 +132,8 @@ def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: dateti
     shoes: list[ExportedShoe] = []
     for table_id, number, shoe_id in sorted(dealt_from):
         try:
-            record = records.shoe_record(s, table_id, number)
-        except IllegalActionError:  # still in play: its rounds become verifiable when it ends
+            record = records.shoe_record(s, table_id, number, in_play_at=now)
+        except IllegalActionError:  # in play, no Merkle root (an older algorithm): verifiable when it ends
             continue
         shoes.append({**record, "your_client_seed": fairness.your_seeds(s, account_id, [shoe_id]).get(shoe_id)})
     return {"format": EXPORT_FORMAT, "account": account.username, "balance": wallet.balance(s, account_id),

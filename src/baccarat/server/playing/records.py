@@ -4,6 +4,7 @@ finished shoe (its seeds, cards and rounds) for checking it."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from functools import lru_cache
 from typing import NotRequired, TypedDict, cast
 
@@ -14,7 +15,7 @@ from baccarat.core.errors import (
     IllegalActionError,
     UnknownSeatError,
 )
-from baccarat.core.fair import ALGORITHM
+from baccarat.core.fair import SEEDED, CardProof
 from baccarat.core.registry import get_game
 from baccarat.core.shoe import Shoe
 from baccarat.server.playing import fairness
@@ -50,6 +51,7 @@ class ShoeRound(TypedDict):
     seats: NotRequired[list[int]]  #: Lucky Draw
     drew: NotRequired[list[int]]
     void: NotRequired[str]  #: a round voided after its first deal: why
+    proof: NotRequired[list[CardProof]]  #: algorithm 3: each card's position, salt and Merkle path
 
 
 class ShoeRecord(TypedDict):
@@ -64,9 +66,11 @@ class ShoeRecord(TypedDict):
     decks: int
     cut_card: int
     commitment: str
-    server_seed: str
-    client_seeds: NotRequired[list[str]]  #: shoes of the algorithm that takes them
+    merkle_root: NotRequired[str]  #: algorithm 3: published at the first deal
+    server_seed: NotRequired[str]  #: once revealed (a record of a shoe in play has none)
+    client_seeds: NotRequired[list[str]]  #: shoes of the algorithms that take them
     burned: list[str]
+    burn_proof: NotRequired[list[CardProof]]  #: algorithm 3
     ended: NotRequired[str]
     rounds: list[ShoeRound]
 
@@ -96,21 +100,32 @@ def table_strategy(s: Session, table_id: int) -> StrategyCard:
                      f"{table.paytable}", "draw": draw, "returns": returns}
 
 
-def shoe_record(s: Session, table_id: int, number: int) -> ShoeRecord:
+def shoe_record(s: Session, table_id: int, number: int, *, in_play_at: datetime | None = None) -> ShoeRecord:
     """A revealed shoe's record for ``baccarat verify`` (refused while the shoe is in play): its
     seeds, the game, how it ended, and every round dealt from it with its cards in deal order
     (Lucky Draw rounds also name the seats dealt to, in order, and those that drew; a round voided
-    after its first deal keeps the cards it showed, which left the shoe)."""
+    after its first deal keeps the cards it showed, which left the shoe).  A shoe of algorithm 3
+    also has its Merkle root and each card's proof (the burn's included).
+
+    With ``in_play_at``, a sealed shoe of algorithm 3 still in play has a record too: no server
+    seed, and only the rounds whose result was shown by then, each proven by its cards' proofs."""
     row = s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id, ShoeRow.number == number))
     if row is None:
         raise UnknownSeatError.coded("shoe.unknown", shoe=number, table=table_id)
-    if row.revealed_at is None:
+    root = fairness.merkle_root(row)
+    in_play = row.revealed_at is None
+    if in_play and (in_play_at is None or root is None):
         raise IllegalActionError.coded("shoe.in_play")
     table = table_row(s, table_id)
-    rounds = [r for r in s.scalars(select(Round).where(Round.shoe_id == row.id, Round.status.in_(("settled", "void")))
-                                   .order_by(Round.number)) if json.loads(r.result or "{}").get("cards")]
+    # in play: only what the table has shown (a round settled but not yet shown is nobody's yet)
+    shown = (Round.result_at.is_not(None) & (Round.result_at <= in_play_at)) if in_play else Round.id.is_not(None)
+    rounds = [r for r in s.scalars(select(Round).where(Round.shoe_id == row.id, Round.status.in_(("settled", "void")),
+                                                       shown).order_by(Round.number))
+              if json.loads(r.result or "{}").get("cards")]
     seats = _lucky_seats(s, table, rounds) if game_of(table).kind == "lucky_draw" else {}
+    burned = Shoe(list(fairness.shoe_cards(row)), cut_card=row.cut_card, burn=True).burned
     entries: list[ShoeRound] = []
+    position = len(burned)
     for current in rounds:
         result: StoredResult = json.loads(current.result or "{}")
         entry: ShoeRound = {"round": current.number, "cards": result["cards"]}
@@ -119,17 +134,26 @@ def shoe_record(s: Session, table_id: int, number: int) -> ShoeRecord:
             entry["seats"], entry["drew"] = lucky["seats"], lucky["drew"]
         if current.status == "void":
             entry["void"] = result.get("void", "")
+        if root is not None:  # where its cards lay, as the dealer took them
+            position = current.first_card if current.first_card is not None else position
+            entry["proof"] = fairness.card_proofs(row, position, len(result["cards"]))
+        position += len(result["cards"])
         entries.append(entry)
-    burned = Shoe(list(fairness.shoe_cards(row)), cut_card=row.cut_card, burn=True).burned
     # built key by key, in the order the verifier's files have always had them
     record: dict[str, object] = {"shoe": row.number, "table": table.name, "table_id": table.id,
                               "algorithm": row.algorithm, "game": table.game}
     if table.paytable is not None:
         record["paytable"] = table.paytable
-    record.update(decks=row.decks, cut_card=row.cut_card, commitment=row.commitment, server_seed=row.server_seed)
-    if row.algorithm == ALGORITHM:
+    record.update(decks=row.decks, cut_card=row.cut_card, commitment=row.commitment)
+    if root is not None:
+        record["merkle_root"] = root
+    if not in_play:
+        record["server_seed"] = row.server_seed
+    if row.algorithm in SEEDED:
         record["client_seeds"] = fairness.seeds_of(row)
     record["burned"] = [str(c) for c in burned]
+    if root is not None:
+        record["burn_proof"] = fairness.card_proofs(row, 0, len(burned))
     if row.ended is not None:
         record["ended"] = row.ended
     record["rounds"] = entries

@@ -22,6 +22,10 @@ class DealtCard(TypedDict):
     card: str  #: ``Kh``
     reason: str
     at: str
+    #: at a squeeze table (:mod:`baccarat.server.playing.squeeze`): when it is put down face down, and its
+    #: squeezer's name (None: the dealer turns it)
+    down: NotRequired[str]
+    by: NotRequired[str | None]
 
 
 class SpotOutcome(TypedDict):
@@ -183,6 +187,7 @@ class ShoeInPlay(TypedDict):
     last_hand: bool
     taking_client_seeds: bool
     client_seeds: list[str] | None
+    merkle_root: str | None  #: algorithm 3, once its client seeds are fixed (its first deal)
 
 
 class DecisionWindow(TypedDict):
@@ -243,6 +248,25 @@ class LastResult(ShownResult):
     round: int
 
 
+class FaceDown(TypedDict):
+    """A card on the table face down, being squeezed or waiting to be: never its face."""
+
+    index: int  #: in deal order
+    to: str  #: player or banker
+    by: str | None  #: its squeezer's name; None: the dealer turns it
+    down_at: str
+    turns_at: str | None  #: the card being squeezed: when the dealer turns it; None for a card waiting its turn
+    lift: float  #: how far its corner is lifted (0 to 1)
+
+
+class SqueezeView(TypedDict):
+    """At a squeeze table: the squeeze time, who squeezes each side (from the deal on) and the cards face down."""
+
+    seconds: float
+    squeezers: dict[str, str | None]  #: player, banker -> name (None: the dealer)
+    cards: list[FaceDown]
+
+
 class TableView(TypedDict):
     """A table at one moment: what every player at it sees (see the timeline in ``docs/api.md``)."""
 
@@ -270,6 +294,8 @@ class TableView(TypedDict):
     seats: dict[str, str]  #: seat number -> player name
     players: dict[str, SeatedPlayer]
     bettors: int  #: players with bets on the round on show, seated or not
+    #: a squeeze table's squeeze (None elsewhere): :class:`SqueezeView`
+    squeeze: NotRequired[SqueezeView | None]
     spots: dict[str, SpotTotal]
     announcements: list[Announcement]
     shoe: ShoeInPlay | None

@@ -67,7 +67,8 @@ _VIEW_LAST = (select(_ROUNDS.c.number, _ROUNDS.c.result)
                      or_(_ROUNDS.c.result_at.is_(None), _ROUNDS.c.result_at <= bindparam("now")))
               .order_by(_ROUNDS.c.number.desc()).limit(1))
 _SHOE_COLUMNS = (_SHOES.c.id, _SHOES.c.number, _SHOES.c.algorithm, _SHOES.c.commitment, _SHOES.c.position,
-                 _SHOES.c.decks, _SHOES.c.cut_card, _SHOES.c.last_coup, _SHOES.c.client_seeds)
+                 _SHOES.c.decks, _SHOES.c.cut_card, _SHOES.c.last_coup, _SHOES.c.client_seeds,
+                 _SHOES.c.server_seed)  # (only for the Merkle root: the seed itself is never in a view)
 _VIEW_SHOE = select(*_SHOE_COLUMNS).where(_SHOES.c.id == bindparam("shoe"))
 _VIEW_NEWEST_SHOE = (select(*_SHOE_COLUMNS).where(_SHOES.c.table_id == bindparam("table"))
                      .order_by(_SHOES.c.number.desc()).limit(1))
@@ -392,6 +393,10 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[shapes.Tabl
         if state.result_due:
             view["result"] = _result(game, current.number, state.stored, state.started)
     view["players"] = players
+    view["squeeze"] = squeezed = _squeeze(state)
+    if squeezed is not None and squeezed["cards"] and state.phase == "no_more_bets":  # the cards are down, face down
+        state.phase = view["phase"] = "dealing"
+        view["phase_started_at"], view["phase_ends_at"] = squeezed["cards"][0]["down_at"], None
     # the code and its params (news stored before params were is "news.other"), and the English words
     view["announcements"] = [{"at": stamp(aware(row.at)), "kind": row.kind, "seat": row.seat, "name": row.name,
                               "text": row.text, "code": f"news.{row.kind}" if row.params else "news.other",
@@ -405,6 +410,36 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[shapes.Tabl
                                            if key not in ("balances", "deal", "names", "spots")})
         view["last_result"] = {"round": last.number, **public}
     return view, state
+
+
+def _squeeze(state: Moment) -> shapes.SqueezeView | None:
+    """A squeeze table's squeeze at ``now`` (:mod:`baccarat.server.playing.squeeze`): who squeezes, and the cards
+    down but not yet turned, with how far the one being squeezed is lifted; never a face (a card's face is in
+    ``cards`` from its ``at``, when it is turned, like every card).  None at a table without the squeeze."""
+    table, current, now = state.table, state.on_show, state.now
+    if not table.squeeze_seconds:
+        return None
+    view: shapes.SqueezeView = {"seconds": table.squeeze_seconds, "squeezers": {"player": None, "banker": None},
+                                "cards": []}
+    deal = state.stored.get("deal", [])
+    if current is None or current.squeeze is None or current.status != "settled" or state.result_due or not deal:
+        return view
+    downs = [datetime.fromisoformat(card.get("down") or card["at"]) for card in deal]
+    for down in downs:
+        state.at(down)  # a card put down face down is pushed at its moment
+    if downs[0] > now:
+        return view
+    stored = json.loads(current.squeeze)
+    view["squeezers"] = {side: (stored.get(side) or {}).get("name") for side in ("player", "banker")}
+    peel = stored.get("peel") or {}
+    turning = len(state.cards)  # the card being squeezed: the first not turned (cards turn in deal order)
+    for index, card in enumerate(deal[turning:], start=turning):
+        if downs[index] > now:
+            break
+        view["cards"].append({"index": index, "to": card["to"], "by": card.get("by"), "down_at": stamp(downs[index]),
+                              "turns_at": card["at"] if index == turning else None,
+                              "lift": float(peel.get("lift", 0)) if peel.get("card") == index else 0.0})
+    return view
 
 
 def _shoe(connection: Any, table_id: int, state: Moment) -> shapes.ShoeInPlay | None:
@@ -426,7 +461,9 @@ def _shoe(connection: Any, table_id: int, state: Moment) -> shapes.ShoeInPlay | 
             # until its first deal the shoe takes the seeds of those who bet; then they are public
             # (the server seed stays secret)
             "taking_client_seeds": fairness.takes_seeds(shoe.algorithm, shoe.client_seeds),
-            "client_seeds": None if shoe.client_seeds is None else json.loads(shoe.client_seeds)}
+            "client_seeds": None if shoe.client_seeds is None else json.loads(shoe.client_seeds),
+            # algorithm 3: the root every card is proven against, from the first deal on (before any card is shown)
+            "merkle_root": fairness.published_root(shoe.algorithm, shoe.server_seed, shoe.client_seeds, shoe.decks)}
 
 
 def _result(game: Game, number: int, stored: shapes.StoredResult, at: datetime | None) -> shapes.RoundResult:
