@@ -19,7 +19,8 @@ value reads in English:
 ``seconds``
     ``1 second``, ``5 seconds``
 ``utc``
-    an ISO 8601 time as ``YYYY-MM-DD HH:MM`` (the time is in UTC)
+    an ISO 8601 time as ``YYYY-MM-DD HH:MM`` (the time is in UTC), rounded up to the minute: an end time
+    (a break's) is never shown as a minute it still runs; the page's ``dateTime`` rounds the same way
 ``list`` / ``or_list``
     the items joined by ``,`` or by ``or``
 ``word``
@@ -38,7 +39,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 
 #: A parameter as it travels: JSON's own values.
 Param = str | int | float | bool | None | list[str] | list[int]
@@ -143,6 +144,13 @@ CATALOGUE: dict[str, str] = {
     "round.not_in_play": "round {round} is already {status:word}: only a round in play can be voided",
     "round.seats_exceeded": "more players have bets on this round than the table has seats ({seats})",
     "decision.none_awaited": "no Lucky Draw decision is awaited now",
+    "squeeze.not_now": "no card of yours is being squeezed now: wait for your side's card to be put down",
+    "squeeze.not_yours": ("this card is squeezed by the player with the largest stake on its side: watch its corner "
+                          "lift, or bet more on that side next round"),
+    "squeeze.card": "say which card you squeeze: its place in the deal (0 for the first card)",
+    "squeeze.lift": "a card's corner lifts from 0 (flat) to 1 (turned)",
+    "table.squeeze": "a squeeze table gives each squeezer 1 to {most:g} seconds a card (0: no squeeze)",
+    "table.squeeze_game": "{game:name} has no squeeze: only Player and Banker cards are squeezed",
     "decision.not_awaited": "no decision is awaited at this table now",
     "decision.round_over": "no decision is awaited at this table for round {round}: its decisions are over",
     "decision.other_round": "your decision was for round {round}, whose decisions are over: round {current} "
@@ -256,6 +264,8 @@ CATALOGUE: dict[str, str] = {
     "news.stood_up": "{name} is stood up from seat {seat}: no bet in {rounds} rounds",
     "news.operator_stood": "{name} is stood up from seat {seat} by the house",
     "news.new_shoe": "New shoe: shoe {shoe}, the scoreboards start again",
+    "news.squeeze_player": "{name} squeezes the Player's cards",
+    "news.squeeze_banker": "{name} squeezes the Banker's cards",
     # --- what a player is told about their own seat (the ``notice`` of their state at the table)
     "notice.stood_up": "You were stood up from seat {seat}: no bet in {rounds} rounds in a row. Sit down again to play",
     "notice.seat_freed": ("Your seat {seat} was freed: you were away for more than {seconds:g} s. "
@@ -347,7 +357,10 @@ def _english(field: str, value: object, spec: str, names: Mapping[str, str]) -> 
     if spec == "seconds":
         return f"{value} second{'s' if value != 1 else ''}"
     if spec == "utc":
-        return datetime.fromisoformat(str(value)).strftime("%Y-%m-%d %H:%M")
+        moment = datetime.fromisoformat(str(value))
+        if moment.second or moment.microsecond:  # up to the next minute (see the module)
+            moment = moment.replace(second=0, microsecond=0) + timedelta(minutes=1)
+        return moment.strftime("%Y-%m-%d %H:%M")
     if spec in ("list", "or_list"):
         items = value if isinstance(value, list | tuple) else [value]
         return (", " if spec == "list" else " or ").join(str(item) for item in items)

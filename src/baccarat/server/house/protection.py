@@ -138,9 +138,9 @@ def check_play(s: Session, account_id: int, now: datetime | None = None) -> None
     """Refuse a player on a time-out or self-excluded (sitting down, betting, drawing)."""
     blocked = blocked_until(s, account_id, now or _now())
     if blocked is not None:
+        # the exact end, as GET /api/protection gives it: every place that shows it rounds it up to the
+        # minute with the same rule (messages' ``utc``, the page's dateTime), so the banner and the refusal agree
         words, until = blocked
-        if until.second or until.microsecond:  # shown to the minute: the next one, never a minute it still runs
-            until = until.replace(second=0, microsecond=0) + timedelta(minutes=1)
         code = "protection.timeout" if words == "time-out" else "protection.self_exclusion"
         raise ProtectionError.coded(code, until=until.isoformat(), help_phone=HELP_LINE, help_site=HELP_SITE)
 

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from baccarat.core.errors import UnknownSeatError
 from baccarat.server.house import protection, wallet
+from baccarat.server.operator import reports
 from baccarat.server.playing import tables, views
 from baccarat.server.playing.shapes import DealtCard, LimitsJson, StoredResult
 from baccarat.server.storage.models import (
@@ -28,6 +29,7 @@ from baccarat.server.storage.models import (
     ShoeRow,
     aware,
 )
+from baccarat.server.storage.models import now as _now
 
 #: Statement lines in one answer unless fewer are asked for.
 STATEMENT_LINES = 500
@@ -98,6 +100,7 @@ class RecalledDecision(TypedDict):
     account_id: int
     seat: int
     action: str
+    timed_out: bool  #: the seat stood because its time ran out (no decision was sent)
 
 
 class RecalledRound(TypedDict):
@@ -154,6 +157,7 @@ class ConsoleTable(TypedDict):
     pending_limits: LimitsJson | None
     seats: list[ConsoleSeat]
     round: RoundInPlay | None
+    today: reports.DayAtTable  #: the drop (handle) and win so far today (UTC), as the reports count them
 
 
 #: The stored result's keys a recall shows as they are.
@@ -263,8 +267,17 @@ def recall_round(s: Session, table_id: int, number: int) -> RecalledRound:
                      "wager": bet.wager, "amount": bet.amount, "event": settled.event if settled else None,
                      "net": settled.net if settled else None,
                      "transaction_id": settled.transaction_id if settled else None})
-    decisions: list[RecalledDecision] = [{"account_id": d.account_id, "seat": d.seat, "action": d.action}
+    decisions: list[RecalledDecision] = [{"account_id": d.account_id, "seat": d.seat, "action": d.action,
+                                          "timed_out": False}
                  for d in s.scalars(select(Decision).where(Decision.round_id == current.id).order_by(Decision.id))]
+    if current.status == "settled" and "decisions_at" in result:
+        # Lucky Draw: a seat in play (an Enter bet) whose player sent no decision stood when the time ran
+        # out; no decision row is written for it, so the recall says so here (seat order, as they acted)
+        decided = {d["account_id"] for d in decisions}
+        stood = sorted({(b["seat"], b["account_id"]) for b in bets
+                        if b["wager"] == "enter" and b["seat"] is not None and b["account_id"] not in decided})
+        decisions += [{"account_id": account, "seat": seat, "action": "stand", "timed_out": True}
+                      for seat, account in stood]
     recalled: RecalledRound = {
         "table_id": table.id, "table": table.name, "game": table.game, "paytable": table.paytable,
         "round": current.number, "round_id": current.id, "shoe": shoe_number, "status": current.status,
@@ -287,8 +300,10 @@ def _recalled_card(card: DealtCard) -> RecalledCard:
 
 def console_tables(s: Session) -> list[ConsoleTable]:
     """Every table as the operator console shows it: status, limits (and any waiting for the next
-    round), seated players, and the round in play with the bets on it so far."""
+    round), seated players, the round in play with the bets on it so far, and the day's drop and win."""
     out: list[ConsoleTable] = []
+    day = _now().date()  # (UTC, the reports' days)
+    today = reports.day_by_table(s, day)
     for table in s.scalars(select(GameTable).order_by(GameTable.id)):
         view = views.table_view(s, table.id)
         current = tables.round_in_play(s, table.id)
@@ -308,6 +323,8 @@ def console_tables(s: Session) -> list[ConsoleTable]:
                     "pending_limits": json.loads(table.pending_limits) if table.pending_limits else None,
                     "seats": [{"seat": row.number, "account_id": row.id, "username": row.username,
                                "away": row.away_since is not None} for row in seated],
-                    "round": in_play})
+                    "round": in_play,
+                    "today": today.get(table.id) or {"day": day.isoformat(), "rounds": 0, "bets": 0, "handle": 0,
+                                                     "win": 0}})
     return out
 

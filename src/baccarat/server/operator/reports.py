@@ -204,6 +204,28 @@ def tables_report(s: Session, start: date | None = None, end: date | None = None
             "total": total.json()}
 
 
+class DayAtTable(TypedDict):
+    """One table's figures so far on one UTC day, counted as :func:`tables_report` counts them."""
+
+    day: str
+    rounds: int
+    bets: int
+    handle: int  #: minor units staked (the drop)
+    win: int  #: the house's net, minor units
+
+
+def day_by_table(s: Session, day: date | None = None, *, now: datetime | None = None) -> dict[int, DayAtTable]:
+    """Table id -> its rounds, bets, handle and win on ``day`` (UTC; today by default), from the same
+    settled bets as the reports (:func:`tables_report` for that one day gives the same handle and win).
+    A table without a settled bet that day is absent."""
+    day = day or (now or _now()).date()
+    tallies: dict[int, Tally] = {}
+    for row in _settled(s, day, day, None):
+        tallies.setdefault(row.table_id, _tally()).add(row.round_id, row.amount, row.net, Fraction(0))
+    return {table: {"day": day.isoformat(), "rounds": len(tally.rounds), "bets": tally.bets, "handle": tally.handle,
+                    "win": tally.win} for table, tally in tallies.items()}
+
+
 def wagers_report(s: Session, start: date | None = None, end: date | None = None, *, table_id: int | None = None,
                   now: datetime | None = None) -> WagersReport:
     """Per table and wager: bets, handle, win, hold, the exact edge and the theoretical win."""

@@ -47,6 +47,14 @@ class RoundInPlay(Answer):
     closes_at: str
 
 
+class DayAtTable(Answer):
+    day: str = Field(description="the UTC day")
+    rounds: int
+    bets: int
+    handle: int = Field(description="minor units staked today (the drop), as the tables report counts them")
+    win: int = Field(description="the house's net today, minor units")
+
+
 class ConsoleTable(Answer):
     id: int
     name: str
@@ -58,6 +66,7 @@ class ConsoleTable(Answer):
     decks: int
     limits: Limits
     pending_limits: Limits | None = Field(description="limits that apply from the next round")
+    today: DayAtTable
 
 
 class Tally(Answer):
@@ -188,6 +197,7 @@ class RecalledDecision(Answer):
     account_id: int
     seat: int
     action: str
+    timed_out: bool = Field(description="the seat stood because its time ran out")
 
 
 class RecalledRound(Answer):
