@@ -57,6 +57,7 @@ function applyChrome() {
   text(document.getElementById("logout"), t("header.logout"));
   text(document.getElementById("lang-label"), t("header.language"));
   text(document.getElementById("protect-link"), t("header.protection"));
+  Sound.label();  // the sound toggle: off unless this browser turned it on
   showHelpFooter();
   document.getElementById("top").setAttribute("aria-label", t("header.label"));
   const select = document.getElementById("lang");
@@ -111,24 +112,70 @@ function lobbyView() {
   const heading = h("h1", { tabindex: "-1" }, t("lobby.title"));
   const blocked = h("p", { class: "refusal info blocked", id: "lobby-blocked", role: "status", hidden: true });
   show(heading, h("p", { class: "lead" }, t("lobby.intro")), blocked, list);
+  // on a break the Sit down buttons go: the sentence above the tables says why and until when
+  let onBreak = false;
   loadProtection().then((state) => {
     const words = blockedText(state);
-    if (words && !closed) { text(blocked, words); blocked.hidden = false; }
+    if (words && !closed) { text(blocked, words); blocked.hidden = false; onBreak = true; tick(); }
   }).catch(() => {});
   let closed = false;
   const cards = {};
+  const latest = {};  // table id -> its view as last read
+  let fetching = false, lastFetch = 0, retryAt = 0;
   const seatsOf = {};  // game code -> seats at its tables, from the game records
   const gamesRead = api("GET", "/api/games").then((games) => {
     rememberGames(games);
     for (const g of games) seatsOf[g.code] = g.max_seats;
   }).catch(() => {});
+  function loadRoad(table) {
+    const card = cards[table.id];
+    if (isLuckyDraw(table.game)) {
+      if (drawWinName(table.wagers)) {  // named by what it pays (the registry's headline), not its number
+        card.road.replaceChildren(h("p", { class: "meta paytable-name" }, drawWinName(table.wagers)));
+      }
+      return;
+    }
+    api("GET", `/api/tables/${table.id}/roads`).then((roads) => {
+      if (closed) return;
+      const box = lobbyRoad(roads, table.game);
+      card.road.replaceChildren(box);
+      requestAnimationFrame(() => box.fit());
+    }).catch(() => {});
+  }
+  // The phase and its countdown are worked out here, every quarter second, from the server's end of the
+  // phase and the clock offset (lib.js's serverNow): no request while a countdown runs.  The tables are
+  // read again when a phase ends (to learn the next one) and every 15 s (players sitting down, limits).
+  function tick() {
+    if (closed) return;
+    let due = lastFetch + 15000;
+    for (const [id, table] of Object.entries(latest)) {
+      const card = cards[id];
+      const open = table.status === "open";
+      const left = open ? secondsUntil(table.phase_ends_at) : null;
+      const words = !open ? t("lobby.closed")
+        : t(`phase.${table.phase || "betting"}`) + (left != null && left > 0 ? ` · ${t("phase.seconds", { n: left })}` : "");
+      if (card.phase.textContent !== words) text(card.phase, words);
+      card.phase.dataset.phase = open ? table.phase || "betting" : "closed";
+      if (open && table.phase_ends_at) due = Math.min(due, Date.parse(table.phase_ends_at) + 300);
+      card.button.hidden = onBreak;
+    }
+    if (!fetching && serverNow() >= Math.max(due, retryAt)) refresh();
+  }
   async function refresh() {
     let tables;
+    fetching = true;
     await gamesRead;  // the registry names the games, and says which are default tables
-    try { tables = await api("GET", "/api/tables"); } catch (error) { if (!closed) toast(error.message); return; }
+    try { tables = await api("GET", "/api/tables"); } catch (error) {
+      fetching = false; retryAt = serverNow() + 5000;
+      if (!closed) toast(error.message);
+      return;
+    }
+    fetching = false;
     if (closed) return;
+    for (const table of tables) if (table.server_time) syncClock(table.server_time);
+    lastFetch = serverNow();
+    retryAt = lastFetch + 1000;  // a phase the server has not moved on yet: ask again in a second, not at once
     for (const table of tables) {
-      if (table.server_time) syncClock(table.server_time);
       rememberWagers(table.wagers);
       if (!cards[table.id]) {
         const meta = h("div", { class: "meta" });
@@ -142,28 +189,22 @@ function lobbyView() {
             defaultTable(table.name) ? null : h("div", { class: "game-name" }, gameName(table.game)),
             meta, phase, road, button) };
         list.append(cards[table.id].node);
-        if (!isLuckyDraw(table.game)) {
-          api("GET", `/api/tables/${table.id}/roads`).then((roads) => {
-            const box = lobbyRoad(roads, table.game);
-            road.replaceChildren(box);
-            requestAnimationFrame(() => box.fit());
-          }).catch(() => {});
-        } else if (table.paytable) {
-          road.replaceChildren(h("p", { class: "meta" }, t("paytable.drawwin", { n: table.paytable })));
-        }
       }
       const card = cards[table.id];
+      const shown = table.last_result ? table.last_result.round : null;
+      if (!("shown" in card) || card.shown !== shown) { card.shown = shown; loadRoad(table); }  // a new result: the road moves
+      latest[table.id] = table;
       const seated = Object.keys(table.players || table.seats || {}).length;
       const maxBet = Math.max(...Object.values(table.limits.maximums));
       text(card.meta, t("lobby.meta", { min: money(table.limits.minimum), max: money(maxBet), seated, seats: seatsOf[table.game] || 7 }));
-      text(card.phase, table.status === "open" ? t(`phase.${table.phase || "betting"}`) : t("lobby.closed"));
       text(card.button, table.status === "open" ? t("lobby.sit") : t("lobby.closed"));
       card.button.setAttribute("aria-label", t("lobby.sit_at", { table: tableName(table.name, table.game) }));
       card.button.disabled = table.status !== "open";
     }
+    tick();
   }
   refresh();
-  const timer = setInterval(refresh, 5000);
+  const timer = setInterval(tick, 250);
   heading.focus();
   return () => { closed = true; clearInterval(timer); };
 }

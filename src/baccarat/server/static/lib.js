@@ -201,6 +201,19 @@ function eventName(event, code) {
   return has(`event.${event}`) ? t(`event.${event}`) : event;
 }
 
+/** A wager's pay table as players name it, from the registry's headline: "Draw: Lucky 7 (3-card 7) pays 2:1"
+ * (never "pay table 1"); "" for a wager whose pay table has no name. */
+function paytableName(wager) {
+  if (!wager || !wager.headline) return "";
+  return t("paytable.named", { wager: wagerName(wager.code, wager.name), event: eventName(wager.headline.event, wager.code),
+                               pays: paysLabel(wager.headline.label) });
+}
+
+/** A Lucky Draw table's DrawWin pay table by name (the Draw wager's headline), from the table's wagers. */
+function drawWinName(wagers) {
+  return paytableName((wagers || []).find((w) => w.placed === "decision" && w.headline));
+}
+
 /** A pay label ("1:1", "push", "loses") in the player's words. */
 function paysLabel(label) {
   if (label == null) return "";
@@ -249,9 +262,13 @@ function tableName(name, game) {
 // and a value the catalogue has words for (``word.<name>.<value>``) in those words.
 const MONEY_PARAMS = new Set(["amount", "balance", "minimum", "maximum", "stake", "limit", "left", "enter"]);
 
-/** When ``iso`` (ISO 8601) falls, in the player's words. */
+/** When ``iso`` (ISO 8601) falls, in the player's words, to the minute rounded up: an end (a break's) is
+ *  never shown as a minute it still runs.  The one formatter of such times (the server's English ``utc``
+ *  rounds the same way), so a break's end reads the same in the banner and in a refusal. */
 function dateTime(iso) {
-  return new Date(iso).toLocaleString(lang === "en" ? "en-GB" : lang, { dateStyle: "medium", timeStyle: "short" });
+  const minute = 60000;
+  const moment = new Date(Math.ceil(Date.parse(iso) / minute) * minute);
+  return moment.toLocaleString(lang === "en" ? "en-GB" : lang, { dateStyle: "medium", timeStyle: "short" });
 }
 
 /** A code's parameters, each in the player's words. */

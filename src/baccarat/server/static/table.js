@@ -179,6 +179,7 @@ function tableView(tableId) {
     if (own != null && S.chip > own) return say(ownLimitWords(own));
     S.staged[code] = (S.staged[code] || 0) + S.chip;
     S.steps.push({ [code]: S.chip });
+    Sound.play("chip");
     render();
   }
 
@@ -344,7 +345,8 @@ function tableView(tableId) {
         h("span", { class: "crowd" }),
         h("span", { class: "markers", "aria-hidden": "true" }),
         h("span", { class: "amount" }),
-        h("span", { class: "net" }));
+        h("span", { class: "net" }),
+        h("span", { class: "stack", "aria-hidden": "true" }));  // your chips on the spot (drawStack)
     }));
     buildPaytables();
     if (lucky()) {
@@ -582,6 +584,7 @@ function tableView(tableId) {
       const others = el.hands.querySelector("#other-hands");
       if (others) others.replaceChildren();
     }
+    let turned = false;
     for (const card of [...(v.cards || [])].sort((a, b) => a.index - b.index)) {
       if (S.cardsShown.has(card.index)) continue;
       S.cardsShown.add(card.index);
@@ -590,7 +593,9 @@ function tableView(tableId) {
       const face = cardFace(card.card, card.hand_index >= 2 ? "third" : "");
       face.setAttribute("data-index", card.index);
       box.querySelector(".cards").append(face);
+      if (!S.firstFrame) turned = true;
     }
+    if (turned) Sound.play("card");  // one sound a frame, however many cards it shows
     // the dealer's face-down card(s) while seats decide
     if (lucky()) {
       const dealer = el.hands.querySelector("#dealer-hand .cards");
@@ -673,6 +678,7 @@ function tableView(tableId) {
       const first = S.resultShown === null && S.firstFrame;
       S.resultShown = r.round;
       if (!first) announce(yours ? `${spoken}. ${yours.words}` : spoken);  // the same words as the line
+      if (!first) Sound.play(yours ? { plus: "win", minus: "lose" }[yours.kind] || "push" : "result");
       if (yours || first) S.yoursSaid = r.round;
     } else if (yours && S.yoursSaid !== r.round) {
       // the settlement came in a frame after the result's: the line is said on its own
@@ -730,6 +736,7 @@ function tableView(tableId) {
                                                                    title: `${p.name} ${money(p.bets[code])}` }, seat)));
       }
       const staged = S.staged[code] || 0;
+      drawStack(spot.querySelector(".stack"), mine[code] || 0, staged);
       text(amount, (mine[code] ? t("spot.yours", { amount: money(mine[code]) }) : "") + (staged ? ` +${money(staged)}` : ""));
       amount.className = `amount ${mine[code] ? "placed" : ""} ${staged ? "staged" : ""}`;
       const s = settlement && settlement[code];
@@ -752,6 +759,26 @@ function tableView(tableId) {
     }
     const yours = lucky() && el.hands.querySelector("#your-hand .hand-result");
     if (yours) text(yours, said.join(" · "));
+  }
+
+  /** The player's own chips on a spot as a stack: the amount in the tray's chips, largest first (at most
+   *  ten drawn), placed chips solid and staged ones (not sent yet) dashed on top.  Words stay in .amount. */
+  function drawStack(box, placed, staged) {
+    if (!box) return;
+    const signature = `${placed}:${staged}`;
+    if (box.dataset.sig === signature) return;
+    box.dataset.sig = signature;
+    const chips = (amount, kind) => {
+      const out = [];
+      let left = Math.floor(amount / 100);
+      for (const value of [...CHIPS].reverse()) {
+        for (; left >= value; left -= value) out.push(h("span", { class: `stack-chip c${value} ${kind}`, "data-value": value }));
+      }
+      return out;
+    };
+    const all = [...chips(placed, "placed"), ...chips(staged, "staged")].slice(-10);
+    all.forEach((chip, i) => { chip.style.bottom = `${i * 3}px`; });
+    box.replaceChildren(...all);
   }
 
   /** A settled bet's result by name with what it pays ("Pair Block pays 10:1"), or its name alone when it lost. */
@@ -852,10 +879,12 @@ function tableView(tableId) {
     set(buttons.double, open && !S.inflight && (has || placed > 0));
     set(buttons.rebet, open && !S.inflight && Object.keys(S.last).length > 0);
     set(buttons.leave, true);
-    buttons.sit.hidden = Boolean(mySeat()) || v.status !== "open";
+    // on a break (protect.js's state): no Sit down button; the rail line says why and until when instead
+    const onBreak = blockedText(protectionState);
+    buttons.sit.hidden = Boolean(mySeat()) || v.status !== "open" || Boolean(onBreak);
     buttons.place.hidden = railOnly();  // punto banco: a player without a seat places from the rail
     el.rail.hidden = Boolean(mySeat()) || v.status !== "open";
-    text(el.rail, lucky() ? t("rail.take_seat") : t("rail.bet_from_rail"));
+    text(el.rail, onBreak && !mySeat() ? onBreak : lucky() ? t("rail.take_seat") : t("rail.bet_from_rail"));
     el.rail.className = `rail ${lucky() ? "inert" : ""}`;
     if (!lucky() || v) buttons.place.textContent = t("controls.place");
   }

@@ -1,0 +1,204 @@
+"""Issue 31, items 4 and 5, on the page: Lucky Draw understood (pay tables named by what they pay, a
+rules panel for every game from the registry, the Block Bonus named when it settles, the hint with its
+reason, the seat box not showing a lost Block Bonus as the round's result while Enter is live, both
+totals in the last result and the history) and limits and refusals (a phone shows every spot's limits,
+refusals when nothing is left say so, a refused chip comes off the layout, Place bets is disabled while
+something staged is over a limit, chips over the player's own limit are greyed with what is left), in
+English and Chinese.  Screenshots: artifacts/screenshots/31-lucky-*.png."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from ..browser_kit import (
+    Browser,
+    Page,
+    Server,
+    expect,
+    need_chromium,
+    new_page,
+    register,
+    running_server,
+    shot,
+    sit,
+    wait_for_betting,
+    wait_for_phase,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+need_chromium()
+BLOCKS = ("Ultimate Block", "Pair Block", "Flush Block", "Normal Block", "No Block")
+NUMBERED = re.compile(r"pay ?table \d|赔率表 ?\d", re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    # long betting windows: a test's clicks take seconds on a busy machine
+    with running_server(tmp_path_factory.mktemp("lucky-data"), betting_seconds=16) as running:
+        yield running
+
+
+def _table(page: Page, text: str) -> int:
+    card = page.locator("#lobby [data-table]", has_text=text).first
+    expect(card).to_be_visible()
+    return int(card.get_attribute("data-table") or "0")
+
+
+def _token_fetch(page: Page, method: str, path: str, body: object) -> int:
+    """A request with the page's own session (as another tab of the player's would send it): its status."""
+    return int(page.evaluate("""async ([method, path, body]) => {
+        const answer = await fetch(path, { method, headers: { "Content-Type": "application/json",
+            Authorization: `Bearer ${sessionStorage.getItem("token")}`,
+            "Idempotency-Key": `lucky-test-${Date.now()}-${Math.random().toString(36).slice(2)}` },
+            body: JSON.stringify(body) });
+        return answer.status; }""", [method, path, body]))
+
+
+def test_pay_tables_are_named_by_what_they_pay_and_every_game_has_its_rules(page: Page) -> None:
+    register(page, "lena")
+    lobby = page.locator("#lobby")
+    expect(lobby).to_contain_text("Draw: Lucky 7 (3-card 7) pays 2:1")
+    assert not NUMBERED.search(page.locator("body").inner_text())
+    shot(page, "31-lucky-lobby")
+    sit(page, _table(page, "pays 2:1"))
+    rules = page.locator("#rules-panel")
+    expect(rules).to_contain_text("draws a third on 0–4")
+    expect(rules.locator("[data-wager=draw] caption")).to_have_text("Draw: Lucky 7 (3-card 7) pays 2:1")
+    block = rules.locator("[data-wager=block_bonus]")
+    for event in BLOCKS:
+        expect(block).to_contain_text(event)
+    expect(block.locator("tr", has_text="Pair Block")).to_contain_text("one card in the dealer's first card's suit")
+    assert not NUMBERED.search(page.locator("body").inner_text())
+    shot(page, "31-lucky-rules")
+    page.click("#leave")
+    sit(page, _table(page, "EZ Baccarat"))
+    expect(page.locator("#rules-panel summary")).to_contain_text("How to play")
+    page.click("#rules-panel summary")
+    expect(page.locator("#rules-panel")).to_contain_text("closest to 9 wins")
+    expect(page.locator("#rules-panel [data-wager=dragon_7]")).to_contain_text("40:1")
+
+
+def test_in_chinese_too(browser: Browser, server: Server, page_errors: list[str]) -> None:
+    context, page = new_page(browser, server.url, locale="zh-CN", errors=page_errors)
+    try:
+        register(page, "mei")
+        expect(page.locator("#lobby")).to_contain_text("补牌注：幸运7（三张牌 7 点） 赔 2:1")
+        assert not NUMBERED.search(page.locator("body").inner_text())
+        sit(page, _table(page, "赔 2:1"))
+        rules = page.locator("#rules-panel")
+        expect(rules).to_contain_text("合计 0–4 点时补第三张")
+        pair = rules.locator("[data-wager=block_bonus] tr", has_text="对子封牌")
+        expect(pair).to_contain_text("其中一张与荷官第一张牌同花色")
+        shot(page, "31-lucky-rules-zh")
+    finally:
+        context.close()
+    assert page_errors == []
+
+
+def test_a_lucky_round_names_the_block_bonus_keeps_the_seat_box_and_gives_both_totals(page: Page) -> None:
+    register(page, "otto")
+    sit(page, _table(page, "pays 2:1"))
+    if page.locator("#sit").is_visible():
+        page.click("#sit")
+    expect(page.locator("li.seat.mine")).to_have_count(1)
+    wait_for_betting(page, at_least=11)
+    for spot, chip in (("enter", 5), ("enter", 5), ("block_bonus", 5)):
+        page.click(f"[data-chip='{chip}']")
+        page.click(f"[data-spot={spot}]")
+    page.click("#place")
+    expect(page.locator("#refusal")).to_have_class(re.compile("info"))
+    wait_for_phase(page, "decisions")
+    # the Block Bonus is settled at the first deal: named at the table with what it pays (or lost)
+    net = page.locator("[data-spot=block_bonus] .net")
+    expect(net).to_have_text(re.compile("|".join(BLOCKS)))
+    expect(page.locator("#your-hand .hand-result")).to_contain_text("Block Bonus: ")
+    if "won" in net.inner_text():
+        expect(net).to_contain_text(re.compile(r"pays \d+:1"))
+    # Enter is live: the seat box shows the stake, not the Block Bonus's result as the round's
+    expect(page.locator("li.seat.mine .seat-bet")).to_have_text("15.00")
+    hint = page.locator("#show-hint")
+    if not hint.is_checked():
+        hint.check()
+    expect(page.locator("#hint")).to_contain_text(re.compile(r"Hint: (DRAW|STAND).*per 1 of Enter, standing returns "
+                                                             r"[+−]?\d\.\d{3}, drawing [+−]?\d\.\d{3}"))
+    words = page.locator("#hint").inner_text()
+    stand, draw = (float(x.replace("−", "-")) for x in re.findall(r"[+−]?\d\.\d{3}", words))
+    assert ("DRAW" in words) == (draw > stand)  # the advice is the larger expectation
+    shot(page, "31-lucky-decision")
+    page.click("#stand")
+    wait_for_phase(page, "result")
+    shot(page, "31-lucky-result")
+    wait_for_phase(page, "betting")
+    expect(page.locator("#last-result")).to_contain_text(re.compile(r"Dealer \d : You \d"))
+    expect(page.locator("#history tr.row").first).to_contain_text(re.compile(r"Dealer \d : You \d"))
+    shot(page, "31-lucky-last-result")
+
+
+def test_a_phone_shows_every_spot_s_limits_and_refusals_say_what_is_left(browser: Browser, server: Server,
+                                                                          page_errors: list[str]) -> None:
+    context, page = new_page(browser, server.url, width=390, height=844, errors=page_errors)
+    try:
+        register(page, "pia")
+        sit(page, _table(page, "EZ Baccarat"))
+        limits = page.locator("[data-spot=banker] .limits")
+        expect(limits).to_be_visible()
+        expect(limits).to_contain_text("25.00")
+        wait_for_betting(page, at_least=11)
+        page.click("[data-chip='25']")
+        page.click("[data-spot=banker]")
+        page.click("[data-chip='1']")
+        page.click("[data-spot=banker]")
+        expect(page.locator("#refusal")).to_contain_text("Banker is at its maximum")
+        page.click("#double")
+        expect(page.locator("#refusal")).to_contain_text("Banker is at its maximum")
+        expect(page.locator("#refusal")).not_to_contain_text("add up to")
+        shot(page, "31-lucky-phone-limits")
+        page.click("#clear")
+        page.click("#leave")
+        sit(page, _table(page, "Mini-Baccarat"))
+        wait_for_betting(page, at_least=11)
+        page.click("[data-chip='500']")
+        page.click("[data-spot=player]")
+        page.click("[data-spot=player]")  # the whole 1,000.00
+        expect(page.locator("[data-chip='500']")).to_have_attribute("title", re.compile("Your balance is used up"))
+        page.click("[data-spot=banker]")  # the 500 chip still in hand
+        expect(page.locator("#refusal")).to_contain_text("Your balance is used up")
+        expect(page.locator("#refusal")).not_to_contain_text("0.00 to stake")
+        # another tab of the player's stakes 1.00: what is staged is now over the balance, Place bets is off
+        assert _token_fetch(page, "POST", f"/api/tables/{_table_id(page)}/bets", {"bets": {"banker": 100}}) == 201
+        expect(page.locator("#place")).to_have_attribute("aria-disabled", "true")
+        shot(page, "31-lucky-place-disabled")
+    finally:
+        context.close()
+    assert page_errors == []
+
+
+def _table_id(page: Page) -> int:
+    return int(page.evaluate("() => Number(location.hash.replace(/\\D/g, ''))"))
+
+
+def test_a_refused_chip_comes_off_and_chips_over_your_own_limit_are_greyed(page: Page) -> None:
+    register(page, "ruth")
+    sit(page, _table(page, "Mini-Baccarat"))
+    wait_for_betting(page, at_least=11)
+    page.click("[data-chip='100']")
+    page.click("[data-spot=player]")  # staged before the limit is known to this page
+    # the player's own stake limit, set in another tab: 60.00 a day
+    limit = {"kind": "stake", "period": "day", "amount": 6_000}
+    assert _token_fetch(page, "PUT", "/api/protection/limits", limit) == 200
+    page.click("[data-chip='25']")
+    page.click("[data-spot=player]")
+    page.click("#place")
+    # the server refused: the chips it could not take came off (newest first, until the rest fits: 0 here)
+    expect(page.locator("#refusal")).to_contain_text("stake limit")
+    expect(page.locator("[data-spot=player] .amount")).not_to_contain_text("+")
+    expect(page.locator("#totals")).to_contain_text("your own limit leaves 60.00")
+    chip = page.locator("[data-chip='100']")
+    expect(chip).to_have_attribute("aria-disabled", "true")
+    expect(chip).to_have_attribute("title", "your own limit leaves 60.00")
+    expect(chip).to_have_class(re.compile("over-own-limit"))
+    expect(page.locator("[data-chip='25']")).to_have_attribute("aria-disabled", "false")
+    shot(page, "31-lucky-own-limit")
