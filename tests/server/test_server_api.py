@@ -14,6 +14,7 @@ from baccarat.server.house import accounts, wallet
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.settings import Settings
+from baccarat.verify import verify_shoe
 
 
 @pytest.fixture
@@ -153,6 +154,12 @@ def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
     assert balance == history[0]["balance_after"] == 50_000 + sum(b["net"] for b in history[0]["bets"].values())
     shoe = client.get(f"/api/tables/{table_id}/shoes/1")
     assert shoe.status_code == 409  # the shoe is still in play: no seed yet
+    # ... but its rounds shown so far are proven at once against its Merkle root (algorithm 3)
+    in_play = client.get(f"/api/tables/{table_id}/shoes/1?in_play=true").json()
+    assert "server_seed" not in in_play and "burned" not in in_play and len(in_play["merkle_root"]) == 64
+    assert history[0]["round"] in [r["round"] for r in in_play["rounds"]]
+    proven = verify_shoe(in_play)
+    assert proven.ok and proven.proven, proven.problems
     # the round is on the scoreboards, with the same winner and flags the core gives its coup
     detail = history[0]["detail"]
     roads = client.get(f"/api/tables/{table_id}/roads").json()

@@ -352,14 +352,18 @@ def _verify_proven(record: dict[str, Any], name: str, shoe: object, root: str, *
     published root, at the positions the deal gives; each round dealt by the rules from its cards."""
     size = 52 * decks
     proofs = _Proofs(name, root, size)
-    burned = record.get("burned")
-    if not (isinstance(burned, list) and burned and all(is_card(c) for c in burned)):
-        raise RecordError(f"{name}: 'burned' lists the burned cards, written like '9h'")
-    if burn_count(burned[0]) != len(burned):
-        problems.append(said(name, "burned cards", burned, f"{burn_count(burned[0])} cards (the turned {burned[0]} "
-                             "and as many more as it counts)", "the burn takes"))
-    proofs.check(name, "burned card", burned, record.get("burn_proof"), 0)
-    position = len(burned)
+    burned, turned = record.get("burned"), record.get("turned")
+    if isinstance(burned, list) and burned and all(is_card(c) for c in burned):  # the whole burn, shown
+        if burn_count(burned[0]) != len(burned):
+            problems.append(said(name, "burned cards", burned, f"{burn_count(burned[0])} cards (the turned "
+                                 f"{burned[0]} and as many more as it counts)", "the burn takes"))
+        proofs.check(name, "burned card", burned, record.get("burn_proof"), 0)
+        position = len(burned)
+    elif isinstance(turned, str) and is_card(turned):  # in play: only the turned card is shown; it counts the burn
+        proofs.check(name, "turned card", [turned], [record.get("turned_proof")], 0)
+        position = burn_count(turned)
+    else:
+        raise RecordError(f"{name}: a shoe in play names its 'burned' cards or its 'turned' card, written like '9h'")
     last_coup = finished = False
     dealt: dict[int, DealtRound] = {}
     cards = previous = 0

@@ -441,8 +441,10 @@ class ShoeRecord(Answer):
     merkle_root: str | None = Field(default=None, description="algorithm 3: published at the shoe's first deal")
     server_seed: str | None = Field(default=None, description="revealed when the shoe ends")
     client_seeds: list[str] | None = None
-    burned: list[str]
+    burned: list[str] | None = Field(default=None, description="once the shoe is over (the burn is face down)")
     burn_proof: list[CardProof] | None = Field(default=None, description="algorithm 3: the burned cards' proofs")
+    turned: str | None = Field(default=None, description="a shoe in play: the burn's first card, turned face up")
+    turned_proof: CardProof | None = None
     ended: str | None = None
     rounds: list[ShoeRound]
 

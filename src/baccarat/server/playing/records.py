@@ -69,8 +69,10 @@ class ShoeRecord(TypedDict):
     merkle_root: NotRequired[str]  #: algorithm 3: published at the first deal
     server_seed: NotRequired[str]  #: once revealed (a record of a shoe in play has none)
     client_seeds: NotRequired[list[str]]  #: shoes of the algorithms that take them
-    burned: list[str]
+    burned: NotRequired[list[str]]  #: once revealed (the burn is face down, but for its first card)
     burn_proof: NotRequired[list[CardProof]]  #: algorithm 3
+    turned: NotRequired[str]  #: in play (algorithm 3): the burn's first card, turned face up
+    turned_proof: NotRequired[CardProof]
     ended: NotRequired[str]
     rounds: list[ShoeRound]
 
@@ -108,7 +110,9 @@ def shoe_record(s: Session, table_id: int, number: int, *, in_play_at: datetime 
     also has its Merkle root and each card's proof (the burn's included).
 
     With ``in_play_at``, a sealed shoe of algorithm 3 still in play has a record too: no server
-    seed, and only the rounds whose result was shown by then, each proven by its cards' proofs."""
+    seed, only the rounds whose result was shown by then, each proven by its cards' proofs, and of
+    the burn only its first card, which is turned face up (it says how many are burned); the others
+    are burned face down, and are no one's to know before the shoe ends."""
     row = s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id, ShoeRow.number == number))
     if row is None:
         raise UnknownSeatError.coded("shoe.unknown", shoe=number, table=table_id)
@@ -151,9 +155,12 @@ def shoe_record(s: Session, table_id: int, number: int, *, in_play_at: datetime 
         record["server_seed"] = row.server_seed
     if row.algorithm in SEEDED:
         record["client_seeds"] = fairness.seeds_of(row)
-    record["burned"] = [str(c) for c in burned]
-    if root is not None:
-        record["burn_proof"] = fairness.card_proofs(row, 0, len(burned))
+    if in_play:
+        record.update(turned=str(burned[0]), turned_proof=fairness.card_proofs(row, 0, 1)[0])
+    else:
+        record["burned"] = [str(c) for c in burned]
+        if root is not None:
+            record["burn_proof"] = fairness.card_proofs(row, 0, len(burned))
     if row.ended is not None:
         record["ended"] = row.ended
     record["rounds"] = entries

@@ -4,7 +4,9 @@ the strategy hint and revealed shoes.  The table's live feed is the WebSocket in
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -23,7 +25,7 @@ from baccarat.server.api.responses import (
 )
 from baccarat.server.playing import betting, dealing, records, seating, shapes, views
 from baccarat.server.storage import metrics
-from baccarat.server.storage.models import GameTable
+from baccarat.server.storage.models import GameTable, now
 
 router = APIRouter(tags=["tables"], responses=REFUSALS)
 
@@ -101,6 +103,10 @@ def strategy(request: Request, table_id: Id) -> records.StrategyCard:
 
 
 @router.get("/api/tables/{table_id}/shoes/{number}", response_model=ShoeRecord, response_model_exclude_unset=True)
-def shoe(request: Request, table_id: Id, number: Id) -> records.ShoeRecord:
-    """A finished shoe's record, its server seed revealed, for ``baccarat verify`` (refused while in play)."""
-    return look(request, lambda s: records.shoe_record(s, table_id, number))
+def shoe(request: Request, table_id: Id, number: Id, in_play: Annotated[bool, Query(
+        description="a shoe still in play (algorithm 3): its record without the seed, with its Merkle root and "
+                    "the rounds shown so far, each card proven")] = False) -> records.ShoeRecord:
+    """A finished shoe's record, its server seed revealed, for ``baccarat verify`` (refused while in
+    play, unless ``in_play`` asks for the record of a shoe of algorithm 3 as it stands)."""
+    at = now() if in_play else None
+    return look(request, lambda s: records.shoe_record(s, table_id, number, in_play_at=at))
