@@ -75,7 +75,8 @@ def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: 
     # before any bet: the shoe's commitment, and a random client seed the page has given the shoe
     expect(page.locator("#fair")).to_have_attribute("open", "")  # open on a desk
     expect(page.locator("#fair-commitment")).to_have_text(table["shoe"]["commitment"])
-    expect(page.locator("#fair-commitment")).to_have_attribute("title", "shoe 1, hmac-sha256-fisher-yates/2")
+    expect(page.locator("#fair-commitment")).to_have_attribute("title", "shoe 1, hmac-sha256-fisher-yates/3")
+    expect(page.locator("#fair-root-line")).to_be_hidden()  # no root before the first deal: seeds still come in
     expect(page.locator("#client-seed")).to_have_value(re.compile("^[0-9a-f]{32}$"))
     expect(page.locator("#fair-state")).to_have_text(
         "Shoe 1 takes the seeds of those who bet before its first deal.")
@@ -89,13 +90,33 @@ def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: 
                                                  timeout=ROUND)
     # the shoe has been dealt from: its client seeds are public, and a seed set now is for the next shoe
     expect(page.locator("#fair-state")).to_contain_text("Shoe 1 was shuffled with 1 client seed;")
+    # the Merkle root published at the first deal, on the panel as the table view has it
+    root = httpx.get(f"{server.url}/api/tables/{table['id']}").json()["shoe"]["merkle_root"]
+    expect(page.locator("#fair-root")).to_have_text(root)
     expect(page.locator("#history th").last).to_have_text("Fair")
     row = page.locator("#history tr.row").first
     answer = page.locator("#history tr.fair-answer").first  # Verify answers under the round's row
     expect(row.locator(".fair-verify")).to_have_accessible_name(re.compile(r"^Verify round \d+$"))
     row.locator(".fair-verify").click()
-    expect(answer).to_contain_text("Verifiable when shoe 1 of fair-ez ends")
+    # the shoe is in play: the round is proven at once against the root (algorithm 3)
+    expect(answer).to_contain_text("verified: each card is proven at its place in the shoe against the Merkle root",
+                                   timeout=10_000)
     shot(page, "40-fair-verify-before-the-shoe-ends")
+    shoe_record = re.compile(rf".*/api/tables/{table['id']}/shoes/1(\?.*)?$")
+
+    def changed_card(route):  # type: ignore[no-untyped-def]
+        response = route.fetch()
+        changed = response.json()
+        cards = changed["rounds"][-1]["cards"]
+        cards[0] = "Ah" if cards[0] != "Ah" else "Kh"
+        route.fulfill(response=response, json=changed)
+
+    page.route(shoe_record, changed_card)  # a card changed on its way: its proof names it at once
+    row.locator(".fair-verify").click()
+    expect(answer).to_contain_text("MISMATCH", timeout=10_000)
+    expect(answer).to_contain_text(re.compile(r"(A♥|K♥) at position \d+: its proof does not lead to the shoe's Merkle root"))
+    shot(page, "40b-fair-tampered-card-in-play")
+    page.unroute(shoe_record)
 
     # the operator closes the table: its shoe ends and its seed is revealed
     assert httpx.post(f"{server.url}/api/operator/tables/{table['id']}/close", headers=boss).status_code == 200
@@ -115,12 +136,12 @@ def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: 
         changed["client_seeds"] = [*changed["client_seeds"], "planted-by-someone"]
         route.fulfill(response=response, json=changed)
 
-    page.route(f"**/api/tables/{table['id']}/shoes/1", tampered)
+    page.route(shoe_record, tampered)
     row.locator(".fair-verify").click()
     expect(answer).to_contain_text("MISMATCH", timeout=10_000)
     expect(answer).to_contain_text(re.compile(r"cards: your history says (10|[AKQJ2-9])[♠♥♦♣]"))
     shot(page, "42-fair-tampered-record")
-    page.unroute(f"**/api/tables/{table['id']}/shoes/1")
+    page.unroute(shoe_record)
 
     # in Simplified Chinese: the panel and Verify's answer in its words (hexadecimal stays as it is)
     page.select_option("#lang", "zh-CN")
@@ -134,12 +155,12 @@ def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: 
     panel = page.locator("#fair").inner_text() + (page.locator("#fair-commitment").get_attribute("title") or "")
     verified = zh_answer.inner_text()
     shot(page, "43-fair-verified-zh")
-    page.route(f"**/api/tables/{table['id']}/shoes/1", tampered)
+    page.route(shoe_record, tampered)
     zh_row.locator(".fair-verify").click()
     expect(zh_answer).to_contain_text("不一致", timeout=10_000)
     expect(zh_answer).to_contain_text(re.compile(r"牌：您的记录为 (10|[AKQJ2-9])[♠♥♦♣]"))
     for words in (verified, panel, zh_answer.inner_text()):
-        assert not re.findall(r"[A-Za-z]{2,}", HEX.sub("", words).replace("hmac-sha256-fisher-yates/2", "")), words
+        assert not re.findall(r"[A-Za-z]{2,}", HEX.sub("", words).replace("hmac-sha256-fisher-yates/3", "")), words
     shot(page, "44-fair-tampered-record-zh")
     context.close()
     assert problems == [], "\n".join(problems)

@@ -1,7 +1,8 @@
 // Provably fair, in the page: your client seed, the shoe's commitment, and Verify for a round.
 //
 // This file shares no code with the table's (app.js) on purpose: it deals a round again from the
-// shoe's revealed record with Web Crypto's HMAC-SHA256 and its own statement of the rules (the
+// shoe's revealed record with Web Crypto's HMAC-SHA256 (or, while a shoe of algorithm 3 is in play,
+// proves the round's cards against the shoe's Merkle root with SHA-256) and its own statement of the rules (the
 // tableau, Lucky Draw's dealer rule, Block Bonus, the pay tables and the rounding rule), so a
 // mistake in the table's code cannot hide the same mistake here.  The protocol is described in the
 // documentation (docs/fairness.md); `baccarat verify` does the same for a whole history.
@@ -13,7 +14,8 @@
 "use strict";
 
 window.Fair = (() => {
-  const ALGORITHM = "hmac-sha256-fisher-yates/2";
+  const ALGORITHM = "hmac-sha256-fisher-yates/3";
+  const ALGORITHM_2 = "hmac-sha256-fisher-yates/2";
   const ALGORITHM_1 = "hmac-sha256-fisher-yates/1";
   const RANKS = "A23456789TJQK";
   const SUITS = "cdhs";
@@ -33,6 +35,13 @@ window.Fair = (() => {
       title: "Provably fair",
       summary: "the shoe's commitment and your client seed",
       commitment: "Shoe commitment (SHA-256 of the server seed, published before any bet): ",
+      merkle_root: "Merkle root of the shuffled shoe (published at its first deal, before any card is shown): ",
+      proven_rest: ": each card is proven at its place in the shoe against the Merkle root published before it was "
+        + "dealt, and these cards give this result and these payouts. The seed is checked when the shoe ends.",
+      bad_proof: ({ card, position }) => `${card} at position ${position}: its proof does not lead to the shoe's Merkle root`,
+      bad_position: ({ said, gives }) => `a card's position: the record says ${said}, the deal gives ${gives}`,
+      bad_deal: ({ said, gives }) => `cards: the record says ${said}, the rules take ${gives}`,
+      proven_claim: ({ field, said, gives }) => `${field}: your history says ${said}, the proven cards give ${gives}`,
       shoe_title: ({ n, algorithm }) => `shoe ${n}, ${algorithm}`,
       taking: ({ n }) => `Shoe ${n} takes the seeds of those who bet before its first deal.`,
       shuffled: ({ n, count }) => `Shoe ${n} was shuffled with ${count} client seed${count === 1 ? "" : "s"}; `
@@ -77,6 +86,12 @@ window.Fair = (() => {
       title: "可证明公平",
       summary: "本靴承诺值与您的客户端种子",
       commitment: "本靴承诺值（服务器种子的哈希值，在任何下注之前公布）：",
+      merkle_root: "洗好的整靴牌的默克尔根（首次发牌时、任何牌亮出之前公布）：",
+      proven_rest: "：每张牌都已在其靴中位置上对照发牌前公布的默克尔根得到证明，这些牌得出这个结果和这些派彩。本靴结束时再核对种子。",
+      bad_proof: ({ card, position }) => `第 ${position} 位的 ${card}：其证明不能导出本靴的默克尔根`,
+      bad_position: ({ said, gives }) => `牌的位置：记录为 ${said}，发牌顺序得出 ${gives}`,
+      bad_deal: ({ said, gives }) => `牌：记录为 ${said}，规则取用 ${gives}`,
+      proven_claim: ({ field, said, gives }) => `${field}：您的记录为 ${said}，已证明的牌得出 ${gives}`,
       shoe_title: ({ n, algorithm }) => `第 ${n} 靴，${algorithm}`,
       taking: ({ n }) => `第 ${n} 靴收取首次发牌前下注玩家的种子。`,
       shuffled: ({ n, count }) => `第 ${n} 靴已用 ${count} 个客户端种子洗牌；您现在设置的种子用于您下注的下一靴。`,
@@ -219,6 +234,33 @@ window.Fair = (() => {
       [order[i], order[j]] = [order[j], order[i]];
     }
     return order;
+  }
+
+  // ------------------------------------------------------------------ algorithm 3: a card proven
+
+  // Leaf i = SHA-256(0x00, i as 2 bytes big-endian, the card's 2 ASCII characters, its 32-byte salt);
+  // a node = SHA-256(0x01, left, right); the tree has RFC 6962's shape, and a proof is the card's
+  // audit path, climbed as RFC 9162 (2.1.3.2) says.
+  async function proves(root, size, position, card, proof) {
+    const salt = proof && unhex(proof.salt);
+    const path = proof && Array.isArray(proof.path) ? proof.path.map(unhex) : null;
+    if (!salt || salt.length !== 32 || !path || path.some((p) => !p || p.length !== 32)) return false;
+    if (!(position >= 0 && position < size) || !/^[A2-9TJQK][cdhs]$/.test(card)) return false;
+    let node = await sha256(new Uint8Array([0, position >> 8, position & 255, ...encoder.encode(card), ...salt]));
+    let index = position;
+    let last = size - 1;
+    for (const sibling of path) {
+      if (last === 0) return false;
+      if (index % 2 === 1 || index === last) {
+        node = await sha256(new Uint8Array([1, ...sibling, ...node]));
+        while (index % 2 === 0 && index !== 0) { index >>= 1; last >>= 1; }
+      } else {
+        node = await sha256(new Uint8Array([1, ...node, ...sibling]));
+      }
+      index >>= 1;
+      last >>= 1;
+    }
+    return last === 0 && hex(node) === String(root).toLowerCase();
   }
 
   // ------------------------------------------------------------------ the rules, written out again
@@ -379,24 +421,70 @@ window.Fair = (() => {
     return null;
   }
 
-  // Compare a round of your history (GET /api/history) with the round the revealed shoe deals.
-  // Returns the mismatches, and a note on your client seed.
+  // A shoe of algorithm 3 in play (no seed yet): the burn (its turned card) and each round's cards
+  // proven against the Merkle root at the positions the deal gives, up to round `number`, which is
+  // dealt by the rules from its proven cards.
+  async function provenRound(record, number, problems) {
+    const size = 52 * record.decks;
+    const root = record.merkle_root;
+    async function prove(cards, proofs, start) {
+      for (let k = 0; k < cards.length; k++) {
+        const proof = (proofs || [])[k];
+        const position = proof ? proof.position : null;
+        if (position !== start + k) {
+          problems.push(say("bad_position", { said: position, gives: start + k }));
+        } else if (!(await proves(root, size, position, cards[k], proof))) {
+          problems.push(say("bad_proof", { card: showCards([cards[k]]), position }));
+        }
+      }
+    }
+    let position;
+    if (Array.isArray(record.burned)) {
+      await prove(record.burned, record.burn_proof, 0);
+      position = record.burned.length;
+    } else {
+      await prove([record.turned], [record.turned_proof], 0);
+      position = burnCount(String(record.turned));
+    }
+    const luckyDraw = record.game === "lucky-draw";
+    for (const entry of record.rounds) {
+      await prove(entry.cards, entry.proof, position);
+      position += entry.cards.length;
+      if (entry.round !== number) continue;
+      const cards = entry.cards;
+      const dealt = luckyDraw ? dealLuckyDraw(cards, entry.seats, entry.void ? [] : entry.drew || [], !("void" in entry))
+        : dealPuntoBanco(cards);
+      if (dealt.cards.some((card) => card === undefined) || dealt.cards.length !== cards.length) {
+        problems.push(say("bad_deal", { said: showCards(cards), gives: showCards(dealt.cards) }));
+      }
+      return { dealt, entry };
+    }
+    problems.push(say("no_round", { round: number }));
+    return null;
+  }
+
+  // Compare a round of your history (GET /api/history) with the round the revealed shoe deals (or,
+  // for a shoe in play, the round its proven cards give).  Returns the mismatches, a note on your
+  // client seed, and whether the round was proven in play.
   async function check(row, record) {
     const problems = [];
+    const inPlay = record.server_seed == null && record.algorithm === ALGORITHM && !!record.merkle_root;
     const given = seedsGiven()[`${row.table_id}:${row.shoe}`];
     let note = "";
-    if (record.algorithm === ALGORITHM && given) {
+    if ((record.algorithm === ALGORITHM || record.algorithm === ALGORITHM_2) && given) {
       // only a note: another tab or device of yours may have set another seed before you bet
       note = (record.client_seeds || []).includes(given) ? say("seed_in", { seed: given })
         : say("seed_not_in", { seed: given, seeds: show(record.client_seeds || []) });
     }
-    const found = await dealtRound(record, row.round, problems);
-    if (!found) return { problems, note };
+    const found = inPlay ? await provenRound(record, row.round, problems) : await dealtRound(record, row.round, problems);
+    if (!found) return { problems, note, inPlay };
     const { dealt, entry } = found;
     const game = record.game === "lucky-draw" ? `lucky-draw/${record.paytable || 1}` : record.game;
     const { field, wager: wagerWords, winner: winnerWords, event: eventWords } = words();
     const claim = (name, said, gives, display = show) => {
-      if (!same(said, gives)) problems.push(say("claim", { field: name, said: display(said), gives: display(gives) }));
+      if (!same(said, gives)) {
+        problems.push(say(inPlay ? "proven_claim" : "claim", { field: name, said: display(said), gives: display(gives) }));
+      }
     };
     claim(field.cards, row.cards, dealt.cards, showCards);
     const voided = "void" in entry;
@@ -415,24 +503,26 @@ window.Fair = (() => {
       claim(wagerWords[code] || code, [bet.event, bet.net], [event, net],
         ([what, amount]) => `${eventWords[`${code}.${what}`] || eventWords[what] || what} ${cents(amount)}`);
     }
-    return { problems, note };
+    return { problems, note, inPlay };
   }
 
   async function verify(row, output) {
     output.className = "fair-result";
     output.textContent = say("checking");
     try {
-      const response = await fetch(`/api/tables/${row.table_id}/shoes/${row.shoe}`);
+      // a shoe in play (algorithm 3) answers its record as it stands: the round is proven now
+      const response = await fetch(`/api/tables/${row.table_id}/shoes/${row.shoe}?in_play=true`);
       if (response.status === 409) {
         output.className = "fair-result pending";
         output.textContent = say("pending", { shoe: row.shoe, table: row.table });
         return;
       }
       if (!response.ok) throw new Error(say("not_fetched", { status: response.status }));
-      const { problems, note } = await check(row, await response.json());
+      const { problems, note, inPlay } = await check(row, await response.json());
       output.className = `fair-result ${problems.length ? "mismatch" : "verified"}`;
       output.replaceChildren(problems.length ? say("mismatch") : say("verified"),
-        problems.length ? el("ul", {}, ...problems.map((p) => el("li", {}, p))) : say("verified_rest"), note);
+        problems.length ? el("ul", {}, ...problems.map((p) => el("li", {}, p)))
+          : say(inPlay ? "proven_rest" : "verified_rest"), note);
     } catch (error) {
       output.className = "fair-result mismatch";
       output.textContent = say("could_not", { message: error.message });
@@ -479,6 +569,7 @@ window.Fair = (() => {
     const summary = el("summary", {}, el("b", {}, say("title")), el("span", { class: "fair-summary" }, ` · ${say("summary")}`));
     const panel = el("details", { class: "fair", id: "fair" }, summary,
       el("div", {}, say("commitment"), commitment),
+      el("div", { id: "fair-root-line", hidden: "" }, say("merkle_root"), el("code", { class: "fair-commitment", id: "fair-root" })),
       el("div", { class: "fair-seed" }, el("label", { for: "client-seed" }, say("seed_label")), input,
         el("button", { type: "button", id: "new-client-seed", "aria-label": say("new_seed_name"), onclick: () => fresh() },
           say("new_seed")),
@@ -539,6 +630,9 @@ window.Fair = (() => {
     const commitment = panel.querySelector("#fair-commitment");
     setText(commitment, shoe.commitment);
     commitment.title = say("shoe_title", { n: shoe.number, algorithm: shoe.algorithm });
+    const rootLine = panel.querySelector("#fair-root-line");
+    rootLine.hidden = !shoe.merkle_root;
+    setText(panel.querySelector("#fair-root"), shoe.merkle_root || "");
     const state = panel.querySelector("#fair-state");
     if (shoe.taking_client_seeds) setText(state, say("taking", { n: shoe.number }));
     else if (shoe.client_seeds) setText(state, say("shuffled", { n: shoe.number, count: shoe.client_seeds.length }));
@@ -552,5 +646,5 @@ window.Fair = (() => {
       .catch((error) => { panel.querySelector("#client-seed-note").textContent = error.message; });
   }
 
-  return { shoePanel, showShoe, verifyButton, check, shoeOrder, streamKey, ALGORITHM };
+  return { shoePanel, showShoe, verifyButton, check, shoeOrder, streamKey, proves, ALGORITHM };
 })();
