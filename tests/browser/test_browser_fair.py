@@ -114,7 +114,8 @@ def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: 
     page.route(shoe_record, changed_card)  # a card changed on its way: its proof names it at once
     row.locator(".fair-verify").click()
     expect(answer).to_contain_text("MISMATCH", timeout=10_000)
-    expect(answer).to_contain_text(re.compile(r"(A♥|K♥) at position \d+: its proof does not lead to the shoe's Merkle root"))
+    expect(answer).to_contain_text(
+        re.compile(r"(A♥|K♥) at position \d+: its proof does not lead to the shoe's Merkle root"))
     shot(page, "40b-fair-tampered-card-in-play")
     page.unroute(shoe_record)
 
