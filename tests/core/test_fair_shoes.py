@@ -215,6 +215,18 @@ def test_a_transcript_of_the_first_algorithm_still_verifies(name, capsys):
     assert "round 1, payout of" in "\n".join(verifier.verify_document(doc).problems)
 
 
+def test_a_transcript_of_the_second_algorithm_still_verifies(capsys):
+    """Written by the code of algorithm 2 (client seeds, no Merkle tree), before algorithm 3."""
+    path = GOLDEN / "transcript-v2-ez.json"
+    doc = json.loads(path.read_text())
+    assert {r["algorithm"] for r in doc["shoes"]} == {ALGORITHM_2} and "merkle_root" not in doc["shoes"][0]
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(doc['rounds'])} of your rounds dealt again" in out and "MISMATCH" not in out
+    doc["shoes"][0]["rounds"][1]["cards"][0] = "Ah" if doc["shoes"][0]["rounds"][1]["cards"][0] != "Ah" else "Kh"
+    assert "shoe 1, round 2, card 1: the record says" in "\n".join(verifier.verify_document(doc).problems)
+
+
 def _card(doc: dict[str, Any]) -> None:
     """Round 2's first card, in the round and in the shoe's record alike."""
     changed = "Ah" if doc["rounds"][1]["deal_order"][0] != "Ah" else "Kh"
