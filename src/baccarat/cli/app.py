@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: The commands, each registered on :data:`~baccarat.cli.common.app` when its module is imported.
-COMMANDS = (analyze, audit, backup, play, roads, rounds, serve, simulate, verify)
+COMMANDS = (analyze, audit, backup, certify, play, roads, rounds, serve, simulate, verify)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

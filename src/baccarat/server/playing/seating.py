@@ -154,8 +154,8 @@ def free_away_seats(s: Session, now: datetime | None = None, *, grace: float = S
 
 def count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_out_rounds: int) -> None:
     """A betting window closed (``bettors``: who bet in it; empty for a window nobody bet in, dealt only while
-    anyone watches the table): seated players who did not bet sat it out; after ``sit_out_rounds`` windows in a row they are
-    stood up, connected or not (a player at a real table who never plays gives the seat back).
+    anyone watches the table): seated players who did not bet sat it out; after ``sit_out_rounds`` windows in
+    a row they are stood up, connected or not (a player at a real table who never plays gives the seat back).
 
     Windows nobody bet on count too: counting only dealt rounds once let seven players who sat down and
     never bet hold a Lucky Draw table full for good, since a round without bets was never dealt."""
