@@ -19,9 +19,8 @@ function showHelpFooter() {
   if (foot) foot.replaceChildren(helpLine());
 }
 
-function when(iso) {
-  return new Date(iso).toLocaleString(lang === "en" ? "en-GB" : lang, { dateStyle: "medium", timeStyle: "short" });
-}
+/** A moment to the minute (lib.js's dateTime: rounded up, as in every refusal that names it). */
+function when(iso) { return dateTime(iso); }
 
 function hoursLabel(hours) {
   if (hours % 168 === 0) return t("protect.weeks", { n: hours / 168 });

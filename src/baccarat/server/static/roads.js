@@ -5,8 +5,10 @@
 
 const ROAD_CELL = { bead: 24, big: 24, derived: 20 };  // px; phones keep them (see style.css --cell)
 
-/** A road grid: ``cells`` are {node, col, row}; as many columns as fit the panel, more scroll. */
-function roadGrid(cells, kind, label) {
+/** A road grid: ``cells`` are {node, col, row}; as many whole columns as fit the panel, more scroll (the
+ *  newest in view).  The box is as wide as a whole number of columns, so that no column is ever cut in
+ *  half at either edge; a road with nothing on it yet is one line that says so, not six empty rows. */
+function roadGrid(cells, kind, label, empty) {
   const inner = h("div", { class: `grid g-${kind}`, "aria-hidden": "true" });
   for (const cell of cells) {
     cell.node.style.gridColumn = cell.col + 1;
@@ -14,15 +16,26 @@ function roadGrid(cells, kind, label) {
     inner.append(cell.node);
   }
   const used = cells.reduce((most, cell) => Math.max(most, cell.col + 1), 0);
-  const outer = h("div", { class: "grid-box", role: "img", "aria-label": label }, inner);
+  const outer = cells.length
+    ? h("div", { class: "grid-box", role: "img", "aria-label": label }, inner)
+    : h("div", { class: "grid-box empty", role: "img", "aria-label": label }, h("p", { class: "road-empty" }, empty));
   outer.fit = () => {
-    const size = ROAD_CELL[kind] + 1;
-    const fit = Math.floor((outer.clientWidth - 2) / size);
-    inner.style.gridTemplateColumns = `repeat(${Math.max(used + 1, fit, 6)}, ${ROAD_CELL[kind]}px)`;
-    outer.scrollLeft = outer.scrollWidth;  // the newest columns in view
+    if (!cells.length) { outer.style.width = ""; return; }
+    const cell = parseFloat(getComputedStyle(inner).getPropertyValue("--c")) || ROAD_CELL[kind];
+    const pitch = cell + 1;  // a column and the 1 px line after it
+    const room = (outer.parentElement || outer).clientWidth;
+    const fit = Math.max(1, Math.floor((room - 3) / pitch));  // 2 px of border and 1 px of padding besides
+    outer.style.width = `${fit * pitch + 3}px`;
+    inner.style.gridTemplateColumns = `repeat(${Math.max(used + 1, fit)}, ${cell}px)`;
+    outer.scrollLeft = outer.scrollWidth;  // the newest columns in view (a whole number of columns scrolled)
   };
   return outer;
 }
+
+// A window that changes size (a phone turned, a desk window dragged) fits every road again.
+window.addEventListener("resize", () => {
+  for (const box of document.querySelectorAll(".grid-box")) if (box.fit) box.fit();
+});
 
 function pairs(cell) { return `${cell.banker_pair ? "pair-b" : ""} ${cell.player_pair ? "pair-p" : ""}`; }
 
@@ -31,7 +44,7 @@ function outcomeWord(outcome) { return t(`road.outcome.${outcome}`); }
 function beadPlate(cells) {
   const marks = cells.map((c) => ({ col: c.col, row: c.row,
     node: h("span", { class: `cell bead ${c.outcome} ${pairs(c)}`, title: outcomeWord(c.outcome) }, t(`road.letter.${c.outcome}`)) }));
-  return roadGrid(marks, "bead", t("road.bead_plate.label", { n: cells.length }));
+  return roadGrid(marks, "bead", t("road.bead_plate.label", { n: cells.length }), t("road.empty_hands"));
 }
 
 function bigRoad(cells, kind) {
@@ -43,7 +56,7 @@ function bigRoad(cells, kind) {
       c.ties ? h("span", { class: "tie" }) : null,
       c.ties > 1 ? h("span", { class: "ties" }, c.ties) : null) }));
   const columns = cells.reduce((most, c) => Math.max(most, c.col + 1), 0);
-  return roadGrid(marks, kind || "big", t("road.big_road.label", { n: columns }));
+  return roadGrid(marks, kind || "big", t("road.big_road.label", { n: columns }), t("road.empty_hands"));
 }
 
 const DERIVED = { big_eye_boy: "eye", small_road: "small", cockroach_pig: "roach" };
@@ -55,7 +68,8 @@ function derivedMark(kind, colour, extra) {
 function derivedRoad(marks, road) {
   const cells = marks.map((m) => ({ col: m.col, row: m.row, node: derivedMark(DERIVED[road], m.colour) }));
   const reds = marks.filter((m) => m.colour === "red").length;
-  return roadGrid(cells, "derived", t("road.derived.label", { road: t(`road.${road}`), red: reds, blue: marks.length - reds }));
+  return roadGrid(cells, "derived", t("road.derived.label", { road: t(`road.${road}`), red: reds, blue: marks.length - reds }),
+                  t("road.empty_marks"));
 }
 
 function statsLine(stats, game) {

@@ -777,7 +777,7 @@ function tableView(tableId) {
       return out;
     };
     const all = [...chips(placed, "placed"), ...chips(staged, "staged")].slice(-10);
-    all.forEach((chip, i) => { chip.style.bottom = `${i * 3}px`; });
+    all.forEach((chip, i) => { chip.style.bottom = `${i * 4}px`; });
     box.replaceChildren(...all);
   }
 
