@@ -41,6 +41,18 @@ async function download(path) {
   } catch (error) { toast(error.message); }
 }
 
+/** Lucky Draw's names as the registry gives them (in the console's language where the catalogue has them),
+ *  for the sentences that speak of its Enter and Draw wagers: never typed into a catalogue. */
+function luckyWords() {
+  const game = registry.find((g) => g.kind === "lucky_draw");
+  return { game: game ? gameName(game.code) : "", enter: wagerName("enter"), draw: wagerName("draw") };
+}
+
+/** One seated player as the table card and the live monitor both list them: "Seat 2 ann (away)". */
+function seatWords(seat) {
+  return `${t("op.seat", { n: seat.seat })} ${seat.username}${seat.away ? ` ${t("op.away")}` : ""}`;
+}
+
 function csvButton(path, id) {
   return h("button", { type: "button", class: "quiet", id, onclick: () => download(path) }, t("op.csv"));
 }
@@ -148,7 +160,7 @@ function tablesView() {
   function card(table) {
     const status = h("span", { class: `badge ${table.status}` }, t(`op.status.${table.status}`));
     const seats = table.seats.length
-      ? h("ul", { class: "seats" }, ...table.seats.map((seat) => h("li", {},
+      ? h("ul", { class: "seats" }, ...table.seats.map((seat) => h("li", { "data-seated": seatWords(seat) },
         t("op.seat", { n: seat.seat }), " ", h("button", { type: "button", class: "link", onclick: () => { location.hash = `#/players/${seat.account_id}`; } }, seat.username),
         seat.away ? h("span", { class: "muted" }, " ", t("op.away")) : null, " ",
         h("button", { type: "button", class: "quiet", id: `stand-${table.id}-${seat.seat}`,
@@ -166,10 +178,11 @@ function tablesView() {
         table.status === "closing" ? t("op.keep_open") : t("op.open"));
     return h("section", { class: "table-card console-card", "data-table": table.id, "aria-labelledby": `t-${table.id}` },
       h("div", { class: "card-head" }, h("h2", { id: `t-${table.id}` }, tableName(table.name, table.game)), status),
-      h("div", { class: "muted" }, t(`game.${table.game}`), table.paytable ? ` · ${t("paytable.drawwin", { n: table.paytable })}` : "",
+      h("div", { class: "muted" }, gameName(table.game), table.paytable ? ` · ${t("paytable.drawwin", { n: table.paytable })}` : "",
         ` · ${t("op.decks", { n: table.decks })}`),
       h("p", { class: "limits-line" }, limitsText(table.limits)),
       table.pending_limits ? h("p", { class: "pending" }, t("op.pending_limits", { limits: limitsText(table.pending_limits) })) : null,
+      h("p", { class: "today-line", id: `today-${table.id}` }, t("op.today", { handle: money(table.today.handle), win: money(table.today.win) })),
       round, seats,
       editing.has(table.id) ? limitsForm(table) : null,
       h("div", { class: "actions" }, toggle,
@@ -177,11 +190,13 @@ function tablesView() {
         h("button", { type: "button", class: "primary", id: `watch-${table.id}`, onclick: () => watch(table.id) }, t("op.watch"))));
   }
 
+  let seatedOnCards = {};  // table id -> the seated list the cards show, for the monitor to agree with
   async function refresh(force) {
     if (editing.size && force !== true) return;  // a limits form is open: what is typed stays
     let tables;
     try { tables = await api("GET", "/api/operator/console"); } catch (error) { if (!closed) toast(error.message); return; }
     if (closed) return;
+    seatedOnCards = Object.fromEntries(tables.map((table) => [table.id, table.seats.map(seatWords).join(", ")]));
     const focused = document.activeElement && document.activeElement.id;
     grid.replaceChildren(...tables.map(card));
     if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
@@ -199,6 +214,8 @@ function tablesView() {
       ...(hand.cards || []).map((c) => cardFace(c)), hand.total != null ? h("span", { class: "total" }, ` = ${hand.total}`) : null));
     const spots = Object.entries(view.spots || {}).filter(([, spot]) => spot.total > 0)
       .map(([code, spot]) => h("li", {}, `${wagerName(code)}: ${money(spot.total)} (${t("op.players_n", { n: spot.players })})`));
+    const seated = Object.entries(view.players || {}).sort(([a], [b]) => Number(a) - Number(b))
+      .map(([seat, p]) => seatWords({ seat, username: p.name, away: p.away })).join(", ");
     const last = view.last_result;
     const lastLine = last && last.player_cards
       ? h("div", { class: "monitor-hands", id: "monitor-last" }, h("b", {}, t("op.last_result", { n: last.round })),
@@ -216,8 +233,11 @@ function tablesView() {
       h("h3", {}, t("op.bets_on_layout")),
       spots.length ? h("ul", {}, ...spots) : h("p", { class: "muted" }, t("op.no_bets")),
       lastLine,
-      h("p", { class: "muted" }, t("op.seated", { names: Object.values(view.players || view.seats || {}).map((p) => (typeof p === "string" ? p : p.name)).join(", ") || "–" }))]
+      h("p", { class: "muted", id: "monitor-seated" }, t("op.seated", { names: seated || "–" }))]
       .filter(Boolean));
+    // the same seats, in the same words, as the table's card: when a player sat down or stood up since the
+    // cards were read, they are read again now rather than at their next refresh
+    if (watching != null && seatedOnCards[watching] !== undefined && seatedOnCards[watching] !== seated && !editing.size) refresh();
   }
 
   function watch(tableId) {
@@ -244,7 +264,7 @@ function tablesView() {
   } },
     h("h2", { class: "full" }, t("op.new_table")),
     h("label", { for: "new-name" }, t("op.name")), name, h("label", { for: "new-game" }, t("op.game")), game,
-    h("label", { for: "new-paytable" }, t("op.paytable")), paytable, h("label", { for: "new-decks" }, t("op.decks_label")), decks,
+    h("label", { for: "new-paytable" }, t("op.paytable", luckyWords())), paytable, h("label", { for: "new-decks" }, t("op.decks_label")), decks,
     h("label", { for: "new-betting" }, t("op.betting_seconds")), betting,
     h("button", { type: "submit", class: "primary", id: "new-open" }, t("op.open_table")));
 
@@ -347,7 +367,7 @@ function reportsView() {
         tile(t("op.win"), signed(total.win), "tile-win"), tile(t("op.hold"), percent(total.hold), "tile-hold"),
         tile(t("op.theoretical"), money(total.theoretical), "tile-theo"), tile(t("op.theo_hold"), percent(total.theoretical_hold), "tile-theo-hold")),
       h("section", { class: "panel" }, h("h2", {}, t("op.chart_title")), winChart(byTable.series, out.clientWidth - 40),
-        h("p", { class: "muted" }, t("op.theo_rule"))),
+        h("p", { class: "muted" }, t("op.theo_rule", luckyWords()))),
       h("section", { class: "panel" },
         h("div", { class: "card-head" }, h("h2", {}, t("op.by_table_day")), csvButton(`/api/operator/reports/tables?${query("csv")}`, "csv-tables")),
         h("div", { class: "scroll" }, h("table", { class: "ledger", id: "report-rows" },
@@ -398,7 +418,8 @@ function recallPanel(round) {
     h("tbody", {}, ...round.bets.map((bet) => h("tr", {}, h("td", {}, bet.player), h("td", {}, bet.seat), h("td", {}, wagerName(bet.wager)),
       cell(money(bet.amount)), h("td", {}, bet.event ? eventName(bet.event, bet.wager) : t("op.unsettled")),
       cell(bet.net == null ? "–" : signed(bet.net)))))),
-    round.decisions.length ? h("p", {}, t("op.decisions", { list: round.decisions.map((d) => `${t("op.seat", { n: d.seat })} ${t(`op.action.${d.action}`)}`).join(", ") })) : null,
+    round.decisions.length ? h("p", { id: "recall-decisions" }, t("op.decisions", { list: round.decisions.map((d) => `${t("op.seat", { n: d.seat })} ${t(`op.action.${d.action}`)}`
+      + (d.timed_out ? ` (${t("op.timed_out")})` : "")).join(", ") })) : null,
     h("p", {}, t("op.round_totals", { handle: money(round.handle), net: money(round.house_net) })));
 }
 
