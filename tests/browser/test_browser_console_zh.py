@@ -134,13 +134,16 @@ def test_the_console_in_chinese_with_the_day_s_figures_the_monitor_and_a_timeout
     assert by_table[1]["handle"] == 3 * 5_000 and by_table[3]["handle"] == 3_000
     for table_id in (1, 2, 3):
         row = by_table.get(table_id, {"handle": 0, "win": 0})
-        words = page.evaluate("([h, w]) => t('op.today', { handle: money(h), win: money(w) })", [row["handle"], row["win"]])
+        words = page.evaluate("([h, w]) => t('op.today', { handle: money(h), win: money(w) })",
+                              [row["handle"], row["win"]])
         expect(page.locator(f"#today-{table_id}")).to_have_text(words)
 
     # the live monitor's seated list is the card's, in the same words, before and after a player stands up
     def agree() -> None:
-        card = page.eval_on_selector_all("[data-table='3'] [data-seated]", "(items) => items.map((i) => i.dataset.seated)")
-        expect(page.locator("#monitor-seated")).to_have_text(page.evaluate("(n) => t('op.seated', { names: n })", ", ".join(card)))
+        card = page.eval_on_selector_all("[data-table='3'] [data-seated]",
+                                         "(items) => items.map((i) => i.dataset.seated)")
+        words = page.evaluate("(n) => t('op.seated', { names: n })", ", ".join(card))
+        expect(page.locator("#monitor-seated")).to_have_text(words)
     page.click("#watch-3")
     expect(page.locator("#monitor-seated")).to_contain_text("zoe")
     agree()

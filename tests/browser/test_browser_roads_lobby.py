@@ -84,7 +84,8 @@ CLIPPED = """(selector) => {
     for (const cell of box.querySelectorAll('.cell')) {
       const c = cell.getBoundingClientRect();
       const seen = c.right > left + 0.5 && c.left < right - 0.5;
-      if (seen && (c.left < left - 0.5 || c.right > right + 0.5)) out.push([box.parentElement.id || 'lobby', c.left, c.right, left, right]);
+      if (seen && (c.left < left - 0.5 || c.right > right + 0.5))
+        out.push([box.parentElement.id || 'lobby', c.left, c.right, left, right]);
     }
     if (box.scrollWidth > box.clientWidth && Math.abs(box.scrollLeft - (box.scrollWidth - box.clientWidth)) > 1)
       out.push(['not scrolled to the newest column', box.scrollLeft, box.scrollWidth, box.clientWidth]);
@@ -190,7 +191,8 @@ def test_a_break_reads_the_same_everywhere_and_takes_the_sit_down_buttons_away(s
     end = page.evaluate("(iso) => dateTime(iso)", refusal["params"]["until"])
     assert end in banner.inner_text() and end in words, (banner.inner_text(), words)
     # the same minute as the status's until rounded up (never the minute the break still runs)
-    assert page.evaluate("(iso) => dateTime(iso) === dateTime(new Date(Math.ceil(Date.parse(iso) / 60000) * 60000).toISOString())",
+    assert page.evaluate("(iso) => dateTime(iso) === "
+                         "dateTime(new Date(Math.ceil(Date.parse(iso) / 60000) * 60000).toISOString())",
                          refusal["params"]["until"])
     shot(page, "31-break-lobby")
     # at a table as a watcher: no Sit down button, the rail line says why
@@ -218,14 +220,16 @@ def test_your_chips_are_drawn_as_stacks_on_your_spots(server: Server, browser: B
     assert page.locator("[data-spot=player] .stack .stack-chip.staged").count() == 3
     page.click("#place")
     expect(page.locator("[data-spot=player] .stack .stack-chip.placed")).to_have_count(3)
-    values = [int(v) for v in page.eval_on_selector_all("[data-spot=player] .stack-chip", "(cs) => cs.map((c) => c.dataset.value)")]
+    values = [int(v) for v in page.eval_on_selector_all("[data-spot=player] .stack-chip",
+                                                        "(cs) => cs.map((c) => c.dataset.value)")]
     assert sorted(values) == [5, 25, 25]
     assert page.locator("[data-spot=banker] .stack-chip, [data-spot=tie] .stack-chip").count() == 0
     inside = page.evaluate("""() => {
       const spot = document.querySelector('[data-spot=player]').getBoundingClientRect();
       return [...document.querySelectorAll('[data-spot=player] .stack-chip')].every((chip) => {
         const c = chip.getBoundingClientRect();
-        return c.width > 10 && c.left >= spot.left && c.right <= spot.right && c.top >= spot.top && c.bottom <= spot.bottom;
+        return c.width > 10 && c.left >= spot.left && c.right <= spot.right
+          && c.top >= spot.top && c.bottom <= spot.bottom;
       });
     }""")
     assert inside
@@ -243,8 +247,8 @@ COUNT_AUDIO = """() => {
   class FakeNode { constructor() { this.gain = new FakeParam(); this.frequency = new FakeParam(); }
                    connect(next) { return next; } start() {} stop() {} }
   window.AudioContext = class {
-    constructor() { window.audioMade.contexts += 1; this.currentTime = 0; this.sampleRate = 8000; this.state = 'running';
-                    this.destination = new FakeNode(); }
+    constructor() { window.audioMade.contexts += 1; this.currentTime = 0; this.sampleRate = 8000;
+                    this.state = 'running'; this.destination = new FakeNode(); }
     resume() { return Promise.resolve(); }
     createOscillator() { window.audioMade.oscillators += 1; return new FakeNode(); }
     createGain() { return new FakeNode(); }
