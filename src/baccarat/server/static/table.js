@@ -343,10 +343,10 @@ function tableView(tableId) {
           .map((p) => eventName(p.event)).join(" · ")),
         h("span", { class: "limits" }),
         h("span", { class: "crowd" }),
-        h("span", { class: "markers", "aria-hidden": "true" }),
+        // the seats on the spot, and your own chips drawn as a stack beside them (drawStack)
+        h("span", { class: "markers", "aria-hidden": "true" }, h("span", { class: "stack" })),
         h("span", { class: "amount" }),
-        h("span", { class: "net" }),
-        h("span", { class: "stack", "aria-hidden": "true" }));  // your chips on the spot (drawStack)
+        h("span", { class: "net" }));
     }));
     buildPaytables();
     if (lucky()) {
@@ -730,13 +730,14 @@ function tableView(tableId) {
       text(crowd, stats.players ? t("spot.crowd", { n: stats.players, total: money(stats.total) }) : "");
       const who = Object.entries(players).filter(([, p]) => p.bets && p.bets[code]);
       const signature = who.map(([seat, p]) => `${seat}:${p.bets[code]}`).join(",");
+      const stack = markers.querySelector(".stack");
       if (markers.dataset.sig !== signature) {
         markers.dataset.sig = signature;
         markers.replaceChildren(...who.map(([seat, p]) => h("span", { class: `marker ${seat === mySeat() ? "mine" : ""}`,
-                                                                   title: `${p.name} ${money(p.bets[code])}` }, seat)));
+                                                                   title: `${p.name} ${money(p.bets[code])}` }, seat)), stack);
       }
       const staged = S.staged[code] || 0;
-      drawStack(spot.querySelector(".stack"), mine[code] || 0, staged);
+      drawStack(stack, mine[code] || 0, staged);
       text(amount, (mine[code] ? t("spot.yours", { amount: money(mine[code]) }) : "") + (staged ? ` +${money(staged)}` : ""));
       amount.className = `amount ${mine[code] ? "placed" : ""} ${staged ? "staged" : ""}`;
       const s = settlement && settlement[code];
@@ -761,8 +762,9 @@ function tableView(tableId) {
     if (yours) text(yours, said.join(" · "));
   }
 
-  /** The player's own chips on a spot as a stack: the amount in the tray's chips, largest first (at most
-   *  ten drawn), placed chips solid and staged ones (not sent yet) dashed on top.  Words stay in .amount. */
+  /** The player's own chips on a spot as a stack beside the seat markers: the amount in the tray's chips,
+   *  largest first (the top six drawn), placed chips solid and staged ones (not sent yet) dashed on top.
+   *  The amount stays in words in .amount. */
   function drawStack(box, placed, staged) {
     if (!box) return;
     const signature = `${placed}:${staged}`;
@@ -776,8 +778,8 @@ function tableView(tableId) {
       }
       return out;
     };
-    const all = [...chips(placed, "placed"), ...chips(staged, "staged")].slice(-10);
-    all.forEach((chip, i) => { chip.style.bottom = `${i * 4}px`; });
+    const all = [...chips(placed, "placed"), ...chips(staged, "staged")].slice(-6);
+    all.forEach((chip, i) => { chip.style.bottom = `${i * 2}px`; });
     box.replaceChildren(...all);
   }
 
