@@ -127,7 +127,7 @@ def test_a_player_sits_bets_and_the_dealer_settles_the_round(client):
         table_id = transaction(sessions, lambda s: server_tables.create_table(
             s, "quick-ez", "ez", betting_seconds=2.0, pace=Pace(0.2, 0.1, 0.5)).id)
     listed = client.get("/api/tables").json()
-    assert {t["name"] for t in listed} == {"mini-1", "ez-1", "lucky-draw-1", "quick-ez"}
+    assert {t["name"] for t in listed} == {"mini-1", "ez-1", "lucky-draw-1", "mini-squeeze", "quick-ez"}
     assert all(len(t["shoe"]["commitment"]) == 64 and "server_seed" not in t["shoe"] for t in listed)
     lucky = next(t["id"] for t in listed if t["game"] == "lucky-draw")  # Lucky Draw's hands are its seats'
     assert client.post(f"/api/tables/{lucky}/bets", json={"bets": {"enter": 100}},

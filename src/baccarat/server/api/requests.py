@@ -85,6 +85,8 @@ class TableBody(Strict):
                                         description="from the close of betting to the first card")
     card_seconds: float = Field(default=0.6, ge=0, le=5, description="between two cards shown")
     results_seconds: float = Field(default=4.0, ge=0, le=60, description="the results pause before the next window")
+    squeeze_seconds: float = Field(default=0.0, ge=0, le=30, description=(
+        "a squeeze table: each side's squeezer's time per card (1 to 30 s); 0: no squeeze"))
 
 
 class LimitsBody(Strict):

@@ -250,6 +250,7 @@ class FaceDown(Answer):
     by: str | None = Field(description="its squeezer's name; None: the dealer turns it")
     down_at: Time
     turns_at: Time | None
+    squeezed_from: Time | None = Field(description="when its squeezer may start peeling it")
     lift: float = Field(description="how far its corner is lifted, 0 to 1")
 
 

@@ -22,6 +22,10 @@ Protocol (JSON text frames):
   English: :mod:`baccarat.core.messages`).  A bet's ``result``
   holds the player's seat, balance, bets and round (the client takes them from it; the table's next
   state push shows the layout's totals); a decision's answer is followed by a state push.
+* At a squeeze table (:mod:`baccarat.server.playing.squeeze`) a side's squeezer peels the card being squeezed:
+  ``{"type": "squeeze", "card": I, "lift": 0..1}`` (the corner lifted that far, shown to every watcher; 1
+  turns it) and ``{"type": "turn", "card": I}`` (turned now).  No key: a resent peel shows the same lift.
+  Answered ``{"type": "ok", "result": {"card", "lift"}}``; anyone else's is refused (``squeeze.not_yours``).
 * Limits: every frame, the first (auth) frame included, of at most :data:`MAX_FRAME` bytes; at most
   :data:`MAX_RATE` commands per second per socket; at most :data:`MAX_SOCKETS` table sockets per account,
   counted in the database across every server process (:mod:`baccarat.server.live.leases`), so the
@@ -70,7 +74,7 @@ from baccarat.server.live.arrival import ARRIVED
 from baccarat.server.live.feed import RESYNC, TableFeed
 from baccarat.server.live.group_commit import Batcher, Command, Outcome
 from baccarat.server.live.leases import Leases
-from baccarat.server.playing import betting, dealing, seating, views
+from baccarat.server.playing import betting, dealing, seating, squeeze, views
 from baccarat.server.playing.betting import BetAnswer
 from baccarat.server.playing.dealing import DecisionAnswer
 from baccarat.server.playing.shapes import YourState
@@ -98,14 +102,14 @@ TOKEN = re.compile(r"[\x21-\x7e]{1,256}")
 
 
 #: A command's answer: bets placed, or a Lucky Draw decision taken.
-CommandAnswer = BetAnswer | DecisionAnswer
+CommandAnswer = BetAnswer | DecisionAnswer | squeeze.Peel
 
 
 class OkFrame(TypedDict):
     """The answer to a command."""
 
     type: str  #: "ok"
-    key: str  #: the command's idempotency key
+    key: str | None  #: the command's idempotency key (None: a squeeze peel or turn, which has none)
     result: CommandAnswer
 
 
@@ -220,6 +224,10 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: bul
     # socket is still open, but it can no longer bet
     _check_signed_in(s, digest, account_id)
     kind, key = frame.get("type"), frame.get("key")
+    if kind == "squeeze":  # the peel on show: no key (a resent peel shows the same lift), no money moves
+        return squeeze.peel(s, table_id, account_id, frame.get("card"), frame.get("lift"), _now())
+    if kind == "turn":
+        return squeeze.turn(s, table_id, account_id, frame.get("card"), _now())
     if not isinstance(key, str):
         raise ConfigurationError.coded("command.key_missing")
     if kind == "bet":
@@ -423,7 +431,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     continue
                 if frame.get("type") == "bet":
                     metrics.bet_answered(table_id, None, received)
-                answered: OkFrame = {"type": "ok", "key": frame["key"], "result": result}  # (checked: a str)
+                answered: OkFrame = {"type": "ok", "key": frame.get("key"), "result": result}  # (a str; a peel's: None)
                 await socket.send_json(answered)
                 # A bet's answer holds the player's seat, balance, bets and round: no state follows it (at a
                 # crowded table that push, the whole view again, was much of the event loop's work in a burst);

@@ -28,6 +28,7 @@ class TableSettings(TypedDict, total=False):
     betting_seconds: float
     decision_seconds: float
     pace: Pace | None
+    squeeze_seconds: float
 
 
 class TableState(TypedDict, total=False):

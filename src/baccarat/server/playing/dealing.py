@@ -26,7 +26,7 @@ from baccarat.core.roads import hand_json, hand_of
 from baccarat.core.shoe import Shoe
 from baccarat.core.table import Table
 from baccarat.server.house import protection, wallet
-from baccarat.server.playing import fairness
+from baccarat.server.playing import fairness, squeeze
 from baccarat.server.playing.betting import hold_round
 from baccarat.server.playing.seating import SIT_OUT_ROUNDS, count_idle
 from baccarat.server.playing.shapes import DealtCard, StoredResult
@@ -222,6 +222,11 @@ def deal_round(s: Session, round_id: int, now: datetime, *, sit_out_rounds: int 
         # NO MORE BETS lasts its pause from the close of betting (longer only if the deal is late)
         start = max(later(aware(current.closes_at), pace.no_more_bets), now)
         deal = schedule([e for e in events if isinstance(e, CardDealt)], start, pace.card)
+        if table.squeeze_seconds and core.seat_to_act is None:  # a squeeze table: face down, each side squeezed
+            chosen = squeeze.squeezers(s, bets)
+            deal = squeeze.schedule([e for e in events if isinstance(e, CardDealt)], start, pace.card,
+                                    table.squeeze_seconds, chosen)
+            squeeze.begin(s, table.id, current, chosen, start)
         current.dealt_at = now
         if core.seat_to_act is not None:  # Lucky Draw: the decisions open once the first deal is shown
             decisions_at = later(datetime.fromisoformat(deal[-1]["at"]), pace.card)
@@ -433,7 +438,9 @@ def repair_deadlines(s: Session, now: datetime | None = None) -> int:
                                     .where(Round.status.in_(("betting", "decision")))).all():
         pace = pace_of(table)
         # the longest a window can wait to open: a whole deal (3 cards a seat plus 3) and the results pause
-        wait = timedelta(seconds=pace.no_more_bets + pace.card * (3 * 7 + 5) + pace.results)
+        # (a squeeze table: and the squeeze of each of a coup's six cards at most)
+        wait = timedelta(seconds=pace.no_more_bets + pace.card * (3 * 7 + 5) + pace.results
+                         + 6 * (table.squeeze_seconds or 0))
         if current.status == "betting":
             opens = aware(current.opens_at) if current.opens_at is not None else now
             betting_end = max(opens, now) + timedelta(seconds=table.betting_seconds)

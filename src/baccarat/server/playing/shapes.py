@@ -256,6 +256,7 @@ class FaceDown(TypedDict):
     by: str | None  #: its squeezer's name; None: the dealer turns it
     down_at: str
     turns_at: str | None  #: the card being squeezed: when the dealer turns it; None for a card waiting its turn
+    squeezed_from: str | None  #: the card being squeezed: when its squeezer may start peeling it (None: the dealer's)
     lift: float  #: how far its corner is lifted (0 to 1)
 
 

@@ -50,6 +50,9 @@ def default_tables() -> tuple[tuple[str, str], ...]:
     return tuple((f"{code}-1", code) for code in game_codes())
 
 
+#: The squeeze table among the default tables, and its squeeze time per card; the most a table may give.
+SQUEEZE_TABLE, SQUEEZE_SECONDS, SQUEEZE_MOST = "mini-squeeze", 6.0, 30.0
+
 #: The seat stored with a punto banco bet placed without a seat (seats are numbered from 1).
 NO_SEAT = 0
 
@@ -64,10 +67,15 @@ def limits_of(table: GameTable) -> TableLimits:
 
 def create_table(s: Session, name: str, game: str, *, paytable: int | None = None, decks: int = 8,
                  cut_card: int = 14, betting_seconds: float = 15.0, decision_seconds: float = 10.0,
-                 pace: Pace | None = None, now: datetime | None = None) -> GameTable:
-    """A new open table with its first shoe committed and its first round open."""
+                 pace: Pace | None = None, squeeze_seconds: float = 0.0, now: datetime | None = None) -> GameTable:
+    """A new open table with its first shoe committed and its first round open.  ``squeeze_seconds``: a
+    squeeze table's time per card for each side's squeezer (:mod:`baccarat.server.playing.squeeze`), 0 for none."""
     chosen = get_game(game, paytable=paytable)
     pace = (pace or Pace()).check()
+    if not (squeeze_seconds == 0 or 1 <= squeeze_seconds <= SQUEEZE_MOST):
+        raise ConfigurationError.coded("table.squeeze", most=SQUEEZE_MOST)
+    if squeeze_seconds and chosen.kind != "punto_banco":
+        raise ConfigurationError.coded("table.squeeze_game", game=chosen.code, names={"game": chosen.name})
     check_cut_card(cut_card, 52 * check_decks(decks))
     for label, seconds in (("betting", betting_seconds), ("decision", decision_seconds)):
         if not 0.1 <= seconds <= 600:
@@ -76,7 +84,8 @@ def create_table(s: Session, name: str, game: str, *, paytable: int | None = Non
         raise ConflictError.coded("table.name_taken", name=name)
     table = GameTable(name=name, game=chosen.code, paytable=chosen.paytable, decks=decks, cut_card=cut_card,
                       betting_seconds=betting_seconds, decision_seconds=decision_seconds, status="open",
-                      no_more_bets_seconds=pace.no_more_bets, card_seconds=pace.card, results_seconds=pace.results)
+                      no_more_bets_seconds=pace.no_more_bets, card_seconds=pace.card, results_seconds=pace.results,
+                      squeeze_seconds=float(squeeze_seconds))
     s.add(table)
     s.flush()
     _open_round(s, table, 1, now or _now())
@@ -92,6 +101,9 @@ def ensure_default_tables(s: Session, *, betting_seconds: float = 15.0, pace: Pa
                 (GameTable.game == game) | (GameTable.name == name)).limit(1)) is not None):
             continue
         create_table(s, name, game, betting_seconds=betting_seconds, decision_seconds=betting_seconds, pace=pace)
+    if fresh:  # and one mini-baccarat squeeze table, as in every live studio
+        create_table(s, SQUEEZE_TABLE, "mini", betting_seconds=betting_seconds, decision_seconds=betting_seconds,
+                     pace=pace, squeeze_seconds=SQUEEZE_SECONDS)
 
 
 def _current_shoe(s: Session, table: GameTable) -> ShoeRow | None:

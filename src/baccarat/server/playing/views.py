@@ -438,6 +438,9 @@ def _squeeze(state: Moment) -> shapes.SqueezeView | None:
             break
         view["cards"].append({"index": index, "to": card["to"], "by": card.get("by"), "down_at": stamp(downs[index]),
                               "turns_at": card["at"] if index == turning else None,
+                              # its squeezer may peel it from then (the four cards down, the card before turned)
+                              "squeezed_from": stamp(datetime.fromisoformat(card["at"]) - timedelta(
+                                  seconds=table.squeeze_seconds)) if index == turning and card.get("by") else None,
                               "lift": float(peel.get("lift", 0)) if peel.get("card") == index else 0.0})
     return view
 

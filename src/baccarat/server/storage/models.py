@@ -134,6 +134,8 @@ class GameTable(Base):
     no_more_bets_seconds: Mapped[float] = mapped_column(Float, default=1.0)
     card_seconds: Mapped[float] = mapped_column(Float, default=0.6)
     results_seconds: Mapped[float] = mapped_column(Float, default=4.0)
+    #: A squeeze table's time per card for its squeezer (:mod:`baccarat.server.playing.squeeze`); 0: no squeeze
+    squeeze_seconds: Mapped[float] = mapped_column(Float, default=0.0)
 
 
 class Seat(Base):
@@ -207,6 +209,9 @@ class Round(Base):
     decides_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     first_card: Mapped[int | None] = mapped_column(Integer, nullable=True)  #: shoe position of its first card
     result: Mapped[str | None] = mapped_column(Text, nullable=True)  #: JSON: cards in deal order, totals, winner
+    #: At a squeeze table, JSON: each side's squeezer (account and name, or None: the dealer turns it) and the
+    #: peel on show ({"card", "lift"}); the moment each card is turned is its ``at`` in ``result``'s deal
+    squeeze: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class Bet(Base):

@@ -29,7 +29,8 @@ def open_new_table(request: Request, body: TableBody, token: Token) -> shapes.Ta
         return operations.open_new_table(
             s, manager, body.name, body.game, paytable=body.paytable, decks=body.decks, cut_card=body.cut_card,
             betting_seconds=body.betting_seconds, decision_seconds=body.decision_seconds,
-            pace=Pace(body.no_more_bets_seconds, body.card_seconds, body.results_seconds))
+            pace=Pace(body.no_more_bets_seconds, body.card_seconds, body.results_seconds),
+            squeeze_seconds=body.squeeze_seconds)
     return run(request, work)
 
 
