@@ -255,9 +255,12 @@ function tablesView() {
   const paytable = h("select", { id: "new-paytable" }, ...paytables.map((n) => h("option", { value: String(n) }, String(n))));
   const decks = h("input", { id: "new-decks", inputmode: "numeric", value: "8" });
   const betting = h("input", { id: "new-betting", inputmode: "numeric", value: "15" });
+  // a squeeze table: each side's squeezer's seconds a card (0: the dealer turns every card)
+  const squeezeSeconds = h("input", { id: "new-squeeze", inputmode: "numeric", value: "0" });
   const newForm = h("form", { class: "row-form panel", novalidate: true, onsubmit: (event) => {
     event.preventDefault();
-    const body = { name: name.value.trim(), game: game.value, decks: Number(decks.value), betting_seconds: Number(betting.value) };
+    const body = { name: name.value.trim(), game: game.value, decks: Number(decks.value), betting_seconds: Number(betting.value),
+      squeeze_seconds: Number(squeezeSeconds.value) };
     if (isLuckyDraw(game.value)) body.paytable = Number(paytable.value);
     if (!/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,31}$/.test(body.name)) { toast(t("op.name_rule")); name.focus(); return; }
     act(() => api("POST", "/api/operator/tables", body), t("op.table_opened", { name: body.name }));
@@ -266,6 +269,7 @@ function tablesView() {
     h("label", { for: "new-name" }, t("op.name")), name, h("label", { for: "new-game" }, t("op.game")), game,
     h("label", { for: "new-paytable" }, t("op.paytable", luckyWords())), paytable, h("label", { for: "new-decks" }, t("op.decks_label")), decks,
     h("label", { for: "new-betting" }, t("op.betting_seconds")), betting,
+    h("label", { for: "new-squeeze" }, t("op.squeeze_seconds")), squeezeSeconds,
     h("button", { type: "submit", class: "primary", id: "new-open" }, t("op.open_table")));
 
   show(heading, h("p", { class: "lead" }, t("op.tables_intro")), monitor, grid, newForm);

@@ -592,10 +592,12 @@ function tableView(tableId) {
       if (!box) continue;
       const face = cardFace(card.card, card.hand_index >= 2 ? "third" : "");
       face.setAttribute("data-index", card.index);
-      box.querySelector(".cards").append(face);
+      // (a squeeze table: before the cards still face down, which come later in the deal)
+      box.querySelector(".cards").insertBefore(face, box.querySelector(".cards .card.squeeze"));
       if (!S.firstFrame) turned = true;
     }
     if (turned) Sound.play("card");  // one sound a frame, however many cards it shows
+    renderSqueeze();
     // the dealer's face-down card(s) while seats decide
     if (lucky()) {
       const dealer = el.hands.querySelector("#dealer-hand .cards");
@@ -619,6 +621,105 @@ function tableView(tableId) {
       const hand = key && hands[key];
       text(box.querySelector(".total"), hand && hand.cards && hand.cards.length ? t("hand.total", { n: hand.total }) : "");
     }
+  }
+
+  // ------------------------------------------------------------ the squeeze (a squeeze table)
+  // Cards come face down (view.squeeze.cards: never a face); the side's squeezer peels the card being squeezed
+  // by dragging its corner (mouse or touch) or with the keyboard (arrows peel, Enter turns it); every watcher
+  // sees the corner lift as the server passes the peel on.  A face appears only in view.cards, once turned.
+  const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+  function squeezable(c) {
+    return Boolean(c.by && typeof me !== "undefined" && me && c.by === me.username && c.squeezed_from
+      && serverNow() >= Date.parse(c.squeezed_from));
+  }
+
+  function sendSqueeze(frame) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+    S.squeezeSent = (S.squeezeSent || 0) + 1;  // its answer (no key) is not a bet's or a decision's
+    socket.send(JSON.stringify(frame));
+  }
+
+  function peelTo(index, lift, force) {
+    const value = Math.max(0, Math.min(1, Math.round(lift * 100) / 100));
+    S.peel = { card: index, lift: value };
+    const node = el.hands.querySelector(`.card.squeeze[data-index="${index}"]`);
+    if (node) node.style.setProperty("--lift", String(value));
+    if (value >= 1) { S.peelSentAt = 0; sendSqueeze({ type: "turn", card: index }); return; }
+    const now = performance.now();
+    if (force || !S.peelSentAt || now - S.peelSentAt > 150) {  // at most about 7 peels a second
+      S.peelSentAt = now;
+      sendSqueeze({ type: "squeeze", card: index, lift: value });
+    }
+  }
+
+  function squeezeCard(c) {
+    const node = h("span", { class: "card back squeeze", role: "img", "data-index": String(c.index) });
+    let from = null;
+    node.addEventListener("pointerdown", (event) => {
+      if (!node.classList.contains("mine")) return;
+      from = { x: event.clientX, y: event.clientY, lift: (S.peel && S.peel.card === c.index) ? S.peel.lift : 0 };
+      node.setPointerCapture(event.pointerId);
+      event.preventDefault();
+    });
+    node.addEventListener("pointermove", (event) => {
+      if (!from) return;
+      // dragging the bottom-right corner up and to the left lifts it; the card's height is a full peel
+      const dragged = Math.max(from.y - event.clientY, from.x - event.clientX, 0);
+      peelTo(c.index, from.lift + dragged / (node.offsetHeight || 80));
+    });
+    const drop = () => {
+      if (!from) return;
+      from = null;
+      if (S.peel && S.peel.card === c.index && S.peel.lift < 1) peelTo(c.index, S.peel.lift, true);
+    };
+    node.addEventListener("pointerup", drop);
+    node.addEventListener("pointercancel", drop);
+    node.addEventListener("keydown", (event) => {
+      if (!node.classList.contains("mine")) return;
+      const lift = (S.peel && S.peel.card === c.index) ? S.peel.lift : 0;
+      if (event.key === "ArrowUp" || event.key === "ArrowLeft") peelTo(c.index, lift + 0.1, true);
+      else if (event.key === "ArrowDown" || event.key === "ArrowRight") peelTo(c.index, lift - 0.1, true);
+      else if (event.key === "Enter" || event.key === " ") peelTo(c.index, 1, true);
+      else return;
+      event.preventDefault();
+    });
+    return node;
+  }
+
+  function renderSqueeze() {
+    const sq = view().squeeze;
+    const cards = (sq && sq.cards) || [];
+    const down = new Set(cards.map((c) => c.index));
+    for (const node of el.hands.querySelectorAll(".card.squeeze")) {
+      if (!down.has(Number(node.getAttribute("data-index")))) node.remove();  // turned: its face is in cards
+    }
+    for (const c of cards) {
+      const box = handFor(c.to);
+      if (!box) continue;
+      let node = box.querySelector(`.card.squeeze[data-index="${c.index}"]`);
+      if (!node) { node = squeezeCard(c); box.querySelector(".cards").append(node); }
+      const mine = squeezable(c);
+      const wasMine = node.classList.contains("mine");
+      node.classList.toggle("mine", mine);
+      node.classList.toggle("squeezing", Boolean(c.turns_at));
+      node.tabIndex = mine ? 0 : -1;
+      const own = mine && S.peel && S.peel.card === c.index;
+      node.style.setProperty("--lift", String(own ? S.peel.lift : c.lift));
+      node.setAttribute("aria-label", mine ? t("squeeze.yours", { seconds: secondsUntil(c.turns_at) })
+        : c.by ? t("squeeze.by", { name: c.by }) : t("card.face_down"));
+      if (mine && !wasMine) {
+        if (reducedMotion()) { peelTo(c.index, 1, true); continue; }  // reduced motion: turned at once
+        node.focus({ preventScroll: true });
+      }
+    }
+    // a card becomes the squeezer's at its squeezed_from, a moment no frame marks: render then
+    clearTimeout(S.squeezeTimer);
+    const next = cards.filter((c) => c.squeezed_from && Date.parse(c.squeezed_from) > serverNow())
+      .map((c) => Date.parse(c.squeezed_from) - serverNow());
+    if (next.length) S.squeezeTimer = setTimeout(render, Math.min(...next) + 20);
+    const who = sq && sq.cards.length ? sq.squeezers : null;
+    el.hands.classList.toggle("squeeze-on", Boolean(who));
   }
 
   function renderResult() {
@@ -1072,6 +1173,10 @@ function tableView(tableId) {
           if (S.message === t("bet.held_until_connected")) say("");
         }
         onView(message);
+      } else if (S.squeezeSent && ((message.type === "ok" && message.key == null)
+                 || (message.type === "error" && String(message.code || "").startsWith("squeeze.")))) {
+        S.squeezeSent -= 1;  // a peel's or a turn's answer: the next state shows it
+        if (message.type === "error") say(refusalText(message));
       } else if (message.type === "ok" || message.type === "error") {
         S.lastFrame = performance.now();
         onAnswer(message);
