@@ -5,11 +5,15 @@ squeezer, whose browser asks for reduced motion, has the cards turned at once.  
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from ..browser_kit import (
+    PASSWORD,
     Browser,
     Server,
     bet,
@@ -98,4 +102,40 @@ def test_squeezers_peel_and_turn_and_the_watcher_sees_the_corner_lift(server: Se
     shot(cat, "31-squeeze-result")
     assert errors == []
     for context in (ann_context, bob_context, cat_context):
+        context.close()
+
+
+def _operator(data: Path) -> None:
+    """An operator account on a fresh database (the server makes the default tables at its start)."""
+    from baccarat.server.house import accounts
+    from baccarat.server.storage.db import connect, sqlite_url, transaction
+    from baccarat.server.storage.migrate import upgrade
+
+    url = sqlite_url(data)
+    upgrade(url)
+    with connect(url) as sessions:
+        transaction(sessions, lambda s: accounts.register(s, "sq_boss", PASSWORD, grant=0, role="operator"))
+
+
+def test_the_console_s_new_table_form_offers_the_squeeze(tmp_path: Path, browser: Browser):
+    _operator(tmp_path)
+    with running_server(tmp_path, betting_seconds=8) as running:
+        errors: list[str] = []
+        context, page = new_page(browser, running.url + "/operator", errors=errors)
+        page.fill("#username", "sq_boss")
+        page.fill("#password", PASSWORD)
+        page.click("#login")
+        expect(page.locator("#console-tables [data-table]").first).to_be_visible()
+        expect(page.locator("label[for=new-squeeze]")).to_have_text("Squeeze seconds a card (0: no squeeze)")
+        page.fill("#new-name", "sq-console")
+        page.fill("#new-squeeze", "8")
+        shot(page, "31-squeeze-console-form")
+        page.click("#new-open")
+        expect(page.locator("#console-tables")).to_contain_text("sq-console", timeout=10_000)
+        with urllib.request.urlopen(running.url + "/api/tables") as answer:
+            listed = {t["name"]: t for t in json.loads(answer.read())}
+        assert listed["sq-console"]["squeeze"]["seconds"] == 8.0
+        assert listed["mini-squeeze"]["squeeze"]["seconds"] == 6.0  # the default squeeze table
+        assert listed["mini-1"]["squeeze"] is None
+        assert errors == []
         context.close()

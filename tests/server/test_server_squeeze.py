@@ -388,5 +388,5 @@ def test_a_restart_mid_squeeze_keeps_the_timeline_and_turns_what_is_past_its_dea
     with sessions() as s:  # the views read the stored moments: the cards past their deadline are turned
         view = views.table_view(s, table_id, mid)
         assert [c["card"] for c in view["cards"]] == [d["card"] for d in deal[:2]]
-        assert [c["index"] for c in view["squeeze"]["cards"]][0] == 2 and view["result"] is None
+        assert next(c["index"] for c in view["squeeze"]["cards"]) == 2 and view["result"] is None
         assert views.table_view(s, table_id, result_at)["result"] is not None
