@@ -358,7 +358,7 @@ def test_the_games_catalogue_names_every_wager_with_its_pays(sessions):
     assert mini["dragon_bonus_banker"]["summary"] == "up to 30:1"
     ez = {w["code"]: w for w in catalogue[("ez", None)]["wagers"]}
     assert ez["dragon_7"]["summary"] == "40:1" and ez["panda_8"]["summary"] == "25:1"
-    assert {"event": "Dragon 7 (Banker pushes)", "odds": "0", "label": "push"} in ez["banker"]["pays"]
+    assert {"event": "Dragon 7 (Banker pushes)", "odds": "0", "label": "push", "rule": None} in ez["banker"]["pays"]
     assert ez["banker"]["maximum"] == 2_500
     for paytable, lucky_7 in ((1, "2:1"), (2, "3:2")):
         draw = {w["code"]: w for w in catalogue[("lucky-draw", paytable)]["wagers"]}["draw"]

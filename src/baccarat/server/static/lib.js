@@ -253,6 +253,8 @@ function defaultTable(name) {
 function tableName(name, game) {
   const match = defaultTable(name);
   if (match) return t("table.numbered", { game: gameName(match[1]), n: match[2] });
+  const squeeze = /^([a-z][a-z0-9_]*)-squeeze$/.exec(name || "");  // the default squeeze table ("mini-squeeze")
+  if (squeeze && (has(`game.${squeeze[1]}`) || gamesByCode[squeeze[1]])) return t("table.squeeze_name", { game: gameName(squeeze[1]) });
   return name || gameName(game);
 }
 

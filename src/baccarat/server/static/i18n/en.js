@@ -37,6 +37,7 @@ window.BACCARAT_I18N.en = {
   "game.ez": "EZ Baccarat",
   "game.lucky-draw": "Lucky Draw Baccarat",
   "table.numbered": "{game} table {n}",
+  "table.squeeze_name": "{game} Squeeze",
 
   "phase.betting": "BETTING",
   "phase.no_more_bets": "NO MORE BETS",

@@ -35,6 +35,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "game.ez": "免佣百家乐",
   "game.lucky-draw": "幸运补牌百家乐",
   "table.numbered": "{game} {n} 号桌",
+  "table.squeeze_name": "{game} 咪牌桌",
 
   "phase.betting": "请下注",
   "phase.no_more_bets": "停止下注",
