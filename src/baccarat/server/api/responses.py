@@ -158,7 +158,7 @@ class ShoeInPlay(Answer):
     last_hand: bool
     taking_client_seeds: bool
     client_seeds: list[str] | None
-    merkle_root: str | None = Field(default=None, description="algorithm 3: the root of the Merkle tree over the "
+    merkle_root: str | None = Field(description="algorithm 3: the root of the Merkle tree over the "
                                     "shuffled shoe, published at its first deal, before any card is shown")
 
 
@@ -294,7 +294,7 @@ class TableView(Answer):
     decision: DecisionWindow | None = Field(description="Lucky Draw: the decisions awaited")
     wagers: list[WagerInfo]
     bettors: int = Field(description="players with bets on the round on show, seated or not")
-    squeeze: SqueezeView | None = Field(default=None, description=(
+    squeeze: SqueezeView | None = Field(description=(
         "a squeeze table's squeeze: who squeezes each side and the cards face down (never a face); None elsewhere"))
 
 

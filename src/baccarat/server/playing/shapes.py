@@ -296,7 +296,7 @@ class TableView(TypedDict):
     players: dict[str, SeatedPlayer]
     bettors: int  #: players with bets on the round on show, seated or not
     #: a squeeze table's squeeze (None elsewhere): :class:`SqueezeView`
-    squeeze: NotRequired[SqueezeView | None]
+    squeeze: SqueezeView | None
     spots: dict[str, SpotTotal]
     announcements: list[Announcement]
     shoe: ShoeInPlay | None

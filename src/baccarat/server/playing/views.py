@@ -326,6 +326,7 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[shapes.Tabl
     table, current = state.table, state.on_show
     game = get_game(table.game, paytable=table.paytable)
     view: shapes.TableView = {
+        "squeeze": None,  # a squeeze table's, below
         "id": table.id, "name": table.name, "game": table.game, "game_name": game.name, "status": table.status,
         "paytable": table.paytable, "betting_seconds": table.betting_seconds,
         "decision_seconds": table.decision_seconds,
