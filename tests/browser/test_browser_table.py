@@ -234,7 +234,7 @@ def test_a_player_who_sits_out_is_stood_up_announced_and_can_sit_again(tmp_path_
         expect(bob.locator("#news")).to_contain_text("idle_bob was stood up")
         expect(bob.locator("#refusal")).to_have_text(  # his own notice, worded by the page from its code
             "You were stood up from seat 2: no bet in 1 rounds in a row. Sit down again to play.")
-        expect(bob.locator("#place")).to_be_hidden()
+        expect(bob.locator("#rail")).to_contain_text("Bet from the rail")  # EZ takes his bets without a seat
         expect(ann.locator("#news")).to_contain_text("idle_bob was stood up")
         shot(bob, "16-stood-up")
         bob.click("#sit")

@@ -1122,7 +1122,7 @@ function tableView(tableId) {
       S.noticeAt = notice.at;
       const words = codeText(notice.code, notice.params, "");
       announce(words);  // and in the message line below (no toast over the table)
-      say(words, "info");
+      say(words, "info notice");  // styled as info, but kept past the next phase (the player acts or sits to clear it)
     }
     if (before && before.shoe && S.view.shoe && before.shoe.number !== S.view.shoe.number) S.roads = null;
     S.firstFrame = !before;
