@@ -6,11 +6,14 @@ Screenshots go to ``artifacts/screenshots`` (or ``$BACCARAT_SCREENSHOTS``).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import socket
 import time
+import urllib.request
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -161,3 +164,22 @@ def in_viewport(page: Page, selector: str) -> bool:
         return r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0
             && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
     }""", selector))
+
+
+def api(server: Server, method: str, path: str, token: str | None = None, body: object = None) -> object:
+    """A request to ``server``'s API outside the page (as another client would): its JSON answer, or None."""
+    request = urllib.request.Request(server.url + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {token}"} if token else {}),
+                                              "Idempotency-Key": f"browser-{uuid.uuid4().hex}"})
+    with urllib.request.urlopen(request) as answer:
+        text = answer.read().decode()
+    return json.loads(text) if text else None
+
+
+def token(server: Server, name: str) -> str:
+    """A session token for account ``name`` (its password is :data:`PASSWORD`)."""
+    answer = api(server, "POST", "/api/sessions", body={"username": name, "password": PASSWORD})
+    assert isinstance(answer, dict)
+    return str(answer["token"])

@@ -8,9 +8,7 @@ time-out that the lobby shows.  Screenshots go to ``artifacts/screenshots`` (``c
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.request
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,6 +20,7 @@ from ..browser_kit import (
     Browser,
     Page,
     Server,
+    api,
     bet,
     expect,
     need_chromium,
@@ -29,6 +28,7 @@ from ..browser_kit import (
     register,
     running_server,
     shot,
+    token,
     wait_for_betting,
 )
 from ..conftest import clock_held
@@ -84,23 +84,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-def _api(server: Server, method: str, path: str, token: str | None = None, body: object = None) -> object:
-    request = urllib.request.Request(server.url + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {token}"} if token else {}),
-                                              "Idempotency-Key": f"browser-{datetime.now().timestamp()}"})
-    with urllib.request.urlopen(request) as answer:
-        text = answer.read().decode()
-    return json.loads(text) if text else None
-
-
-def _token(server: Server, name: str) -> str:
-    answer = _api(server, "POST", "/api/sessions", body={"username": name, "password": PASSWORD})
-    assert isinstance(answer, dict)
-    return str(answer["token"])
-
-
 def _operator_page(browser, server: Server, errors: list[str], **options) -> Page:
     _, page = new_page(browser, server.url + "/operator", errors=errors, **options)
     page.fill("#username", "pit_boss")
@@ -112,8 +95,8 @@ def _operator_page(browser, server: Server, errors: list[str], **options) -> Pag
 
 def test_the_operator_runs_the_tables_from_the_console(server: Server, browser: Browser):
     errors: list[str] = []
-    zoe = _token(server, "zoe")
-    _api(server, "POST", "/api/tables/3/seats", zoe, {})
+    zoe = token(server, "zoe")
+    api(server, "POST", "/api/tables/3/seats", zoe, {})
     page = _operator_page(browser, server, errors)
     mini = page.locator("[data-table='1']")
     expect(mini.locator(".badge")).to_have_text("Open")
@@ -124,7 +107,7 @@ def test_the_operator_runs_the_tables_from_the_console(server: Server, browser: 
     page.click("#stand-3-1")
     expect(page.locator("[data-table='3']")).to_contain_text("No one is seated.")
     expect(page.locator("#stand-3-1")).to_have_count(0)
-    mine = _api(server, "GET", "/api/tables/3/you", zoe)
+    mine = api(server, "GET", "/api/tables/3/you", zoe)
     assert isinstance(mine, dict) and mine["seat"] is None and mine["notice"]["code"] == "notice.operator_stood"
     # watch a table live: the phase and the round come from the table's own view
     page.click("#watch-1")
@@ -162,8 +145,8 @@ def test_the_operator_runs_the_tables_from_the_console(server: Server, browser: 
 
 def test_reports_show_the_api_s_figures_with_the_chart_and_download_csv(server: Server, browser: Browser):
     errors: list[str] = []
-    boss = _token(server, "pit_boss")
-    report = _api(server, "GET", "/api/operator/reports/tables", boss)
+    boss = token(server, "pit_boss")
+    report = api(server, "GET", "/api/operator/reports/tables", boss)
     assert isinstance(report, dict) and report["total"]["rounds"] >= 90
     page = _operator_page(browser, server, errors)
     page.click("#tab-reports")

@@ -15,16 +15,26 @@ Screenshots: ``artifacts/screenshots/31-console-zh.png``, ``31-console-zh-recall
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.request
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from ..browser_kit import PASSWORD, Browser, Page, Server, expect, need_chromium, new_page, running_server, shot
+from ..browser_kit import (
+    PASSWORD,
+    Browser,
+    Page,
+    Server,
+    api,
+    expect,
+    need_chromium,
+    new_page,
+    running_server,
+    shot,
+    token,
+)
 from ..conftest import clock_held
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -80,26 +90,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-def _api(server: Server, method: str, path: str, token: str | None = None, body: object = None) -> object:
-    request = urllib.request.Request(server.url + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {token}"} if token else {}),
-                                              "Idempotency-Key": f"zh-{datetime.now().timestamp()}"})
-    with urllib.request.urlopen(request) as answer:
-        text = answer.read().decode()
-    return json.loads(text) if text else None
-
-
-def _token(server: Server, name: str) -> str:
-    answer = _api(server, "POST", "/api/sessions", body={"username": name, "password": PASSWORD})
-    assert isinstance(answer, dict)
-    return str(answer["token"])
-
-
 def _english_names(server: Server) -> set[str]:
     """Every game and wager name of the registry (English), and the words the console used to leave in English."""
-    games = _api(server, "GET", "/api/games")
+    games = api(server, "GET", "/api/games")
     assert isinstance(games, list)
     names = {"DrawWin", "Lucky Draw"}
     for game in games:
@@ -118,7 +111,7 @@ def test_the_console_in_chinese_with_the_day_s_figures_the_monitor_and_a_timeout
     errors: list[str] = []
     names = _english_names(server)
     assert {"Enter", "Draw", "Player", "Banker"} <= names
-    boss = _token(server, "pit_boss")
+    boss = token(server, "pit_boss")
     _, page = new_page(browser, server.url + "/operator", locale="zh-CN", width=1366, height=900, errors=errors)
     page.fill("#username", "pit_boss")
     page.fill("#password", PASSWORD)
@@ -128,7 +121,7 @@ def test_the_console_in_chinese_with_the_day_s_figures_the_monitor_and_a_timeout
 
     # the day's drop and win on each card, as the tables report counts them for today
     today = datetime.now(UTC).date().isoformat()
-    report = _api(server, "GET", f"/api/operator/reports/tables?from={today}&to={today}", boss)
+    report = api(server, "GET", f"/api/operator/reports/tables?from={today}&to={today}", boss)
     assert isinstance(report, dict)
     by_table = {row["table_id"]: row for row in report["tables"]}
     assert by_table[1]["handle"] == 3 * 5_000 and by_table[3]["handle"] == 3_000
@@ -147,7 +140,7 @@ def test_the_console_in_chinese_with_the_day_s_figures_the_monitor_and_a_timeout
     page.click("#watch-3")
     expect(page.locator("#monitor-seated")).to_contain_text("zoe")
     agree()
-    _api(server, "DELETE", "/api/tables/3/seats", _token(server, "zoe"))
+    api(server, "DELETE", "/api/tables/3/seats", token(server, "zoe"))
     expect(page.locator("#monitor-seated")).not_to_contain_text("zoe", timeout=5_000)
     expect(page.locator("[data-table='3'] .seats")).not_to_contain_text("zoe", timeout=5_000)
     agree()
@@ -162,13 +155,13 @@ def test_the_console_in_chinese_with_the_day_s_figures_the_monitor_and_a_timeout
     shot(page, "31-console-zh-reports")
 
     # game recall: yan stood when his time ran out, zoe drew
-    yan = next(p for p in _api(server, "GET", "/api/operator/players?q=yan", boss) if p["username"] == "yan")  # type: ignore[union-attr]
+    yan = next(p for p in api(server, "GET", "/api/operator/players?q=yan", boss) if p["username"] == "yan")  # type: ignore[union-attr]
     page.goto(f"{server.url}/operator#/players/{yan['id']}")
     lucky_line = page.locator("#statement tbody tr", has_text=page.evaluate("tableName('lucky-draw-1', 'lucky-draw')"))
     lucky_line.locator("button.link").first.click()
     decisions = page.locator("#recall-decisions")
     expect(decisions).to_contain_text(page.evaluate("t('op.timed_out')"))
-    recalled = _api(server, "GET", "/api/operator/tables/3/rounds/1", boss)
+    recalled = api(server, "GET", "/api/operator/tables/3/rounds/1", boss)
     assert isinstance(recalled, dict)
     for decision in recalled["decisions"]:
         words = page.evaluate("(d) => `${t('op.seat', { n: d.seat })} ${t('op.action.' + d.action)}`"
