@@ -5,6 +5,7 @@ forged one replaced), nginx's per-address limits; the systemd units checked by `
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import ipaddress
 import json
@@ -16,15 +17,15 @@ import ssl
 import subprocess
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from sqlalchemy import create_engine, text
+from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
-from websockets.sync.client import ClientConnection
-from websockets.sync.client import connect as ws_connect
 
 from baccarat.server.api.body_limit import MAX_BODY
 
@@ -150,10 +151,15 @@ class Proxy:
         transport = httpx.HTTPTransport(verify=self.tls, local_address=address)
         return httpx.Client(base_url=self.base, transport=transport, timeout=15)
 
-    def socket(self, table: int, address: str = "127.0.0.1") -> ClientConnection:
-        """A WSS connection to ``/ws/tables/TABLE`` from ``address``, with the browser's Origin."""
+    def socket(self, table: int, address: str = "127.0.0.1") -> ws_connect:
+        """A WSS connection to ``/ws/tables/TABLE`` from ``address``, with the browser's Origin (``async with``).
+
+        asyncio's client, not websockets' threaded one: that one reads the TLS connection in a thread of its own
+        while the handshake writes from another, and a TLS 1.3 session ticket arriving then can lose the request
+        (OpenSSL's connections are not for two threads at once), so one handshake in a few hung until nginx's
+        client_header_timeout.  A browser's TLS has no such race."""
         return ws_connect(self.base.replace("https", "wss") + f"/ws/tables/{table}", ssl=self.tls,
-                          origin=self.base, source_address=(address, 0), open_timeout=15)  # type: ignore[arg-type]
+                          origin=self.base, local_addr=(address, 0), open_timeout=15)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -224,15 +230,19 @@ def _play_a_round(proxy: Proxy) -> None:
             time.sleep(0.5)
         assert placed.status_code == 201, placed.text
     bet_round = placed.json()["round"]
-    with proxy.socket(2) as table:
-        table.send(json.dumps({"type": "auth", "token": token}))
-        deadline = time.monotonic() + 40
-        while True:
-            state = json.loads(table.recv(timeout=max(deadline - time.monotonic(), 0.1)))
-            assert state["type"] == "state"
-            result, you = state["table"]["result"], state["you"]
-            if result is not None and result["round"] == bet_round and you["settlement"] is not None:
-                break
+
+    async def watch() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with proxy.socket(2) as table:
+            await table.send(json.dumps({"type": "auth", "token": token}))
+            async with asyncio.timeout(40):
+                while True:
+                    state = json.loads(await table.recv())
+                    assert state["type"] == "state"
+                    result, you = state["table"]["result"], state["you"]
+                    if result is not None and result["round"] == bet_round and you["settlement"] is not None:
+                        return result, you
+
+    result, you = asyncio.run(watch())
     assert result["winner"] in ("banker", "player", "tie")
     assert you["settlement"]["bets"]["banker"]["amount"] == 500
 
@@ -280,20 +290,24 @@ def test_nginx_recipe_serves_https_and_wss_forwards_the_address_and_limits_each_
     time.sleep(BURST / 10 + 0.5)  # the request rate's burst back in full
     # one address holds at most CONNECTIONS_PER_ADDRESS connections with a request in progress (each open
     # WebSocket is one); one more, WebSocket or not, is nginx's 429, while another address gets through
-    with ExitStack() as held:
-        for _ in range(CONNECTIONS_PER_ADDRESS):
-            held.enter_context(proxy.socket(2))
-        with pytest.raises(InvalidStatus) as refused_socket, proxy.socket(2):
-            pass
-        assert refused_socket.value.response.status_code == 429
-        with proxy.client() as here:
-            refused = here.get("/health")
-        assert refused.status_code == 429 and refused.json()["code"] == "rate.too_many"
-        assert refused.headers["retry-after"] == "1" and refused.json()["params"] == {}  # nginx's, not the server's
-        with proxy.client(OTHER) as there:
-            assert there.get("/health").status_code == 200
-        with proxy.socket(2, OTHER) as other_socket:
-            other_socket.send(json.dumps({"type": "auth", "token": "not-a-token"}))
+    async def crowd() -> None:
+        async with AsyncExitStack() as held:
+            for _ in range(CONNECTIONS_PER_ADDRESS):
+                await held.enter_async_context(proxy.socket(2))
+            with pytest.raises(InvalidStatus) as refused_socket:
+                async with proxy.socket(2):
+                    pass
+            assert refused_socket.value.response.status_code == 429
+            with proxy.client() as here:  # a blocking client is fine here: nginx and the servers are processes
+                refused = here.get("/health")
+            assert refused.status_code == 429 and refused.json()["code"] == "rate.too_many"
+            assert refused.headers["retry-after"] == "1" and refused.json()["params"] == {}  # nginx's own
+            with proxy.client(OTHER) as there:
+                assert there.get("/health").status_code == 200
+            async with proxy.socket(2, OTHER) as other_socket:
+                await other_socket.send(json.dumps({"type": "auth", "token": "not-a-token"}))
+
+    asyncio.run(crowd())
     assert 'limiting connections by zone "baccarat_connections"' in proxy.error_log.read_text()
     time.sleep(0.5)
     with proxy.client() as here:
