@@ -6,6 +6,7 @@ and ``Retry-After`` when one of them is not so, on both databases; ready again o
 from __future__ import annotations
 
 import os
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -132,3 +133,24 @@ def test_a_served_process_is_ready_and_names_itself_as_the_dealer(serve):
         answer = _ready_within(http)
     assert answer.status_code == 200, answer.text
     assert answer.json()["dealer"] == server.pid and answer.json()["dealing_here"] is True
+
+
+def test_a_database_host_that_says_nothing_is_given_up_on(monkeypatch: pytest.MonkeyPatch):
+    """A host that accepts the connection and never answers (a dead PostgreSQL behind a live port, a black-holed
+    route) holds a request, or ``/ready``, only for libpq's ``connect_timeout``, not for ever."""
+    from sqlalchemy.exc import OperationalError
+
+    from baccarat.server.storage import db
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # the kernel completes the handshake; nothing ever reads or writes
+        url = f"postgresql+psycopg://nobody:nothing@127.0.0.1:{silent.getsockname()[1]}/baccarat"
+        monkeypatch.setattr(db, "CONNECT_SECONDS", 2)  # libpq's least (it takes 1 as 2)
+        for engine in (make_engine(url), make_engine(url + "?connect_timeout=3")):  # the URL's own, if it says
+            started = time.monotonic()
+            with pytest.raises(OperationalError, match="timeout"):
+                engine.connect().close()
+            took = time.monotonic() - started
+            assert 1.5 < took < 8, took
+            engine.dispose()

@@ -151,7 +151,8 @@ def test_metrics_count_exactly_what_was_done_on_one_process(serve, tmp_path: Pat
         counted = scrape(url)
         assert bets_by_label(counted) == said  # exactly the bets answered, each refusal under its code
         assert value(counted, "baccarat_stakes_total", table=str(TABLE)) == staked
-        assert value(counted, "baccarat_bet_commit_seconds_count") == len(commands)  # every socket bet timed
+        # every bet timed from its arrival to its answer: the socket's and the two POSTs
+        assert value(counted, "baccarat_bet_commit_seconds_count") == len(commands) + 2
         assert value(counted, "baccarat_login_failures_total") == 10
         assert value(counted, "baccarat_limit_refusals_total", code="rate.limited", rule="username") == 1
 
@@ -181,6 +182,12 @@ def test_metrics_count_exactly_what_was_done_on_one_process(serve, tmp_path: Pat
     while value(scrape(url), "baccarat_open_sockets") != 0 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert value(scrape(url), "baccarat_open_sockets") == 0
+    # nobody watches the table now: its bettors read 0, not the last figure a socket saw
+    while value(scrape(url), "baccarat_table_bettors", table=str(TABLE)) != 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = scrape(url)
+    assert ("baccarat_table_bettors", (("table", str(TABLE)),)) in left  # still reported, as 0
+    assert value(left, "baccarat_table_bettors", table=str(TABLE)) == 0
 
 
 def _process_of(client: httpx.Client) -> int:

@@ -23,12 +23,14 @@ import logging
 import re
 import time
 import uuid
+from datetime import datetime
 from typing import Protocol
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from baccarat.server.storage import logs
+from baccarat.server.storage.models import now as _now
 
 log = logging.getLogger("baccarat.access")
 
@@ -37,6 +39,22 @@ log = logging.getLogger("baccarat.access")
 SANE_ID = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
 #: The close code of a socket that ended with neither side sending one (the connection dropped).
 DROPPED = 1006
+#: Key of a request's arrival moment in its scope's state (Starlette's ``request.state``).
+ARRIVED = "baccarat_arrived"
+
+
+class HasScope(Protocol):
+    """A request: anything with its ASGI scope."""
+
+    @property
+    def scope(self) -> Scope: ...
+
+
+def arrived(request: HasScope) -> datetime | None:
+    """When ``request`` came (its head read), on the server's clock; None where no :class:`RequestLog` runs
+    (an app driven by a test client)."""
+    moment = request.scope.get("state", {}).get(ARRIVED)
+    return moment if isinstance(moment, datetime) else None
 
 
 class Addresses(Protocol):
@@ -66,6 +84,8 @@ class RequestLog:
         request_id = self.request_id(scope)
         header = (b"x-request-id", request_id.encode("ascii"))
         started = time.perf_counter()
+        # the moment it came, on the server's clock, for what times its answer (request.state.arrived)
+        scope.setdefault("state", {})[ARRIVED] = _now()
         seen: dict[str, int] = {}  # what the exchange showed: its status, or a socket's close code
 
         async def sent(message: Message) -> None:

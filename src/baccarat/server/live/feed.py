@@ -154,6 +154,12 @@ class TableFeed:
 
     async def run(self) -> None:
         """Read the table and publish what changed, at the right moments, while any socket watches it."""
+        try:
+            await self._publish()
+        finally:  # nobody here watches it any more: this process no longer vouches for its bettors
+            metrics.TABLE_BETTORS.labels(str(self.table_id)).set(0)
+
+    async def _publish(self) -> None:
         at: datetime | None = None  # the moment the next read is for (None: now)
         while self.watchers:
             # the watcher lists are copied here, on the event loop that changes them, not in the thread

@@ -62,6 +62,10 @@ def sqlite_url(data_dir: Path) -> str:
     return f"sqlite:///{(data_dir / 'baccarat.sqlite3').resolve()}"
 
 
+#: Seconds to wait for a PostgreSQL server to answer a new connection (libpq's ``connect_timeout``).
+CONNECT_SECONDS = 10
+
+
 def make_engine(url: str) -> Engine:
     """An engine with the durability settings above."""
     if url.startswith("sqlite"):
@@ -85,7 +89,10 @@ def make_engine(url: str) -> Engine:
 
         metrics.watch_pool(engine)
         return engine
-    engine = create_engine(url, isolation_level="READ COMMITTED", pool_pre_ping=True)
+    # a database host that accepts and then says nothing must not hold a request (or /ready) for ever: libpq's
+    # connect_timeout, unless the URL sets its own
+    timeout = {} if "connect_timeout=" in url else {"connect_timeout": CONNECT_SECONDS}
+    engine = create_engine(url, isolation_level="READ COMMITTED", pool_pre_ping=True, connect_args=timeout)
     metrics.watch_pool(engine)
     return engine
 

@@ -48,8 +48,8 @@ LOGIN_FAILURES = Counter("baccarat_login_failures", "Sign-ins refused for a wron
 LIMIT_REFUSALS = Counter("baccarat_limit_refusals", "Requests refused by a rate limit (429): rate.limited by rule "
                          "(username, address, registrations) or rate.busy (too many passwords being hashed).",
                          ["code", "rule"])
-BET_COMMIT = Histogram("baccarat_bet_commit_seconds", "Seconds from a socket bet's arrival (its frame read off the "
-                       "network) to its answer, committed or refused, in its group commit.", buckets=_SECONDS)
+BET_COMMIT = Histogram("baccarat_bet_commit_seconds", "Seconds from a bet's arrival (a socket frame read off the "
+                       "network, or a POST's head) to its answer, committed or refused.", buckets=_SECONDS)
 DEAL_LAG = Histogram("baccarat_deal_lag_seconds", "Seconds from a round's close of betting to its deal (the dealer "
                      "waits 0.5 s for bets on their way).", buckets=_LAG)
 SETTLEMENT_PUSH = Histogram("baccarat_settlement_push_seconds", "Seconds from a round's result moment (after its "
@@ -57,7 +57,7 @@ SETTLEMENT_PUSH = Histogram("baccarat_settlement_push_seconds", "Seconds from a 
 OPEN_SOCKETS = Gauge("baccarat_open_sockets", "Table WebSockets open (signed in), all processes together.",
                      multiprocess_mode="livesum")
 TABLE_BETTORS = Gauge("baccarat_table_bettors", "Players with bets on the round on show at a table, as its feed "
-                      "last read it (a table no socket watches keeps its last value).", ["table"],
+                      "reads it; 0 once no socket of the process watches it.", ["table"],
                       multiprocess_mode="livemax")
 DB_CONNECTIONS = Gauge("baccarat_db_connections_in_use", "Database connections checked out of the pools "
                        "(the dealer's lock holds one), all processes together.", multiprocess_mode="livesum")
@@ -70,8 +70,8 @@ ALL = (BETS, STAKES, PAYOUTS, REFUNDS, ROUNDS, LOGIN_FAILURES, LIMIT_REFUSALS, B
 
 
 def bet_answered(table_id: int, code: str | None, received: datetime | None = None) -> None:
-    """A bet command answered at ``table_id``: accepted (``code`` None) or refused with ``code``; a socket bet's
-    arrival ``received`` times its commit."""
+    """A bet command answered at ``table_id``: accepted (``code`` None) or refused with ``code``; its arrival
+    ``received`` (a socket frame's, a request's) times its answer."""
     BETS.labels(str(table_id), "accepted" if code is None else "refused", code or "").inc()
     if received is not None:
         BET_COMMIT.observe((_now() - received).total_seconds())

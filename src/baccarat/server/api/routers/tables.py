@@ -23,6 +23,7 @@ from baccarat.server.api.responses import (
     TableView,
     YourState,
 )
+from baccarat.server.live.access import arrived
 from baccarat.server.playing import betting, dealing, records, seating, shapes, views
 from baccarat.server.storage import metrics
 from baccarat.server.storage.models import GameTable, now
@@ -75,9 +76,9 @@ def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
         answer = once(request, account, idempotency_key, betting.bet_request(table_id, body.bets, body.round),
                       lambda s: betting.place_bets(s, table_id, account.id, body.bets, round_number=body.round))
     except BaccaratError as error:  # no such table: not labelled by its number (the metric's labels stay few)
-        metrics.bet_answered(0 if error.code == "table.unknown" else table_id, error.code)
+        metrics.bet_answered(0 if error.code == "table.unknown" else table_id, error.code, arrived(request))
         raise
-    metrics.bet_answered(table_id, None)
+    metrics.bet_answered(table_id, None, arrived(request))
     return answer
 
 
