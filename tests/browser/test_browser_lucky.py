@@ -79,6 +79,18 @@ def test_pay_tables_are_named_by_what_they_pay_and_every_game_has_its_rules(page
     page.click("#rules-panel summary")
     expect(page.locator("#rules-panel")).to_contain_text("closest to 9 wins")
     expect(page.locator("#rules-panel [data-wager=dragon_7]")).to_contain_text("40:1")
+    # punto banco's drawing rules, as the layout's chart prints them (from the tableau, via the catalogue)
+    expect(page.locator("#rules-panel")).to_contain_text("The Player draws on 0–5 and stands on 6–7.")
+    expect(page.locator("#rules-panel")).to_contain_text("the Banker draws on 0–5 and stands on 6–7")
+    chart = page.locator("#drawing-chart tbody tr")
+    expect(chart).to_have_count(8)  # Banker totals 0-7 (8 and 9 are naturals)
+    cells = {int(row[0]): row[1:] for row in (line.split("\t") for line in chart.evaluate_all(
+        "rows => rows.map((r) => [...r.children].map((c) => c.textContent).join('\\t'))"))}
+    assert cells[3] == ["D"] * 8 + ["S", "D"]  # 3 draws unless the Player's third card is an 8
+    assert cells[4] == ["S", "S"] + ["D"] * 6 + ["S", "S"] and cells[6] == ["S"] * 6 + ["D", "D", "S", "S"]
+    assert cells[7] == ["S"] * 10 and cells[0] == ["D"] * 10
+    page.locator("#rules-panel").scroll_into_view_if_needed()
+    shot(page, "31-rules-punto-banco")
 
 
 def test_in_chinese_too(browser: Browser, server: Server, page_errors: list[str]) -> None:
@@ -170,6 +182,9 @@ def test_a_phone_shows_every_spot_s_limits_and_refusals_say_what_is_left(browser
         # another tab of the player's stakes 1.00: what is staged is now over the balance, Place bets is off
         assert _token_fetch(page, "POST", f"/api/tables/{_table_id(page)}/bets", {"bets": {"banker": 100}}) == 201
         expect(page.locator("#place")).to_have_attribute("aria-disabled", "true")
+        # why, said beside the totals (not only in the button's tooltip)
+        expect(page.locator("#over-limit")).to_be_visible()
+        expect(page.locator("#over-limit")).to_contain_text("take those chips off")
         shot(page, "31-lucky-place-disabled")
     finally:
         context.close()

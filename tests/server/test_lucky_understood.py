@@ -14,6 +14,7 @@ from baccarat.analysis.composition import Composition
 from baccarat.analysis.lucky_draw import TWO_CARD_TOTAL, cells, total_strategy_card
 from baccarat.core.errors import BetLimitError, InsufficientFundsError
 from baccarat.core.registry import LUCKY_DRAW, LUCKY_DRAW_2, MINI, get_game, paytable_name
+from baccarat.core.tableau import banker_draws, player_draws
 from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts, wallet
 from baccarat.server.live import group_commit as batch
@@ -138,6 +139,23 @@ def test_the_pay_tables_are_named_by_what_they_pay_not_by_number():
     assert {p["event"] for p in block["pays"] if p["rule"]} == {"Ultimate Block", "Pair Block", "Flush Block",
                                                                   "Normal Block", "No Block"}
     assert all(game["paytable_name"] is None for game in views.games_json() if game["kind"] != "lucky_draw")
+
+
+def test_the_games_catalogue_gives_punto_banco_s_drawing_rules_as_the_tableau_plays_them():
+    for game in views.games_json():
+        drawing = game["drawing"]
+        if game["kind"] == "lucky_draw":
+            assert drawing is None
+            continue
+        assert drawing is not None
+        # asked of the tableau's functions, cell by cell (the catalogue reads its tables)
+        assert drawing["player_draws"] == [total for total in range(8) if player_draws(total)] == [0, 1, 2, 3, 4, 5]
+        assert drawing["banker_draws_player_stood"] == [total for total in range(8) if banker_draws(total, None)]
+        assert drawing["banker_draws"] == {str(total): [third for third in range(10) if banker_draws(total, third)]
+                                           for total in range(8)}
+        # the chart every casino prints: 3 draws unless the Player's third card is an 8, 6 only on 6 or 7
+        assert drawing["banker_draws"]["3"] == [0, 1, 2, 3, 4, 5, 6, 7, 9]
+        assert drawing["banker_draws"]["6"] == [6, 7] and drawing["banker_draws"]["7"] == []
 
 
 def test_the_games_catalogue_serves_the_names(tmp_path):

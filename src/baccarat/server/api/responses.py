@@ -87,6 +87,14 @@ class WagerInfo(Answer):
                                                             "its pay (Lucky Draw's Draw and Block Bonus)")
 
 
+class DrawingRules(Answer):
+    player_draws: list[int] = Field(description="the Player's two-card totals that draw a third card")
+    banker_draws_player_stood: list[int] = Field(description="the Banker's two-card totals that draw when "
+                                                             "the Player stood")
+    banker_draws: dict[str, list[int]] = Field(description="Banker two-card total (0-7) -> the values of the "
+                                                           "Player's third card (0 = ten or picture) it draws on")
+
+
 class GameInfo(Answer):
     code: str
     name: str
@@ -99,6 +107,8 @@ class GameInfo(Answer):
                                                                  "e.g. 'Lucky 7 (3-card 7) pays 2:1'")
     dealer_draws: list[int] | None = Field(description="Lucky Draw: the dealer's two-card totals that "
                                                                       "draw a third card")
+    drawing: DrawingRules | None = Field(description="punto banco: when each hand draws (a natural 8 or 9 "
+                                                     "on either hand: neither draws)")
 
 
 # --- tables ---------------------------------------------------------------------------------------------

@@ -112,6 +112,14 @@ class WagerInfo(TypedDict):
     headline: Pay | None  #: the event its pay table is named by and its pay ("Lucky 7 pays 2:1"), if named
 
 
+class DrawingRules(TypedDict):
+    """Punto banco's drawing rules (no natural on either hand), from :mod:`baccarat.core.tableau`."""
+
+    player_draws: list[int]  #: the Player's two-card totals that draw
+    banker_draws_player_stood: list[int]  #: the Banker's two-card totals that draw when the Player stood
+    banker_draws: dict[str, list[int]]  #: Banker two-card total -> the Player's third-card values it draws on
+
+
 class GameInfo(TypedDict):
     """A game and its wagers (``GET /api/games``)."""
 
@@ -124,6 +132,7 @@ class GameInfo(TypedDict):
     wagers: list[WagerInfo]
     paytable_name: str | None  #: Lucky Draw: the DrawWin table as players name it ("Lucky 7 (3-card 7) pays 2:1")
     dealer_draws: list[int] | None  #: Lucky Draw: the dealer's two-card totals that draw a third card
+    drawing: DrawingRules | None  #: punto banco: when each hand draws a third card
 
 
 class LimitsJson(TypedDict):

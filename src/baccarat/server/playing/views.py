@@ -26,7 +26,7 @@ from baccarat.core.errors import IllegalActionError, UnknownSeatError
 from baccarat.core.games import Game, TableLimits, Wager
 from baccarat.core.registry import EVENT_RULES, all_games, get_game, paytable_name
 from baccarat.core.roads import hand_from_json, roads
-from baccarat.core.tableau import dealer_draws
+from baccarat.core.tableau import BANKER_CHART, PLAYER_CHART, PLAYER_STOOD, dealer_draws
 from baccarat.server.house import wallet
 from baccarat.server.playing import fairness, shapes
 from baccarat.server.playing.timeline import card_label, hands, later, pace_of, shown, stamp
@@ -156,7 +156,8 @@ def game_json(game: Game) -> shapes.GameInfo:
     return {"code": game.code, "name": game.name, "kind": game.kind, "paytable": game.paytable,
             "max_seats": game.max_seats, "minimum": game.limits.minimum,
             "wagers": [_wager_json(w, game.limits, game) for w in game.wagers],
-            "paytable_name": _paytable_name(game), "dealer_draws": _dealer_draws(game)}
+            "paytable_name": _paytable_name(game), "dealer_draws": _dealer_draws(game),
+            "drawing": _drawing(game)}
 
 
 def _paytable_name(game: Game) -> str | None:
@@ -168,6 +169,17 @@ def _paytable_name(game: Game) -> str | None:
 def _dealer_draws(game: Game) -> list[int] | None:
     """Lucky Draw: the dealer's two-card totals that draw (the rules panel says how the dealer draws)."""
     return [total for total in range(10) if dealer_draws(total)] if game.kind == "lucky_draw" else None
+
+
+def _drawing(game: Game) -> shapes.DrawingRules | None:
+    """Punto banco: the drawing rules as the layout's chart prints them, read from the tableau itself
+    (the rules panel draws its table from this, so the page never types the rules again)."""
+    if game.kind == "lucky_draw":
+        return None
+    return {"player_draws": [total for total, draws in enumerate(PLAYER_CHART) if draws],
+            "banker_draws_player_stood": [total for total, row in BANKER_CHART.items() if row[PLAYER_STOOD]],
+            "banker_draws": {str(total): [third for third in range(10) if row[third]]
+                             for total, row in BANKER_CHART.items()}}
 
 
 def games_json() -> list[shapes.GameInfo]:

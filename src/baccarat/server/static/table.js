@@ -382,16 +382,45 @@ function tableView(tableId) {
       h("tbody", {}, rows(w))));
     const info = S.games && S.games.find((g) => g.code === game() && (g.paytable == null || g.paytable === view().paytable));
     const draws = (info && info.dealer_draws) || [];
-    const totals = draws.length && draws[draws.length - 1] - draws[0] === draws.length - 1
-      ? `${draws[0]}–${draws[draws.length - 1]}` : draws.join(t("list.comma"));
+    const drawing = info && info.drawing;
     const how = lucky()
-      ? [t("rules.lucky_hand"), t("rules.lucky_draw"), draws.length ? t("rules.lucky_dealer", { totals }) : null, t("rules.lucky_block")]
-      : [t("rules.punto_banco")];
+      ? [t("rules.lucky_hand"), t("rules.lucky_draw"), draws.length ? t("rules.lucky_dealer", { totals: totalsWords(draws) }) : null, t("rules.lucky_block")]
+      : [t("rules.punto_banco"), drawing ? t("rules.natural") : null,
+         drawing ? t("rules.player_draws", { draws: totalsWords(drawing.player_draws), stands: totalsWords(standsOn(drawing.player_draws)) }) : null,
+         drawing ? t("rules.banker_stood", { draws: totalsWords(drawing.banker_draws_player_stood), stands: totalsWords(standsOn(drawing.banker_draws_player_stood)) }) : null];
     const body = [h("ul", { class: "rules-how" }, how.filter(Boolean).map((line) => h("li", {}, line))),
-                  h("div", { class: "paytable-grid" }, tables)];
+                  drawing ? bankerChart(drawing.banker_draws) : null,
+                  h("div", { class: "paytable-grid" }, tables)].filter(Boolean);
     el.paytables.className = `paytables rules ${lucky() ? "open" : ""}`;
     // Lucky Draw's open (a seat decides with them in view); punto banco's fold away under their title
     el.paytables.replaceChildren(h("details", { id: "rules-panel", open: lucky() }, h("summary", {}, `${t("rules.title")} · ${t("paytable.title")}`), ...body));
+  }
+
+  // totals as a player reads them: a run as "0–5", otherwise listed ("3, 5")
+  function totalsWords(totals) {
+    const run = totals.length > 1 && totals[totals.length - 1] - totals[0] === totals.length - 1;
+    return run ? `${totals[0]}–${totals[totals.length - 1]}` : totals.join(t("list.comma"));
+  }
+
+  // the two-card totals without a natural (0-7) that stand, given those that draw
+  function standsOn(drawsOn) {
+    return [0, 1, 2, 3, 4, 5, 6, 7].filter((total) => !drawsOn.includes(total));
+  }
+
+  // the Banker's chart as casino layouts print it: a row per Banker total, a column per Player third card
+  function bankerChart(chart) {
+    const thirds = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+    return h("table", { class: "drawing-chart", id: "drawing-chart" },
+      h("caption", {}, t("rules.banker_chart")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("rules.banker_total")),
+        ...thirds.map((third) => h("th", { scope: "col", title: t("rules.player_third") }, String(third))))),
+      h("tbody", {}, Object.keys(chart).sort((a, b) => a - b).map((total) => h("tr", {},
+        h("th", { scope: "row" }, total),
+        ...thirds.map((third) => {
+          const drawsHere = chart[total].includes(third);
+          return h("td", { class: drawsHere ? "draws" : "stands" }, t(drawsHere ? "rules.draws" : "rules.stands"));
+        })))),
+      h("tfoot", {}, h("tr", {}, h("td", { colspan: "11" }, t("rules.chart_note")))));
   }
 
   // ------------------------------------------------------------ rendering
@@ -969,12 +998,17 @@ function tableView(tableId) {
     for (const value of CHIPS) chipButton(value).setAttribute("aria-pressed", String(value * 100 === S.chip));
     const placed = sum(myBets());
     const staged = sum(S.staged);
-    text(el.totals, t("tray.totals", { placed: money(placed) }) + (staged ? ` · ${t("tray.staged", { amount: money(staged) })}` : "")
-                    + (own != null && CHIPS.some((value) => value * 100 > own) ? ` · ${ownLimitWords(own)}` : "")
-                    + (S.inflight && S.inflight.kind === "bet" ? ` · ${t("tray.sending")}` : ""));
+    const over = overLimit();
+    const totals = t("tray.totals", { placed: money(placed) }) + (staged ? ` · ${t("tray.staged", { amount: money(staged) })}` : "")
+                   + (own != null && CHIPS.some((value) => value * 100 > own) ? ` · ${ownLimitWords(own)}` : "")
+                   + (S.inflight && S.inflight.kind === "bet" ? ` · ${t("tray.sending")}` : "");
+    // why Place bets is off, said where the eye is (not only in its tooltip)
+    if (el.totals.dataset.shown !== `${totals}|${over}`) {
+      el.totals.dataset.shown = `${totals}|${over}`;
+      el.totals.replaceChildren(totals, ...(over ? [" · ", h("span", { class: "over-limit", id: "over-limit" }, t("bet.over_limit"))] : []));
+    }
     const has = Object.keys(S.staged).length > 0;
     const set = (button, enabled) => button.setAttribute("aria-disabled", String(!enabled));
-    const over = overLimit();
     set(buttons.place, open && has && !S.inflight && S.connected && !over);
     buttons.place.title = over ? t("bet.over_limit") : "";
     set(buttons.undo, has && !S.inflight);
