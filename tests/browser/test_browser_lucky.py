@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from ..browser_kit import (
+    PASSWORD,
     Browser,
     Page,
     Server,
@@ -217,3 +218,26 @@ def test_a_refused_chip_comes_off_and_chips_over_your_own_limit_are_greyed(page:
     expect(chip).to_have_class(re.compile("over-own-limit"))
     expect(page.locator("[data-chip='25']")).to_have_attribute("aria-disabled", "false")
     shot(page, "31-lucky-own-limit")
+
+
+def test_a_limit_set_in_another_tab_reaches_the_table_at_once(page: Page) -> None:
+    """The player's own stake limit set on the Safer play page of a second tab: the table's tray says what it
+    leaves and greys the chips over it without a bet or a result in between (the tabs share localStorage)."""
+    register(page, "tess")
+    sit(page, _table(page, "Mini-Baccarat"))
+    expect(page.locator("#totals")).not_to_contain_text("your own limit")
+    other = page.context.new_page()
+    try:
+        other.goto(page.url.split("#")[0])
+        other.fill("#username", "tess")  # the same player, signed in in this tab too
+        other.fill("#password", PASSWORD)
+        other.click("#login")
+        other.click("#protect-link")
+        other.select_option("#limit-kind", "stake")
+        other.fill("#limit-amount", "60")
+        other.click("#limit-save")
+        expect(other.locator("#limits-rows")).to_contain_text("60.00")
+    finally:
+        other.close()
+    expect(page.locator("#totals")).to_contain_text("your own limit leaves 60.00")
+    expect(page.locator("[data-chip='100']")).to_have_attribute("aria-disabled", "true")

@@ -8,6 +8,8 @@ const EXCLUSION_CHOICES = [6, 12, 24, 36, 60];  // months: six months to five ye
 const REALITY_CHOICES = [15, 20, 30, 45, 60];
 let realityTimer = null;
 let protectionState = null;
+// the localStorage key by which a change of limits or a break reaches this browser's other tabs
+const PROTECTION_CHANGED = "baccarat.protection-changed";
 
 function helpLine() {
   return h("p", { class: "help-line", id: "help-line" },
@@ -121,6 +123,7 @@ function protectionView() {
     try {
       protectionState = await work();
       scheduleRealityCheck();
+      try { localStorage.setItem(PROTECTION_CHANGED, String(Date.now())); } catch (error) { /* storage off */ }
       render();
       if (done) toast(done);
     } catch (error) { message.textContent = error.message; }

@@ -1262,6 +1262,16 @@ function tableView(tableId) {
       else if (games && games[0] && games[0].max_seats) S.max_seats = games[0].max_seats;
     } catch (error) { /* seven seats */ }
   })();
+  // the player's own limits or a break set in another tab of this browser (protect.js says so through
+  // localStorage), or while this tab was hidden: read them again, so the chips and the tray say what is left
+  const limitsChanged = (event) => {
+    if (event.type === "storage" && event.key !== PROTECTION_CHANGED) return;
+    if (event.type === "visibilitychange" && document.visibilityState !== "visible") return;
+    loadOwnLimits();
+    loadProtection().then(() => { if (S.view) renderTray(); }).catch(() => {});
+  };
+  window.addEventListener("storage", limitsChanged);
+  document.addEventListener("visibilitychange", limitsChanged);
   probe();
   connect();
   timers.push(setInterval(() => { if (S.view) renderCountdown(); }, 100));
@@ -1272,6 +1282,8 @@ function tableView(tableId) {
   }, 1000));
   return () => {
     closed = true;
+    window.removeEventListener("storage", limitsChanged);
+    document.removeEventListener("visibilitychange", limitsChanged);
     for (const timer of timers) { clearTimeout(timer); clearInterval(timer); }
     connection(false);
     if (socket) socket.close();
