@@ -218,20 +218,12 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
         if isinstance(burned, list):  # (a record that leaves the burn out is not checked on it)
             proofs.check(name, "burned card", burned, record.get("burn_proof"), 0)
     rounds_differ = 0
-    cut_index = len(order) - cut_card
-    last_coup = finished = False
+    course = _Course(cut_card, len(order), problems)
     dealt: dict[int, DealtRound] = {}
     cards = 0
-    previous = 0
     for entry, number in zip(entries, numbers, strict=True):
         where = f"{name}, round {number}"
-        if number <= previous:
-            problems.append(said(where, "round number", number, f"a number after {previous}",
-                                 "the order of the rounds needs"))
-        previous = number
-        if finished:
-            problems.append(f"{where}: dealt after the shoe's last hand (the cut card came out "
-                            f"{cut_card} cards from the end)")
+        course.begin(where, number)
         void = "void" in entry
         left = order[position:]
         recorded = entry["cards"]
@@ -263,33 +255,58 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
         position += len(round_.cards)
         cards += len(round_.cards)
         dealt[number] = DealtRound(number, round_, entry, void)
-        # the cut card: when it has come out, one more coup is played and the shoe ends
-        if last_coup:
-            finished = True
-        elif position > cut_index:
-            last_coup = True
+        course.dealt(position)
     if burn_differs and rounds_differ == len(entries) and algorithm in SEEDED:
         # nothing of the shoe matches: the seeds were changed, not a card (said first, before the cards)
         problems.insert(1 if problems[0].startswith(f"{name}, commitment") else 0,
                         said(name, "client seeds", seeds, "another shoe than the one recorded",
                              "with the revealed server seed they deal"))
-    _check_end(record, name, problems, finished=finished, last_coup=last_coup, cut_card=cut_card, kind=kind,
-               left=len(order) - position)
+    _check_end(record, name, problems, course, kind=kind, left=len(order) - position)
     if proofs is not None:
         problems.extend(proofs.summary())
     return ShoeVerdict(shoe, len(entries), cards, tuple(problems), dealt)
 
 
-def _check_end(record: dict[str, Any], name: str, problems: list[str], *, finished: bool, last_coup: bool,
-               cut_card: int, kind: str | None, left: int) -> None:
+@dataclass
+class _Course:
+    """A shoe's rounds in the order dealt, against the cut card: each numbered after the one before, and none
+    dealt after the shoe's last hand (once the cut card has come out, one more coup is played)."""
+
+    cut_card: int
+    size: int  #: the shoe's cards
+    problems: list[str]
+    previous: int = 0
+    last_coup: bool = False  #: the cut card is out: the next coup is the last
+    finished: bool = False  #: the last coup has been dealt
+
+    def begin(self, where: str, number: int) -> None:
+        """Round ``number`` comes next."""
+        if number <= self.previous:
+            self.problems.append(said(where, "round number", number, f"a number after {self.previous}",
+                                      "the order of the rounds needs"))
+        self.previous = number
+        if self.finished:
+            self.problems.append(f"{where}: dealt after the shoe's last hand (the cut card came out "
+                                 f"{self.cut_card} cards from the end)")
+
+    def dealt(self, position: int) -> None:
+        """The round just begun has been dealt up to ``position`` (the next card's)."""
+        if self.last_coup:
+            self.finished = True
+        elif position > self.size - self.cut_card:
+            self.last_coup = True
+
+
+def _check_end(record: dict[str, Any], name: str, problems: list[str], course: _Course, *, kind: str | None,
+               left: int) -> None:
     """How the record says the shoe ended, against the cut card and the cards ``left``."""
     ended = record.get("ended")
     if ended is not None and ended not in ENDINGS:
         raise RecordError(f"{name}: 'ended' is one of {', '.join(ENDINGS)}")
-    if ended == "last hand" and not finished:
+    if ended == "last hand" and not course.finished:
         problems.append(said(name, "end", "the shoe ended at its last hand",
-                             "one more hand to come: the cut card is out" if last_coup else
-                             f"the cut card ({cut_card} from the end) still in the shoe"))
+                             "one more hand to come: the cut card is out" if course.last_coup else
+                             f"the cut card ({course.cut_card} from the end) still in the shoe"))
     if ended == "too few cards" and kind is not None and left >= MOST_CARDS[kind]:
         problems.append(said(name, "end", "too few cards for another round", f"{left} cards left"))
 
@@ -365,18 +382,12 @@ def _verify_proven(record: dict[str, Any], name: str, shoe: object, root: str, *
         position = burn_count(turned)
     else:
         raise RecordError(f"{name}: a shoe in play names its 'burned' cards or its 'turned' card, written like '9h'")
-    last_coup = finished = False
+    course = _Course(cut_card, size, problems)
     dealt: dict[int, DealtRound] = {}
-    cards = previous = 0
+    cards = 0
     for entry, number in zip(entries, numbers, strict=True):
         where = f"{name}, round {number}"
-        if number <= previous:
-            problems.append(said(where, "round number", number, f"a number after {previous}",
-                                 "the order of the rounds needs"))
-        previous = number
-        if finished:
-            problems.append(f"{where}: dealt after the shoe's last hand (the cut card came out "
-                            f"{cut_card} cards from the end)")
+        course.begin(where, number)
         recorded = entry["cards"]
         if not all(is_card(c) for c in recorded):
             raise RecordError(f"{where}: cards are written like '9h', 'Td' or 'As'")
@@ -398,11 +409,7 @@ def _verify_proven(record: dict[str, Any], name: str, shoe: object, root: str, *
         position += len(recorded)
         cards += len(recorded)
         dealt[number] = DealtRound(number, round_, entry, void, "the proven cards give")
-        if last_coup:
-            finished = True
-        elif position > size - cut_card:
-            last_coup = True
-    _check_end(record, name, problems, finished=finished, last_coup=last_coup, cut_card=cut_card, kind=kind,
-               left=size - position)
+        course.dealt(position)
+    _check_end(record, name, problems, course, kind=kind, left=size - position)
     problems.extend(proofs.summary())
     return ShoeVerdict(shoe, len(entries), cards, tuple(problems), dealt, revealed=False, proven=True)
