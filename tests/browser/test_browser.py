@@ -96,6 +96,9 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
     expect(page.locator("[data-spot=banker] .crowd")).to_have_text("1 player · 25.00")
     expect(page.locator("#seats .seat.mine")).to_contain_text("browser_ez")
     before -= 2000
+    # a watched table deals every round, bets or none: the hands the roads show before this one (a window
+    # that closed while the page sat down was dealt with nobody's bets)
+    shown = page.request.get(f"{page.url.split('#')[0]}api/tables/2/roads").json()["stats"]["hands"]
 
     # the round is dealt: cards in order, the result banner, settlement on the spots, the roads move
     expect(page.locator("#banner")).to_have_text(re.compile(r"(BANKER WINS|PLAYER WINS|TIE) \d : \d"),
@@ -106,7 +109,7 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
     # the result is said in the page's live region, with what it meant for you
     said = re.compile(r"^(Banker wins|Player wins|Tie) \d : \d\. (You (win|lose) [\d,.]+|Your bets push)$")
     expect(page.locator("#announcer")).to_have_text(said)
-    expect(page.locator("#roads .bead")).to_have_count(1)
+    expect(page.locator("#roads .bead")).to_have_count(shown + 1)
     page.wait_for_timeout(400)  # the last card's animation
     shot(page, "04-ez-result")
     net = page.locator("[data-spot=banker] .net").inner_text() + page.locator("[data-spot=dragon_7] .net").inner_text()
@@ -134,7 +137,9 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
         };
     }""")
     assert all(box >= 0.9 * sizes["panel"] for box in sizes["boxes"]), sizes
-    # one hand: the Bead Plate and the Big Road have a grid; the derived roads, empty yet, one line each
+    # a hand or two: the Bead Plate and the Big Road have a grid; the derived roads, empty yet (Big Eye Boy
+    # starts with the second column's second hand), one line each
+    assert shown + 1 <= 2, shown
     assert len(sizes["cells"]) == 2 and min(sizes["cells"]) >= 20, sizes
     expect(page.locator("#roads .grid-box.empty")).to_have_count(3)
     assert min(sizes["columns"]) >= 15, sizes  # empty columns drawn to the panel's edge, not a small box
