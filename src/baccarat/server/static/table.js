@@ -1141,7 +1141,7 @@ function tableView(tableId) {
     if (betting !== S.bettingRound) {
       if (betting !== null) {
         if (!S.inflight) { S.staged = {}; S.steps = []; }
-        if (before) say("");
+        if (before && S.messageKind !== "info notice") say("");  // a stand-up's notice stays until they act or sit
       } else if (Object.keys(S.staged).length && !S.inflight) {
         S.staged = {};
         S.steps = [];
