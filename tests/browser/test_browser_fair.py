@@ -39,6 +39,7 @@ from ..browser_kit import (
 pytestmark = pytest.mark.browser
 need_chromium()
 BETTING_SECONDS = 6
+FIRST_WINDOW = 25  #: the verified table's betting window, seconds
 ROUND = (BETTING_SECONDS + NO_MORE_BETS + 6 * CARD + RESULTS_PAUSE + 10) * 1000  # ms: a whole round, with room
 #: what a Chinese screen may show in Latin letters: hexadecimal digests and seeds (16 digits or more)
 HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{16,}(?![0-9A-Za-z])")
@@ -65,8 +66,10 @@ def serious(page: Page, where: str) -> list[str]:
 
 def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: Server, browser: Browser):
     boss = operator(server)
+    # a first window long enough to register, sit and bet in: a window that closes while the page watches is
+    # dealt, bets or none, and its first deal would fix the shoe's client seeds without this page's
     table = httpx.post(f"{server.url}/api/operator/tables", headers=boss, json={
-        "name": "fair-ez", "game": "ez", "decks": 1, "betting_seconds": BETTING_SECONDS}).json()
+        "name": "fair-ez", "game": "ez", "decks": 1, "betting_seconds": FIRST_WINDOW}).json()
     errors: list[str] = []
     problems: list[str] = []
     context, page = new_page(browser, server.url, errors=errors)
@@ -87,7 +90,7 @@ def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: 
     page.click("[data-spot=banker]")
     page.click("#place")
     expect(page.locator("#banner")).to_have_text(re.compile(r"(BANKER WINS|PLAYER WINS|TIE) \d : \d"),
-                                                 timeout=ROUND)
+                                                 timeout=ROUND + (FIRST_WINDOW - BETTING_SECONDS) * 1000)
     # the shoe has been dealt from: its client seeds are public, and a seed set now is for the next shoe
     expect(page.locator("#fair-state")).to_contain_text("Shoe 1 was shuffled with 1 client seed;")
     # the Merkle root published at the first deal, on the panel as the table view has it
