@@ -67,6 +67,15 @@ def _table_socket(base: str, token: str) -> tuple[ClientConnection, dict[str, An
     return socket, state
 
 
+def _answer(socket: ClientConnection) -> dict[str, Any]:
+    """The answer to the command just sent (the table's state pushes that come first, skipped: a watched table
+    turns its phases while the command is on its way)."""
+    while True:
+        frame: dict[str, Any] = json.loads(socket.recv(timeout=10))
+        if frame.get("type") != "state":
+            return frame
+
+
 def _until_closed(socket: ClientConnection, answers: dict[str, dict[str, Any]]) -> int | None:
     """Read frames until the server closes the socket (the ``ok`` answers into ``answers``); its close code."""
     try:
@@ -102,7 +111,7 @@ def test_sigterm_closes_sockets_with_1012_exits_within_10_s_and_an_acknowledged_
     # their group commit is in flight at the SIGTERM
     answers: dict[str, dict[str, Any]] = {}
     sockets[0].send(json.dumps({"type": "bet", "key": "acked-first", "bets": {"player": 500}}))
-    first = json.loads(sockets[0].recv(timeout=10))
+    first = _answer(sockets[0])
     assert first["type"] == "ok", first
     answers["acked-first"] = first["result"]
     for i, socket in enumerate(sockets[1:], start=1):
