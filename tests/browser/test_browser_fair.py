@@ -122,6 +122,20 @@ def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: 
     shot(page, "40b-fair-tampered-card-in-play")
     page.unroute(shoe_record)
 
+    def lost_card(route):  # type: ignore[no-untyped-def]
+        response = route.fetch()
+        changed = response.json()
+        changed["rounds"][-1]["cards"].pop()  # the round's last card gone, with its proof: the rules want it
+        changed["rounds"][-1]["proof"].pop()
+        route.fulfill(response=response, json=changed)
+
+    page.route(shoe_record, lost_card)  # named as a deal short of a card, never a check that breaks
+    row.locator(".fair-verify").click()
+    expect(answer).to_contain_text("MISMATCH", timeout=10_000)
+    expect(answer).to_contain_text("the rules draw one card more")
+    expect(answer).not_to_contain_text("could not check")
+    page.unroute(shoe_record)
+
     # the operator closes the table: its shoe ends and its seed is revealed
     assert httpx.post(f"{server.url}/api/operator/tables/{table['id']}/close", headers=boss).status_code == 200
     record = httpx.get(f"{server.url}/api/tables/{table['id']}/shoes/1").json()

@@ -41,6 +41,7 @@ window.Fair = (() => {
       bad_proof: ({ card, position }) => `${card} at position ${position}: its proof does not lead to the shoe's Merkle root`,
       bad_position: ({ said, gives }) => `a card's position: the record says ${said}, the deal gives ${gives}`,
       bad_deal: ({ said, gives }) => `cards: the record says ${said}, the rules take ${gives}`,
+      bad_deal_short: ({ said }) => `cards: the record says ${said}, the rules draw one card more`,
       proven_claim: ({ field, said, gives }) => `${field}: your history says ${said}, the proven cards give ${gives}`,
       shoe_title: ({ n, algorithm }) => `shoe ${n}, ${algorithm}`,
       taking: ({ n }) => `Shoe ${n} takes the seeds of those who bet before its first deal.`,
@@ -91,6 +92,7 @@ window.Fair = (() => {
       bad_proof: ({ card, position }) => `第 ${position} 位的 ${card}：其证明不能导出本靴的默克尔根`,
       bad_position: ({ said, gives }) => `牌的位置：记录为 ${said}，发牌顺序得出 ${gives}`,
       bad_deal: ({ said, gives }) => `牌：记录为 ${said}，规则取用 ${gives}`,
+      bad_deal_short: ({ said }) => `牌：记录为 ${said}，按规则还要再补一张`,
       proven_claim: ({ field, said, gives }) => `${field}：您的记录为 ${said}，已证明的牌得出 ${gives}`,
       shoe_title: ({ n, algorithm }) => `第 ${n} 靴，${algorithm}`,
       taking: ({ n }) => `第 ${n} 靴收取首次发牌前下注玩家的种子。`,
@@ -265,7 +267,13 @@ window.Fair = (() => {
 
   // ------------------------------------------------------------------ the rules, written out again
 
-  function points(card) { const value = RANKS.indexOf(card[0]) + 1; return value <= 9 ? value : 0; }
+  // a card the record lacks (a changed record can make the rules draw one more) counts nothing here: the deal
+  // that needed it is named short (provenRound), never a crash of the check
+  function points(card) {
+    if (typeof card !== "string") return 0;
+    const value = RANKS.indexOf(card[0]) + 1;
+    return value <= 9 ? value : 0;
+  }
   function total(cards) { return cards.reduce((sum, card) => sum + points(card), 0) % 10; }
   function burnCount(first) { return 1 + (points(first) || 10); }
 
@@ -288,7 +296,7 @@ window.Fair = (() => {
       if (total(player) <= 5) { player.push(cards[taken]); third = points(cards[taken]); taken++; }
       if (bankerDraws(total(banker), third)) { banker.push(cards[taken]); taken++; }
     }
-    return { cards: cards.slice(0, taken), hands: { player, banker } };
+    return { cards: cards.slice(0, taken), hands: { player, banker }, short: taken > cards.length };
   }
 
   function dealLuckyDraw(cards, seats, drew, complete) {
@@ -299,7 +307,7 @@ window.Fair = (() => {
     order.forEach((who, i) => hands[who].push(cards[i]));
     let taken = order.length;
     if (complete && total(hands.dealer) <= 4) hands.dealer.push(cards[taken++]);
-    return { cards: cards.slice(0, taken), hands };
+    return { cards: cards.slice(0, taken), hands, short: taken > cards.length };
   }
 
   const LOSE = [-1, 1];
@@ -454,10 +462,13 @@ window.Fair = (() => {
       const cards = entry.cards;
       const dealt = luckyDraw ? dealLuckyDraw(cards, entry.seats, entry.void ? [] : entry.drew || [], !("void" in entry))
         : dealPuntoBanco(cards);
-      if (dealt.cards.some((card) => card === undefined) || dealt.cards.length !== cards.length) {
+      const short = dealt.short;  // the rules draw a card the round lacks
+      if (short) problems.push(say("bad_deal_short", { said: showCards(cards) }));
+      else if (dealt.cards.length !== cards.length) {
         problems.push(say("bad_deal", { said: showCards(cards), gives: showCards(dealt.cards) }));
       }
-      return { dealt, entry };
+      // a hand short of a card has no total to compare with your history: the mismatch above says it all
+      return short ? null : { dealt, entry };
     }
     problems.push(say("no_round", { round: number }));
     return null;
