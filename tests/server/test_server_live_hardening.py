@@ -132,7 +132,9 @@ def test_an_expired_token_closes_its_sockets_with_4401(any_client):
             def expire(s: Any) -> None:
                 s.get(Token, _digest(token)).expires_at = datetime.now(UTC) - timedelta(seconds=1)
             transaction(sessions, expire)
-        assert _closed_within(socket, 1.0) == (live.SIGNED_OUT, "signed out: log in again")
+        # the feed looks at the tokens every POLL (0.2 s): within a few of its reads, however loaded the machine
+        # (a socket whose token is never looked at again stays open for good)
+        assert _closed_within(socket, 3.0) == (live.SIGNED_OUT, "signed out: log in again")
 
 
 def test_no_command_is_taken_after_logout_even_before_the_feed_notices(any_client, monkeypatch):
