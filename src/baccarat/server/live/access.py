@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Protocol
 
 from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from baccarat.server.storage import logs
@@ -43,14 +44,7 @@ DROPPED = 1006
 ARRIVED = "baccarat_arrived"
 
 
-class HasScope(Protocol):
-    """A request: anything with its ASGI scope."""
-
-    @property
-    def scope(self) -> Scope: ...
-
-
-def arrived(request: HasScope) -> datetime | None:
+def arrived(request: HTTPConnection) -> datetime | None:
     """When ``request`` came (its head read), on the server's clock; None where no :class:`RequestLog` runs
     (an app driven by a test client)."""
     moment = request.scope.get("state", {}).get(ARRIVED)

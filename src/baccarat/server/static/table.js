@@ -264,7 +264,8 @@ function tableView(tableId) {
 
   async function loadOwnLimits() {
     if (!token) return;
-    try { S.protection = await api("GET", "/api/protection"); if (S.view) renderTray(); } catch (error) { /* no limits shown then */ }
+    // through protect.js's loadProtection: one read gives the limits here and the break the page shows
+    try { S.protection = await loadProtection(); if (S.view) renderTray(); } catch (error) { /* no limits shown then */ }
   }
 
   function clearStaged() { say(""); S.staged = {}; S.steps = []; render(); }
@@ -1268,7 +1269,6 @@ function tableView(tableId) {
     if (event.type === "storage" && event.key !== PROTECTION_CHANGED) return;
     if (event.type === "visibilitychange" && document.visibilityState !== "visible") return;
     loadOwnLimits();
-    loadProtection().then(() => { if (S.view) renderTray(); }).catch(() => {});
   };
   window.addEventListener("storage", limitsChanged);
   document.addEventListener("visibilitychange", limitsChanged);
