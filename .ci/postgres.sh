@@ -56,7 +56,7 @@ trap cleanup EXIT
 if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$dir"; fi
 as_pg "$bin/initdb" -D "$dir/data" -A trust -U postgres >/dev/null
 as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c synchronous_commit=on" start >&2
+  -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >&2
 as_pg "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres baccarat_test
 started=1
 echo "export BACCARAT_TEST_POSTGRES_URL='postgresql+psycopg://postgres@127.0.0.1:$port/baccarat_test'"

@@ -53,6 +53,36 @@ def audit_signing_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
         yield path
 
 
+#: log2 of scrypt's N for the tests' password hashes (the server's is 14): thousands of accounts are made, and
+#: only the tests about hashing itself (they ask for ``real_password_cost``) need its real cost.
+TEST_PASSWORD_COST = 4
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cheap_password_hashes() -> Iterator[None]:
+    """Password hashes at :data:`TEST_PASSWORD_COST` in this process and in the servers the tests start."""
+    from baccarat.server.house import accounts
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BACCARAT_PASSWORD_COST", str(TEST_PASSWORD_COST))
+        previous = accounts.use_password_cost(TEST_PASSWORD_COST)
+        yield
+        accounts.use_password_cost(previous)
+
+
+@pytest.fixture
+def real_password_cost(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    """The server's own password cost (log2 N = 14) for the test, in this process and in the apps it makes."""
+    from baccarat.server.house import accounts
+    from baccarat.server.storage.settings import Settings
+
+    cost = Settings.model_fields["password_cost"].default
+    monkeypatch.setenv("BACCARAT_PASSWORD_COST", str(cost))
+    previous = accounts.use_password_cost(cost)
+    yield cost
+    accounts.use_password_cost(previous)
+
+
 #: Filler behind a stacked coup so the shoe can always cover the largest coup.
 FILLER = "Kc " * 40
 
@@ -103,24 +133,69 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The ``postgres`` mark on every test that runs on PostgreSQL, also where a test chooses the database
-    itself (``@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)``)."""
+    """The ``postgres`` mark on every test that runs on PostgreSQL (:data:`ON_POSTGRESQL`, :data:`ON_BOTH`)."""
     for item in items:
         if provision.needs_postgres(item) and item.get_closest_marker("postgres") is None:
             item.add_marker(pytest.mark.postgres)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest, tmp_path):  # type: ignore[no-untyped-def]
-    """A fresh, empty database: an SQLite file, or a new database on the PostgreSQL server at
-    ``BACCARAT_TEST_POSTGRES_URL`` (given, or a throw-away one that ``tests/provision.py`` started;
-    CI sets ``BACCARAT_REQUIRE_POSTGRES`` so that this half cannot be skipped)."""
-    import os
+#: A test (or a module, as ``pytestmark``) that runs on PostgreSQL alone: where PostgreSQL is the point (row
+#: locks, LISTEN/NOTIFY, several processes, ``pg_dump``, time zones, the text it cannot store).
+ON_POSTGRESQL = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+#: A test that must hold on both databases (the money invariants, the database's own refusals): say why in its
+#: docstring.  Every other test runs on SQLite alone.
+ON_BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgresql"], indirect=True)
+
+
+@pytest.fixture(scope="session")
+def migrated_templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The databases every test's database is copied from, migrated once per test session (per pytest-xdist
+    worker): an SQLite file, and (made on first use) a PostgreSQL template database."""
+    import sqlite3
+
+    from baccarat.server.storage.db import sqlite_url
+    from baccarat.server.storage.migrate import upgrade
+
+    folder = tmp_path_factory.mktemp("migrated")
+    upgrade(sqlite_url(folder))
+    path = folder / "baccarat.sqlite3"
+    with sqlite3.connect(path) as connection:  # everything in the main file: a copy of it alone is whole
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    return {"sqlite": str(path)}
+
+
+def _postgres_template(server: str, templates: dict[str, str]) -> str:
+    """The migrated PostgreSQL template database's name, made on first use (dropped with the server)."""
+    if "postgresql" not in templates:
+        import uuid
+
+        from sqlalchemy import create_engine
+
+        from baccarat.server.storage.migrate import upgrade
+
+        name = f"template_{uuid.uuid4().hex[:12]}"
+        admin = create_engine(server, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        admin.dispose()
+        upgrade(server.rsplit("/", 1)[0] + "/" + name)  # Alembic's engine is disposed of: the template is free
+        templates["postgresql"] = name
+    return templates["postgresql"]
+
+
+def _database(request: pytest.FixtureRequest, tmp_path: Path, templates: dict[str, str] | None) -> Iterator[str]:
+    """A new database for the test (``request.param``: ``sqlite``, the default, or ``postgresql``): migrated to
+    the newest schema (a copy of the session's template) when ``templates`` are given, else empty."""
+    import shutil
     import uuid
 
-    if request.param == "sqlite":
+    kind = getattr(request, "param", "sqlite")
+    if kind == "sqlite":
         from baccarat.server.storage.db import sqlite_url
 
+        if templates is not None:
+            shutil.copyfile(templates["sqlite"], tmp_path / "baccarat.sqlite3")
         yield sqlite_url(tmp_path)
         return
     server = os.environ.get("BACCARAT_TEST_POSTGRES_URL")
@@ -131,15 +206,34 @@ def database_url(request: pytest.FixtureRequest, tmp_path):  # type: ignore[no-u
     from sqlalchemy import create_engine
 
     name = f"t_{uuid.uuid4().hex[:12]}"
+    template = f' TEMPLATE "{_postgres_template(server, templates)}"' if templates is not None else ""
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"{template}')
     try:
         yield server.rsplit("/", 1)[0] + "/" + name
     finally:
         with admin.connect() as connection:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.dispose()
+
+
+@pytest.fixture
+def database_url(request: pytest.FixtureRequest, tmp_path: Path, migrated_templates: dict[str, str]) -> Iterator[str]:
+    """A new database already migrated to the newest schema (a copy of the session's migrated template): an
+    SQLite file in ``tmp_path`` by default; on PostgreSQL (a new database on the server at
+    ``BACCARAT_TEST_POSTGRES_URL``, given or started by ``tests/provision.py``) where the test says
+    :data:`ON_POSTGRESQL` or :data:`ON_BOTH`.  CI sets ``BACCARAT_REQUIRE_POSTGRES``, so that no PostgreSQL
+    test can be skipped."""
+    yield from _database(request, tmp_path, migrated_templates)
+
+
+@pytest.fixture
+def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """As :func:`database_url`, but a database nothing has touched yet (no schema): for the tests of
+    migrations, and of what a command does with a database no server has used.  Parametrized indirectly by
+    the same names (``pytest.mark.parametrize("empty_database_url", ["postgresql"], indirect=True)``)."""
+    yield from _database(request, tmp_path, None)
 
 
 @pytest.fixture

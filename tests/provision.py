@@ -264,9 +264,11 @@ class Provisioner:
 
 
 def needs_postgres(item: pytest.Item) -> bool:
-    """Whether ``item`` runs on PostgreSQL (the ``database_url`` fixture's ``postgresql`` parameter)."""
+    """Whether ``item`` runs on PostgreSQL (the ``database_url`` or ``empty_database_url`` fixture's
+    ``postgresql`` parameter)."""
     callspec = getattr(item, "callspec", None)
-    return callspec is not None and callspec.params.get("database_url") == "postgresql"
+    return callspec is not None and "postgresql" in (callspec.params.get("database_url"),
+                                                     callspec.params.get("empty_database_url"))
 
 
 def _exports(stdout: str) -> list[tuple[str, str]]:

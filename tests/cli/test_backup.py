@@ -35,6 +35,7 @@ from baccarat.server.storage.migrate import upgrade
 from baccarat.server.storage.models import Base, LedgerTransaction, Posting, Wallet
 
 from .. import server_kit
+from ..conftest import ON_BOTH
 
 pytestmark = pytest.mark.slow  # a real server under load, and the command line as processes
 TABLE = 2  # ez-1: punto banco, so players bet without a seat
@@ -172,6 +173,7 @@ def _balances_at(url: str, entries: set[int]) -> dict[int, int]:
     return balances
 
 
+@ON_BOTH
 def test_a_copy_made_under_load_restores_whole(database_url: str, tmp_path: Path, serve):
     server = serve("--database", database_url, "--betting-seconds", "0.5", data_dir=tmp_path / "served")
     players, operator = _sign_up(server.url, database_url)
@@ -229,6 +231,7 @@ def test_a_copy_made_under_load_restores_whole(database_url: str, tmp_path: Path
     assert _fingerprint(database_url) == kept
 
 
+@ON_BOTH
 def test_a_backup_never_replaces_a_file_and_wants_a_used_database(database_url: str, tmp_path: Path):
     upgrade(database_url)
     existing = tmp_path / "there.bak"

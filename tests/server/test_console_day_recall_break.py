@@ -24,6 +24,8 @@ from baccarat.server.playing.dealer import deal_due
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import transaction
 
+from ..conftest import ON_BOTH
+
 T0 = datetime(2026, 11, 25, 9, 0, 0, 500_000, tzinfo=UTC)
 
 
@@ -89,6 +91,7 @@ def test_a_round_still_awaiting_decisions_names_no_timeout(sessions, manual_cloc
     assert recalled["status"] == "decision" and recalled["decisions"] == []  # her time has not run out
 
 
+@ON_BOTH
 def test_the_console_card_carries_the_day_s_drop_and_win_as_the_report_counts_them(sessions, manual_clock):
     table_id, _ = _lucky_round(sessions, manual_clock, drawing=("ann", "cyd"))
     transaction(sessions, lambda s: tables.create_table(s, "mini-q", "mini", decks=8, betting_seconds=30))

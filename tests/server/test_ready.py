@@ -24,7 +24,7 @@ from baccarat.server.storage.db import make_engine, session_factory
 from baccarat.server.storage.migrate import code_heads
 from baccarat.server.storage.settings import Settings
 
-from ..conftest import api_client
+from ..conftest import ON_POSTGRESQL, api_client
 
 
 def _settings(database_url: str, tmp_path: Path) -> Settings:
@@ -63,6 +63,7 @@ def test_ready_says_what_it_checked(client: TestClient, database_url: str):
                              "dealer": os.getpid(), "dealing_here": True}
 
 
+@ON_POSTGRESQL
 def test_a_database_that_does_not_answer_is_not_ready(client: TestClient, database_url: str, tmp_path: Path):
     assert _ready_within(client).status_code == 200
     # PostgreSQL: a port nobody listens on; SQLite: a file in a folder that does not exist
@@ -101,6 +102,7 @@ def test_a_schema_behind_the_code_is_not_ready(client: TestClient, database_url:
     assert client.get("/ready").status_code == 200
 
 
+@ON_POSTGRESQL
 def test_without_a_dealer_it_is_not_ready_and_another_process_dealing_makes_it_ready(
         database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """This process never gets the dealer's lock: not ready while nobody holds it.  On PostgreSQL, another

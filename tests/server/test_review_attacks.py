@@ -20,6 +20,8 @@ from baccarat.server.operator import reports as reports
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.settings import Settings
 
+from ..conftest import ON_BOTH
+
 
 @pytest.fixture
 def client(tmp_path: Path):
@@ -70,6 +72,7 @@ def any_database(tmp_path: Path, database_url: str):
         yield settings
 
 
+@ON_BOTH
 def test_the_database_refuses_to_empty_the_audit_trail_at_once(any_database):
     """TRUNCATE fires no row trigger on PostgreSQL: it emptied the trail, and the empty chain checked."""
     with connect(any_database.url) as sessions:

@@ -25,7 +25,7 @@ from baccarat.server.house import rate_limits as ratelimit
 from baccarat.server.storage.db import sqlite_url, transaction
 from baccarat.server.storage.settings import Settings
 
-from ..conftest import api_client
+from ..conftest import ON_POSTGRESQL, api_client
 
 GOOD = "correct horse"
 
@@ -83,6 +83,7 @@ def test_look_alike_invisible_and_other_characters_are_refused(client, name, tol
     assert _log_in(client, name).status_code == 401  # no such account, and no 5xx on either database
 
 
+@ON_POSTGRESQL
 def test_a_name_race_in_any_case_has_one_winner(client):
     names = ["Racer", "racer", "RACER", "rAcEr", "Ｒａｃｅｒ", "raCER"]
     barrier = threading.Barrier(len(names))
@@ -156,6 +157,7 @@ def test_an_unknown_username_costs_the_same_one_scrypt_run(client, monkeypatch):
 # --- limits --------------------------------------------------------------------------------
 
 
+@ON_POSTGRESQL
 def test_forty_parallel_wrong_passwords_are_limited(client):
     assert _register(client, "mallory").status_code == 201
     barrier = threading.Barrier(40)
@@ -298,7 +300,7 @@ def test_hashes_run_at_a_lower_priority_than_the_server():
 
 
 @pytest.mark.slow
-def test_a_login_flood_does_not_stall_the_writers(tmp_path: Path):
+def test_a_login_flood_does_not_stall_the_writers(tmp_path: Path, real_password_cost: int):
     """10 threads send logins with random usernames (and registrations), each from its own ever-changing
     address as a botnet would; meanwhile a bet-sized write transaction is timed.  With scrypt inside the
     writer transaction its median was over a second; the bound here is 200 ms."""

@@ -18,7 +18,7 @@ from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import AuditEntry
 from baccarat.server.storage.settings import Settings
 
-from ..conftest import api_client
+from ..conftest import ON_BOTH, ON_POSTGRESQL, api_client
 
 
 @pytest.fixture
@@ -139,6 +139,7 @@ def test_a_removed_entry_is_named_and_the_command_exits_3(client, tmp_path, caps
     assert "BROKEN at entry 3: its contents do not match its digest" in capsys.readouterr().out
 
 
+@ON_POSTGRESQL
 def test_the_chain_never_forks_under_concurrent_operators(client):
     import threading
 
@@ -163,6 +164,7 @@ def test_the_chain_never_forks_under_concurrent_operators(client):
         assert len(set(s.scalars(select(AuditEntry.previous)))) == 16
 
 
+@ON_BOTH
 def test_the_database_refuses_to_edit_or_delete_an_entry(client):
     _act(client)
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
@@ -174,8 +176,11 @@ def test_the_database_refuses_to_edit_or_delete_an_entry(client):
             assert audit.verify(s)["ok"] and s.get(AuditEntry, 2).actor == "pit_boss"
 
 
-def test_a_database_no_server_has_used_is_refused_not_made(database_url, tmp_path, capsys):
-    """A mistyped --data-dir or --database: once made there, empty, and reported "intact: 0 entries"."""
+@pytest.mark.parametrize("empty_database_url", ["sqlite", "postgresql"], indirect=True)
+def test_a_database_no_server_has_used_is_refused_not_made(empty_database_url, tmp_path, capsys):
+    """A mistyped --data-dir or --database: once made there, empty, and reported "intact: 0 entries" (on both
+    databases: each is told apart from a used one in its own way)."""
+    database_url = empty_database_url
     from sqlalchemy import create_engine, inspect
 
     mistyped = tmp_path / "mistyped"

@@ -18,6 +18,8 @@ from baccarat.server.playing import betting, tables
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet
 
+from ..conftest import ON_BOTH
+
 
 def _table_and_players(sessions, count: int, grant: int = 1_000):
     def work(s):
@@ -32,6 +34,7 @@ def _bet(table_id: int, account_id: int, bets: dict[str, int], key: str):
 
 
 @pytest.mark.slow
+@ON_BOTH
 def test_a_burst_shares_transactions_and_each_bet_gets_its_own_answer(sessions):
     table_id, players = _table_and_players(sessions, 40)
     # every fourth bettor asks for more than they have, every fifth too much for the table, one a wager that is not
@@ -66,6 +69,7 @@ def test_a_burst_shares_transactions_and_each_bet_gets_its_own_answer(sessions):
     assert [a for a in again if isinstance(a, dict)] == [a for a in answers if isinstance(a, dict)]
 
 
+@ON_BOTH
 def test_a_failed_commit_confirms_none_of_its_batch(sessions, monkeypatch):
     table_id, players = _table_and_players(sessions, 10)
 

@@ -14,6 +14,8 @@ from baccarat.server.playing.dealer import deal_due
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, LedgerTransaction, Round, Settlement
 
+from ..conftest import ON_BOTH
+
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
 
@@ -66,6 +68,7 @@ def test_a_player_bets_on_punto_banco_without_a_seat_and_is_settled(sessions):
         assert s.scalar(select(Bet.seat).where(Bet.account_id == ben)) == tables.NO_SEAT
 
 
+@ON_BOTH
 def test_500_bettors_settle_in_one_transaction_with_one_ledger_movement(engine, sessions):
     table_id = transaction(sessions, lambda s: tables.create_table(s, "ez-burst", "ez", betting_seconds=10,
                                                                    now=T0).id)

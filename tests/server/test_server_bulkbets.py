@@ -24,6 +24,8 @@ from baccarat.server.storage.db import make_engine, session_factory, sqlite_url,
 from baccarat.server.storage.migrate import upgrade
 from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Posting, ShoeSeed, Wallet
 
+from ..conftest import ON_BOTH
+
 NOW = datetime.now(UTC)
 
 
@@ -169,6 +171,7 @@ def _state(s) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@ON_BOTH
 def test_bulk_bets_give_the_same_answers_and_books_as_each_bet_alone(two_databases, monkeypatch, caplog):
     first, second = two_databases
     bulk_count: list[int] = []
@@ -187,6 +190,7 @@ def test_bulk_bets_give_the_same_answers_and_books_as_each_bet_alone(two_databas
 
 
 @pytest.mark.slow
+@ON_BOTH
 def test_a_failing_bulk_write_is_rolled_back_and_each_bet_runs_alone(two_databases, monkeypatch):
     """A bulk write that fails (not a lost race) is rolled back to its savepoint, and the bets run alone:
     the same answers and books as without the bulk path."""
@@ -205,6 +209,7 @@ def test_a_failing_bulk_write_is_rolled_back_and_each_bet_runs_alone(two_databas
 
 
 @pytest.mark.slow
+@ON_BOTH
 def test_a_socket_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(sessions, monkeypatch):
     """The bulk path judges a bet by its arrival as a bet alone does: one that arrived just inside the
     allowance after the close (:data:`betting.ON_THE_WAY`) is taken, one at its end is refused."""

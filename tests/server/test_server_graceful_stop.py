@@ -29,6 +29,7 @@ from baccarat.server.storage.db import connect, sqlite_url
 from baccarat.server.storage.models import Bet, IdempotentRequest, Round, Settlement
 
 from .. import server_kit
+from ..conftest import ON_BOTH
 
 TABLE = 2
 PASSWORD = "correct horse"
@@ -167,6 +168,7 @@ def test_sigterm_closes_sockets_with_1012_exits_within_10_s_and_an_acknowledged_
     restarted.stop()
 
 
+@ON_BOTH
 def test_a_stopping_process_commits_the_group_commit_in_flight_though_its_socket_has_gone(sessions):
     """The batch being committed when the process stops, and a command queued behind it, are committed before
     the app lets its database go (:meth:`Batcher.drain`), even where the sockets that sent them were cancelled."""

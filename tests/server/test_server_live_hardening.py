@@ -33,7 +33,7 @@ from baccarat.server.storage.models import Token
 from baccarat.server.storage.settings import Settings, parse_origins
 
 from .. import server_kit
-from ..conftest import api_client
+from ..conftest import ON_BOTH, api_client
 from ..server_kit import Served
 
 PASSWORD = "correct horse"
@@ -110,6 +110,7 @@ def _digest(token: str) -> str:
 # --- 1. signed out: 4401 ------------------------------------------------------------------------
 
 
+@ON_BOTH
 def test_logout_closes_the_account_s_sockets_with_4401_within_a_second(any_client):
     token, other = _player(any_client, "ruth"), _player(any_client, "sam")
     with ExitStack() as stack:

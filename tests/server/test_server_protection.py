@@ -23,6 +23,8 @@ from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Bet
 from baccarat.server.storage.settings import Settings
 
+from ..conftest import ON_BOTH
+
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
 
@@ -133,6 +135,7 @@ def test_bad_limits_are_refused_and_change_nothing(sessions, kind, period, amoun
         assert protection.status(s, ann)["limits"] == []
 
 
+@ON_BOTH
 def test_64_racing_bets_never_pass_a_loss_limit(sessions):
     table_id, ann = _setup(sessions)
     _limit(sessions, ann, "loss", "day", 1_000)

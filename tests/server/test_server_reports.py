@@ -26,6 +26,8 @@ from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, GameTable, LedgerTransaction, Posting, Round, Settlement
 
+from ..conftest import ON_BOTH
+
 T0 = datetime(2026, 11, 22, 23, 50, tzinfo=UTC)  # ten minutes before midnight: the play spans two days
 INSTANT = Pace(0, 0, 0)
 
@@ -102,6 +104,7 @@ def _ledger_sums(s) -> dict[tuple[str, int], dict[str, int]]:
     return dict(sums)
 
 
+@ON_BOTH
 def test_every_report_equals_sums_recomputed_from_the_ledger(sessions, manual_clock):
     ids = _play(sessions, manual_clock)
     with sessions() as s:

@@ -23,6 +23,8 @@ from baccarat.server.storage.clock import SteadyClock
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, Round, Seat, Settlement
 
+from ..conftest import ON_BOTH
+
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 #: Repetitions of the seat race; CI runs more (``BACCARAT_RACE_REPETITIONS``).
 RACE_REPETITIONS = int(os.environ.get("BACCARAT_RACE_REPETITIONS", "20"))
@@ -53,6 +55,7 @@ def _bet(sessions, table_id, account_id, bets, at, **options):
 
 
 @pytest.mark.parametrize("game", ["ez", "lucky-draw"])
+@ON_BOTH
 def test_a_bet_and_leaving_the_seat_never_both_succeed(sessions, game):
     """A player's bet racing their own departure: in Lucky Draw one of them wins, never both (on
     PostgreSQL the bet once read its seat before the departure committed and was left on a seat

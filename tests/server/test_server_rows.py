@@ -16,6 +16,8 @@ from baccarat.server.storage import db
 from baccarat.server.storage.db import session_factory, transaction
 from baccarat.server.storage.models import LedgerTransaction, Posting
 
+from ..conftest import ON_BOTH
+
 ENTRIES = cast(Table, LedgerTransaction.__table__)
 POSTINGS = cast(Table, Posting.__table__)
 NOW = datetime(2026, 11, 23, 22, 0, tzinfo=UTC)
@@ -25,6 +27,7 @@ AWKWARD = ['plain', 'it\'s "quoted"', "{braces}, commas", "back\\slash", "NULL",
            "\\u0041 is not A", "tab\tand\nnewline", "🂡 ace", "null"]
 
 
+@ON_BOTH
 def test_insert_rows_writes_every_row_as_given(engine):
     sessions = session_factory(engine)
 

@@ -28,7 +28,7 @@ from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Attempt
 from baccarat.server.storage.settings import Settings
 
-from ..conftest import api_client
+from ..conftest import ON_POSTGRESQL, api_client
 
 GOOD = "correct horse"
 
@@ -89,6 +89,7 @@ def test_the_backstop_wait_grows_and_is_capped():
     assert ratelimit.slowdown_for(10**9) == ratelimit.SLOW_MOST
 
 
+@ON_POSTGRESQL
 def test_two_limiters_on_one_database_count_the_same_attempts(sessions, ticks):
     """Each process has its own limiter; they count the same rows: 10 failures spread over two is the limit."""
     ticks.value = 5000.0
@@ -123,6 +124,7 @@ def test_old_attempts_are_pruned(sessions, ticks, monkeypatch):
 # --- item 7: sockets counted across processes ----------------------------------------------------
 
 
+@ON_POSTGRESQL
 def test_a_dead_process_s_sockets_stop_counting_after_the_lease_timeout(sessions, ticks):
     ticks.value = 9000.0
     account = transaction(sessions, lambda s: accounts.register(s, "gina", GOOD, grant=0).id)
@@ -142,6 +144,7 @@ def test_a_dead_process_s_sockets_stop_counting_after_the_lease_timeout(sessions
     assert alive.live(account) == live.MAX_SOCKETS - 1
 
 
+@ON_POSTGRESQL
 def test_sockets_opening_at_once_take_exactly_the_places_left(sessions):
     """20 sockets of one account open at once in two processes (their leases taken in group commits): 8 open."""
     account = transaction(sessions, lambda s: accounts.register(s, "ivy", GOOD, grant=0).id)

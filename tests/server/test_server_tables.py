@@ -24,6 +24,8 @@ from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, Round, Settlement
 
+from ..conftest import ON_BOTH
+
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
 
@@ -41,6 +43,7 @@ def _bet(sessions, table_id, account_id, bets, at=T0):
     return transaction(sessions, lambda s: betting.place_bets(s, table_id, account_id, bets, now=at))
 
 
+@ON_BOTH
 def test_a_round_is_dealt_and_settled_once_through_the_ledger(sessions):
     table_id, (ann, ben) = _setup(sessions)
     assert _bet(sessions, table_id, ann, {"banker": 1_000, "dragon_7": 500})["balance"] == 98_500
@@ -124,6 +127,7 @@ def test_a_whole_shoe_verifies_once_revealed(sessions):
             records.shoe_record(s, table_id, 2)
 
 
+@ON_BOTH
 def test_a_crash_before_the_deal_commits_deals_the_same_cards_after_restart(sessions):
     table_id, (ann, _) = _setup(sessions)
     _bet(sessions, table_id, ann, {"banker": 1_000})
@@ -202,6 +206,7 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
 
 
 @pytest.mark.slow
+@ON_BOTH
 def test_bets_racing_the_dealer_land_in_the_round_it_settles_or_are_refused(sessions):
     """Real clocks, real threads: players bet without pause while the dealer deals every round whose
     short window has closed.  No bet may end in a round that was settled without it."""

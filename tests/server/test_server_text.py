@@ -30,7 +30,7 @@ from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Bet, IdempotentRequest
 from baccarat.server.storage.settings import Settings
 
-from ..conftest import api_client
+from ..conftest import ON_POSTGRESQL, api_client
 
 PASSWORD = "correct horse"
 UNSTORABLE = "holds a character that cannot be stored (NUL, U+0000, or half of a surrogate pair, U+D800 to U+DFFF)"
@@ -86,6 +86,7 @@ def _socket_answer(socket: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("key", ["nul-\x00-key-0001", "surrogate-\ud800-0001"])
+@ON_POSTGRESQL
 def test_a_socket_bet_with_unstorable_text_in_its_key_is_refused_naming_the_field(client, caplog, key):
     player = _account(client, "nadia", seat=True)
     token = player["Authorization"].removeprefix("Bearer ")
@@ -104,6 +105,7 @@ def test_a_socket_bet_with_unstorable_text_in_its_key_is_refused_naming_the_fiel
     assert _tracebacks(caplog) == []
 
 
+@ON_POSTGRESQL
 def test_an_operator_credit_with_nul_in_its_memo_is_refused_naming_memo(client, caplog):
     operator = _account(client, "olga", role="operator")
     player_id = client.get("/api/me", headers=_account(client, "pablo")).json()["id"]
@@ -120,6 +122,7 @@ def test_an_operator_credit_with_nul_in_its_memo_is_refused_naming_memo(client, 
     assert _tracebacks(caplog) == []
 
 
+@ON_POSTGRESQL
 def test_a_player_search_with_nul_is_refused_naming_q(client, caplog):
     operator = _account(client, "otto", role="operator")
     _refused(client.get("/api/operator/players?q=a%00b", headers=operator), "query.q")
@@ -130,6 +133,7 @@ def test_a_player_search_with_nul_is_refused_naming_q(client, caplog):
 # --- one bad command never moves its batch off the bulk path -------------------------------------------
 
 
+@ON_POSTGRESQL
 def test_a_bad_key_in_a_group_commit_leaves_the_other_bets_on_the_bulk_path(sessions, monkeypatch, caplog):
     """Commands that reach the group commit some other way than a socket's frame (which refuses them
     first): a key with NUL or a lone surrogate is refused by itself, and the other players' bets of its batch
@@ -275,6 +279,7 @@ BODY_TEXT = st.text(st.characters(codec="utf-8"), max_size=6)
 HEADER_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=6)
 
 
+@ON_POSTGRESQL
 def test_every_string_field_of_the_openapi_schema_refuses_unstorable_text(client, caplog):
     operator = {name.lower(): value for name, value in _account(client, "oscar", role="operator").items()}
     player_id = client.get("/api/me", headers=_account(client, "penny", seat=True)).json()["id"]
@@ -330,6 +335,7 @@ SOCKET_COMMANDS: list[tuple[dict[str, Any], list[tuple[str, ...]]]] = [
 ]
 
 
+@ON_POSTGRESQL
 def test_every_string_field_of_every_socket_command_refuses_unstorable_text(client, caplog):
     token = _account(client, "sofia", seat=True)["Authorization"].removeprefix("Bearer ")
     placed = 0

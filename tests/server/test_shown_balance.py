@@ -16,6 +16,8 @@ from baccarat.server.playing import betting, tables
 from baccarat.server.playing.dealer import deal_due
 from baccarat.server.storage.db import read, transaction
 
+from ..conftest import ON_BOTH
+
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 DEALT = T0 + timedelta(seconds=15)  #: table A's round is dealt and settled; its result is still to be shown
 SHOWN = T0 + timedelta(seconds=120)  #: long after the result was shown
@@ -55,6 +57,7 @@ def test_a_bet_cannot_spend_or_name_winnings_not_shown_yet(sessions, won, stake)
         assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
 
 
+@ON_BOTH
 def test_on_the_socket_s_bulk_path_too(sessions, won):
     at = DEALT + timedelta(seconds=1)
     frames = [{"type": "bet", "key": f"ann-bet-{stake:05d}", "bets": {"player": stake}} for stake in (2_500, 100)]

@@ -21,6 +21,8 @@ from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import LedgerTransaction, Round, Settlement, ShoeRow, aware
 
+from ..conftest import ON_POSTGRESQL
+
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
 
@@ -112,6 +114,7 @@ def test_a_table_nobody_watches_waits_and_keeps_its_round_number(sessions):
     assert _rounds(sessions, table_id) == [(1, "settled"), (2, "settled"), (3, "betting")]
 
 
+@ON_POSTGRESQL
 def test_a_lease_no_longer_renewed_does_not_watch(sessions):
     table_id, ann = _setup(sessions)
     since = _watch(sessions, ann, table_id)
@@ -138,6 +141,7 @@ def test_the_sit_out_rule_counts_windows_dealt_without_bets(sessions):
     assert [n for n, _ in _rounds(sessions, table_id)] == [1, 2, 3, 4, 5, 6]
 
 
+@ON_POSTGRESQL
 def test_the_dealer_takes_who_watches_from_its_leases(sessions):
     """The server's dealer is given the leases' ``alive_since`` (baccarat.server.live.cluster)."""
     table_id, ann = _setup(sessions)

@@ -262,6 +262,7 @@ def operator(
         password = sys.stdin.readline().rstrip("\n")
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
+        accounts.use_password_cost(settings.password_cost)
         url = ready_database(settings)
         with connect(url) as sessions:
             sign_audit_entries(sessions, settings)

@@ -94,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The application; the database is migrated to the newest schema when it starts."""
     settings = settings or Settings()
     url = settings.url
+    accounts.use_password_cost(settings.password_cost)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

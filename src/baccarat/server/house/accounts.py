@@ -41,6 +41,9 @@ from baccarat.server.storage.models import Account, Token, Wallet, aware, now
 
 #: scrypt cost: 2**14 x 8 x 1 is 16 MiB per hash, and a deliberate while of a core.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
+#: The N of new hashes in this process: :data:`SCRYPT_N` unless the settings say otherwise
+#: (:func:`use_password_cost`); a stored hash is checked with the N it was made with.
+_cost = SCRYPT_N
 TOKEN_LIFETIME = timedelta(hours=12)
 USERNAME = re.compile(r"[A-Za-z0-9_.-]{3,32}")
 ROLES = ("player", "operator")
@@ -59,12 +62,23 @@ def inline(work: Callable[[], T]) -> T:
     return work()
 
 
+def use_password_cost(log2_n: int) -> int:
+    """Make new password hashes cost scrypt's N = 2**``log2_n`` (the settings' ``password_cost``: the server
+    and the command line call it at start; the tests use a cheap cost); returns the log2 N it replaces."""
+    global _cost
+    if not 1 <= log2_n <= 20:
+        raise ValueError(f"a password cost is log2 of scrypt's N, 1 to 20, not {log2_n}")
+    previous, _cost = _cost, 2**log2_n
+    return previous.bit_length() - 1
+
+
 def hash_password(password: str) -> str:
     """``scrypt$N$r$p$salt$hash`` (base64), with a fresh 16-byte salt."""
     salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
+    n = _cost
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=n, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
     encode = base64.b64encode
-    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${encode(salt).decode()}${encode(digest).decode()}"
+    return f"scrypt${n}${SCRYPT_R}${SCRYPT_P}${encode(salt).decode()}${encode(digest).decode()}"
 
 
 def password_matches(password: str, stored: str) -> bool:
@@ -79,7 +93,7 @@ def password_matches(password: str, stored: str) -> bool:
     return scheme == "scrypt" and hmac.compare_digest(actual, expected)
 
 
-_DUMMY: list[str] = []
+_DUMMY: dict[int, str] = {}
 _DUMMY_LOCK = threading.Lock()
 
 
@@ -90,9 +104,9 @@ def _dummy_hash() -> str:
     each time cost two, and the login's timing told which usernames exist.
     """
     with _DUMMY_LOCK:
-        if not _DUMMY:
-            _DUMMY.append(hash_password(secrets.token_urlsafe(24)))
-        return _DUMMY[0]
+        if _cost not in _DUMMY:
+            _DUMMY[_cost] = hash_password(secrets.token_urlsafe(24))
+        return _DUMMY[_cost]
 
 
 def login_key(username: str) -> str:

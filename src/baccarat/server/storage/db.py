@@ -92,7 +92,10 @@ def make_engine(url: str) -> Engine:
     # a database host that accepts and then says nothing must not hold a request (or /ready) for ever: libpq's
     # connect_timeout, unless the URL sets its own
     timeout = {} if "connect_timeout=" in url else {"connect_timeout": CONNECT_SECONDS}
-    engine = create_engine(url, isolation_level="READ COMMITTED", pool_pre_ping=True, connect_args=timeout)
+    # a commit is on disk when it is acknowledged, whatever the server's own default says
+    durable = {} if "options=" in url else {"options": "-c synchronous_commit=on"}
+    engine = create_engine(url, isolation_level="READ COMMITTED", pool_pre_ping=True,
+                           connect_args={**timeout, **durable})
     metrics.watch_pool(engine)
     return engine
 

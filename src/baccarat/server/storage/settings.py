@@ -55,6 +55,7 @@ _EXPECTED = {
     "max_connections": "a whole number of connections (e.g. 10000)",
     "connections_per_address": "a whole number of connections (e.g. 256)",
     "audit_head_seconds": "a number of seconds (e.g. 60)",
+    "password_cost": "a whole number from 1 to 20 (log2 of scrypt's N; e.g. 14)",
 }
 
 
@@ -113,6 +114,9 @@ class Settings(BaseSettings):
     audit_heads_file: Path | None = None
     #: how often a server process signs the newest audit entry into the heads file (``BACCARAT_AUDIT_HEAD_SECONDS``)
     audit_head_seconds: Annotated[float, Field(gt=0)] = 60.0
+    #: the cost of new password hashes, log2 of scrypt's N (``BACCARAT_PASSWORD_COST``): 14, 16 MiB and tens of
+    #: milliseconds of a core per hash; lower only for tests, where thousands of accounts are made
+    password_cost: Annotated[int, Field(ge=1, le=20)] = 14
 
     def __init__(self, **values: Any) -> None:
         try:
