@@ -122,7 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="baccarat table server", version="0.1.0", lifespan=lifespan,
                   generate_unique_id_function=contract.operation_id)
-    app.openapi = contract.documented(app)  # type: ignore[method-assign]
+    app.openapi = contract.documented(app, routers.ALL)  # type: ignore[method-assign]
     app.state.settings = settings
     app.state.hashing = HashGate()  # scrypt outside every transaction: one per core at most, at a lower OS priority
     refusals.install(app)

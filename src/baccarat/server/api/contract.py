@@ -10,7 +10,7 @@ openapi-python-client plays a round there.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fastapi import FastAPI
@@ -68,13 +68,23 @@ def _document(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def documented(app: FastAPI) -> Callable[[], dict[str, Any]]:
-    """``app.openapi`` with :func:`_document`'s additions, made once (FastAPI caches the schema)."""
+#: Schemas already made in this process, by the routers they document: every app of the server includes the
+#: same routers, and building the schema takes a third of a second, which the first request of each app (the
+#: tests make hundreds) waited for (:class:`MethodsAllowed` reads it).
+_MADE: dict[tuple[object, ...], dict[str, Any]] = {}
+
+
+def documented(app: FastAPI, routers: Sequence[object]) -> Callable[[], dict[str, Any]]:
+    """``app.openapi`` with :func:`_document`'s additions, made once per process for the ``routers`` that
+    ``app`` includes (FastAPI caches the schema per app)."""
     build = app.openapi
+    key = (app.title, app.version, *map(id, routers))  # routers are not hashable: the same objects, by identity
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = _document(build())
+            if key not in _MADE:
+                _MADE[key] = _document(build())
+            app.openapi_schema = _MADE[key]
         return app.openapi_schema
 
     return openapi
