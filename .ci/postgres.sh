@@ -3,8 +3,9 @@
 # this itself (tests/provision.py); by hand:
 #   eval "$(bash .ci/postgres.sh)"                          exports BACCARAT_TEST_POSTGRES_URL (and _DIR)
 #   bash .ci/postgres.sh stop "$BACCARAT_TEST_POSTGRES_DIR"  stops that server and removes its files
-# As root it installs Debian's postgresql with apt-get when initdb is missing and runs the server as
-# the postgres user; as anyone else it needs PostgreSQL installed and runs the server as that user.
+# It needs PostgreSQL installed (scripts/provision installs Debian's postgresql); as root it runs the server
+# as the postgres user, as anyone else as that user.  The server trades durability for speed (fsync off):
+# it is thrown away with the tests.
 # It listens on 127.0.0.1 at $BACCARAT_PG_PORT, or at a free port.
 set -euo pipefail
 
@@ -32,13 +33,8 @@ fi
 
 bin=$(pg_bin)
 if [ -z "$bin" ]; then
-  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "postgres.sh: PostgreSQL is not installed (no initdb) and installing it needs root and apt-get" >&2
-    exit 1
-  fi
-  [ -n "${BACCARAT_APT_UPDATED:-}" ] || apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
-  bin=$(pg_bin)
+  echo "postgres.sh: PostgreSQL is not installed (no initdb): run scripts/provision (as root), or install it" >&2
+  exit 1
 fi
 port=${BACCARAT_PG_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 dir=$(mktemp -d /tmp/baccarat-pg.XXXXXX)

@@ -1,5 +1,5 @@
 """What the browser tests share: the real server as a subprocess, headless Chromium (Debian's, on the
-PATH; ``tests/provision.py`` installs it), and the steps a player takes on the page.
+PATH; ``scripts/provision`` installs it), and the steps a player takes on the page.
 
 Screenshots go to ``artifacts/screenshots`` (or ``$BACCARAT_SCREENSHOTS``).
 """
@@ -38,7 +38,7 @@ def need_chromium() -> None:
     if CHROMIUM is None:
         if os.environ.get("BACCARAT_REQUIRE_BROWSER"):
             raise RuntimeError("BACCARAT_REQUIRE_BROWSER is set but there is no chromium on the PATH")
-        pytest.skip("no chromium on the PATH (apt-get install chromium)", allow_module_level=True)
+        pytest.skip("no chromium on the PATH (scripts/provision installs it)", allow_module_level=True)
 
 
 def free_port() -> int:

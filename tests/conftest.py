@@ -6,6 +6,8 @@ registered in ``pyproject.toml``; ``docs/development.md`` says what each means."
 from __future__ import annotations
 
 import os
+import sys
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -127,16 +129,130 @@ def events(table: Table) -> dict[str, str]:
 # --- databases for the server tests ------------------------------------------------------
 
 
+#: Where the tests' temporary folders go when the machine has it: a file system in memory, on which SQLite's
+#: fsync at every commit (``synchronous=FULL``, as served) costs nothing; the folders are thrown away anyway.
+MEMORY_TEMP = Path("/dev/shm")
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    provision.register(config)  # a PostgreSQL server and chromium for the tests that need them
+    provision.register(config)  # a PostgreSQL server for the tests that need it
+    if "PYTEST_DEBUG_TEMPROOT" not in os.environ and MEMORY_TEMP.is_dir() and os.access(MEMORY_TEMP, os.W_OK):
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = str(MEMORY_TEMP)  # pytest's own setting for tmp_path's root
+
+
+# --- the tiers (docs/development.md) ---------------------------------------------------------------
+
+#: The fast loop's tiers: ``python -m pytest -m "not slow and not browser"`` runs these two.
+FAST_TIERS = ("unit", "component")
+#: A test that asks for one of these (an in-process app on a database) is a component test; so is every test
+#: under ``tests/server/`` that runs no real process.
+COMPONENT_FIXTURES = frozenset({"database_url", "empty_database_url", "engine", "sessions"})
+#: Seconds of CPU a fast-tier test may take, set up and torn down (``BACCARAT_FAST_TEST_SECONDS``; ``scripts/test``,
+#: and so CI, sets 1), and :data:`WALL_PER_CPU` times as many of wall: a test over either fails, saying so.
+#: Unset, nothing is timed.
+BUDGET_VARIABLE = "BACCARAT_FAST_TEST_SECONDS"
+_TIER = pytest.StashKey[str]()
+
+
+def tier(item: pytest.Item) -> str:
+    """The tier of ``item``: ``browser`` (marked so), ``system`` (marked ``slow``: real processes, kill loops,
+    long runs), ``component`` (an in-process app or a database) or ``unit`` (pure, in memory)."""
+    if item.get_closest_marker("browser") is not None:
+        return "browser"
+    if item.get_closest_marker("slow") is not None or item.get_closest_marker("system") is not None:
+        return "system"
+    under_server = Path(str(item.path)).is_relative_to(Path(__file__).parent / "server")
+    if under_server or COMPONENT_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return "component"
+    return "unit"
+
+
+def _warm_up_the_server() -> None:
+    """What each process does once for the server, done before the tests (not in the first one's time): its
+    modules imported, the OpenAPI schema built (the apps of the tests share it)."""
+    with once_per_session():
+        from baccarat.server.api.app import create_app
+        from baccarat.server.storage.settings import Settings
+
+        create_app(Settings()).openapi()
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The ``postgres`` mark on every test that runs on PostgreSQL (:data:`ON_POSTGRESQL`, :data:`ON_BOTH`)."""
+    """Each test's tier as a mark (``-m unit``, ``-m component``, ``-m system``; a ``system`` test is also
+    ``slow``, so that the fast loop leaves it out), and the ``postgres`` mark on every test that runs on
+    PostgreSQL (:data:`ON_POSTGRESQL`, :data:`ON_BOTH`)."""
     for item in items:
+        item.stash[_TIER] = kind = tier(item)
+        if kind == "component" and "baccarat.server.api.app" not in sys.modules:
+            _warm_up_the_server()
+        item.add_marker(kind)
+        if kind == "system" and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)
         if provision.needs_postgres(item) and item.get_closest_marker("postgres") is None:
             item.add_marker(pytest.mark.postgres)
+
+
+#: The wall-clock budget is this many times the CPU budget: a fast test that sleeps or polls on real time uses
+#: little CPU, and is caught by it; the CPU budget is the one that does not move when the other worker loads the
+#: machine (on two cores, a test of 0.5 s of CPU took from 0.5 s to 1.6 s of wall).
+WALL_PER_CPU = 3
+
+
+class _Spent:
+    """Wall and CPU seconds (this process's CPU: the app's threads included, a PostgreSQL server's not)."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def since(self, start: _Spent) -> tuple[float, float]:
+        return self.wall - start.wall, self.cpu - start.cpu
+
+
+#: Seconds (wall, CPU) spent so far on what a test session sets up once (the migrated templates, the server's
+#: modules), which the test that happens to need it first is not charged with.
+_ONCE = [0.0, 0.0]
+_STARTED = pytest.StashKey[tuple[_Spent, tuple[float, float]]]()
+
+
+@contextmanager
+def once_per_session() -> Iterator[None]:
+    """Around set-up done once for the whole session: its time is not counted in any test's budget."""
+    start = _Spent()
+    try:
+        yield
+    finally:
+        wall, cpu = _Spent().since(start)
+        _ONCE[0] += wall
+        _ONCE[1] += cpu
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    item.stash[_STARTED] = (_Spent(), (_ONCE[0], _ONCE[1]))
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A fast-tier test over its budget (:data:`BUDGET_VARIABLE` seconds of CPU, :data:`WALL_PER_CPU` times as many
+    of wall), set-up and teardown included, less the session's own set-up (:func:`once_per_session`), fails at
+    its teardown, naming its times."""
+    outcome = yield
+    budget = os.environ.get(BUDGET_VARIABLE)
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if (not budget or report.when != "teardown" or not report.passed or _STARTED not in item.stash
+            or item.stash.get(_TIER, "unit") not in FAST_TIERS):
+        return
+    start, (once_wall, once_cpu) = item.stash[_STARTED]
+    wall, cpu = _Spent().since(start)
+    wall, cpu = wall - (_ONCE[0] - once_wall), cpu - (_ONCE[1] - once_cpu)
+    if cpu > float(budget) or wall > WALL_PER_CPU * float(budget):
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} took {cpu:.2f} s of CPU and {wall:.2f} s of wall, over the fast tiers' "
+                           f"budget ({BUDGET_VARIABLE}={budget} s of CPU, {WALL_PER_CPU * float(budget):g} s of "
+                           "wall): make it faster (drive the clock, not the wall), or mark it slow if it must run "
+                           "real processes (the system tier)")
 
 
 #: A test (or a module, as ``pytestmark``) that runs on PostgreSQL alone: where PostgreSQL is the point (row
@@ -148,43 +264,118 @@ ON_BOTH = pytest.mark.parametrize("database_url", ["sqlite", "postgresql"], indi
 
 
 @pytest.fixture(scope="session")
-def migrated_templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def migrated_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """The databases every test's database is copied from, migrated once per test session (per pytest-xdist
-    worker): an SQLite file, and (made on first use) a PostgreSQL template database."""
+    worker): an SQLite file, and (made on first use) a PostgreSQL template database with its copies made
+    ahead (:class:`_PostgresCopies`)."""
     import sqlite3
 
     from baccarat.server.storage.db import sqlite_url
     from baccarat.server.storage.migrate import upgrade
 
-    folder = tmp_path_factory.mktemp("migrated")
-    upgrade(sqlite_url(folder))
-    path = folder / "baccarat.sqlite3"
-    with sqlite3.connect(path) as connection:  # everything in the main file: a copy of it alone is whole
-        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    connection.close()
-    return {"sqlite": str(path)}
+    with once_per_session():
+        folder = tmp_path_factory.mktemp("migrated")
+        upgrade(sqlite_url(folder))
+        path = folder / "baccarat.sqlite3"
+        with sqlite3.connect(path) as connection:  # everything in the main file: a copy of it alone is whole
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.close()
+    templates: dict[str, Any] = {"sqlite": str(path)}
+    yield templates
+    if "postgresql" in templates:
+        templates["postgresql"].close()
 
 
-def _postgres_template(server: str, templates: dict[str, str]) -> str:
-    """The migrated PostgreSQL template database's name, made on first use (dropped with the server)."""
-    if "postgresql" not in templates:
-        import uuid
+class _PostgresCopies:
+    """New PostgreSQL databases copied from a template migrated once, made ahead of the tests that take them by a
+    thread of their own: ``CREATE DATABASE`` takes about 0.3 s, mostly the server waiting."""
+
+    AHEAD = 2
+
+    def __init__(self, server: str) -> None:
+        import queue
+        import threading
 
         from sqlalchemy import create_engine
 
-        from baccarat.server.storage.migrate import upgrade
+        self.server = server
+        self.admin = create_engine(server, isolation_level="AUTOCOMMIT")
+        self.template = _new_postgres_template(server)
+        self.ready: queue.Queue[str | BaseException] = queue.Queue(maxsize=self.AHEAD)
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._copy, name="database copies", daemon=True)
+        self.thread.start()
 
-        name = f"template_{uuid.uuid4().hex[:12]}"
-        admin = create_engine(server, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-        admin.dispose()
-        upgrade(server.rsplit("/", 1)[0] + "/" + name)  # Alembic's engine is disposed of: the template is free
-        templates["postgresql"] = name
-    return templates["postgresql"]
+    def execute(self, statement: str) -> None:
+        with self.admin.connect() as connection:
+            connection.exec_driver_sql(statement)
+
+    def _copy(self) -> None:
+        import uuid
+
+        while not self.stopping.is_set():
+            name = f"t_{uuid.uuid4().hex[:12]}"
+            try:
+                self.execute(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
+            except Exception as error:  # the test that takes it says why
+                self.ready.put(error)
+                return
+            self.ready.put(name)  # waits while AHEAD copies wait
+
+    def take(self) -> str:
+        """A new migrated database's URL (the test drops it with :meth:`drop`)."""
+        made = self.ready.get(timeout=120)
+        if isinstance(made, BaseException):
+            raise made
+        return self.server.rsplit("/", 1)[0] + "/" + made
+
+    def drop(self, url: str) -> None:
+        self.execute(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)')
+
+    def close(self) -> None:
+        """Stop copying and drop the copies nobody took (the server may be the user's own)."""
+        import queue
+
+        self.stopping.set()
+        for _ in range(2):  # before and after the thread's last copy
+            while True:
+                try:
+                    made = self.ready.get_nowait()
+                except queue.Empty:
+                    break
+                if isinstance(made, str):
+                    self.execute(f'DROP DATABASE IF EXISTS "{made}" WITH (FORCE)')
+            self.thread.join(timeout=10)
+        self.admin.dispose()
 
 
-def _database(request: pytest.FixtureRequest, tmp_path: Path, templates: dict[str, str] | None) -> Iterator[str]:
+def _postgres_copies(server: str, templates: dict[str, Any]) -> _PostgresCopies:
+    """The session's :class:`_PostgresCopies`, started on first use."""
+    if "postgresql" not in templates:
+        with once_per_session():
+            templates["postgresql"] = _PostgresCopies(server)
+    copies: _PostgresCopies = templates["postgresql"]
+    return copies
+
+
+def _new_postgres_template(server: str) -> str:
+    """A new database on ``server`` migrated to the newest schema, to copy others from; its name."""
+    import uuid
+
+    from sqlalchemy import create_engine
+
+    from baccarat.server.storage.migrate import upgrade
+
+    name = f"template_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    admin.dispose()
+    upgrade(server.rsplit("/", 1)[0] + "/" + name)  # Alembic's engine is disposed of: the template is free
+    return name
+
+
+def _database(request: pytest.FixtureRequest, tmp_path: Path, templates: dict[str, Any] | None) -> Iterator[str]:
     """A new database for the test (``request.param``: ``sqlite``, the default, or ``postgresql``): migrated to
     the newest schema (a copy of the session's template) when ``templates`` are given, else empty."""
     import shutil
@@ -203,13 +394,20 @@ def _database(request: pytest.FixtureRequest, tmp_path: Path, templates: dict[st
         if os.environ.get("BACCARAT_REQUIRE_POSTGRES"):
             pytest.fail(f"BACCARAT_REQUIRE_POSTGRES is set but there is {provision.why_no_postgres(request.config)}")
         pytest.skip(provision.why_no_postgres(request.config))
+    if templates is not None:
+        copies = _postgres_copies(server, templates)
+        url = copies.take()
+        try:
+            yield url
+        finally:
+            copies.drop(url)
+        return
     from sqlalchemy import create_engine
 
     name = f"t_{uuid.uuid4().hex[:12]}"
-    template = f' TEMPLATE "{_postgres_template(server, templates)}"' if templates is not None else ""
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"{template}')
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
     try:
         yield server.rsplit("/", 1)[0] + "/" + name
     finally:
@@ -219,7 +417,7 @@ def _database(request: pytest.FixtureRequest, tmp_path: Path, templates: dict[st
 
 
 @pytest.fixture
-def database_url(request: pytest.FixtureRequest, tmp_path: Path, migrated_templates: dict[str, str]) -> Iterator[str]:
+def database_url(request: pytest.FixtureRequest, tmp_path: Path, migrated_templates: dict[str, Any]) -> Iterator[str]:
     """A new database already migrated to the newest schema (a copy of the session's migrated template): an
     SQLite file in ``tmp_path`` by default; on PostgreSQL (a new database on the server at
     ``BACCARAT_TEST_POSTGRES_URL``, given or started by ``tests/provision.py``) where the test says

@@ -1,26 +1,19 @@
-"""What the test command provisions by itself, so that ``python -m pytest`` runs the whole suite.
+"""What the test command starts by itself, so that ``python -m pytest`` runs the whole suite: a pytest plugin
+(registered by ``tests/conftest.py``).  It installs nothing: ``scripts/provision`` installs Debian's
+postgresql, chromium and nginx where they are missing (the README's test command runs it first).
 
-A pytest plugin (registered by ``tests/conftest.py``), for the two kinds of test that need more
-than the Python packages:
-
-- the PostgreSQL half of the server's database tests (the ``database_url`` fixture's
-  ``postgresql`` parameter): when some selected test needs it and ``BACCARAT_TEST_POSTGRES_URL`` is
-  not set, it starts a throw-away server with ``.ci/postgres.sh`` (which, as root, installs Debian's
-  ``postgresql`` with apt-get if need be) on a free port, exports its URL for the session, and
-  stops it and removes its files at the end;
-- the browser tests (``tests/test_browser*.py``): when they are collected and there is no
-  ``chromium`` on the PATH, it installs Debian's ``chromium`` with apt-get (as root);
-- the reverse-proxy test (a test that asks for the ``nginx`` fixture): when one is selected and there is
-  no ``nginx``, it installs Debian's ``nginx`` with apt-get (as root); the test runs nginx itself, on a
-  configuration and a prefix of its own, not the package's service.
+- the PostgreSQL tests (the ``database_url`` fixture's ``postgresql`` parameter): when some selected test needs
+  it and ``BACCARAT_TEST_POSTGRES_URL`` is not set, it starts a throw-away server with ``.ci/postgres.sh`` on a
+  free port, exports its URL for the session, and stops it and removes its files at the end;
+- the browser tests (``tests/browser/``) and the reverse-proxy test (a test that asks for the ``nginx``
+  fixture): it says whether chromium and nginx are there.
 
 It reports what it did in one line before the tests run. ``BACCARAT_NO_PROVISION=1`` turns it off.
-Under pytest-xdist (``-n 2``) each worker provisions for the tests it runs (a PostgreSQL server of its
-own, stopped when the worker ends), and the controller reports each worker's line when it is done.
-What it cannot provision (not root, no apt-get, an install that fails) is skipped with a reason
-that says how to provision it by hand, unless ``BACCARAT_REQUIRE_POSTGRES`` /
-``BACCARAT_REQUIRE_BROWSER`` / ``BACCARAT_REQUIRE_NGINX`` is set (as ``.ci/run`` sets them): then those
-tests fail.
+Under pytest-xdist (``-n 2``) each worker starts a PostgreSQL server of its own for the tests it runs
+(stopped when the worker ends), and the controller reports each worker's line when it is done.  What is not
+there is skipped with a reason that says how to provide it, unless ``BACCARAT_REQUIRE_POSTGRES`` /
+``BACCARAT_REQUIRE_BROWSER`` / ``BACCARAT_REQUIRE_NGINX`` is set (as ``.ci/run`` sets them): then those tests
+fail.
 """
 
 from __future__ import annotations
@@ -44,12 +37,11 @@ URL = "BACCARAT_TEST_POSTGRES_URL"
 DIR = "BACCARAT_TEST_POSTGRES_DIR"
 
 HOW_POSTGRES = (
-    'start one with `eval "$(bash .ci/postgres.sh)"` (as root it installs Debian\'s postgresql; '
-    "otherwise install PostgreSQL first), or set BACCARAT_TEST_POSTGRES_URL to a server where you may "
-    "CREATE DATABASE (postgresql+psycopg://USER@HOST:PORT/DB)"
+    "install PostgreSQL with scripts/provision (as root) and the tests start a server of their own, or set "
+    "BACCARAT_TEST_POSTGRES_URL to a server where you may CREATE DATABASE (postgresql+psycopg://USER@HOST:PORT/DB)"
 )
-HOW_BROWSER = "apt-get install chromium (as root), or put a chromium on the PATH"
-HOW_NGINX = "apt-get install nginx (as root), or put an nginx on the PATH"
+HOW_BROWSER = "run scripts/provision (as root: it installs Debian's chromium), or put a chromium on the PATH"
+HOW_NGINX = "run scripts/provision (as root: it installs Debian's nginx), or put an nginx on the PATH"
 NGINX_FIXTURE = "nginx"  #: the fixture of the tests that run nginx
 
 
@@ -82,10 +74,6 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def _initdb() -> bool:
-    return any(Path("/usr/lib/postgresql").glob("*/bin/initdb")) or shutil.which("initdb") is not None
-
-
 def _tail(text: str, lines: int = 3) -> str:
     return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:] if line.strip())
 
@@ -97,7 +85,6 @@ class Provisioner:
         self.postgres_problem: str | None = None
         self.postgres_dir: str | None = None
         self.nginx_problem: str | None = None
-        self.apt_updated = False
         self.browser_checked = False
 
     # --- hooks ---------------------------------------------------------------------------
@@ -151,12 +138,8 @@ class Provisioner:
         if os.environ.get(OFF):
             self.postgres_problem = f"{OFF} is set"
             return
-        install = not _initdb()
-        if install and self.cannot_install() is None:
-            self.write("installing Debian's postgresql with apt-get for the PostgreSQL tests ...")
-        env = dict(os.environ, **({"BACCARAT_APT_UPDATED": "1"} if self.apt_updated else {}))
         start = time.monotonic()
-        done = subprocess.run(["bash", str(POSTGRES_SH)], capture_output=True, text=True, env=env, check=False)
+        done = subprocess.run(["bash", str(POSTGRES_SH)], capture_output=True, text=True, check=False)
         seconds = time.monotonic() - start
         exports = dict(_exports(done.stdout))
         if done.returncode != 0 or URL not in exports or DIR not in exports:
@@ -169,55 +152,22 @@ class Provisioner:
         os.environ.update(exports)
         version = _read(Path(self.postgres_dir) / "data" / "PG_VERSION")
         port = exports[URL].rsplit(":", 1)[1].split("/", 1)[0]
-        how = "installed with apt-get, " if install else ""
-        self.notes["postgres"] = f"PostgreSQL {version} throw-away server on 127.0.0.1:{port} ({how}{seconds:.1f} s)"
+        self.notes["postgres"] = f"PostgreSQL {version} throw-away server on 127.0.0.1:{port} ({seconds:.1f} s)"
 
     def provision_browser(self) -> None:
         found = _chromium()
-        if found:
-            self.notes["browser"] = f"chromium already at {found}" + self.provision_chinese_font()
-            return
-        why = f"{OFF} is set" if os.environ.get(OFF) else self.cannot_install()
-        if why is None:
-            self.write("installing Debian's chromium with apt-get for the browser tests ...")
-            start = time.monotonic()
-            why = self.apt_install("chromium")
-            found = _chromium()
-            if why is None and found:
-                self.notes["browser"] = (f"chromium installed with apt-get ({time.monotonic() - start:.0f} s)"
-                                         + self.provision_chinese_font())
-                return
         then = "fail" if os.environ.get("BACCARAT_REQUIRE_BROWSER") else "skip"
-        self.notes["browser"] = (f"chromium: none ({why or 'not on the PATH after the install'}), "
-                                 f"the browser tests {then}: {HOW_BROWSER}")
+        self.notes["browser"] = (f"chromium at {found}" if found
+                                 else f"no chromium, the browser tests {then}: {HOW_BROWSER}")
 
     def provision_nginx(self) -> None:
         found = nginx_binary()
         if found:
-            self.notes["nginx"] = f"nginx already at {found}"
+            self.notes["nginx"] = f"nginx at {found}"
             return
-        why = f"{OFF} is set" if os.environ.get(OFF) else self.cannot_install()
-        if why is None:
-            self.write("installing Debian's nginx with apt-get for the reverse-proxy test ...")
-            start = time.monotonic()
-            why = self.apt_install("nginx")
-            if why is None and nginx_binary():
-                self.notes["nginx"] = f"nginx installed with apt-get ({time.monotonic() - start:.0f} s)"
-                return
-        self.nginx_problem = why or "not on the PATH after the install"
+        self.nginx_problem = "not on the PATH"
         then = "fails" if os.environ.get("BACCARAT_REQUIRE_NGINX") else "skips"
-        self.notes["nginx"] = f"nginx: none ({self.nginx_problem}), the reverse-proxy test {then}: {HOW_NGINX}"
-
-    def provision_chinese_font(self) -> str:
-        """A font with Chinese characters, so that the Simplified Chinese screenshots can be read (the tests
-        themselves read the page's text, not its pixels); a note for the report line."""
-        fc_list = shutil.which("fc-list")
-        if fc_list is None or subprocess.run([fc_list, ":lang=zh"], capture_output=True, text=True,
-                                             check=False).stdout.strip():
-            return ""
-        why = f"{OFF} is set" if os.environ.get(OFF) else self.cannot_install()
-        why = why or self.apt_install("fonts-wqy-microhei")
-        return f", no Chinese font for the screenshots ({why})" if why else ", Chinese font installed with apt-get"
+        self.notes["nginx"] = f"nginx: none, the reverse-proxy test {then}: {HOW_NGINX}"
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -235,27 +185,6 @@ class Provisioner:
                            for others in (False, True))
         except Exception:  # pytest's expression module is not public: when in doubt, provision
             return False
-
-    @staticmethod
-    def cannot_install() -> str | None:
-        """Why apt-get cannot install packages here; None when it can."""
-        if getattr(os, "geteuid", lambda: -1)() != 0:
-            return "not root, so no apt-get install"
-        if shutil.which("apt-get") is None:
-            return "no apt-get"
-        return None
-
-    def apt_install(self, package: str) -> str | None:
-        """Install a Debian package; None when done, else why not."""
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        steps = [] if self.apt_updated else [["apt-get", "update", "-qq"]]
-        for command in [*steps, ["apt-get", "install", "-y", "-qq", package]]:
-            done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-            if done.returncode != 0:
-                return f"`{' '.join(command)}` failed: {_tail(done.stderr) or done.returncode}"
-            if command[1] == "update":
-                self.apt_updated = True
-        return None
 
     def write(self, line: str) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")

@@ -15,6 +15,7 @@ import importlib.metadata as metadata
 import sys
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -77,6 +78,7 @@ def test_the_import_reader_sees_what_runs_and_nothing_else(tmp_path: Path) -> No
     assert _imports(module) == {"__future__", "os", "typing", "httpx", "numpy"}
 
 
+@pytest.mark.slow
 def test_every_module_imports_only_what_an_installation_has() -> None:
     closure = _runtime_closure("baccarat")
     providers = metadata.packages_distributions()

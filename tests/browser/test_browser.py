@@ -4,7 +4,7 @@ bet is refused and changes nothing; a Lucky Draw round with Draw.  More in ``tes
 the paced timeline, the whole table, languages and accessibility, the connection.  Screenshots go to
 ``artifacts/screenshots`` (or ``$BACCARAT_SCREENSHOTS``).
 
-Chromium comes from Debian's ``chromium`` package (the test command installs it: ``tests/provision.py``); CI sets
+Chromium comes from Debian's ``chromium`` package (the test command installs it: ``scripts/provision``); CI sets
 ``BACCARAT_REQUIRE_BROWSER=1`` so that a missing browser fails instead of skipping.
 """
 

@@ -131,6 +131,7 @@ def test_screen_play_from_a_script(capsys: pytest.CaptureFixture[str], tmp_path:
     assert out.count("800.522.4700") == 2  # the rule card's help line: with the help, and as the last line
 
 
+@pytest.mark.slow
 def test_console_script_reads_rounds_from_stdin() -> None:
     exe = shutil.which("baccarat") or str(Path(sys.executable).parent / "baccarat")
     done = subprocess.run([exe, "play", "ez", "--seed", "1", "--json"], input="banker=5\n# note\nplayer=5\n",

@@ -38,6 +38,7 @@ def test_the_command_alone_parses_and_refuses_as_before(capsys: pytest.CaptureFi
     assert "No such command" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_console_scripts_quick_exit_writes_everything_and_keeps_the_exit_code(capsys: pytest.CaptureFixture[str]):
     args = ["simulate", "ez", "--shoes", "30", "--seed", "5", "--workers", "2", "--json"]
     assert main(args) == 0
@@ -60,6 +61,7 @@ EARLY = "import sys; from baccarat.cli.console import main; sys.argv = ['baccara
      "--json"],
     ["simulate", "lucky-draw", "--shoes", "20000", "--seed", "3", "--workers", "2", "--json"],  # left to Typer
 ])
+@pytest.mark.slow
 def test_workers_started_before_the_command_line_give_the_same_result(capsys: pytest.CaptureFixture[str], args):
     """The console script forks a plain simulate run's workers before Typer (baccarat.cli.early_workers)."""
     one = [word for word in args if not word.startswith("--workers=")]
@@ -157,6 +159,7 @@ def test_anything_but_a_plain_analyze_line_is_left_to_typer(args):
     ["analyze", "ez", "--shoe", "1,2,3"],
     ["analyze", "lucky-draw", "--paytable", "7"],
 ])
+@pytest.mark.slow
 def test_a_plain_line_that_is_refused_is_refused_by_typer_with_its_words_and_exit_code(args):
     from baccarat.cli.analyze_text import early_text, read_command_line
 
@@ -165,6 +168,7 @@ def test_a_plain_line_that_is_refused_is_refused_by_typer_with_its_words_and_exi
     assert done.returncode == 2 and done.stdout == "" and "Usage: baccarat analyze" in done.stderr
 
 
+@pytest.mark.slow
 def test_the_console_script_answers_a_plain_analyze_line_without_loading_typer():
     probe = ("import sys; from baccarat.cli.analyze_text import early_text; "
              "text = early_text(['analyze', 'ez', '--decks', '2']); "
@@ -200,6 +204,7 @@ def test_ctrl_c_while_a_plain_analyze_line_is_answered_ends_as_the_command_line_
     ["simulate", "--json", "mini", "--seed=7", "--shoes=40000", "--workers", "2", "--decks", "6", "--cut-card", "20"],
     ["simulate", "ez", "--shoes", "40000", "--seed", "3", "--workers", "3", "--json"],
 ])
+@pytest.mark.slow
 def test_a_plain_simulate_line_is_answered_without_typer_exactly_as_typer_answers_it(
         capsys: pytest.CaptureFixture[str], args):
     """The console script deals these before importing Typer (baccarat.cli.simulate_text), its early
@@ -222,6 +227,7 @@ def test_a_plain_simulate_line_is_answered_without_typer_exactly_as_typer_answer
     ["simulate", "ez", "--shoes", "10", "--seed", "1", "--decks", "0"],
     ["simulate", "ez", "--shoes", "10", "--seed", "1", "--cut-card", "999"],
 ])
+@pytest.mark.slow
 def test_a_plain_simulate_line_left_or_refused_goes_to_typer(capsys: pytest.CaptureFixture[str], args):
     from baccarat.cli import early_workers as early
     from baccarat.cli import simulate_text as command
@@ -235,6 +241,7 @@ def test_a_plain_simulate_line_left_or_refused_goes_to_typer(capsys: pytest.Capt
     assert (done.returncode == 0) == (typer_said.err == "") == (done.stderr == "")
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_ends_a_plain_line_as_it_ends_typer_s_silently_with_1():
     for script in (EARLY, CONSOLE):  # the early path, and Typer's
         process = subprocess.Popen([sys.executable, "-c", script, "analyze", "ez", "--decks", "2"],
@@ -289,6 +296,7 @@ except RuntimeError:
 """)
 
 
+@pytest.mark.slow
 def test_workers_started_early_are_ended_whatever_ends_the_early_path(capsys: pytest.CaptureFixture[str]):
     failed = subprocess.run([sys.executable, "-c", FAILING.format(error="RuntimeError")], capture_output=True,
                             text=True, timeout=120)
@@ -308,6 +316,7 @@ print("exit", main(), file=sys.stderr)
 """)
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_typer_loads_ends_the_early_workers_and_says_interrupted():
     done = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_TYPER_LOADS], capture_output=True, text=True,
                           timeout=120)
@@ -315,6 +324,7 @@ def test_ctrl_c_while_typer_loads_ends_the_early_workers_and_says_interrupted():
     assert done.stderr.count("reaped") == 2 and "left running" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_usage_problem_found_early_is_left_to_typer_which_runs_the_line(capsys: pytest.CaptureFixture[str]):
     assert main(["simulate", "ez", "--shoes", "40000", "--seed", "1", "--json"]) == 0
     expected = capsys.readouterr().out
@@ -323,6 +333,7 @@ def test_a_usage_problem_found_early_is_left_to_typer_which_runs_the_line(capsys
     assert done.returncode == 0 and done.stdout == expected  # Typer's run took over (os._exit: no reaping lines)
 
 
+@pytest.mark.slow
 def test_a_run_started_with_standard_error_closed_still_prints_its_result(capsys: pytest.CaptureFixture[str]):
     args = ["simulate", "ez", "--shoes", "40000", "--seed", "1", "--workers", "2", "--json"]
     assert main(args) == 0

@@ -3,6 +3,7 @@ replaying the events rebuilds the table, and the same seed and script give the s
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -57,12 +58,14 @@ def run(game_index: int, seed: int, rounds: list[dict[int, tuple[dict[str, int],
 
 
 @given(sessions())
+@pytest.mark.slow
 def test_money_is_conserved_every_round(case: tuple[int, int, list[dict[int, tuple[dict[str, int], str]]]]) -> None:
     table = run(*case)
     assert sum(seat.balance for seat in table.seats.values()) + table.house == 7 * 20_000
 
 
 @given(sessions())
+@pytest.mark.slow
 def test_every_rounds_ledger_postings_sum_to_zero_and_nothing_stays_in_play(
     case: tuple[int, int, list[dict[int, tuple[dict[str, int], str]]]]
 ) -> None:
@@ -80,6 +83,7 @@ def test_every_rounds_ledger_postings_sum_to_zero_and_nothing_stays_in_play(
 
 
 @given(sessions())
+@pytest.mark.slow
 def test_cards_dealt_plus_cards_left_equal_the_shoe(
     case: tuple[int, int, list[dict[int, tuple[dict[str, int], str]]]]
 ) -> None:
@@ -95,6 +99,7 @@ def test_cards_dealt_plus_cards_left_equal_the_shoe(
 
 
 @given(sessions())
+@pytest.mark.slow
 def test_replaying_the_events_rebuilds_the_table(
     case: tuple[int, int, list[dict[int, tuple[dict[str, int], str]]]]
 ) -> None:
@@ -107,6 +112,7 @@ def test_replaying_the_events_rebuilds_the_table(
 @given(st.sampled_from(["mini", "ez", "lucky-draw"]), st.integers(0, 10**6),
        st.lists(st.tuples(st.sampled_from(["player", "banker", "tie", "enter", "block_bonus", "panda_8"]),
                           st.integers(-5, 3000), st.sampled_from([None, "draw", "stand"])), max_size=15))
+@pytest.mark.slow
 def test_same_seed_and_script_give_the_same_transcript(
     game: str, seed: int, lines: list[tuple[str, int, str | None]]
 ) -> None:

@@ -163,6 +163,7 @@ def test_grid_cells_are_distinct_and_streaks_connected(history):
         assert all(0 <= row < 6 for _, row in positions)
 
 
+@pytest.mark.slow
 def test_roads_command_json_and_text():
     exe = [shutil.which("baccarat", path=str(Path(sys.executable).parent)) or "baccarat"]
     done = subprocess.run([*exe, "roads", "B P P P B", "--json"], capture_output=True, text=True, check=True)

@@ -116,6 +116,7 @@ def test_pair_wagers_match_closed_forms(decks: int) -> None:
 _SMALL = ("As", "Ah", "Kc", "Kd", "Qs", "5h", "4c", "9d")
 
 
+@pytest.mark.slow
 def test_wagers_on_ranks_match_a_full_enumeration_of_a_small_shoe() -> None:
     cards = [Card.parse(text) for text in _SMALL]
     pairs = game("pairs")

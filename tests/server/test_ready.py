@@ -103,6 +103,7 @@ def test_a_schema_behind_the_code_is_not_ready(client: TestClient, database_url:
 
 
 @ON_POSTGRESQL
+@pytest.mark.slow
 def test_without_a_dealer_it_is_not_ready_and_another_process_dealing_makes_it_ready(
         database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """This process never gets the dealer's lock: not ready while nobody holds it.  On PostgreSQL, another
@@ -137,6 +138,7 @@ def test_a_served_process_is_ready_and_names_itself_as_the_dealer(serve):
     assert answer.json()["dealer"] == server.pid and answer.json()["dealing_here"] is True
 
 
+@pytest.mark.slow
 def test_a_database_host_that_says_nothing_is_given_up_on(monkeypatch: pytest.MonkeyPatch):
     """A host that accepts the connection and never answers (a dead PostgreSQL behind a live port, a black-holed
     route) holds a request, or ``/ready``, only for libpq's ``connect_timeout``, not for ever."""

@@ -63,6 +63,7 @@ def _page_keys(language: str) -> set[str]:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.slow
 def test_every_code_has_words_in_each_language_of_the_page(language: str):
     missing = sorted(set(CATALOGUE) - _page_keys(language))
     assert not missing, f"{language}.js has no words for {missing}"
@@ -101,6 +102,7 @@ def _code_literals() -> dict[str, Path]:
     return literals
 
 
+@pytest.mark.slow
 def test_every_code_the_server_can_send_is_in_the_catalogue():
     calls = _coded_calls()
     assert len(calls) > 120  # the raise sites were found

@@ -73,6 +73,7 @@ def any_database(tmp_path: Path, database_url: str):
 
 
 @ON_BOTH
+@pytest.mark.slow
 def test_the_database_refuses_to_empty_the_audit_trail_at_once(any_database):
     """TRUNCATE fires no row trigger on PostgreSQL: it emptied the trail, and the empty chain checked."""
     with connect(any_database.url) as sessions:

@@ -83,6 +83,7 @@ def test_look_alike_invisible_and_other_characters_are_refused(client, name, tol
     assert _log_in(client, name).status_code == 401  # no such account, and no 5xx on either database
 
 
+@pytest.mark.slow
 @ON_POSTGRESQL
 def test_a_name_race_in_any_case_has_one_winner(client):
     names = ["Racer", "racer", "RACER", "rAcEr", "Ｒａｃｅｒ", "raCER"]
@@ -158,6 +159,7 @@ def test_an_unknown_username_costs_the_same_one_scrypt_run(client, monkeypatch):
 
 
 @ON_POSTGRESQL
+@pytest.mark.slow
 def test_forty_parallel_wrong_passwords_are_limited(client):
     assert _register(client, "mallory").status_code == 201
     barrier = threading.Barrier(40)

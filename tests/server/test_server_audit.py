@@ -140,6 +140,7 @@ def test_a_removed_entry_is_named_and_the_command_exits_3(client, tmp_path, caps
 
 
 @ON_POSTGRESQL
+@pytest.mark.slow
 def test_the_chain_never_forks_under_concurrent_operators(client):
     import threading
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import event, func, select
 
 from baccarat.server.house import accounts, wallet
@@ -69,6 +70,7 @@ def test_a_player_bets_on_punto_banco_without_a_seat_and_is_settled(sessions):
 
 
 @ON_BOTH
+@pytest.mark.slow
 def test_500_bettors_settle_in_one_transaction_with_one_ledger_movement(engine, sessions):
     table_id = transaction(sessions, lambda s: tables.create_table(s, "ez-burst", "ez", betting_seconds=10,
                                                                    now=T0).id)

@@ -293,6 +293,7 @@ def test_the_caps_default_from_the_file_limit_and_a_cap_it_cannot_hold_is_refuse
         ConnectionLimits.for_files(64, Settings())
 
 
+@pytest.mark.slow
 def test_serve_raises_its_file_limit_and_refuses_a_cap_over_it_in_words(tmp_path: Path):
     """Started with a soft limit of 256 files and a hard one of 1,024, the server counts 1,024: it raised the
     soft limit first."""
@@ -388,6 +389,7 @@ def _answer(sock: socket.socket) -> bytes:
     return got
 
 
+@pytest.mark.slow
 def test_a_head_not_read_in_time_is_closed_unanswered(guarded: Guarded):
     silent = guarded.connect()  # sends nothing at all
     partial = guarded.connect()
@@ -399,6 +401,7 @@ def test_a_head_not_read_in_time_is_closed_unanswered(guarded: Guarded):
     guarded.settled(0)
 
 
+@pytest.mark.slow
 def test_a_head_sent_a_byte_at_a_time_does_not_move_its_deadline(guarded: Guarded):
     sock = guarded.connect()
     started = time.monotonic()
@@ -446,6 +449,7 @@ def test_the_connection_over_an_address_s_cap_is_answered_503_at_once_and_places
     again.close()
 
 
+@pytest.mark.slow
 def test_a_websocket_holds_its_place_until_it_closes(guarded: Guarded):
     url = f"ws://127.0.0.1:{guarded.port}/"
     with ws_connect(url) as first, ws_connect(url):

@@ -52,6 +52,7 @@ def render(template: str, values: dict[str, str]) -> str:
     return out
 
 
+@pytest.mark.slow
 def test_the_template_names_exactly_its_variables_and_the_server_s_body_limit():
     template = TEMPLATE.read_text()
     assert set(re.findall(r"\$\{(\w+)\}", template)) == set(VARIABLES)
@@ -70,6 +71,7 @@ def test_the_template_names_exactly_its_variables_and_the_server_s_body_limit():
     assert f"burst={BURST} nodelay" in template
 
 
+@pytest.mark.slow
 def test_the_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path):
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
@@ -97,7 +99,7 @@ def test_the_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path):
 
 @pytest.fixture
 def nginx(request: pytest.FixtureRequest) -> str:
-    """The nginx binary (tests/provision.py installs Debian's when it can; CI requires it)."""
+    """The nginx binary (scripts/provision installs Debian's; CI requires it)."""
     found = provision.nginx_binary()
     if found is None:
         if os.environ.get("BACCARAT_REQUIRE_NGINX"):

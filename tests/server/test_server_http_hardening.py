@@ -369,6 +369,7 @@ def test_a_postgresql_connection_lost_mid_run_is_unreachable():
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_disk_that_fills_up_is_a_storage_problem(tmp_path: Path):
     """A real full file system (a 512 KB tmpfs), where the machine lets the test mount one."""
     mount = tmp_path / "tiny"
@@ -506,6 +507,7 @@ def _refused_in_one_line(done: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_an_unreachable_postgresql_is_one_line_and_its_own_exit_code(tmp_path: Path):
     started = time.monotonic()
     done = _serve("--database", "postgresql+psycopg://nobody:hunter2@127.0.0.1:1/x", "--data-dir", str(tmp_path))
@@ -515,6 +517,7 @@ def test_an_unreachable_postgresql_is_one_line_and_its_own_exit_code(tmp_path: P
     assert "hunter2" not in line and "unreachable" in line and "BACCARAT_DATABASE_URL" in line
 
 
+@pytest.mark.slow
 def test_a_data_directory_that_is_a_file_is_one_line(tmp_path: Path):
     a_file = tmp_path / "not-a-directory"
     a_file.write_text("")
@@ -523,6 +526,7 @@ def test_a_data_directory_that_is_a_file_is_one_line(tmp_path: Path):
                     "check --data-dir / BACCARAT_DATA_DIR")
 
 
+@pytest.mark.slow
 def test_a_read_only_database_is_one_line(tmp_path: Path):
     from baccarat.server.storage.migrate import upgrade
 
@@ -538,12 +542,14 @@ def test_a_read_only_database_is_one_line(tmp_path: Path):
     ("postgresql+psycopg2://u@127.0.0.1:1/b", "its driver (postgresql+psycopg2) is not installed; write "
                                               "postgresql+psycopg://USER@HOST/NAME"),
 ])
+@pytest.mark.slow
 def test_a_database_this_server_cannot_use_is_said_in_words(url: str, words: str, tmp_path: Path):
     """Once "No module named 'MySQLdb'" and "Can't load plugin: sqlalchemy.dialects:nosuchdb"."""
     line = _refused_in_one_line(_serve("--database", url, "--data-dir", str(tmp_path)))
     assert words in line and "No module" not in line and "plugin" not in line, line
 
 
+@pytest.mark.slow
 def test_an_address_in_use_is_not_a_verification_mismatch(tmp_path: Path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

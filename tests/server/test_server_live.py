@@ -37,6 +37,7 @@ def _answer(socket):
     return message
 
 
+@pytest.mark.slow
 def test_state_bets_and_replayed_commands(client):
     token = _token(client, "ivy")
     with client.websocket_connect("/ws/tables/2") as socket:

@@ -111,6 +111,7 @@ def _digest(token: str) -> str:
 
 
 @ON_BOTH
+@pytest.mark.slow
 def test_logout_closes_the_account_s_sockets_with_4401_within_a_second(any_client):
     token, other = _player(any_client, "ruth"), _player(any_client, "sam")
     with ExitStack() as stack:
@@ -177,6 +178,7 @@ def test_a_logout_waits_for_a_command_in_flight_and_the_next_command_finds_it(an
         assert (closed.value.code, closed.value.reason) == (live.SIGNED_OUT, "signed out: log in again")
 
 
+@pytest.mark.slow
 def test_one_token_query_per_poll_for_all_of_a_table_s_sockets(client):
     engine = client.app.state.sessions.kw["bind"]
     looked: list[str] = []
@@ -377,6 +379,7 @@ def test_16_mb_first_frames_are_refused_before_they_are_buffered(real_server):
 # --- 4. sockets per account ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_account_holds_at_most_max_sockets_table_sockets(client):
     token, other = _player(client, "zoe", table=None), _player(client, "abel", table=None)
     account_id = _account_id(client, token)

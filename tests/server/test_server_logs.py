@@ -135,6 +135,7 @@ def test_text_lines_are_readable_and_a_trusted_proxy_names_the_request(serve):
     assert not any(line.lstrip().startswith("{") for line in lines)
 
 
+@pytest.mark.slow
 def test_an_unknown_log_format_or_level_is_refused_in_words(tmp_path: Path):
     assert EXE is not None
     for option, value, words in (("--log-format", "xml", "'xml' is not one of 'json', 'text'"),

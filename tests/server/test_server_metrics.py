@@ -92,6 +92,7 @@ def until_phase(socket: ClientConnection, phase: str, *, at_least: float = 0.0, 
             return dict(table)
 
 
+@pytest.mark.slow
 def test_metrics_count_exactly_what_was_done_on_one_process(serve, tmp_path: Path):
     server = serve("--metrics-port", "0", "--betting-seconds", "6")
     found = METRICS_AT.search(server.ready)

@@ -23,6 +23,7 @@ from baccarat.server.storage.db import connect
 EXE = shutil.which("baccarat", path=str(Path(sys.executable).parent))
 
 
+@pytest.mark.slow
 def test_workers_are_refused_on_sqlite_in_words(tmp_path: Path):
     assert EXE is not None
     done = subprocess.run([EXE, "serve", "--workers", "2", "--data-dir", str(tmp_path)], capture_output=True,
@@ -88,6 +89,7 @@ def test_pushes_come_from_notifications_across_processes_with_polling_off(databa
         assert "a quiet change" in [a["text"] for a in pushed["table"]["announcements"]]  # read now, with it
 
 
+@pytest.mark.slow
 def test_a_served_process_freezes_its_start_up_objects_and_collects_less_often():
     """``baccarat serve`` (one process or each of ``--workers``) sets the interpreter up for thousands of
     sockets: its start-up objects frozen out of collections, higher thresholds, threads taking turns every

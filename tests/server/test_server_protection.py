@@ -136,6 +136,7 @@ def test_bad_limits_are_refused_and_change_nothing(sessions, kind, period, amoun
 
 
 @ON_BOTH
+@pytest.mark.slow
 def test_64_racing_bets_never_pass_a_loss_limit(sessions):
     table_id, ann = _setup(sessions)
     _limit(sessions, ann, "loss", "day", 1_000)

@@ -105,6 +105,7 @@ def _ledger_sums(s) -> dict[tuple[str, int], dict[str, int]]:
 
 
 @ON_BOTH
+@pytest.mark.slow
 def test_every_report_equals_sums_recomputed_from_the_ledger(sessions, manual_clock):
     ids = _play(sessions, manual_clock)
     with sessions() as s:

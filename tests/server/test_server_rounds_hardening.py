@@ -56,6 +56,7 @@ def _bet(sessions, table_id, account_id, bets, at, **options):
 
 @pytest.mark.parametrize("game", ["ez", "lucky-draw"])
 @ON_BOTH
+@pytest.mark.slow
 def test_a_bet_and_leaving_the_seat_never_both_succeed(sessions, game):
     """A player's bet racing their own departure: in Lucky Draw one of them wins, never both (on
     PostgreSQL the bet once read its seat before the departure committed and was left on a seat

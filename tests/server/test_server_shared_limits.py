@@ -63,6 +63,7 @@ def test_twelve_wrong_passwords_from_one_address_do_not_lock_the_owner_out_from_
     assert time.perf_counter() - started < 1.0
 
 
+@pytest.mark.slow
 def test_many_addresses_slow_a_username_down_but_never_refuse_its_owner(client):
     """Past the backstop (failures for the name from all addresses), each sign-in for it waits first,
     a wait that grows and is capped; the right password from an address with no failures still gets in."""

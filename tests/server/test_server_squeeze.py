@@ -130,6 +130,7 @@ def _check_no_face_early(samples, deal, result_at, ids, staked):
     assert any(s["view"]["squeeze"]["cards"] for s in samples)
 
 
+@pytest.mark.slow
 def test_two_squeezers_and_a_watcher_see_no_face_before_it_is_turned(sessions):
     table_id, (alice, bob, carol, dave) = _setup(sessions)
     _bet(sessions, table_id, alice, {"player": 1_000}, T0 + timedelta(seconds=1))
@@ -184,6 +185,7 @@ def test_two_squeezers_and_a_watcher_see_no_face_before_it_is_turned(sessions):
     assert _aware(upcoming.opens_at) == result_at + timedelta(seconds=PACE.results)
 
 
+@pytest.mark.slow
 def test_a_squeezer_who_does_nothing_gets_the_dealer_s_turn_at_the_squeeze_time(sessions):
     table_id, (alice, bob) = _setup(sessions, ("alice", "bob"))
     _bet(sessions, table_id, alice, {"player": 1_000}, T0 + timedelta(seconds=1))

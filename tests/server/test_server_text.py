@@ -280,6 +280,7 @@ HEADER_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max
 
 
 @ON_POSTGRESQL
+@pytest.mark.slow
 def test_every_string_field_of_the_openapi_schema_refuses_unstorable_text(client, caplog):
     operator = {name.lower(): value for name, value in _account(client, "oscar", role="operator").items()}
     player_id = client.get("/api/me", headers=_account(client, "penny", seat=True)).json()["id"]
@@ -336,6 +337,7 @@ SOCKET_COMMANDS: list[tuple[dict[str, Any], list[tuple[str, ...]]]] = [
 
 
 @ON_POSTGRESQL
+@pytest.mark.slow
 def test_every_string_field_of_every_socket_command_refuses_unstorable_text(client, caplog):
     token = _account(client, "sofia", seat=True)["Authorization"].removeprefix("Bearer ")
     placed = 0

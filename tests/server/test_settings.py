@@ -69,6 +69,7 @@ def test_a_bad_option_is_refused_naming_the_option():
         Settings(betting_seconds=-1.0)
 
 
+@pytest.mark.slow
 def test_serve_with_a_bad_variable_says_so_and_starts_nothing(tmp_path: Path):
     code = "import sys; from baccarat.cli.app import main; sys.argv[0] = 'baccarat'; sys.exit(main())"
     done = subprocess.run([sys.executable, "-c", code, "serve", "--data-dir", str(tmp_path)], capture_output=True,

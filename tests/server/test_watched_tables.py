@@ -115,6 +115,7 @@ def test_a_table_nobody_watches_waits_and_keeps_its_round_number(sessions):
 
 
 @ON_POSTGRESQL
+@pytest.mark.slow
 def test_a_lease_no_longer_renewed_does_not_watch(sessions):
     table_id, ann = _setup(sessions)
     since = _watch(sessions, ann, table_id)

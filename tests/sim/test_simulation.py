@@ -122,6 +122,7 @@ def test_the_seed_words_are_numpy_s_seed_sequence(seed, key, words):
         assert np.array_equal(chunk_state(seed, key[0]), expected)
 
 
+@pytest.mark.slow
 def test_a_simulation_does_not_import_numpy_random():
     code = ("import sys; from baccarat.cli.app import main; main(['simulate', 'ez', '--shoes', '3', '--seed', '1']); "
             "print('numpy.random' in sys.modules)")
@@ -248,6 +249,7 @@ def test_kernels_compiled_ahead_of_time_refuse_arrays_of_another_type():
                               pb.banker_draws, pb.natural, pb.pays.T)  # the right shape, but not C-contiguous
 
 
+@pytest.mark.slow
 def test_simulate_starts_without_importing_numba():
     _compiled_or_skip()
     code = ("import sys; from baccarat.cli.app import main; "
@@ -407,6 +409,7 @@ def test_an_initial_count_is_a_whole_number_within_the_bound():
             CountPlan("ez", "dragon_7", PRESETS["dragon-7"].tags, 4.0, 10, 1, initial_count=wrong)
 
 
+@pytest.mark.slow
 def test_a_scheduler_that_does_not_answer_is_said_in_words(monkeypatch):
     from baccarat.core.errors import UnavailableError
     from baccarat.sim import run as running
@@ -444,6 +447,7 @@ def test_a_count_that_never_bets_has_no_edge_in_words_or_json(capsys):
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "cp1252"])
+@pytest.mark.slow
 def test_a_console_without_the_symbols_gets_question_marks_not_a_traceback(encoding, tmp_path):
     """Suits, dashes and ± on a console whose encoding lacks them (Windows' cp1252, an ASCII terminal)."""
     exe = shutil.which("baccarat", path=os.path.dirname(sys.executable)) or "baccarat"

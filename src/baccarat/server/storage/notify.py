@@ -72,6 +72,10 @@ def libpq_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+#: Seconds the listening thread waits for a notification before it looks whether it should stop.
+STOP_WAIT = 0.05
+
+
 class Listener:
     """LISTEN on :data:`CHANNEL` in a thread of its own; ``wake`` gets each notification's table ids
     (from that thread: the caller hands them to its event loop)."""
@@ -104,7 +108,8 @@ class Listener:
                     reported = False
                     self.wake({EVERY_TABLE})  # anything sent while nobody listened
                     while not self.stopping.is_set():
-                        for note in connection.notifies(timeout=0.5):
+                        # a short wait: stop() waits for it (a process's shutdown, every test app's)
+                        for note in connection.notifies(timeout=STOP_WAIT):
                             self.wake(parse(note.payload))
             except Exception as error:  # the database went away: feeds keep their state, we reconnect
                 self.listening.clear()
