@@ -488,14 +488,14 @@ def clock_start() -> datetime:
 
 
 @contextmanager
-def clock_held(start: datetime) -> Iterator[Any]:
+def clock_held(start: datetime, *, manual: bool = False) -> Iterator[Any]:
     """The server's clock (:mod:`baccarat.server.storage.clock`) replaced, for the block, by a
     ``ManualClock`` at ``start`` that stands still until moved (``advance(minutes=1)``, or set ``moment``);
     the process's own clock is back afterwards (for a module-scoped fixture; a test asks for
     ``manual_clock``)."""
     from baccarat.server.storage import clock
 
-    held = clock.ManualClock(start)
+    held = clock.ManualTime(start) if manual else clock.ManualClock(start)
     previous = clock.use(held)
     try:
         yield held
@@ -508,6 +508,17 @@ def manual_clock(clock_start: datetime):  # type: ignore[no-untyped-def]
     """:func:`clock_held` at ``clock_start`` for the test.  Ask for it before ``sessions`` where the
     set-up must already read it."""
     with clock_held(clock_start) as held:
+        yield held
+
+
+@pytest.fixture
+def manual_time(clock_start: datetime):  # type: ignore[no-untyped-def]
+    """The server's time held by the test (:class:`~baccarat.server.storage.clock.ManualTime` at ``clock_start``):
+    the wall clock, the monotonic clock and every sleep of the server's loops (the dealer, the table feeds, the
+    leases, the dealer's election, the audit heads) stand still until ``advance(seconds)``, which runs what falls
+    due, in order, and returns when it has run.  Ask for it before the app's fixture, so that the app's loops
+    start on it."""
+    with clock_held(clock_start, manual=True) as held:
         yield held
 
 

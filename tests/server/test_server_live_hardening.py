@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -126,17 +126,28 @@ def test_logout_closes_the_account_s_sockets_with_4401_within_a_second(any_clien
         assert _answer(theirs)["type"] == "ok"  # another account's socket on the same table plays on
 
 
-def test_an_expired_token_closes_its_sockets_with_4401(any_client):
-    token = _player(any_client, "tess")
+@pytest.fixture
+def held_client(manual_time, tmp_path: Path) -> Iterator[TestClient]:
+    """:func:`client` on the test's own time (``manual_time``): the table feeds read when the test moves it."""
+    yield from api_client(Settings(data_dir=tmp_path, betting_seconds=600))
+
+
+def test_an_expired_token_closes_its_sockets_with_4401_at_the_feed_s_next_read(manual_time, held_client):
+    """The feed looks at the tokens at every read (every POLL without LISTEN/NOTIFY): a socket whose token
+    expired is closed at the next one, and not before it (a socket whose token is never looked at again would
+    stay open for good)."""
+    token = _player(held_client, "tess")
     with ExitStack() as stack:
-        socket = _joined(stack, any_client, token)
-        with connect(any_client.settings.url) as sessions:  # type: ignore[attr-defined]
+        socket = _joined(stack, held_client, token)
+        with connect(held_client.settings.url) as sessions:  # type: ignore[attr-defined]
             def expire(s: Any) -> None:
-                s.get(Token, _digest(token)).expires_at = datetime.now(UTC) - timedelta(seconds=1)
+                s.get(Token, _digest(token)).expires_at = manual_time.now() - timedelta(seconds=1)
             transaction(sessions, expire)
-        # the feed looks at the tokens every POLL (0.2 s): within a few of its reads, however loaded the machine
-        # (a socket whose token is never looked at again stays open for good)
-        assert _closed_within(socket, 3.0) == (live.SIGNED_OUT, "signed out: log in again")
+        manual_time.advance(feed_module.POLL / 2)  # the feed's next read is not due yet: the socket stays open
+        with pytest.raises(anyio.WouldBlock):
+            socket._send_rx.receive_nowait()
+        manual_time.advance(feed_module.POLL / 2)
+        assert _closed_within(socket, 10.0) == (live.SIGNED_OUT, "signed out: log in again")
 
 
 def test_no_command_is_taken_after_logout_even_before_the_feed_notices(any_client, monkeypatch):

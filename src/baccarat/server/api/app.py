@@ -24,7 +24,7 @@ from baccarat.server.live import cluster
 from baccarat.server.live import sockets as live
 from baccarat.server.playing import dealing, tables
 from baccarat.server.playing.dealer import LATE_BETS, Dealer
-from baccarat.server.storage import faults, metrics
+from baccarat.server.storage import clock, faults, metrics
 from baccarat.server.storage.db import make_engine, session_factory, transaction
 from baccarat.server.storage.migrate import upgrade
 from baccarat.server.storage.settings import Settings
@@ -55,8 +55,8 @@ async def _deal_loop(dealer: Dealer) -> None:
                 log.exception("cannot look for rounds to deal")
             else:
                 dealer.storage.report(problem, error, consequence="no round is dealt")
-            await asyncio.sleep(1.0)
-        await asyncio.sleep(DEAL_INTERVAL)
+            await clock.sleep(1.0)
+        await clock.sleep(DEAL_INTERVAL)
 
 
 #: The cyclic collector's thresholds in a server process (Python's are 700, 10, 10).  A crowded table's sockets

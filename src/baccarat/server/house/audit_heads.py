@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from baccarat.core.errors import BaccaratError, ConfigurationError
 from baccarat.server.house.audit import SignedHead, canonical
 from baccarat.server.house.audit_keys import HEAD_LABEL, sign, signed_by
-from baccarat.server.storage import faults
+from baccarat.server.storage import clock, faults
 from baccarat.server.storage.db import read
 from baccarat.server.storage.models import AuditEntry, aware
 from baccarat.server.storage.models import now as _now
@@ -165,10 +165,10 @@ async def signing(sessions: sessionmaker[Session], key: Ed25519PrivateKey, path:
 
     async def forever() -> None:
         while True:
-            await asyncio.sleep(every)
+            await clock.sleep(every)
             await asyncio.to_thread(turn)
 
-    task = asyncio.create_task(forever())
+    task = clock.spawn(forever())
     try:
         yield
     finally:

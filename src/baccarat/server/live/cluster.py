@@ -20,7 +20,7 @@ from sqlalchemy import Engine
 from baccarat.server.live import sockets as live
 from baccarat.server.live.leader import Leadership, deal_while_leading
 from baccarat.server.live.leases import Leases, renew_forever
-from baccarat.server.storage import notify
+from baccarat.server.storage import clock, notify
 from baccarat.server.storage.db import on_postgresql
 from baccarat.server.storage.settings import Settings
 
@@ -57,8 +57,8 @@ async def serving(app: FastAPI, engine: Engine, settings: Settings,
         await asyncio.to_thread(leases.forget_others)
     if getattr(app.state, "dealer", None) is not None:  # a table watched from any process is dealt every window
         app.state.dealer.watched_since = leases.alive_since
-    renewing = asyncio.create_task(renew_forever(leases))
-    dealer = asyncio.create_task(deal_while_leading(leadership, deal_forever))
+    renewing = clock.spawn(renew_forever(leases))
+    dealer = clock.spawn(deal_while_leading(leadership, deal_forever))
     try:
         yield
     finally:

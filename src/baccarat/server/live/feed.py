@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections import Counter
 from contextlib import suppress
 from dataclasses import dataclass
@@ -40,7 +39,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.server.playing import seating, views
 from baccarat.server.playing.shapes import TableView, YourState
-from baccarat.server.storage import faults, metrics
+from baccarat.server.storage import clock, faults, metrics
 from baccarat.server.storage.db import among, on_postgresql, read, transaction
 from baccarat.server.storage.models import Token, aware
 from baccarat.server.storage.models import now as _now
@@ -166,7 +165,7 @@ class TableFeed:
             digests = list(self.tokens)
             self.poked.clear()  # a change notified from now on is read again after this read
             self.reads += 1
-            started = time.perf_counter()
+            started = clock.monotonic()
             try:
                 reading = await asyncio.to_thread(self._read, list(self.watchers), digests, at)
             except Exception as error:  # the database is away: the sockets keep their last state, reads go on
@@ -176,11 +175,11 @@ class TableFeed:
                 else:
                     _STORAGE.report(problem, error, consequence="table sockets keep their last state")
                 at = None
-                await asyncio.sleep(1.0)
+                await clock.sleep(1.0)
                 continue
             if at is not None:  # read ahead: shown at its moment, never before
-                self.ahead = min(AHEAD_MOST, max(AHEAD_LEAST, 2 * (time.perf_counter() - started)))
-                await asyncio.sleep(max(0.0, (at - _now()).total_seconds()))
+                self.ahead = min(AHEAD_MOST, max(AHEAD_LEAST, 2 * (clock.monotonic() - started)))
+                await clock.sleep(max(0.0, (at - _now()).total_seconds()))
             gone = set(digests) - reading.valid - self.signed_out  # a token never comes back once gone
             if reading.frames is not None or gone:
                 if reading.frames is not None:
@@ -197,15 +196,11 @@ class TableFeed:
             if self.notified:
                 # a burst of notifications is read once a gap, not once each (a crowd's pushes cost a gap of their own)
                 first = min(max(NOTIFY_GAP, CROWD_GAP * len(self.watchers)), wait)
-                await asyncio.sleep(first)
-                if wait > first:
-                    try:
-                        await asyncio.wait_for(self.poked.wait(), wait - first)
-                        at = None  # notified: read now
-                    except TimeoutError:
-                        pass
+                await clock.sleep(first)
+                if wait > first and await clock.wait(self.poked, wait - first):
+                    at = None  # notified: read now
             else:
-                await asyncio.sleep(wait)
+                await clock.sleep(wait)
 
     def _shown(self, view: TableView) -> None:
         """Before ``view`` is published: the table's bettors for the metrics, and whether it is the first to
@@ -267,7 +262,7 @@ class TableFeed:
         self.watchers[account_id] += 1
         self.tokens[digest] += 1
         if self.task is None or self.task.done():
-            self.task = asyncio.create_task(self.run())
+            self.task = clock.spawn(self.run())
 
     def leave(self, account_id: int, digest: str) -> None:
         self.watchers[account_id] -= 1

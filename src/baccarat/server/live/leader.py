@@ -28,6 +28,7 @@ from typing import Any
 
 from sqlalchemy import Engine, text
 
+from baccarat.server.storage import clock
 from baccarat.server.storage.db import on_postgresql
 
 log = logging.getLogger("baccarat.dealer")
@@ -124,7 +125,7 @@ async def deal_while_leading(leadership: Leadership, deal_forever: Callable[[], 
                 if taken:
                     if leadership.shared:
                         log.warning("process %d deals (it holds the dealer's lock)", os.getpid())
-                    dealing = asyncio.create_task(deal_forever())  # type: ignore[arg-type]
+                    dealing = clock.spawn(deal_forever())  # type: ignore[arg-type]
             elif dealing.done() or not await asyncio.to_thread(leadership.still_held):
                 log.error("process %d lost the dealer's lock: it stops dealing", os.getpid())
                 dealing.cancel()
@@ -132,7 +133,7 @@ async def deal_while_leading(leadership: Leadership, deal_forever: Callable[[], 
                     await dealing
                 dealing = None
                 leadership.drop()
-            await asyncio.sleep(every)
+            await clock.sleep(every)
     finally:
         if dealing is not None:
             dealing.cancel()

@@ -25,7 +25,7 @@ from concurrent.futures import Future
 from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from baccarat.server.storage import faults, keyed_locks
+from baccarat.server.storage import clock, faults, keyed_locks
 from baccarat.server.storage.db import among, on_postgresql, read, transaction
 from baccarat.server.storage.models import SocketLease, now
 
@@ -182,7 +182,7 @@ def _report(error: Exception, consequence: str) -> None:
 async def renew_forever(leases: Leases, every: float = HEARTBEAT) -> None:
     """Renew ``leases`` every ``every`` seconds for as long as the process serves."""
     while True:
-        await asyncio.sleep(every)
+        await clock.sleep(every)
         try:
             await asyncio.to_thread(leases.renew)
         except Exception as error:  # the database is away: the next renewal tries again

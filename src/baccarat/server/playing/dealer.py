@@ -17,7 +17,6 @@ instead of a traceback every pass.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -26,7 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.server.playing import betting, dealing, seating
-from baccarat.server.storage import faults, logs
+from baccarat.server.storage import clock, faults, logs
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import GameTable, Round, aware
 from baccarat.server.storage.models import now as _now
@@ -62,7 +61,7 @@ class Dealer:
 
     def __init__(self, sessions: sessionmaker[Session], *, max_attempts: int = MAX_ATTEMPTS,
                  first_pause: float = FIRST_PAUSE, longest_pause: float = LONGEST_PAUSE,
-                 monotonic: Callable[[], float] = time.monotonic, seat_grace: float = seating.SEAT_GRACE_SECONDS,
+                 monotonic: Callable[[], float] = clock.monotonic, seat_grace: float = seating.SEAT_GRACE_SECONDS,
                  sit_out_rounds: int = seating.SIT_OUT_ROUNDS, late: float = 0.0) -> None:
         self.sessions, self.late = sessions, late
         #: (table id, close) -> whether bets that arrived before that close still wait for their commit in this
