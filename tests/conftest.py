@@ -28,9 +28,9 @@ from . import provision, server_kit
 
 settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-#: Not modules of tests: the Schemathesis hooks that test_server_contract.py gives to ``st run`` register
+#: Not modules of tests: the Schemathesis hooks that tests/server/api/test_contract.py gives to ``st run`` register
 #: global hooks when imported (as --doctest-modules would), and those break every other Schemathesis test.
-collect_ignore = ["server/contract_hooks.py"]
+collect_ignore = ["server/api/contract_hooks.py"]
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or "ci"
 if PROFILE not in ("ci", "dev"):

@@ -3,7 +3,7 @@ refusals each route really gives written into the schema, and the methods of an 
 the schema lists them (``OPTIONS``, and ``Allow`` on a 405).
 
 Schemathesis with every check runs against ``baccarat serve`` in the test suite
-(``tests/server/test_server_contract.py``), and a client generated from the schema by
+(``tests/server/api/test_contract.py``), and a client generated from the schema by
 openapi-python-client plays a round there.
 """
 
@@ -37,7 +37,7 @@ BODY_REFUSALS = {
 def operation_id(route: APIRoute) -> str:
     """A route's ``operationId``: its function's name in camelCase (``take_seat`` is ``takeSeat``), short and
     stable, where FastAPI's default adds the path and method (``take_seat_api_tables__table_id__seats_post``),
-    which a generated client makes its function names.  ``tests/server/test_server_contract.py`` pins them.
+    which a generated client makes its function names.  ``tests/server/api/test_contract.py`` pins them.
 
     >>> from fastapi.routing import APIRoute
     >>> operation_id(APIRoute("/api/me", lambda: None, name="who_am_i"))

@@ -3,7 +3,7 @@
 Amounts are integers of minor units (cents); times are ISO 8601 strings in UTC, as the views write
 them (declared as strings so they reach the client exactly as written).  Views may add fields
 before this file names them: an answer keeps fields it does not declare (``extra="allow"``) rather
-than dropping them silently, and ``tests/server/test_server_openapi.py`` checks every route has a model.
+than dropping them silently, and ``tests/server/api/test_openapi.py`` checks every route has a model.
 Refusals share one shape, :class:`Refusal`.
 """
 

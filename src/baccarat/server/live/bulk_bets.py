@@ -17,7 +17,7 @@ breaks are counted under that row's lock, :func:`baccarat.server.house.protectio
 that is not a bet, a table that is not punto banco or has no round taking bets.  Players are
 independent of one another (a bet reads and writes only its own player's key, wallet, bets and
 seed; the round is held for the whole transaction), so the outcomes are those of the commands run
-one by one; ``tests/server/test_server_bulkbets.py`` runs the same batches both ways and compares answers,
+one by one; ``tests/server/live/test_bulk_bets.py`` runs the same batches both ways and compares answers,
 wallets, bets and ledger.  If a bulk write fails for any reason but a lost race (which retries the
 batch), its savepoint is rolled back and every command runs alone.
 """

@@ -4,7 +4,7 @@ wagers; and the round's result as stored with it.
 
 These are the JSON objects :mod:`baccarat.server.playing.views` builds and the REST API and the
 WebSocket send as they are.  The answers of :mod:`baccarat.server.api.responses` describe the same
-shapes for ``/openapi.json`` (``tests/server/test_typed_shapes.py`` checks that the two agree).  Times are
+shapes for ``/openapi.json`` (``tests/server/playing/test_shapes.py`` checks that the two agree).  Times are
 ISO 8601 strings in UTC, amounts integers of minor units.
 """
 

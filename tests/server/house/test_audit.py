@@ -1,0 +1,198 @@
+"""The operator audit trail: every operator action (REST and the command line) recorded with who,
+when, what, before and after, in the action's own transaction; the hash chain checked, and an
+edit of any field of any entry (or a removed entry) named by ``baccarat audit verify``."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import delete, select, text, update
+from sqlalchemy.exc import DBAPIError
+
+from baccarat.cli.app import main
+from baccarat.server.house import accounts, audit, audit_keys
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.models import AuditEntry
+from baccarat.server.storage.settings import Settings
+
+from ...conftest import ON_BOTH, ON_POSTGRESQL, api_client
+
+
+@pytest.fixture
+def client(tmp_path: Path, database_url: str):
+    settings = Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=600)
+    yield from api_client(settings)
+
+
+def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, str]:
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        transaction(sessions, lambda s: accounts.register(s, name, "correct horse", grant=10_000, role=role))
+    token = client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _unprotect(s) -> None:
+    """What someone with the database owner's rights can do first: drop the append-only trigger."""
+    if s.get_bind().dialect.name == "postgresql":
+        s.execute(text("DROP TRIGGER audit_log_append_only ON audit_log"))
+    else:
+        s.execute(text("DROP TRIGGER audit_log_no_update"))
+        s.execute(text("DROP TRIGGER audit_log_no_delete"))
+
+
+def _act(client: TestClient) -> tuple[dict[str, str], int]:
+    """One of each operator action; returns the operator's headers and the player's id."""
+    boss = _log_in(client, "pit_boss", "operator")
+    vera = _log_in(client, "vera")
+    vera_id = client.get("/api/me", headers=vera).json()["id"]
+    made = client.post("/api/operator/tables", json={"name": "audit-1", "game": "mini"}, headers=boss)
+    assert made.status_code == 201, made.text
+    table = made.json()["id"]
+    assert client.put(f"/api/operator/tables/{table}/limits", json={"minimum": 500, "maximums": {"tie": 5_000}},
+                      headers=boss).status_code == 200
+    client.post(f"/api/tables/{table}/seats", json={}, headers=vera)
+    placed = client.post(f"/api/tables/{table}/bets", json={"bets": {"banker": 1_000}},
+                         headers={**vera, "Idempotency-Key": "vera-bet-0001"})
+    assert placed.status_code == 201, placed.text
+    assert client.post(f"/api/operator/tables/{table}/rounds/1/void", json={"reason": "misdeal"},
+                       headers=boss).status_code == 200
+    assert client.post(f"/api/operator/tables/{table}/close", headers=boss).status_code == 200
+    assert client.post(f"/api/operator/tables/{table}/open", headers=boss).status_code == 200
+    for action in ("credit", "debit"):
+        assert client.post(f"/api/operator/wallets/{vera_id}/{action}", json={"amount": 2_500, "memo": "=cash"},
+                           headers={**boss, "Idempotency-Key": f"{action}-0001"}).status_code == 200
+    return boss, table
+
+
+def test_every_operator_action_is_recorded_with_who_when_what_before_and_after(client, tmp_path):
+    boss, table = _act(client)
+    refused = client.post(f"/api/operator/tables/{table}/rounds/1/void", json={"reason": "again"}, headers=boss)
+    assert refused.status_code == 409  # a refused action leaves no entry (same transaction)
+    # the command line voids the open round, named by the operating system's user
+    current = client.get(f"/api/tables/{table}").json()["round"]["number"]
+    assert main(["void-round", str(table), str(current), "--reason", "console test",
+                 "--data-dir", str(tmp_path), *(() if client.settings.url.startswith("sqlite")  # type: ignore[attr-defined]
+                                                else ("--database", client.settings.url))]) == 0  # type: ignore[attr-defined]
+    entries = client.get("/api/operator/audit", headers=boss).json()
+    assert [e["action"] for e in entries] == ["open_table", "change_limits", "void_round", "close_table",
+                                              "reopen_table", "credit", "debit", "void_round"]
+    assert all(e["actor"] == "pit_boss" for e in entries[:-1]) and entries[-1]["actor"].startswith("command line: ")
+    limits = entries[1]
+    assert limits["target"] == f"table {table}" and limits["before"]["pending_limits"] is None
+    assert limits["after"]["pending_limits"] == {"minimum": 500, "maximums": {"tie": 5_000}}
+    void = entries[2]
+    assert void["before"] == {"status": "betting"}
+    assert void["after"] == {"status": "void", "reason": "misdeal", "refunded": 1_000, "bets_refunded": 1}
+    assert entries[3]["before"]["status"] == "open" and entries[3]["after"]["status"] == "closed"
+    assert entries[5]["before"] == {"balance": 10_000} and entries[5]["after"]["balance"] == 12_500
+    assert entries[0]["previous"] == "0" * 64
+    assert all(e["previous"] == before["digest"] for before, e in itertools.pairwise(entries))
+    assert client.get("/api/operator/audit/verify", headers=boss).json() == {
+        "ok": True, "entries": 8, "broken": None, "head": entries[-1]["digest"], "signed": 8, "unsigned": 0,
+        "key": audit_keys.fingerprint(audit.public_key(client.app.state.sessions)), "heads": 0}
+    csv = client.get("/api/operator/audit?format=csv", headers=boss)
+    assert csv.headers["content-type"].startswith("text/csv") and len(csv.text.strip().splitlines()) == 9
+
+
+@pytest.mark.parametrize("field", ["at", "actor", "actor_id", "action", "target", "before", "after", "previous",
+                                   "digest"])
+def test_editing_any_field_of_an_entry_is_detected_and_named(client, field):
+    boss, _ = _act(client)
+    from datetime import timedelta
+
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        def tamper(s):
+            _unprotect(s)
+            entry = s.get(AuditEntry, 4)
+            value = {"at": entry.at + timedelta(seconds=1), "actor": "someone_else", "actor_id": None,
+                     "action": "reopen_table", "target": "table 99", "before": '{"status":"closed"}',
+                     "after": '{"status":"open"}', "previous": "f" * 64, "digest": "0" * 64}[field]
+            s.execute(update(AuditEntry).where(AuditEntry.id == 4).values({field: value}))
+        transaction(sessions, tamper)
+    check = client.get("/api/operator/audit/verify", headers=boss).json()
+    assert check["ok"] is False and check["broken"]["id"] == 4, check
+
+
+def test_a_removed_entry_is_named_and_the_command_exits_3(client, tmp_path, capsys):
+    _act(client)
+    url = client.settings.url  # type: ignore[attr-defined]
+    options = ["--data-dir", str(tmp_path)] + ([] if url.startswith("sqlite") else ["--database", url])
+    assert main(["audit", "verify", *options]) == 0
+    assert "audit trail intact: 7 entries" in capsys.readouterr().out
+    with connect(url) as sessions:
+        def remove(s):
+            _unprotect(s)
+            s.execute(delete(AuditEntry).where(AuditEntry.id == 3))
+        transaction(sessions, remove)
+    assert main(["audit", "verify", *options]) == 3
+    assert "BROKEN at entry 3: entry 3 is missing" in capsys.readouterr().out
+    with connect(url) as sessions:  # put a forged entry 3 in its place: its link is right, its hash is not
+        def forge(s):
+            two, four = s.get(AuditEntry, 2), s.get(AuditEntry, 4)
+            s.add(AuditEntry(id=3, at=two.at, actor="pit_boss", action="void_round", target="table 9",
+                             before="{}", after="{}", previous=two.digest, digest=four.previous))
+        transaction(sessions, forge)
+    assert main(["audit", "verify", *options]) == 3
+    assert "BROKEN at entry 3: its contents do not match its digest" in capsys.readouterr().out
+
+
+@ON_POSTGRESQL
+@pytest.mark.slow
+def test_the_chain_never_forks_under_concurrent_operators(client):
+    import threading
+
+    boss = _log_in(client, "pit_boss", "operator")
+    vera_id = client.get("/api/me", headers=_log_in(client, "vera")).json()["id"]
+    codes: list[int] = []
+
+    def credit(i: int) -> None:
+        answer = client.post(f"/api/operator/wallets/{vera_id}/credit", json={"amount": 100},
+                             headers={**boss, "Idempotency-Key": f"race-{i:04d}"})
+        codes.append(answer.status_code)
+
+    threads = [threading.Thread(target=credit, args=(i,)) for i in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert codes == [200] * 16
+    with connect(client.settings.url) as sessions, sessions() as s:  # type: ignore[attr-defined]
+        check = audit.verify(s, public=audit.public_key(client.app.state.sessions))
+        assert check["ok"] and check["entries"] == check["signed"] == 16  # each signed in its own transaction
+        assert len(set(s.scalars(select(AuditEntry.previous)))) == 16
+
+
+@ON_BOTH
+def test_the_database_refuses_to_edit_or_delete_an_entry(client):
+    _act(client)
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        for change in (update(AuditEntry).where(AuditEntry.id == 2).values(actor="someone_else"),
+                       delete(AuditEntry).where(AuditEntry.id == 2)):
+            with pytest.raises(DBAPIError, match="append-only"):
+                transaction(sessions, lambda s, c=change: s.execute(c))
+        with sessions() as s:
+            assert audit.verify(s)["ok"] and s.get(AuditEntry, 2).actor == "pit_boss"
+
+
+@pytest.mark.parametrize("empty_database_url", ["sqlite", "postgresql"], indirect=True)
+def test_a_database_no_server_has_used_is_refused_not_made(empty_database_url, tmp_path, capsys):
+    """A mistyped --data-dir or --database: once made there, empty, and reported "intact: 0 entries" (on both
+    databases: each is told apart from a used one in its own way)."""
+    database_url = empty_database_url
+    from sqlalchemy import create_engine, inspect
+
+    mistyped = tmp_path / "mistyped"
+    on_sqlite = database_url.startswith("sqlite")
+    options = ["--data-dir", str(mistyped)] + ([] if on_sqlite else ["--database", database_url])
+    for args in (["audit", "verify"], ["audit", "show"], ["void-round", "1", "1", "--reason", "a test"]):
+        assert main([*args, *options]) == 4, args
+        said = capsys.readouterr()
+        assert "no server has used it; check --" in said.err and said.out == "", args
+    assert not mistyped.exists()
+    if not on_sqlite:
+        engine = create_engine(database_url)
+        assert inspect(engine).get_table_names() == []  # nothing was set up there either
+        engine.dispose()

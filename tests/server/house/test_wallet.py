@@ -1,0 +1,172 @@
+"""The server's database layer on a real SQLite file: migrations, accounts, the double-entry
+ledger, idempotent requests and the same-wallet race."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import select
+
+from baccarat.core.errors import AuthenticationError, ConfigurationError, ConflictError, InsufficientFundsError
+from baccarat.server.house import accounts, wallet
+from baccarat.server.storage.db import make_engine, transaction
+from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.models import Base, Token
+
+from ...conftest import ON_BOTH
+
+
+@pytest.mark.parametrize("empty_database_url", ["sqlite", "postgresql"], indirect=True)
+def test_migrations_build_exactly_the_models_schema_and_come_down_to_nothing(empty_database_url: str):
+    """Every migration, up and down and up again, on both databases (the other tests start from a copy of a
+    database migrated once per session)."""
+    from alembic import command
+    from sqlalchemy import inspect
+
+    from baccarat.server.storage.migrate import alembic_config
+
+    database_url = empty_database_url
+    upgrade(database_url)
+    command.downgrade(alembic_config(database_url), "base")
+    engine = make_engine(database_url)
+    assert set(inspect(engine).get_table_names()) <= {"alembic_version"}  # every migration came down
+    engine.dispose()
+    upgrade(database_url)
+    upgrade(database_url)  # a second run is a no-op
+    engine = make_engine(database_url)
+    with engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+        if database_url.startswith("sqlite"):
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+        else:
+            assert connection.exec_driver_sql("SHOW transaction_isolation").scalar() == "read committed"
+            assert connection.exec_driver_sql("SHOW synchronous_commit").scalar() == "on"
+    engine.dispose()
+
+
+def _register(sessions, name: str, grant: int = 10_000):
+    return transaction(sessions, lambda s: accounts.register(s, name, "correct horse", grant=grant).id)
+
+
+def test_register_log_in_and_tokens(sessions):
+    account_id = _register(sessions, "alice")
+    token = transaction(sessions, lambda s: accounts.log_in(s, "alice", "correct horse"))
+    assert len(token) >= 43  # 256 bits, base64
+    with sessions() as s:
+        assert accounts.authenticate(s, token).id == account_id
+        assert s.scalar(select(Token.token_hash)) != token  # only the hash is stored
+        assert wallet.balance(s, account_id) == 10_000
+    for name, password in (("alice", "wrong password"), ("nobody", "correct horse")):
+        with pytest.raises(AuthenticationError, match="wrong username or password"):
+            transaction(sessions, lambda s, n=name, p=password: accounts.log_in(s, n, p))
+    with sessions() as s, pytest.raises(AuthenticationError):
+        accounts.authenticate(s, "forged-token")
+    transaction(sessions, lambda s: accounts.log_out(s, token))
+    with sessions() as s, pytest.raises(AuthenticationError):
+        accounts.authenticate(s, token)
+
+
+@pytest.mark.parametrize(("name", "password", "error"), [
+    ("al", "correct horse", ConfigurationError), ("bad name!", "correct horse", ConfigurationError),
+    ("bob", "short", ConfigurationError), ("bob", "x" * 129, ConfigurationError),
+])
+def test_bad_registrations_change_nothing(sessions, name, password, error):
+    with pytest.raises(error):
+        transaction(sessions, lambda s: accounts.register(s, name, password, grant=100))
+    with sessions() as s:
+        assert wallet.check_ledger(s)["total"] == 0
+
+
+def test_a_taken_username_is_a_conflict(sessions):
+    _register(sessions, "carol")
+    with pytest.raises(ConflictError):
+        _register(sessions, "carol")
+
+
+def test_password_hashes_are_salted_scrypt(real_password_cost):
+    one, two = accounts.hash_password("correct horse"), accounts.hash_password("correct horse")
+    assert one != two and one.startswith("scrypt$16384$8$1$")
+    assert accounts.password_matches("correct horse", one) and not accounts.password_matches("correct hors", one)
+    assert not accounts.password_matches("x", "garbage")
+
+
+@ON_BOTH
+def test_an_overdraft_is_refused_and_rolls_back_the_whole_transaction(sessions):
+    account_id = _register(sessions, "dave", grant=500)
+
+    def overdraw(s):
+        wallet.transfer(s, "credit", {wallet.CASHIER: -100, wallet.wallet_account(account_id): 100})
+        wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -1000, wallet.escrow_account(1): 1000})
+
+    with pytest.raises(InsufficientFundsError, match="more than the balance"):
+        transaction(sessions, overdraw)
+    with sessions() as s:
+        assert wallet.balance(s, account_id) == 500  # the credit before the failure was rolled back too
+    with pytest.raises(ConfigurationError, match="sum to zero"):
+        transaction(sessions, lambda s: wallet.transfer(s, "x", {wallet.CASHIER: 1}))
+
+
+@ON_BOTH
+def test_idempotent_requests_move_money_once(sessions):
+    account_id = _register(sessions, "erin", grant=1_000)
+    body = {"amount": 300}
+
+    def stake(s, key="key-00000001", request=body):
+        def work():
+            wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -request["amount"],
+                                         wallet.escrow_account(7): request["amount"]})
+            return {"balance": wallet.balance(s, account_id)}
+        return wallet.idempotent(s, account_id, key, request, work)
+
+    first = transaction(sessions, stake)
+    again = transaction(sessions, stake)
+    assert first == again == {"balance": 700}
+    with pytest.raises(ConflictError, match="different request"):
+        transaction(sessions, lambda s: stake(s, request={"amount": 301}))
+    with pytest.raises(ConfigurationError):
+        transaction(sessions, lambda s: stake(s, key="short"))
+    with sessions() as s:
+        assert wallet.balance(s, account_id) == 700
+    # return the escrow so the books close
+    transaction(sessions, lambda s: wallet.transfer(s, "refund", {wallet.escrow_account(7): -300,
+                                                                  wallet.wallet_account(account_id): 300}))
+
+
+#: Repetitions of the race; CI runs the reliability spec's 200 (``BACCARAT_RACE_REPETITIONS``).
+RACE_REPETITIONS = int(os.environ.get("BACCARAT_RACE_REPETITIONS", "10"))
+
+
+@pytest.mark.slow
+@ON_BOTH
+def test_same_wallet_race_has_exactly_one_winner(sessions):
+    account_id = _register(sessions, "frank", grant=5_000)
+    for repetition in range(RACE_REPETITIONS):
+        outcomes: list[str] = []
+        barrier = threading.Barrier(64)
+
+        def bet(i, rep=repetition, barrier=barrier, outcomes=outcomes):
+            def work(s):
+                amount = wallet.balance(s, account_id)
+                wallet.transfer(s, "stake", {wallet.wallet_account(account_id): -5_000,
+                                             wallet.escrow_account(rep): 5_000})
+                return amount
+            barrier.wait()
+            try:
+                transaction(sessions, work)
+                outcomes.append("accepted")
+            except InsufficientFundsError:
+                outcomes.append("refused")
+
+        threads = [threading.Thread(target=bet, args=(i,)) for i in range(64)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert outcomes.count("accepted") == 1 and outcomes.count("refused") == 63
+        transaction(sessions, lambda s, rep=repetition: wallet.transfer(
+            s, "refund", {wallet.escrow_account(rep): -5_000, wallet.wallet_account(account_id): 5_000}))

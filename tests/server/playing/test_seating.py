@@ -1,0 +1,184 @@
+"""Seats squatted for good (issue 29, item 1): seven accounts that sat down at the Lucky Draw table over
+REST and never bet kept it full indefinitely, since the sit-out rule counted only dealt rounds, a round
+nobody bets on is never dealt, and the away grace starts only when a socket closes.
+
+Now every betting window counts: a seat whose player placed no bet in ``sit_out_rounds`` windows in a row
+(``BACCARAT_SIT_OUT_ROUNDS``, 5) is freed, socket or not, announced to the table, and the player is told why
+(``notice`` in their state).  An operator can stand a player up (``POST
+/api/operator/tables/{id}/seats/{seat}/stand``), audited.  On both databases; the clock is held by hand and
+the test deals the rounds itself (the app's dealer loop is off)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from baccarat.server.api import app as app_module
+from baccarat.server.house import accounts
+from baccarat.server.playing import tables
+from baccarat.server.storage.db import read, transaction
+from baccarat.server.storage.models import Round, Seat, aware
+from baccarat.server.storage.settings import Settings
+
+from ...conftest import api_client
+
+LUCKY = 3  #: the Lucky Draw table of a fresh database (mini-1, ez-1, lucky-draw-1)
+BETTING = 15.0
+
+
+@pytest.fixture
+def client(database_url: str, tmp_path: Path, manual_clock: Any, monkeypatch: pytest.MonkeyPatch):
+    async def no_dealer(_: Any) -> None:  # the test deals, at the moments it chooses
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(app_module, "_deal_forever", no_dealer)
+    settings = Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=BETTING, grant=0)
+    for test_client in api_client(settings):
+        test_client.clock = manual_clock  # type: ignore[attr-defined]
+        yield test_client
+
+
+def _player(client: TestClient, name: str, role: str = "player") -> dict[str, str]:
+    sessions = client.app.state.sessions  # type: ignore[attr-defined]
+    transaction(sessions, lambda s: accounts.register(s, name, "correct horse", grant=50_000, role=role))
+    token = client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _in_play(client: TestClient) -> Round:
+    sessions = client.app.state.sessions  # type: ignore[attr-defined]
+    current = read(sessions, lambda s: tables.round_in_play(s, LUCKY))
+    assert current is not None
+    return current
+
+
+def _close_window(client: TestClient) -> None:
+    """Hold the clock at the close of the betting window in play (and, if its round was dealt, at the end
+    of its decisions) and deal, until the next window takes bets: exactly one window closes."""
+    clock, dealer = client.clock, client.app.state.dealer  # type: ignore[attr-defined]
+    window = _in_play(client)
+    for _ in range(3):
+        current = _in_play(client)
+        # a new window: the next round, or (nobody bet, nobody watches) the same round taking bets again
+        if current.status == "betting" and (current.number, current.closes_at) != (window.number, window.closes_at):
+            clock.moment = max(clock.now(), aware(current.opens_at))  # the new window is open: bets are taken
+            return
+        due = aware(current.closes_at if current.status == "betting" else current.decides_at)
+        clock.moment = max(clock.now(), due + timedelta(seconds=1))  # past the allowance for late bets
+        dealer.deal_due(clock.now())
+    raise AssertionError("the table did not move on to its next window")
+
+
+def _seated(client: TestClient) -> dict[int, str]:
+    return {int(n): name for n, name in client.get(f"/api/tables/{LUCKY}").json()["seats"].items()}
+
+
+def test_seven_rest_sitters_who_never_bet_are_freed_after_five_windows_and_a_newcomer_sits(client: TestClient):
+    squatters = {f"squat{i}": _player(client, f"squat{i}") for i in range(1, 8)}
+    for auth in squatters.values():
+        assert client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=auth).status_code == 201
+    newcomer = _player(client, "newcomer")
+    full = client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=newcomer)
+    assert full.status_code == 409 and full.json()["code"] == "table.full"
+    for window in range(1, 5):  # four windows nobody bets in: the seats are still held
+        _close_window(client)
+        assert len(_seated(client)) == 7, window
+        assert client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=newcomer).json()["code"] == "table.full"
+    _close_window(client)  # the fifth: every squatter is stood up, though none ever had a socket to close
+    assert _seated(client) == {}
+    news = [a for a in client.get(f"/api/tables/{LUCKY}").json()["announcements"] if a["kind"] == "stood_up"]
+    assert len(news) == 7
+    assert {(a["code"], a["params"]["rounds"]) for a in news} == {("news.stood_up", 5)}
+    assert news[0]["text"].endswith(": no bet in 5 rounds")
+    # each squatter is told why, in a code the page words (GET .../you; the WebSocket's "you" is the same)
+    for name, auth in squatters.items():
+        mine = client.get(f"/api/tables/{LUCKY}/you", headers=auth).json()
+        assert mine["seat"] is None
+        assert mine["notice"]["code"] == "notice.stood_up" and mine["notice"]["params"]["rounds"] == 5, name
+        assert set(mine["notice"]["params"]) == {"seat", "rounds"}
+        assert mine["balance"] == 50_000  # no money moved
+    seated = client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=newcomer)
+    assert seated.status_code == 201, seated.text
+    assert client.get(f"/api/tables/{LUCKY}/you", headers=newcomer).json()["notice"] is None
+    # sitting down again ends the notice
+    again = client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=squatters["squat1"])
+    assert again.status_code == 201
+    assert client.get(f"/api/tables/{LUCKY}/you", headers=squatters["squat1"]).json()["notice"] is None
+
+
+def test_a_player_who_bets_once_in_five_windows_keeps_the_seat(client: TestClient):
+    ann, ben = _player(client, "ann"), _player(client, "ben")
+    for auth in (ann, ben):
+        assert client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=auth).status_code == 201
+    for window in range(1, 10):
+        if window in (4, 8):  # ann bets in windows 4 and 8 (never more than four idle in a row); ben never
+            placed = client.post(f"/api/tables/{LUCKY}/bets", json={"bets": {"enter": 100}},
+                                 headers={**ann, "Idempotency-Key": f"ann-window-{window}"})
+            assert placed.status_code == 201, placed.text
+        _close_window(client)
+        assert ("ben" in _seated(client).values()) == (window < 5), window
+        assert "ann" in _seated(client).values(), window
+    mine = client.get(f"/api/tables/{LUCKY}/you", headers=ann).json()
+    assert mine["seat"] == 1 and mine["notice"] is None
+
+
+def test_the_operator_stands_a_player_up(client: TestClient):
+    boss = _player(client, "pit_boss", "operator")
+    vera = _player(client, "vera")
+    stand = f"/api/operator/tables/{LUCKY}/seats/1/stand"
+    assert client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=vera).json()["seat"] == 1
+    # no token, a forged one, a player's: refused, and nothing changes
+    assert client.post(stand).status_code == 401
+    assert client.post(stand, headers={"Authorization": "Bearer forged"}).status_code == 401
+    refused = client.post(stand, headers=vera)
+    assert refused.status_code == 403 and refused.json()["code"] == "auth.operator_only"
+    assert refused.json()["params"] == {"action": "stand_players"}
+    # an unknown table, a seat the game has not, an empty seat: refused with their codes
+    for path, status, code, params in (
+            ("/api/operator/tables/99/seats/1/stand", 404, "table.unknown", {"table": 99}),
+            (f"/api/operator/tables/{LUCKY}/seats/8/stand", 404, "seat.out_of_range", {"seats": 7}),
+            (f"/api/operator/tables/{LUCKY}/seats/2/stand", 404, "seat.empty", {"seat": 2}),
+            (f"/api/operator/tables/{LUCKY}/seats/0/stand", 422, "request.invalid", None)):
+        answer = client.post(path, headers=boss)
+        assert answer.status_code == status and answer.json()["code"] == code, (path, answer.text)
+        if params is not None:
+            assert answer.json()["params"] == params
+    # with a bet in play the seat is Vera's until the round is settled
+    placed = client.post(f"/api/tables/{LUCKY}/bets", json={"bets": {"enter": 100}},
+                         headers={**vera, "Idempotency-Key": "vera-bet-0001"})
+    assert placed.status_code == 201, placed.text
+    busy = client.post(stand, headers=boss)
+    assert busy.status_code == 409 and busy.json()["code"] == "seat.stand_with_bets"
+    assert busy.json()["params"] == {"seat": 1}
+    assert client.get("/api/operator/audit", headers=boss).json() == []  # refusals are not actions
+    _close_window(client)
+    balance = client.get("/api/me", headers=vera).json()["balance"]
+    vera_id = client.get("/api/me", headers=vera).json()["id"]
+    answer = client.post(stand, headers=boss)
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"table": LUCKY, "seat": 1, "account_id": vera_id, "name": "vera"}
+    assert _seated(client) == {}
+    news = client.get(f"/api/tables/{LUCKY}").json()["announcements"][-1]
+    assert (news["kind"], news["code"], news["params"]) == ("operator_stood", "news.operator_stood",
+                                                            {"seat": 1, "name": "vera"})
+    assert news["text"] == "vera is stood up from seat 1 by the house"
+    mine = client.get(f"/api/tables/{LUCKY}/you", headers=vera).json()
+    assert mine["notice"]["code"] == "notice.operator_stood" and mine["notice"]["params"] == {"seat": 1}
+    assert mine["balance"] == balance == client.get("/api/me", headers=vera).json()["balance"]  # money untouched
+    entries = client.get("/api/operator/audit", headers=boss).json()
+    assert [(e["actor"], e["action"], e["target"]) for e in entries] == [("pit_boss", "stand_player",
+                                                                          f"table {LUCKY} seat 1")]
+    assert entries[0]["before"] == {"account_id": vera_id}
+    assert entries[0]["after"] == {"account_id": None, "player": "vera"}
+    assert client.get("/api/operator/audit/verify", headers=boss).json()["ok"] is True
+    # the seat is free: someone else (or Vera again) may take it; standing it again is refused
+    again = client.post(stand, headers=boss)
+    assert again.status_code == 404 and again.json()["code"] == "seat.empty"
+    with client.app.state.sessions() as s:  # type: ignore[attr-defined]
+        assert s.scalars(select(Seat)).all() == []

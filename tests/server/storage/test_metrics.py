@@ -1,0 +1,313 @@
+"""``baccarat serve --metrics-port``: Prometheus metrics at ``/metrics``, checked against what the test did
+(N bets: the counter moves by exactly N, each refusal under its code), one process on SQLite and two
+``--workers`` on PostgreSQL (their sum); and the Grafana dashboard names only metrics the server exports."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+from collections import Counter
+from contextlib import suppress
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import create_engine, text
+from sqlalchemy.orm import sessionmaker
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection
+from websockets.sync.client import connect as ws_connect
+
+from baccarat.server.storage import metrics
+from baccarat.server.storage.db import connect, sqlite_url
+
+DASHBOARD = Path(__file__).parents[3] / "deploy" / "grafana" / "baccarat.json"
+METRICS_AT = re.compile(r"metrics at (http://[0-9.]+:\d+/metrics)")
+TABLE = 2  # punto banco (a bet needs no seat)
+PASSWORD = "correct horse"
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def scrape(url: str) -> Samples:
+    """Every sample of ``/metrics``: (name, sorted labels) -> value."""
+    answer = httpx.get(url, timeout=10)
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/plain")
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(answer.text) for sample in family.samples}
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def total(samples: Samples, name: str, **labels: str) -> float:
+    """The sum of ``name``'s samples whose labels include ``labels`` (whatever their others)."""
+    return sum(v for (n, have), v in samples.items() if n == name and set(labels.items()) <= set(have))
+
+
+def bets_by_label(samples: Samples) -> Counter[tuple[str, str, str]]:
+    return Counter({(dict(labels)["table"], dict(labels)["outcome"], dict(labels)["code"]): int(v)
+                    for (name, labels), v in samples.items() if name == "baccarat_bets_total" and v})
+
+
+def token(client: httpx.Client, name: str) -> str:
+    client.post("/api/accounts", json={"username": name, "password": PASSWORD})
+    answer = client.post("/api/sessions", json={"username": name, "password": PASSWORD})
+    assert answer.status_code in (200, 201), answer.text
+    return str(answer.json()["token"])
+
+
+def table_socket(base: str, session_token: str) -> ClientConnection:
+    """A table socket, signed in (close it at the end)."""
+    socket = ws_connect(base.replace("http", "ws") + f"/ws/tables/{TABLE}").__enter__()
+    socket.send(json.dumps({"type": "auth", "token": session_token}))
+    return socket
+
+
+def next_frame(socket: ClientConnection, kind: str, timeout: float = 30) -> dict[str, Any]:
+    """The next frame of ``kind`` (``state``, ``ok``/``error``), skipping state pushes in between."""
+    deadline = time.monotonic() + timeout
+    while True:
+        frame = json.loads(socket.recv(timeout=max(0.1, deadline - time.monotonic())))
+        if frame["type"] == kind or (kind == "answer" and frame["type"] in ("ok", "error")):
+            return dict(frame)
+
+
+def until_phase(socket: ClientConnection, phase: str, *, at_least: float = 0.0, timeout: float = 60) -> dict[str, Any]:
+    """The first state showing ``phase`` with at least ``at_least`` seconds of it left."""
+    deadline = time.monotonic() + timeout
+    while True:
+        table = next_frame(socket, "state", deadline - time.monotonic())["table"]
+        ends = table.get("phase_ends_at")
+        left = (datetime.fromisoformat(ends) - datetime.fromisoformat(table["server_time"])).total_seconds() \
+            if ends else float("inf")
+        if table["phase"] == phase and left >= at_least:
+            return dict(table)
+
+
+@pytest.mark.slow
+def test_metrics_count_exactly_what_was_done_on_one_process(serve, tmp_path: Path):
+    server = serve("--metrics-port", "0", "--betting-seconds", "6")
+    found = METRICS_AT.search(server.ready)
+    assert found, server.ready  # the ready line says where the metrics are
+    url = found.group(1)
+    before = scrape(url)
+    assert value(before, "baccarat_dealing") == 1  # one process: it deals
+    assert value(before, "baccarat_open_sockets") == 0
+
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        tokens = [token(client, name) for name in ("ann", "bob")]
+        # one wrong password, then the pair's limit: ten failures counted, the eleventh refused unhashed
+        failures = 0
+        for _ in range(11):
+            refused = client.post("/api/sessions", json={"username": "ann", "password": "wrong horse"})
+            failures += refused.status_code == 401
+        assert failures == 10 and refused.status_code == 429, refused.text
+        assert refused.json()["code"] == "rate.limited" and refused.json()["params"]["rule"] == "username"
+
+    sockets = [table_socket(server.url, session_token) for session_token in tokens]
+    try:
+        for socket in sockets:
+            next_frame(socket, "state")
+        deadline = time.monotonic() + 10
+        while value(scrape(url), "baccarat_open_sockets") != 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert value(scrape(url), "baccarat_open_sockets") == 2
+        until_phase(sockets[0], "betting", at_least=4)  # a window with time for every bet below
+        commands = [  # (socket, bets): accepted, refused for the wager, the balance, the round, a bad amount
+            (0, {"player": 100}), (1, {"banker": 200}), (0, {"player": 50}), (1, {"nonsense": 10}),
+            (0, {"player": 10**9}), (1, {"tie": 0}), (0, {"player": 25}),
+        ]
+        said: Counter[tuple[str, str, str]] = Counter()
+        staked = 0
+        for n, (who, bets) in enumerate(commands):
+            sockets[who].send(json.dumps({"type": "bet", "key": f"bet-{n:04d}", "bets": bets}))
+            answer = next_frame(sockets[who], "answer")
+            if answer["type"] == "ok":
+                said[(str(TABLE), "accepted", "")] += 1
+                staked += sum(answer["result"]["added"].values())
+            else:
+                said[(str(TABLE), "refused", answer["code"])] += 1
+        # a bet through the HTTP API counts as well, accepted or refused (an unknown table under table "0")
+        with httpx.Client(base_url=server.url, timeout=30, headers={"Authorization": f"Bearer {tokens[1]}"}) as client:
+            placed = client.post(f"/api/tables/{TABLE}/bets", json={"bets": {"banker": 40}},
+                                 headers={"Idempotency-Key": "http-bet-0001"})
+            assert placed.status_code == 201, placed.text
+            said[(str(TABLE), "accepted", "")] += 1
+            staked += 40
+            nowhere = client.post("/api/tables/999/bets", json={"bets": {"banker": 40}},
+                                  headers={"Idempotency-Key": "http-bet-0002"})
+            assert nowhere.status_code == 404 and nowhere.json()["code"] == "table.unknown"
+            said[("0", "refused", "table.unknown")] += 1
+        assert said[(str(TABLE), "accepted", "")] == 5 and sum(said.values()) == 9, said  # the refusals are varied
+        assert len([key for key in said if key[1] == "refused"]) >= 3
+
+        counted = scrape(url)
+        assert bets_by_label(counted) == said  # exactly the bets answered, each refusal under its code
+        assert value(counted, "baccarat_stakes_total", table=str(TABLE)) == staked
+        # every bet timed from its arrival to its answer: the socket's and the two POSTs
+        assert value(counted, "baccarat_bet_commit_seconds_count") == len(commands) + 2
+        assert value(counted, "baccarat_login_failures_total") == 10
+        assert value(counted, "baccarat_limit_refusals_total", code="rate.limited", rule="username") == 1
+
+        shown = until_phase(sockets[0], "result")  # the round dealt, settled and shown
+        until_phase(sockets[1], "result")
+        assert shown["bettors"] == 2
+        done = scrape(url)
+        round_number = shown["round_number"]
+        with connect(sqlite_url(tmp_path)) as sessions, sessions() as s:
+            paid = s.execute(text(
+                "SELECT coalesce(sum(b.amount + st.net), 0) FROM settlements st JOIN bets b ON b.id = st.bet_id "
+                "JOIN rounds r ON r.id = b.round_id WHERE r.table_id = :table"), {"table": TABLE}).scalar_one()
+            dealt = s.execute(text("SELECT count(*) FROM rounds WHERE table_id = :table AND status = 'settled'"),
+                              {"table": TABLE}).scalar_one()
+        assert dealt >= 1 and round_number is not None
+        assert value(done, "baccarat_rounds_total", table=str(TABLE), outcome="dealt") == dealt
+        assert value(done, "baccarat_payouts_total", table=str(TABLE)) == paid
+        assert value(done, "baccarat_deal_lag_seconds_count") >= 1
+        assert value(done, "baccarat_settlement_push_seconds_count") >= 2  # each socket was pushed the result
+        assert value(done, "baccarat_table_bettors", table=str(TABLE)) == 2
+        assert value(done, "baccarat_db_connections_in_use") >= 0
+        assert total(done, "baccarat_rounds_total", outcome="void") == 0
+    finally:
+        for socket in sockets:
+            socket.close()
+    deadline = time.monotonic() + 10
+    while value(scrape(url), "baccarat_open_sockets") != 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert value(scrape(url), "baccarat_open_sockets") == 0
+    # nobody watches the table now: its bettors read 0, not the last figure a socket saw
+    while value(scrape(url), "baccarat_table_bettors", table=str(TABLE)) != 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = scrape(url)
+    assert ("baccarat_table_bettors", (("table", str(TABLE)),)) in left  # still reported, as 0
+    assert value(left, "baccarat_table_bettors", table=str(TABLE)) == 0
+
+
+def _process_of(client: httpx.Client) -> int:
+    return int(client.get("/api/server").json()["process"])
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_metrics_are_summed_over_the_workers(database_url: str, serve):
+    server = serve("--workers", "2", "--database", database_url, "--metrics-port", "0", "--betting-seconds", "600")
+    found = METRICS_AT.search(server.ready)
+    assert found, server.ready
+    url = found.group(1)
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        bettor = token(client, "carol")
+    # bets placed on each process: one connection asks which process it is on, then bets on it
+    per_process: Counter[int] = Counter()
+    n = 0
+    deadline = time.monotonic() + 60
+    while sorted(per_process.values()) != [3, 3] and time.monotonic() < deadline:
+        with httpx.Client(base_url=server.url, timeout=30, headers={"Authorization": f"Bearer {bettor}"}) as client:
+            process = _process_of(client)
+            if per_process[process] >= 3:  # three on each (the layout's maximum stays far)
+                continue
+            placed = client.post(f"/api/tables/{TABLE}/bets", json={"bets": {"player": 100}},
+                                 headers={"Idempotency-Key": f"worker-bet-{n:04d}"})
+            assert placed.status_code == 201, placed.text
+            assert _process_of(client) == process  # the same connection, the same process
+        per_process[process] += 1
+        n += 1
+    assert len(per_process) == 2, per_process  # both processes took bets
+    with httpx.Client(base_url=server.url, timeout=30, headers={"Authorization": f"Bearer {bettor}"}) as client:
+        refused = client.post(f"/api/tables/{TABLE}/bets", json={"bets": {"nonsense": 10}},
+                              headers={"Idempotency-Key": "worker-bet-bad1"})
+        assert refused.status_code == 422
+    sockets = [table_socket(server.url, bettor) for _ in range(3)]
+    try:
+        for socket in sockets:
+            next_frame(socket, "state")
+        deadline = time.monotonic() + 10
+        while value(scrape(url), "baccarat_open_sockets") != 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        samples = scrape(url)
+        code = refused.json()["code"]
+        assert bets_by_label(samples) == {(str(TABLE), "accepted", ""): n, (str(TABLE), "refused", code): 1}
+        assert value(samples, "baccarat_stakes_total", table=str(TABLE)) == 100 * n
+        assert value(samples, "baccarat_open_sockets") == 3  # wherever each socket landed
+        assert value(samples, "baccarat_dealing") == 1  # exactly one of the two deals
+        # a worker killed: its sockets drop, and so do the sockets it counted (its live gauges are dropped);
+        # its bets stay counted; the supervisor starts another process, and one process deals again
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            os.kill(_process_of(client), signal.SIGKILL)
+        alive = []
+        for socket in sockets:
+            try:
+                socket.recv(timeout=2)  # the killed process's sockets are closed at once
+                alive.append(socket)
+            except TimeoutError:
+                alive.append(socket)
+            except ConnectionClosed:
+                pass
+        assert len(alive) < len(sockets)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            samples = scrape(url)
+            if value(samples, "baccarat_open_sockets") == len(alive) and value(samples, "baccarat_dealing") == 1:
+                break
+            time.sleep(0.2)
+        assert value(samples, "baccarat_open_sockets") == len(alive)
+        assert value(samples, "baccarat_dealing") == 1
+        assert bets_by_label(samples)[(str(TABLE), "accepted", "")] == n  # a dead process's counts stay
+    finally:
+        for socket in sockets:
+            socket.close()
+
+
+def test_money_and_rounds_are_counted_only_once_committed():
+    """What :func:`metrics.after_commit` counts runs when the transaction commits, never for a transaction or
+    savepoint rolled back (a refused bet in a group commit, a lost race retried)."""
+    engine = create_engine("sqlite://")
+    sessions = sessionmaker(engine)
+    counted: list[str] = []
+    with sessions() as s:
+        with s.begin():
+            metrics.after_commit(s, lambda: counted.append("outer"))
+            with suppress(RuntimeError), s.begin_nested():
+                metrics.after_commit(s, lambda: counted.append("refused"))
+                raise RuntimeError("this savepoint is rolled back")
+            with s.begin_nested():
+                metrics.after_commit(s, lambda: counted.append("kept"))
+            assert counted == []  # nothing before the commit
+        assert counted == ["outer", "kept"]
+        with suppress(RuntimeError), s.begin():
+            metrics.after_commit(s, lambda: counted.append("retried"))
+            raise RuntimeError("the whole transaction is rolled back")
+        with s.begin():
+            s.execute(text("SELECT 1"))
+        assert counted == ["outer", "kept"]  # the rolled-back transaction's count never ran, not even later
+    engine.dispose()
+
+
+def test_the_grafana_dashboard_names_only_exported_metrics():
+    """Every expression of ``deploy/grafana/baccarat.json`` names metrics the server exports (a renamed metric
+    fails here, not on an operator's empty chart), and every metric is charted."""
+    dashboard = json.loads(DASHBOARD.read_text())
+    exported: set[str] = set()
+    for metric in metrics.ALL:
+        for family in metric.collect():
+            exported |= {sample.name for sample in family.samples}
+            exported.add(family.name + ("_total" if family.type == "counter" else ""))
+    expressions = [target["expr"] for panel in dashboard["panels"] for target in panel.get("targets", ())]
+    assert expressions
+    named: set[str] = set()
+    for expression in expressions:
+        names = set(re.findall(r"\b(baccarat_[a-z_]+)", expression))
+        assert names, expression
+        assert names <= exported, (expression, names - exported)
+        named |= names
+    charted = {name.removesuffix("_total").removesuffix("_bucket") for name in named}
+    assert {family.name for metric in metrics.ALL for family in metric.collect()} <= charted
+    assert dashboard["title"] and dashboard["uid"] and dashboard["schemaVersion"] >= 30
