@@ -167,14 +167,34 @@ def tier(item: pytest.Item) -> str:
     return "unit"
 
 
-def _warm_up_the_server() -> None:
-    """What each process does once for the server, done before the tests (not in the first one's time): its
-    modules imported, the OpenAPI schema built (the apps of the tests share it)."""
+_WARM: list[bool] = []
+
+
+def _warm_up() -> None:
+    """What each process does once, done before the fast tiers' tests, not in the time of the first test that
+    happens to need it: every module of the package imported (the command line, the verifier, the reports are
+    imported lazily, and the first import cost half a second of CPU), the OpenAPI schema built (the tests' apps
+    share it); then what is loaded is kept out of the cyclic collector's way (``gc.freeze``, as a served process
+    does), so that no test pays for a collection over all of it."""
+    if _WARM:
+        return
+    _WARM.append(True)
     with once_per_session():
+        import gc
+        import importlib
+        import pkgutil
+
+        import baccarat
+
+        for module in pkgutil.walk_packages(baccarat.__path__, "baccarat."):
+            if ".migrations" not in module.name:  # Alembic's env.py runs when imported
+                importlib.import_module(module.name)
         from baccarat.server.api.app import create_app
         from baccarat.server.storage.settings import Settings
 
         create_app(Settings()).openapi()
+        gc.collect()
+        gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects
@@ -184,13 +204,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     PostgreSQL (:data:`ON_POSTGRESQL`, :data:`ON_BOTH`)."""
     for item in items:
         item.stash[_TIER] = kind = tier(item)
-        if kind == "component" and "baccarat.server.api.app" not in sys.modules:
-            _warm_up_the_server()
         item.add_marker(kind)
         if kind == "system" and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.slow)
         if provision.needs_postgres(item) and item.get_closest_marker("postgres") is None:
             item.add_marker(pytest.mark.postgres)
+    if os.environ.get(BUDGET_VARIABLE) and any(item.stash[_TIER] in FAST_TIERS for item in items):
+        _warm_up()
 
 
 #: The wall-clock budget is this many times the CPU budget: a fast test that sleeps or polls on real time uses
@@ -210,7 +230,7 @@ class _Spent:
 
 
 #: Seconds (wall, CPU) spent so far on what a test session sets up once (the migrated templates, the server's
-#: modules), which the test that happens to need it first is not charged with.
+#: modules, numba's compilations), which the test that happens to need it first is not charged with.
 _ONCE = [0.0, 0.0]
 _STARTED = pytest.StashKey[tuple[_Spent, tuple[float, float]]]()
 
@@ -227,8 +247,40 @@ def once_per_session() -> Iterator[None]:
         _ONCE[1] += cpu
 
 
+_NUMBA_HEARD: list[object] = []
+
+
+def _hear_numba_compile() -> None:
+    """Once numba is loaded: its compilations (or loads from its cache) of a function, once per process each,
+    count as the session's set-up (a clean clone compiles every kernel once, in whichever test asks first)."""
+    if _NUMBA_HEARD or "numba" not in sys.modules:
+        return
+    from numba.core import event
+
+    class Compiles(event.Listener):  # type: ignore[misc]
+        depth = 0
+        start: _Spent
+
+        def on_start(self, _: object) -> None:
+            if self.depth == 0:
+                self.start = _Spent()
+            self.depth += 1
+
+        def on_end(self, _: object) -> None:
+            self.depth -= 1
+            if self.depth == 0:
+                wall, cpu = _Spent().since(self.start)
+                _ONCE[0] += wall
+                _ONCE[1] += cpu
+
+    listener = Compiles()
+    event.register("numba:compile", listener)
+    _NUMBA_HEARD.append(listener)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    _hear_numba_compile()
     item.stash[_STARTED] = (_Spent(), (_ONCE[0], _ONCE[1]))
     yield
 

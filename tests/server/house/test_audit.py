@@ -5,6 +5,8 @@ edit of any field of any entry (or a removed entry) named by ``baccarat audit ve
 from __future__ import annotations
 
 import itertools
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,11 +16,11 @@ from sqlalchemy.exc import DBAPIError
 
 from baccarat.cli.app import main
 from baccarat.server.house import accounts, audit, audit_keys
-from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.db import connect, sqlite_url, transaction
 from baccarat.server.storage.models import AuditEntry
 from baccarat.server.storage.settings import Settings
 
-from ...conftest import ON_BOTH, ON_POSTGRESQL, api_client
+from ...conftest import ON_BOTH, ON_POSTGRESQL, api_client, once_per_session
 
 
 @pytest.fixture
@@ -97,10 +99,33 @@ def test_every_operator_action_is_recorded_with_who_when_what_before_and_after(c
     assert csv.headers["content-type"].startswith("text/csv") and len(csv.text.strip().splitlines()) == 9
 
 
+@pytest.fixture(scope="module")
+def acted(tmp_path_factory: pytest.TempPathFactory, migrated_templates) -> tuple[Path, dict[str, str]]:
+    """A database with one of each operator action in its trail (made once for the module: each test edits a
+    copy of it), and the operator's headers."""
+    folder = tmp_path_factory.mktemp("acted")
+    database = folder / "baccarat.sqlite3"
+    with once_per_session():
+        shutil.copyfile(migrated_templates["sqlite"], database)
+        for client in api_client(Settings(data_dir=folder, database_url=sqlite_url(folder), betting_seconds=600)):
+            boss, _ = _act(client)
+        with sqlite3.connect(database) as connection:  # everything in the main file: a copy of it alone is whole
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.close()
+    return database, boss
+
+
 @pytest.mark.parametrize("field", ["at", "actor", "actor_id", "action", "target", "before", "after", "previous",
                                    "digest"])
-def test_editing_any_field_of_an_entry_is_detected_and_named(client, field):
-    boss, _ = _act(client)
+def test_editing_any_field_of_an_entry_is_detected_and_named(acted, tmp_path, field):
+    database, boss = acted
+    shutil.copyfile(database, tmp_path / "baccarat.sqlite3")
+    settings = Settings(data_dir=tmp_path, database_url=sqlite_url(tmp_path), betting_seconds=600)
+    for client in api_client(settings):
+        _tamper_and_verify(client, boss, field)
+
+
+def _tamper_and_verify(client: TestClient, boss: dict[str, str], field: str) -> None:
     from datetime import timedelta
 
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
@@ -116,10 +141,10 @@ def test_editing_any_field_of_an_entry_is_detected_and_named(client, field):
     assert check["ok"] is False and check["broken"]["id"] == 4, check
 
 
-def test_a_removed_entry_is_named_and_the_command_exits_3(client, tmp_path, capsys):
-    _act(client)
-    url = client.settings.url  # type: ignore[attr-defined]
-    options = ["--data-dir", str(tmp_path)] + ([] if url.startswith("sqlite") else ["--database", url])
+def test_a_removed_entry_is_named_and_the_command_exits_3(acted, tmp_path, capsys):
+    shutil.copyfile(acted[0], tmp_path / "baccarat.sqlite3")
+    url = sqlite_url(tmp_path)
+    options = ["--data-dir", str(tmp_path)]
     assert main(["audit", "verify", *options]) == 0
     assert "audit trail intact: 7 entries" in capsys.readouterr().out
     with connect(url) as sessions:

@@ -10,8 +10,8 @@ where :func:`baccarat.server.playing.dealing.repair_deadlines` pulls stored dead
 ahead back within one window.
 
 Time is a dependency, the loops' included: the dealer's, the table feeds' polls and resyncs, the lease
-renewals, the dealer's election, the audit heads' signing and the sign-in slowdown wait with :func:`sleep`
-and :func:`wait`, and read durations with :func:`monotonic`, never with ``asyncio.sleep`` or ``time``
+renewals, the dealer's election and the audit heads' signing wait with :func:`sleep` and :func:`wait`, are
+started with :func:`spawn`, and read durations with :func:`monotonic`, never with ``asyncio`` or ``time``
 directly.  The process's own time is :class:`RealTime`; a test installs a :class:`ManualTime` with
 :func:`use` and moves it with ``advance(seconds)``, which runs what is due, in order.
 """
