@@ -214,8 +214,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 #: The wall-clock budget is this many times the CPU budget: a fast test that sleeps or polls on real time uses
-#: little CPU, and is caught by it; the CPU budget is the one that does not move when the other worker loads the
-#: machine (on two cores, a test of 0.5 s of CPU took from 0.5 s to 1.6 s of wall).
+#: little CPU, and is caught by it; CPU time moves less than wall time when the other worker loads the machine
+#: (on two cores, a test of 0.5 s of CPU took from 0.5 s to 1.6 s of wall).
 WALL_PER_CPU = 3
 
 
