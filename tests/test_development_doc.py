@@ -34,6 +34,7 @@ def test_the_page_quotes_every_tier() -> None:
 def test_the_tier_counts_on_the_page_are_the_suite_s(tmp_path: Path) -> None:
     counts = tmp_path / "counts.json"
     env = dict(os.environ, BACCARAT_TIER_COUNTS=str(counts), BACCARAT_NO_PROVISION="1")
+    env.pop("BACCARAT_FAST_TEST_SECONDS", None)  # collecting only: no warm-up for a budget
     done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "tests.tier_counts",
                            "-p", "no:cacheprovider"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
