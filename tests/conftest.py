@@ -338,6 +338,23 @@ def migrated_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dic
         templates["postgresql"].close()
 
 
+def _create_database(admin: Any, server: str, prefix: str, *, template: str | None = None) -> str:
+    """A new database on ``server`` (through ``admin``, an engine in autocommit), empty or a copy of ``template``;
+    its URL."""
+    import uuid
+
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
+    return server.rsplit("/", 1)[0] + "/" + name
+
+
+def _drop_database(admin: Any, url: str) -> None:
+    """Drop the database at ``url``, its connections closed first."""
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)')
+
+
 class _PostgresCopies:
     """New PostgreSQL databases copied from a template migrated once, made ahead of the tests that take them by a
     thread of their own: ``CREATE DATABASE`` takes about 0.3 s, mostly the server waiting."""
@@ -350,39 +367,36 @@ class _PostgresCopies:
 
         from sqlalchemy import create_engine
 
+        from baccarat.server.storage.migrate import upgrade
+
         self.server = server
         self.admin = create_engine(server, isolation_level="AUTOCOMMIT")
-        self.template = _new_postgres_template(server)
+        template = _create_database(self.admin, server, "template")
+        upgrade(template)  # Alembic's engine is disposed of: the template is free to copy
+        self.template = template.rsplit("/", 1)[1]
         self.ready: queue.Queue[str | BaseException] = queue.Queue(maxsize=self.AHEAD)
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._copy, name="database copies", daemon=True)
         self.thread.start()
 
-    def execute(self, statement: str) -> None:
-        with self.admin.connect() as connection:
-            connection.exec_driver_sql(statement)
-
     def _copy(self) -> None:
-        import uuid
-
         while not self.stopping.is_set():
-            name = f"t_{uuid.uuid4().hex[:12]}"
             try:
-                self.execute(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
+                made = _create_database(self.admin, self.server, "t", template=self.template)
             except Exception as error:  # the test that takes it says why
                 self.ready.put(error)
                 return
-            self.ready.put(name)  # waits while AHEAD copies wait
+            self.ready.put(made)  # waits while AHEAD copies wait
 
     def take(self) -> str:
         """A new migrated database's URL (the test drops it with :meth:`drop`)."""
         made = self.ready.get(timeout=120)
         if isinstance(made, BaseException):
             raise made
-        return self.server.rsplit("/", 1)[0] + "/" + made
+        return made
 
     def drop(self, url: str) -> None:
-        self.execute(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)')
+        _drop_database(self.admin, url)
 
     def close(self) -> None:
         """Stop copying and drop the copies nobody took (the server may be the user's own)."""
@@ -396,7 +410,7 @@ class _PostgresCopies:
                 except queue.Empty:
                     break
                 if isinstance(made, str):
-                    self.execute(f'DROP DATABASE IF EXISTS "{made}" WITH (FORCE)')
+                    self.drop(made)
             self.thread.join(timeout=10)
         self.admin.dispose()
 
@@ -410,28 +424,10 @@ def _postgres_copies(server: str, templates: dict[str, Any]) -> _PostgresCopies:
     return copies
 
 
-def _new_postgres_template(server: str) -> str:
-    """A new database on ``server`` migrated to the newest schema, to copy others from; its name."""
-    import uuid
-
-    from sqlalchemy import create_engine
-
-    from baccarat.server.storage.migrate import upgrade
-
-    name = f"template_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    admin.dispose()
-    upgrade(server.rsplit("/", 1)[0] + "/" + name)  # Alembic's engine is disposed of: the template is free
-    return name
-
-
 def _database(request: pytest.FixtureRequest, tmp_path: Path, templates: dict[str, Any] | None) -> Iterator[str]:
     """A new database for the test (``request.param``: ``sqlite``, the default, or ``postgresql``): migrated to
     the newest schema (a copy of the session's template) when ``templates`` are given, else empty."""
     import shutil
-    import uuid
 
     kind = getattr(request, "param", "sqlite")
     if kind == "sqlite":
@@ -456,15 +452,12 @@ def _database(request: pytest.FixtureRequest, tmp_path: Path, templates: dict[st
         return
     from sqlalchemy import create_engine
 
-    name = f"t_{uuid.uuid4().hex[:12]}"
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    url = _create_database(admin, server, "t")
     try:
-        yield server.rsplit("/", 1)[0] + "/" + name
+        yield url
     finally:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _drop_database(admin, url)
         admin.dispose()
 
 
