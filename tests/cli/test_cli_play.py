@@ -84,6 +84,7 @@ def test_lucky_draw_draw_needs_balance_for_the_draw_wager(capsys: pytest.Capture
     assert "Draw wager" in doc["rounds"][0]["rejected"] and doc["final_balance"] == 1500
 
 
+@pytest.mark.slow  # 400 scripted rounds: about 0.8-1.1 s of CPU, at the fast tiers' budget
 def test_callouts_follow_the_settled_wagers(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     doc = run_json(capsys, tmp_path, "ez", "banker=1 dragon_7=1 panda_8=1\n" * 400, "--bankroll", "5000")
     rounds = doc["rounds"]
