@@ -278,11 +278,62 @@ def _hear_numba_compile() -> None:
     _NUMBA_HEARD.append(listener)
 
 
+#: Where a fast-tier test's own code (``tests/``, the kits included) slept on real time, this test: ``file:line``.
+_SLEPT = pytest.StashKey[list[str]]()
+_TESTS = str(Path(__file__).parent) + os.sep
+
+
+class _NoRealSleep:
+    """While a fast-tier test runs, ``time.sleep`` and ``asyncio.sleep`` called for more than 0 s from the tests'
+    own code (a test, a thread it started, a kit's polling loop) are noted, and the test fails at its teardown:
+    the unit and component tiers drive the injected clock (``manual_time``), they never wait on the wall.  The
+    product's own calls (``src/``) are not this guard's business; ``sleep(0)`` (a yield) is allowed."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.time_sleep, self.asyncio_sleep = time.sleep, asyncio.sleep
+        self.slept: list[str] | None = None
+
+    def _note(self, seconds: float) -> None:
+        if self.slept is None or not seconds or seconds <= 0:
+            return
+        caller = sys._getframe(2)
+        if caller.f_code.co_filename.startswith(_TESTS):
+            self.slept.append(f"{Path(caller.f_code.co_filename).name}:{caller.f_lineno} slept {seconds:g} s")
+
+    def sleep(self, seconds: float) -> None:
+        self._note(seconds)
+        self.time_sleep(seconds)
+
+    def asleep(self, seconds: float, result: Any = None) -> Any:
+        self._note(seconds)
+        return self.asyncio_sleep(seconds, result)
+
+
+_GUARD = _NoRealSleep()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     _hear_numba_compile()
     item.stash[_STARTED] = (_Spent(), (_ONCE[0], _ONCE[1]))
+    if item.stash.get(_TIER, "unit") in FAST_TIERS:
+        import asyncio
+
+        item.stash[_SLEPT] = _GUARD.slept = []
+        time.sleep, asyncio.sleep = _GUARD.sleep, _GUARD.asleep  # type: ignore[assignment]
     yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    yield
+    if _GUARD.slept is not None:
+        import asyncio
+
+        time.sleep, asyncio.sleep = _GUARD.time_sleep, _GUARD.asyncio_sleep
+        _GUARD.slept = None
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -293,6 +344,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     budget = os.environ.get(BUDGET_VARIABLE)
     report = outcome.get_result()  # type: ignore[attr-defined]
+    slept = item.stash.get(_SLEPT, None)
+    if report.when == "teardown" and report.passed and slept:
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} waited on real time ({'; '.join(sorted(set(slept)))}): a unit or component "
+                           "test drives the injected clock (the manual_time fixture) and waits for events, not for "
+                           "the wall; a test that must run real processes on real time is marked slow (the system "
+                           "tier)")
+        return
     if (not budget or report.when != "teardown" or not report.passed or _STARTED not in item.stash
             or item.stash.get(_TIER, "unit") not in FAST_TIERS):
         return

@@ -188,19 +188,20 @@ def test_forty_parallel_wrong_passwords_are_limited(client):
 def test_the_limiter_reserves_attempts_before_they_finish(sessions):
     """40 threads at once, each attempt still running when the others check: 10 go through."""
     limiter = ratelimit.LoginLimiter(sessions)
-    barrier = threading.Barrier(40)
+    barrier, decided = threading.Barrier(40), threading.Barrier(40)
     results: list[str] = []
 
     def attempt() -> None:
         barrier.wait()
         try:
             with limiter.login("mallory", "203.0.113.7"):
-                time.sleep(0.05)  # the password being hashed
+                decided.wait()  # the password being hashed until every attempt is let in or refused
                 raise AuthenticationError("wrong username or password")
         except AuthenticationError:
             results.append("401")
         except RateLimitedError:
             results.append("429")
+            decided.wait()
 
     threads = [threading.Thread(target=attempt) for _ in range(40)]
     for thread in threads:
@@ -260,11 +261,16 @@ def test_hashing_is_bounded_and_a_full_queue_is_refused_at_once():
     gate = ratelimit.HashGate(slots=1, queue=1)
     inside, release = threading.Event(), threading.Event()
     order: list[str] = []
+    hashing: list[str] = []  # the hashes running now
+    most = [0]
 
     def hold(label: str) -> None:
+        hashing.append(label)
+        most[0] = max(most[0], len(hashing))
         order.append(label)
         inside.set()
         release.wait(5)
+        hashing.remove(label)
 
     def sign_in(label: str) -> None:
         with gate.admit():
@@ -275,7 +281,10 @@ def test_hashing_is_bounded_and_a_full_queue_is_refused_at_once():
     assert inside.wait(5)
     second = threading.Thread(target=sign_in, args=("second",))  # admitted; waits for the hashing thread
     second.start()
-    time.sleep(0.1)
+    deadline = time.monotonic() + 5
+    while gate._pool._work_queue.qsize() < 1:  # the second hash waits in the pool's queue
+        assert time.monotonic() < deadline, "the second sign-in never asked for a hash"
+        time.sleep(0)
     assert order == ["first"]  # one hash at a time
     started = time.perf_counter()
     with pytest.raises(RateLimitedError, match="too many sign-ins at once; try again in a few seconds"), \
@@ -285,7 +294,7 @@ def test_hashing_is_bounded_and_a_full_queue_is_refused_at_once():
     release.set()
     first.join()
     second.join()
-    assert order == ["first", "second"]
+    assert order == ["first", "second"] and most == [1]
     with gate.admit():  # free again
         assert gate(lambda: 42) == 42
 

@@ -323,32 +323,48 @@ async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             pass
 
 
+class _Announced(uvicorn.Server):
+    """A uvicorn server that says when it is listening (:attr:`up`)."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.up = threading.Event()
+
+    async def startup(self, sockets: Any = None) -> None:
+        await super().startup(sockets)
+        self.up.set()
+
+
 class Guarded:
     """A uvicorn server in a thread of this process, on the guarded protocols, counting in :attr:`ledger`."""
 
     def __init__(self, limits: ConnectionLimits, idle_seconds: float, ws: type = CountedWebSocketProtocol) -> None:
         config = uvicorn.Config(_app, host="127.0.0.1", port=0, http=GuardedH11Protocol, ws=ws,
                                 timeout_keep_alive=idle_seconds, log_level="warning", loop="asyncio")
-        self.server = uvicorn.Server(config)
+        self.server = _Announced(config)
         self.ledger = Ledger(limits)
         use_ledger(self.server.server_state, self.ledger)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            assert time.monotonic() < deadline and self.thread.is_alive(), "the server did not start"
-            time.sleep(0.01)
+        assert self.server.up.wait(10), "the server did not start"
         self.port = self.server.servers[0].sockets[0].getsockname()[1]
 
     def connect(self) -> socket.socket:
         return socket.create_connection(("127.0.0.1", self.port), timeout=5)
 
     def settled(self, total: int) -> None:
-        """Wait until the ledger counts ``total`` connections (closes reach the server a moment later)."""
+        """Until the ledger counts ``total`` connections (a close reaches the server's thread a moment later)."""
         deadline = time.monotonic() + 5
         while self.ledger.total != total:
             assert time.monotonic() < deadline, (self.ledger.total, self.ledger.by_address)
-            time.sleep(0.01)
+            time.sleep(0)  # the server's thread runs
+
+    def closed(self) -> None:
+        """Until the server holds no connection (each has run its ``connection_lost``)."""
+        deadline = time.monotonic() + 5
+        while self.server.server_state.connections:
+            assert time.monotonic() < deadline, self.server.server_state.connections
+            time.sleep(0)
 
     def stop(self) -> None:
         self.server.should_exit = True
@@ -473,7 +489,7 @@ def test_a_websocket_protocol_that_cannot_hold_a_place_gets_none_and_leaks_none(
         with ws_connect(f"ws://127.0.0.1:{server.port}/") as websocket:
             websocket.ping().wait(timeout=2)
             assert server.ledger.total == 0 and server.ledger.by_address == {}
-        time.sleep(0.1)
+        server.closed()
         assert server.ledger.total == 0  # and nothing given back twice
     finally:
         server.stop()

@@ -173,9 +173,11 @@ def test_a_stopping_process_commits_the_group_commit_in_flight_though_its_socket
     """The batch being committed when the process stops, and a command queued behind it, are committed before
     the app lets its database go (:meth:`Batcher.drain`), even where the sockets that sent them were cancelled."""
     ran: list[str] = []
+    committing, stop_came = threading.Event(), threading.Event()
 
     def slow(s: Any) -> str:
-        time.sleep(0.3)  # a commit in flight when the stop comes
+        committing.set()
+        assert stop_came.wait(10)  # a commit in flight when the stop comes
         ran.append("slow")
         return "slow"
 
@@ -184,13 +186,15 @@ def test_a_stopping_process_commits_the_group_commit_in_flight_though_its_socket
         return "queued"
 
     async def scenario() -> tuple[bool, bool]:
-        batcher = Batcher(sessions)
+        batcher = Batcher(sessions, window=0)
         first = asyncio.create_task(batcher.run(slow))
-        await asyncio.sleep(0.05)  # its batch is being committed
-        second = asyncio.create_task(batcher.run(queued))  # waits for the next batch
-        await asyncio.sleep(0.01)
+        assert await asyncio.to_thread(committing.wait, 10)  # its batch is being committed
+        second = asyncio.create_task(batcher.run(queued))
+        await asyncio.sleep(0)
+        assert [command for command, _ in batcher.pending] == [queued]  # it waits for the next batch
         for task in (first, second):  # their sockets closed with 1012 and their handlers cancelled
             task.cancel()
+        stop_came.set()
         drained = await batcher.drain(5.0)
         early = await Batcher(sessions).drain(0.0)  # nothing handed to it: nothing to wait for
         return drained, early

@@ -28,7 +28,8 @@ from starlette.websockets import WebSocketDisconnect
 from baccarat.server.api.app import create_app
 from baccarat.server.live import feed as feed_module
 from baccarat.server.live import sockets as live
-from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage import db as db_module
+from baccarat.server.storage.db import connect, session_factory, transaction
 from baccarat.server.storage.models import Token
 from baccarat.server.storage.settings import Settings, parse_origins
 
@@ -163,30 +164,56 @@ def test_no_command_is_taken_after_logout_even_before_the_feed_notices(any_clien
     assert me["balance"] == 100_000  # no stake taken
 
 
+@ON_BOTH
 def test_a_logout_waits_for_a_command_in_flight_and_the_next_command_finds_it(any_client):
     """The token check holds the token's row (FOR KEY SHARE on PostgreSQL, the writer lock on SQLite):
-    a logout cannot commit between a command's check and its commit."""
+    a logout cannot commit between a command's check and its commit.  The command goes on only once the
+    logout is seen waiting for it (queued for the lock, or for the row), so the order is the database's."""
     token = _player(any_client, "vic", table=None)
     account_id = _account_id(any_client, token)
     checked = threading.Event()
+    order: list[str] = []
 
     def command(s: Any) -> None:
         live._check_signed_in(s, _digest(token), account_id)
         checked.set()
-        time.sleep(0.5)  # the rest of the command: the bet, the wallet, the ledger
+        _until_another_waits(s)  # the rest of the command (the bet, the wallet, the ledger) meets the logout
+        order.append("command")
+
+    def log_out() -> None:
+        answer = any_client.delete("/api/sessions", headers={"Authorization": f"Bearer {token}"})
+        order.append(f"logout {answer.status_code}")
 
     with connect(any_client.settings.url) as sessions:  # type: ignore[attr-defined]
         in_flight = threading.Thread(target=transaction, args=(sessions, command))
         in_flight.start()
         assert checked.wait(10)
-        started = time.monotonic()
-        assert any_client.delete("/api/sessions", headers={"Authorization": f"Bearer {token}"}).status_code == 204
-        waited = time.monotonic() - started
+        logout = threading.Thread(target=log_out)
+        logout.start()
         in_flight.join()
-        assert waited > 0.3, waited
+        logout.join()
+        assert order == ["command", "logout 204"]
         with pytest.raises(live.Close) as closed:
             transaction(sessions, lambda s: live._check_signed_in(s, _digest(token), account_id))
         assert (closed.value.code, closed.value.reason) == (live.SIGNED_OUT, "signed out: log in again")
+
+
+def _until_another_waits(session: Any, seconds: float = 10.0) -> None:
+    """Until another transaction waits for this one: queued for this process's SQLite writer lock, or waiting
+    for a lock this PostgreSQL transaction holds (seen from a connection of its own)."""
+    bind = session.get_bind()
+    deadline = time.monotonic() + seconds
+    if bind.dialect.name == "sqlite":
+        lock = db_module._writer_lock(session_factory(bind))
+        while lock._next_ticket - lock._serving < 2:
+            assert time.monotonic() < deadline, "nothing waited for the command"
+            time.sleep(0)
+        return
+    with bind.connect() as looking:
+        while not looking.exec_driver_sql(
+                "SELECT count(*) FROM pg_locks WHERE NOT granted AND pid <> pg_backend_pid()").scalar():
+            assert time.monotonic() < deadline, "nothing waited for the command"
+            looking.rollback()
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from baccarat.core.errors import BetLimitError, IllegalActionError
 from baccarat.server.house import accounts, wallet
+from baccarat.server.live import feed
 from baccarat.server.live.leases import TIMEOUT, Leases
 from baccarat.server.playing import betting, dealing, seating, tables, views
 from baccarat.server.playing.dealer import Dealer, deal_due
@@ -450,7 +451,7 @@ def test_websocket_frames_and_rest_views_follow_the_timeline(client):
             assert balance == history[0]["balance_after"]
 
 
-def test_closing_every_socket_starts_the_grace_period_and_reconnecting_ends_it(client):
+def test_closing_every_socket_starts_the_grace_period_and_reconnecting_ends_it(manual_time, client):
     token = _token(client, "wes")
     headers = {"Authorization": f"Bearer {token}"}
     client.post("/api/tables/2/seats", json={}, headers=headers)
@@ -463,10 +464,7 @@ def test_closing_every_socket_starts_the_grace_period_and_reconnecting_ends_it(c
         socket.send_json({"type": "auth", "token": token})
         assert socket.receive_json()["type"] == "state"
         assert not away()
-    deadline = time.monotonic() + 5
-    while not away() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert away()
+    assert away()  # written as the socket's handler ended, before the test client let it go
     assert client.get("/api/tables/2").json()["players"]["1"]["away"] is True
     with client.websocket_connect("/ws/tables/2") as socket:
         socket.send_json({"type": "auth", "token": token})
@@ -478,10 +476,8 @@ def test_closing_every_socket_starts_the_grace_period_and_reconnecting_ends_it(c
             # read back in the same transaction: on PostgreSQL the feed may put it right before a later read
             marked = transaction(sessions, lambda s: (seating.mark_away(s, 2, account),
                                                       s.scalar(select(Seat.away_since)))[1])
-        assert marked is not None
-        deadline = time.monotonic() + 5
-        while away() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        assert marked is not None and away()
+        manual_time.advance(feed.RESYNC)  # the table's feed reads the seats again
         assert not away()
 
 
@@ -553,7 +549,6 @@ def test_a_dealt_round_s_moments_are_read_ahead_and_published_at_their_moment_ne
     """The feed reads a dealt round's next card and its result shortly before their moments (every socket's
     frame made then) and publishes each at its moment: a crowd's pushes start at the moment, not after the
     reads; nothing is published early."""
-    from baccarat.server.live import feed
     from baccarat.server.storage.models import now
 
     reads: list[tuple[datetime, datetime | None]] = []  # (when the read was made, the moment it was for)
