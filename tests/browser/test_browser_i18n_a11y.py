@@ -37,6 +37,7 @@ from ..browser_kit import (
 
 pytestmark = pytest.mark.browser
 need_chromium()
+LONG = True  #: started first (tests/conftest.py)
 BETTING_SECONDS = 8
 ROUND = 40_000
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
