@@ -34,7 +34,6 @@ from baccarat.core.cards import Card, hand_total
 from baccarat.core.coup import MAX_COUP_CARDS, deal_coup
 from baccarat.core.errors import (
     BaccaratError,
-    BetLimitError,
     IllegalActionError,
     InsufficientFundsError,
     ReplayError,
@@ -72,6 +71,7 @@ from baccarat.core.shoe import (
     check_decks,
     live_rng,
 )
+from baccarat.core.stakes import check_stakes
 from baccarat.core.tableau import dealer_draws
 
 ShoeFactory = Callable[[], Shoe]
@@ -263,48 +263,14 @@ class Table:
         return events + self._emit(BettingOpened(self.round_no + 1, shoe_no=self.shoe_no))
 
     def verify_place_bets(self, seat: int, bets: Mapping[str, int]) -> None:
-        """Raise unless all of ``bets`` (wager code -> minor units) can be added to ``seat``'s bets."""
+        """Raise unless all of ``bets`` (wager code -> minor units) can be added to ``seat``'s bets: betting is
+        open, the seat taken, and the stake rule (:func:`baccarat.core.stakes.check_stakes`) lets them in
+        against the seat's balance."""
         if self.phase is not Phase.BETTING:
             raise IllegalActionError.coded("bet.betting_over" if self.phase is not Phase.IDLE
                                            else "bet.betting_not_opened")
         self._check_seated(seat)
-        if not isinstance(bets, Mapping) or not bets:
-            raise IllegalActionError.coded("bet.no_wager")
-        combined = dict(self.bets.get(seat, {}))
-        for code, amount in bets.items():
-            wager = self.game.wager(code)
-            if wager.placed != "betting":
-                raise IllegalActionError.coded("bet.draw_at_decision", wager=code, names={"wager": wager.name})
-            check_amount(amount)
-            combined[code] = combined.get(code, 0) + amount
-        for code, stake in combined.items():
-            self._check_limits(code, stake, already=self.bets.get(seat, {}).get(code, 0) if code in bets else 0)
-        for code in combined:
-            required = self.game.wager(code).requires
-            if required is not None and required not in combined:
-                raise WagerPrerequisiteError.coded("bet.needs_base", wager=code, base=required, names={
-                    "wager": self.game.wager(code).name, "base": self.game.wager(required).name})
-        total = sum(bets.values())
-        if total > self.seats[seat].balance:
-            balance = self.seats[seat].balance
-            # nothing left: "exceed the balance of 0.00" asks for a smaller chip that does not exist
-            raise (InsufficientFundsError.coded("bet.balance_used_up", amount=total) if balance <= 0
-                   else InsufficientFundsError.coded("bet.balance", amount=total, balance=balance))
-
-    def _check_limits(self, code: str, stake: int, *, already: int = 0) -> None:
-        """``stake`` is the wager's total; ``already`` of it was on the layout before (chips add up)."""
-        names = {"wager": self.game.wager(code).name}
-        if stake < self.limits.minimum:
-            raise BetLimitError.coded("bet.below_minimum", wager=code, amount=stake, minimum=self.limits.minimum,
-                                      names=names)
-        maximum = self.limits.maximum(code)
-        if maximum is not None and stake > maximum and already:
-            if already >= maximum:
-                raise BetLimitError.coded("bet.at_maximum", wager=code, maximum=maximum, names=names)
-            raise BetLimitError.coded("bet.room_left", wager=code, amount=maximum - already, maximum=maximum,
-                                      names=names)
-        if maximum is not None and stake > maximum:
-            raise BetLimitError.coded("bet.above_maximum", wager=code, amount=stake, maximum=maximum, names=names)
+        check_stakes(self.game, self.limits, self.bets.get(seat, {}), bets, balance=self.seats[seat].balance)
 
     def can_place_bets(self, seat: int, bets: Mapping[str, int]) -> bool:
         return _can(self.verify_place_bets, seat, bets)

@@ -49,7 +49,7 @@ def test_every_route_documents_its_answer_and_its_refusals(client):
 
 def test_a_table_view_passes_through_its_model_unchanged(client):
     """The answer models keep every field the views write (none dropped, none renamed)."""
-    from baccarat.server.playing import views
+    from baccarat.server.playing import game_info, views
     from baccarat.server.storage.db import read
 
     shown = client.get("/api/tables/1").json()
@@ -58,4 +58,4 @@ def test_a_table_view_passes_through_its_model_unchanged(client):
     assert set(shown) == set(direct)
     assert {k: v for k, v in shown.items() if k not in ignore} == {k: v for k, v in direct.items() if k not in ignore}
     games = client.get("/api/games").json()
-    assert games == views.games_json()
+    assert games == game_info.games_json()

@@ -234,9 +234,10 @@ def test_rest_refusals_carry_code_and_params(client: TestClient):
     assert above["error"] == "BetLimitError" and above["message"] == "Banker bet 9999.99 is above its maximum of 25.00"
     _refusal(_bet(client, auth, {"tie": 50}, "rest-key-0002"), "bet.below_minimum",
              {"wager": "tie", "amount": 50, "minimum": 100})
-    short = _refusal(_bet(client, auth, {"banker": 2_000}, "rest-key-0003"), "wallet.short",
+    short = _refusal(_bet(client, auth, {"banker": 2_000}, "rest-key-0003"), "bet.balance",
                      {"amount": 2_000, "balance": 1_000})
-    assert short["error"] == "InsufficientFundsError" and short["message"] == "20.00 is more than the balance of 10.00"
+    assert short["error"] == "InsufficientFundsError" and short["message"] == (
+        "bets of 20.00 exceed the balance of 10.00")
     _refusal(client.post("/api/tables/2/bets", json={"bets": {"banker": 100}, "round": 5},
                          headers={**auth, "Idempotency-Key": "rest-key-0004"}),
              "bet.round_not_open_other", {"round": 5, "open": 1})
@@ -302,7 +303,7 @@ def test_websocket_refusals_carry_code_and_params(client: TestClient):
                 ("ws-key-0001", {"banker": 999_999}, "bet.above_maximum",
                  {"wager": "banker", "amount": 999_999, "maximum": 2_500}),
                 ("ws-key-0002", {"tie": 50}, "bet.below_minimum", {"wager": "tie", "amount": 50, "minimum": 100}),
-                ("ws-key-0003", {"banker": 2_000}, "wallet.short", {"amount": 2_000, "balance": 1_000})):
+                ("ws-key-0003", {"banker": 2_000}, "bet.balance", {"amount": 2_000, "balance": 1_000})):
             socket.send_json({"type": "bet", "key": key, "bets": bets})
             assert _refusal(_answer(socket), code, params)["type"] == "error"
         socket.send_text("not json")

@@ -19,7 +19,7 @@ from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts, wallet
 from baccarat.server.live import group_commit as batch
 from baccarat.server.live.sockets import SocketCommand, bets_together
-from baccarat.server.playing import betting, records, tables, views
+from baccarat.server.playing import betting, game_info, records, tables
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.settings import Settings
 from tests.conftest import stacked_table
@@ -68,7 +68,7 @@ def test_some_balance_left_still_names_it(sessions):
     table, bea = transaction(sessions, setting_up)
     with pytest.raises(InsufficientFundsError) as refused:
         transaction(sessions, lambda s: betting.place_bets(s, table, bea, {"player": 2_000}, AT))
-    assert (refused.value.code, refused.value.params) == ("wallet.short", {"amount": 2_000, "balance": 1_000})
+    assert (refused.value.code, refused.value.params) == ("bet.balance", {"amount": 2_000, "balance": 1_000})
 
 
 def test_a_full_spot_is_said_to_be_at_its_maximum(sessions):
@@ -129,7 +129,7 @@ def test_the_pay_tables_are_named_by_what_they_pay_not_by_number():
     assert paytable_name(LUCKY_DRAW_2, "draw") == ("Lucky 7 (3-card 7)", Fraction(3, 2))
     assert paytable_name(LUCKY_DRAW, "block_bonus") == ("Ultimate Block", Fraction(35))
     assert paytable_name(LUCKY_DRAW, "enter") is None and paytable_name(MINI, "player") is None
-    lucky = [game for game in views.games_json() if game["kind"] == "lucky_draw"]
+    lucky = [game for game in game_info.games_json() if game["kind"] == "lucky_draw"]
     assert [game["paytable_name"] for game in lucky] == ["Lucky 7 (3-card 7) pays 2:1", "Lucky 7 (3-card 7) pays 3:2"]
     assert all(game["dealer_draws"] == [0, 1, 2, 3, 4] for game in lucky)
     draw = {w["code"]: w for w in lucky[1]["wagers"]}
@@ -138,11 +138,11 @@ def test_the_pay_tables_are_named_by_what_they_pay_not_by_number():
     assert block["headline"] is not None and block["headline"]["label"] == "35:1"
     assert {p["event"] for p in block["pays"] if p["rule"]} == {"Ultimate Block", "Pair Block", "Flush Block",
                                                                   "Normal Block", "No Block"}
-    assert all(game["paytable_name"] is None for game in views.games_json() if game["kind"] != "lucky_draw")
+    assert all(game["paytable_name"] is None for game in game_info.games_json() if game["kind"] != "lucky_draw")
 
 
 def test_the_games_catalogue_gives_punto_banco_s_drawing_rules_as_the_tableau_plays_them():
-    for game in views.games_json():
+    for game in game_info.games_json():
         drawing = game["drawing"]
         if game["kind"] == "lucky_draw":
             assert drawing is None

@@ -16,7 +16,7 @@ from sqlalchemy import insert, select
 
 from baccarat.core.errors import BaccaratError, IllegalActionError
 from baccarat.server.house import accounts, wallet
-from baccarat.server.playing import betting, dealing, seating, tables, views
+from baccarat.server.playing import betting, dealing, scoreboards, seating, tables
 from baccarat.server.playing.dealer import Dealer, deal_due
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.clock import SteadyClock
@@ -170,7 +170,7 @@ def test_a_round_that_cannot_be_dealt_never_stops_the_other_tables_and_is_voided
         assert "could not be dealt" in json.loads(current.result)["void"]
         assert wallet.balance(s, ann) == 100_000  # both stakes, the good and the bad, came back
         assert tables.open_round(s, poisoned).number > current.number  # the table goes on
-        history = views.recall(s, ann)
+        history = scoreboards.recall(s, ann)
         assert history[0]["status"] == "void" and {b["event"] for b in history[0]["bets"].values()} == {"Void"}
     failures = [r for r in caplog.records if r.name == "baccarat.dealer" and r.levelno >= logging.ERROR]
     assert failures[0].exc_info is not None  # the first failure is logged with its traceback

@@ -20,7 +20,7 @@ from baccarat.core.cards import Card
 from baccarat.core.errors import BaccaratError, ConfigurationError
 from baccarat.core.events import CardDealt
 from baccarat.server.house import accounts, wallet
-from baccarat.server.playing import betting, dealing, squeeze, tables, views
+from baccarat.server.playing import betting, dealing, scoreboards, squeeze, tables, views
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Announcement, GameTable, Round
@@ -75,8 +75,8 @@ def _sample(sessions, table_id, ids, moment):
         view, state = views.table_view_at(s, table_id, moment)
         return {"now": moment, "view": view, "you": views.yours(s, state, ids),
                 "balances": wallet.shown_balances(s, ids, moment),
-                "history": {a: views.recall(s, a, now=moment) for a in ids},
-                "roads": views.table_roads(s, table_id, moment)}
+                "history": {a: scoreboards.recall(s, a, now=moment) for a in ids},
+                "roads": scoreboards.table_roads(s, table_id, moment)}
 
 
 def _run(sessions, table_id, ids, start, end, actions=()):

@@ -18,7 +18,7 @@ from baccarat.core.errors import (
     UnknownWagerError,
 )
 from baccarat.server.house import accounts, wallet
-from baccarat.server.playing import betting, dealing, records, seating, tables, views
+from baccarat.server.playing import betting, dealing, records, scoreboards, seating, tables, views
 from baccarat.server.playing.dealer import deal_due
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import transaction
@@ -55,7 +55,7 @@ def test_a_round_is_dealt_and_settled_once_through_the_ledger(sessions):
         settled = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
         assert settled.status == "settled"
         assert len(s.scalars(select(Settlement)).all()) == 3
-        history = views.recall(s, ann)
+        history = scoreboards.recall(s, ann)
         assert history[0]["round"] == 1 and set(history[0]["bets"]) == {"banker", "dragon_7"}
         assert history[0]["balance_before"] == 100_000
         net = sum(b["net"] for b in history[0]["bets"].values())
@@ -200,7 +200,7 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
         bets = {(b.account_id, b.wager) for b in s.scalars(select(Bet))}
         assert (ann, "draw") in bets and (ben, "draw") not in bets
         assert len(s.scalars(select(Settlement)).all()) == 5  # block, 3 enter, 1 draw
-        history = views.recall(s, ann)
+        history = scoreboards.recall(s, ann)
         assert set(history[0]["bets"]) == {"enter", "block_bonus", "draw"}
         assert history[0]["balance_after"] == wallet.balance(s, ann)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from baccarat.core.errors import BetLimitError, IllegalActionError
 from baccarat.server.house import accounts, wallet
 from baccarat.server.live import feed
 from baccarat.server.live.leases import TIMEOUT, Leases
-from baccarat.server.playing import betting, dealing, seating, tables, views
+from baccarat.server.playing import betting, dealing, game_info, scoreboards, seating, tables, views
 from baccarat.server.playing.dealer import Dealer, deal_due
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import connect, transaction
@@ -67,8 +68,8 @@ def _sample(sessions, table_id, accounts_, start, end):
             view, state = views.table_view_at(s, table_id, moment)
             samples.append({"now": moment, "view": view, "you": views.yours(s, state, accounts_),
                             "balances": wallet.shown_balances(s, accounts_, moment),
-                            "history": {a: views.recall(s, a, now=moment) for a in accounts_},
-                            "roads": views.table_roads(s, table_id, moment)
+                            "history": {a: scoreboards.recall(s, a, now=moment) for a in accounts_},
+                            "roads": scoreboards.table_roads(s, table_id, moment)
                             if view["game"] != "lucky-draw" else None})
         moment += STEP
     return samples
@@ -261,7 +262,7 @@ def test_two_bets_on_one_spot_add_up_and_the_maximum_names_the_room_left(session
         assert view["spots"]["player"] == {"total": 0, "players": 0}
     deal_due(sessions, now=closes)
     with sessions() as s:
-        history = views.recall(s, ann, now=closes + timedelta(minutes=1))
+        history = scoreboards.recall(s, ann, now=closes + timedelta(minutes=1))
         assert history[0]["bets"]["banker"]["amount"] == 1_000  # one bet, raised
         assert history[0]["balance_before"] == 100_000
 
@@ -351,7 +352,7 @@ def test_rounds_nobody_bet_on_count_as_sat_out(sessions):
 
 
 def test_the_games_catalogue_names_every_wager_with_its_pays(sessions):
-    catalogue = {(g["code"], g["paytable"]): g for g in views.games_json()}
+    catalogue = {(g["code"], g["paytable"]): g for g in game_info.games_json()}
     assert set(catalogue) == {("mini", None), ("ez", None), ("lucky-draw", 1), ("lucky-draw", 2)}
     mini = {w["code"]: w for w in catalogue[("mini", None)]["wagers"]}
     assert mini["banker"]["summary"] == "0.95:1" and mini["tie"]["summary"] == "8:1"
@@ -451,6 +452,14 @@ def test_websocket_frames_and_rest_views_follow_the_timeline(client):
             assert balance == history[0]["balance_after"]
 
 
+def _until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Until ``condition()`` holds: an app's thread is writing it (no clock of the test's moves it)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "never happened"
+        time.sleep(0)
+
+
 def test_closing_every_socket_starts_the_grace_period_and_reconnecting_ends_it(manual_time, client):
     token = _token(client, "wes")
     headers = {"Authorization": f"Bearer {token}"}
@@ -464,7 +473,7 @@ def test_closing_every_socket_starts_the_grace_period_and_reconnecting_ends_it(m
         socket.send_json({"type": "auth", "token": token})
         assert socket.receive_json()["type"] == "state"
         assert not away()
-    assert away()  # written as the socket's handler ended, before the test client let it go
+    _until(away)  # written on a thread of the app's as the socket's handler ended
     assert client.get("/api/tables/2").json()["players"]["1"]["away"] is True
     with client.websocket_connect("/ws/tables/2") as socket:
         socket.send_json({"type": "auth", "token": token})

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from baccarat import verify as verifier
 from baccarat.server.house import accounts
 from baccarat.server.live.leases import Leases
-from baccarat.server.playing import betting, history, records, seating, tables, views
+from baccarat.server.playing import betting, history, records, scoreboards, seating, tables, views
 from baccarat.server.playing.dealer import Dealer, deal_due
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import read, transaction
@@ -82,7 +82,7 @@ def test_a_watched_table_deals_every_window_without_bets(sessions):
     with sessions() as s:
         shoe = s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id))
         dealt = [s.scalar(select(Round).where(Round.table_id == table_id, Round.number == n)) for n in (1, 2, 3)]
-        roads = views.table_roads(s, table_id, later)
+        roads = scoreboards.table_roads(s, table_id, later)
         view = views.table_view(s, table_id, later)
     cards = sum(len(views.json.loads(r.result)["cards"]) for r in dealt)
     assert 12 <= cards <= 18
@@ -92,8 +92,8 @@ def test_a_watched_table_deals_every_window_without_bets(sessions):
     # a bet in the next window is round 4: numbers count hands, without gaps
     _window(sessions, table_id, watched_since=since, bets={ann: {"banker": 1_000}})
     assert _rounds(sessions, table_id)[3] == (4, "settled")
-    assert [entry["round"] for entry in read(sessions, lambda s: views.recall(s, ann, now=later + timedelta(minutes=5)))
-            ] == [4]
+    recalled = read(sessions, lambda s: scoreboards.recall(s, ann, now=later + timedelta(minutes=5)))
+    assert [entry["round"] for entry in recalled] == [4]
 
 
 def test_a_table_nobody_watches_waits_and_keeps_its_round_number(sessions):

@@ -37,6 +37,7 @@ from baccarat.core.errors import ConfigurationError, ProtectionError
 from baccarat.core.money import MAX_AMOUNT
 from baccarat.core.registry import HELP_PHONE as HELP_LINE
 from baccarat.core.registry import HELP_SITE
+from baccarat.core.stakes import OwnLimit, check_own_limits
 from baccarat.server.house import wallet
 from baccarat.server.storage.models import LedgerTransaction, PlayLimit, Posting, Protection, aware
 from baccarat.server.storage.models import now as _now
@@ -189,27 +190,33 @@ def _unshown(s: Session, account_id: int, now: datetime) -> int:
 
 
 def check_stake(s: Session, account_id: int, stake: int, now: datetime | None = None) -> None:
-    """Refuse a stake that would pass one of the player's limits, naming it and what is left.
-
-    Called inside the bet's transaction before the stake moves; it first locks the player's
-    protection row, so concurrent bets of the player are counted one after another."""
+    """Refuse a stake the player's own protection forbids: a break in force (:func:`check_play`), or a limit it
+    would pass, named with what is left (:func:`baccarat.core.stakes.check_own_limits`).  A bet checks the same
+    limits with the rest of its stake rule (:func:`own_limits`, :func:`baccarat.core.stakes.check_stakes`)."""
     now = now or _now()
     check_play(s, account_id, now)
+    check_own_limits(own_limits(s, account_id, now), stake)
+
+
+def own_limits(s: Session, account_id: int, now: datetime) -> list[OwnLimit]:
+    """The player's stake and loss limits in force at ``now``, each with what is already counted against it.
+
+    Called inside the bet's transaction before the stake moves; it first locks the player's protection row
+    (if any), so concurrent bets of the player are counted one after another."""
     if _row(s, account_id) is None:
-        return  # nothing set: nothing to count (a limit set meanwhile takes the row's lock first)
+        return []  # nothing set: nothing to count (a limit set meanwhile takes the row's lock first)
     _row(s, account_id, lock=True)
     limits = [(limit, amount) for limit in s.scalars(select(PlayLimit).where(PlayLimit.account_id == account_id)
                                                      .order_by(PlayLimit.kind, PlayLimit.id))
               if (amount := _effective(limit, now)) is not None and limit.period in PERIODS]
     sums = _window_sums(s, account_id, {limit.period: now - PERIODS[limit.period] for limit, _ in limits})
     ahead = _unshown(s, account_id, now) if any(limit.kind == "loss" for limit, _ in limits) else 0
+    counted = []
     for limit, amount in limits:
         stakes, loss = sums[limit.period]
-        used = stakes if limit.kind == "stake" else max(loss + ahead, 0)
-        if used + stake > amount:
-            left = max(amount - used, 0)
-            raise ProtectionError.coded("protection.limit_left" if left else "protection.limit_reached",
-                                        stake=stake, kind=limit.kind, limit=amount, period=limit.period, left=left)
+        counted.append(OwnLimit(limit.kind, limit.period, amount, stakes if limit.kind == "stake"
+                                else max(loss + ahead, 0)))
+    return counted
 
 
 def set_limit(s: Session, account_id: int, kind: str, period: str, amount: int | None,

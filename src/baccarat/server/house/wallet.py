@@ -213,6 +213,19 @@ def shown_balances(s: Session, account_ids: Iterable[int], now: datetime | None 
     return {account_id: max(balance - ahead.get(account_id, 0), 0) for account_id, balance in balances(s, accounts)}
 
 
+_HOLD = select(_WALLETS.c.balance).where(_WALLETS.c.account_id == bindparam("wallet")).with_for_update()
+
+
+def hold_shown_balance(s: Session, account_id: int, now: datetime) -> int:
+    """Hold the player's wallet until this transaction ends (the player's other bets queue behind it) and return
+    what they may stake: the balance shown at ``now``, read once the row is held (so a settlement that
+    commits meanwhile is counted both in the balance and in what is not shown yet)."""
+    held = s.connection().execute(_HOLD, {"wallet": account_id}).scalar_one_or_none()
+    if held is None:
+        raise ConfigurationError(f"no wallet for account {account_id}")
+    return max(int(held) - pending_payouts(s, [account_id], now).get(account_id, 0), 0)
+
+
 def shown_balance(s: Session, account_id: int, now: datetime | None = None) -> int:
     """The account's balance as shown at ``now`` (:func:`shown_balances`)."""
     return max(balance(s, account_id) - pending_payouts(s, [account_id], now or _now()).get(account_id, 0), 0)

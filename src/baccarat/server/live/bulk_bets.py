@@ -38,13 +38,14 @@ from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from baccarat.core.errors import ConfigurationError, ConflictError, IllegalActionError, InsufficientFundsError
+from baccarat.core.errors import ConfigurationError, ConflictError, IllegalActionError
 from baccarat.core.registry import get_game
+from baccarat.core.stakes import check_stakes
 from baccarat.server.house import wallet
 from baccarat.server.live.group_commit import Command, Outcome, run_one
 from baccarat.server.playing import betting, fairness, tables
 from baccarat.server.playing.betting import BetAnswer
-from baccarat.server.playing.views import stored_limits
+from baccarat.server.playing.game_info import stored_limits
 from baccarat.server.storage import db, metrics, notify
 from baccarat.server.storage.db import retryable
 from baccarat.server.storage.models import (
@@ -405,15 +406,13 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
         raise IllegalActionError.coded("bet.closed", round=row.number)
     seat = table.seats.get(account) or tables.NO_SEAT
     placed = table.placed[account]
-    betting.check_layout(table.game, table.limits, seat, placed, bets)
-    total = sum(bets.values())
     have = balances.get(account)
     if have is None:
         raise ConfigurationError(f"no wallet for account {account}")
     unshown = sum(amount for at, amount in ahead.get(account, ()) if at > now)
-    if have - unshown < total:  # the spendable balance is the shown one (wallet.stake)
-        raise (InsufficientFundsError.coded("bet.balance_used_up", amount=total) if have - unshown <= 0
-               else InsufficientFundsError.coded("wallet.short", amount=total, balance=have - unshown))
+    # the spendable balance is the shown one (wallet.hold_shown_balance); these players have no own limits
+    together = check_stakes(table.game, table.limits, placed, bets, balance=max(have - unshown, 0))
+    total = sum(bets.values())
     balance = balances[account] = have - total
     balance_before = balance + total + sum(placed.values())
     writes.entries.append({"kind": "stake", "memo": f"table {row.name} round {row.number}", "created_at": _now()})
@@ -433,9 +432,6 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     if fairness.takes_seeds(row.algorithm, row.client_seeds):
         writes.seeds[row.shoe_id].add(account)
     writes.tables.add(command.table_id)
-    together = dict(placed)
-    for code, amount in bets.items():
-        together[code] = together.get(code, 0) + amount
     table.placed[account] = together
     shown = balance - unshown
     answer: BetAnswer = {"table": command.table_id, "round": row.number, "seat": seat or None, "bets": together,

@@ -1,5 +1,6 @@
-"""Bets on a table's open round: each checked against the layout, the table's limits and the player's own,
-its stake moved into the round's escrow in the same transaction that stores it."""
+"""Bets on a table's open round: each checked by the stake rule (:func:`baccarat.core.stakes.check_stakes`: the
+layout, the table's limits, the player's own limits and shown balance), its stake moved into the round's escrow
+in the same transaction that stores it."""
 
 from __future__ import annotations
 
@@ -11,23 +12,18 @@ from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from baccarat.core.cards import standard_deck
 from baccarat.core.errors import (
     ConfigurationError,
     IllegalActionError,
     UnknownSeatError,
 )
-from baccarat.core.games import Game, TableLimits
-from baccarat.core.money import MAX_AMOUNT
 from baccarat.core.registry import get_game
-from baccarat.core.shoe import Shoe
-from baccarat.core.table import Table
+from baccarat.core.stakes import check_stakes
 from baccarat.server.house import protection, wallet
 from baccarat.server.playing import fairness
+from baccarat.server.playing.game_info import stored_limits
 from baccarat.server.playing.tables import NO_SEAT
-from baccarat.server.playing.views import stored_limits
 from baccarat.server.storage import metrics, notify
-from baccarat.server.storage.db import on_postgresql
 from baccarat.server.storage.models import (
     Bet,
     GameTable,
@@ -172,22 +168,18 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         if game.kind == "lucky_draw":  # each Lucky Draw hand is a seat's: its player decides
             raise IllegalActionError.coded("bet.sit_first")
         seat = NO_SEAT  # punto banco: any player may bet on the one coup, seated or not
+    # the player's own breaks and limits (under their protection row's lock), then their wallet, held: their
+    # other bets queue here, so what is on the layout is read once and cannot change before this commits
+    protection.check_play(s, account_id, now)
+    own = protection.own_limits(s, account_id, now)
+    shown_before = wallet.hold_shown_balance(s, account_id, now)
     placed: dict[str, int] = {wager: amount for wager, amount in connection.execute(
         _PLACED, {"round": row.id, "account": account_id})}
-    limits = stored_limits(row.game, row.paytable, row.limits)
-    check_layout(game, limits, seat, placed, bets)
+    together = check_stakes(game, stored_limits(row.game, row.paytable, row.limits), placed, bets, own_limits=own,
+                            balance=shown_before)
     total = sum(bets.values())
-    protection.check_stake(s, account_id, total, now)  # the player's own limits, under their lock
     balance, shown = wallet.stake(s, account_id, wallet.escrow_account(row.id), total,
                                   memo=f"table {row.name} round {row.number}", now=now)
-    # The stake holds this wallet's row until commit, so the player's other bets now queue behind this
-    # one: read what is on the layout again, and check again if a bet of theirs landed meanwhile
-    # (PostgreSQL; SQLite runs one writer at a time, so nothing can have landed there).
-    again = {wager: amount for wager, amount in connection.execute(_PLACED, {"round": row.id, "account": account_id})
-             } if on_postgresql(s.get_bind()) else placed
-    if again != placed:
-        placed = again
-        check_layout(game, limits, seat, placed, bets)
     balance_before = balance + total + sum(placed.values())
     added = [{"round": row.id, "account": account_id, "code": code, "added": amount}
              for code, amount in bets.items() if code in placed]
@@ -201,9 +193,6 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     if fairness.takes_seeds(row.algorithm, row.client_seeds):  # before its first deal: the player's seed goes in
         fairness.take_client_seed(s, row.shoe_id, account_id)
     notify.changed(s, table_id)
-    together = dict(placed)
-    for code, amount in bets.items():
-        together[code] = together.get(code, 0) + amount
     return {"table": table_id, "round": row.number, "seat": seat or None, "bets": together, "added": dict(bets),
             "balance": shown}
 
@@ -214,19 +203,6 @@ def decision_request(table_id: int, action: str, round_number: int | None) -> De
     if round_number is not None:
         request["round"] = round_number
     return request
-
-
-def check_layout(game: Game, limits: TableLimits, seat: int, placed: dict[str, int], bets: dict[str, int]) -> None:
-    """Refuse ``bets`` on top of the player's ``placed`` ones as the core refuses them (wager codes,
-    amounts, limits, prerequisites), exactly as at a live table: chips on a spot already bet add up
-    to it, and over the maximum it names the room left on that spot."""
-    check = Table(game, limits=limits, shoe_factory=_checking_shoe)
-    spot = seat or 1  # the checking table is this player's alone: any seat of it will do
-    check.sit(spot, "check", MAX_AMOUNT)
-    check.open_betting()
-    if placed:
-        check.place_bets(spot, placed)
-    check.place_bets(spot, bets)
 
 
 def bet_request(table_id: int, bets: dict[str, int], round_number: int | None) -> BetRequest:
@@ -248,10 +224,3 @@ def _refuse_round(connection: Any, table_id: int, wanted: int, open_number: int 
     if open_number is None:
         raise IllegalActionError.coded("bet.round_closed", round=wanted)
     raise IllegalActionError.coded("bet.round_closed_other", round=wanted, open=open_number)
-
-
-_CHECKING_DECK = tuple(standard_deck())
-
-
-def _checking_shoe() -> Shoe:
-    return Shoe(_CHECKING_DECK, cut_card=0)  # the checking table opens betting but never deals

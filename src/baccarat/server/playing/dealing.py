@@ -28,11 +28,11 @@ from baccarat.core.table import Table
 from baccarat.server.house import protection, wallet
 from baccarat.server.playing import fairness, squeeze
 from baccarat.server.playing.betting import hold_round
+from baccarat.server.playing.scoreboards import core_seats
 from baccarat.server.playing.seating import SIT_OUT_ROUNDS, count_idle
 from baccarat.server.playing.shapes import DealtCard, StoredResult
 from baccarat.server.playing.tables import game_of, limits_of, next_round, open_again, table_row
 from baccarat.server.playing.timeline import later, pace_of, schedule, stamp
-from baccarat.server.playing.views import core_seats
 from baccarat.server.storage import metrics, notify
 from baccarat.server.storage.db import insert_rows
 from baccarat.server.storage.models import (

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from baccarat.core.cards import Card, hand_total
 from baccarat.core.errors import IllegalActionError, UnknownSeatError
 from baccarat.server.house import wallet
-from baccarat.server.playing import fairness, records, tables, views
+from baccarat.server.playing import fairness, records, scoreboards, tables
 from baccarat.server.playing.records import ShoeRecord
 from baccarat.server.playing.shapes import StoredResult
 from baccarat.server.storage.models import (
@@ -207,7 +207,7 @@ def _rounds(s: Session, account_id: int, round_ids: list[int]
                           "player_total": result["player_total"], "banker_total": result["banker_total"],
                           "result": result["winner"]})
         if tables.game_of(table).kind == "lucky_draw" and mine:
-            seat_of = views.core_seats(everyone[current.id], tables.game_of(table).max_seats)
+            seat_of = scoreboards.core_seats(everyone[current.id], tables.game_of(table).max_seats)
             seat = entry["seat"] = f"seat:{seat_of[account_id]}"
             hands = result.get("hands", {})
             if seat in hands and "dealer" in hands:

@@ -19,9 +19,9 @@ from baccarat.core.fair import SEEDED, CardProof
 from baccarat.core.registry import get_game
 from baccarat.core.shoe import Shoe
 from baccarat.server.playing import fairness
+from baccarat.server.playing.scoreboards import core_seats
 from baccarat.server.playing.shapes import StoredResult
 from baccarat.server.playing.tables import game_of, table_row
-from baccarat.server.playing.views import core_seats
 from baccarat.server.storage.models import (
     Bet,
     GameTable,

@@ -37,9 +37,10 @@ from baccarat.core.messages import render
 from baccarat.core.registry import built_in, game_codes, get_game
 from baccarat.core.shoe import check_cut_card, check_decks
 from baccarat.server.playing import fairness
+from baccarat.server.playing.game_info import limits_json, stored_limits
 from baccarat.server.playing.shapes import TableView
 from baccarat.server.playing.timeline import Pace
-from baccarat.server.playing.views import limits_json, stored_limits, table_view
+from baccarat.server.playing.views import table_view
 from baccarat.server.storage import notify
 from baccarat.server.storage.models import Announcement, Bet, GameTable, Round, ShoeRow
 from baccarat.server.storage.models import now as _now

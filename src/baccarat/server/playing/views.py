@@ -1,5 +1,6 @@
-"""What players see, computed for a moment ``now``: the table view, each player's own state, the
-balance shown, the history and the scoreboards.
+"""What players see, computed for a moment ``now``: the round on show and its phase (:func:`moment`), the
+table view and each player's own state (the scoreboards and a player's history are
+:mod:`baccarat.server.playing.scoreboards`; the games' wagers and limits :mod:`baccarat.server.playing.game_info`).
 
 The database may be ahead of what is shown (a round is settled the moment it is dealt); every
 function here shows only what the round's timeline (:mod:`baccarat.server.playing.timeline`) has revealed
@@ -13,7 +14,6 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, cast
 
 from sqlalchemy import Table as SqlTable
@@ -22,14 +22,13 @@ from sqlalchemy.engine import Row
 from sqlalchemy.orm import Session
 
 from baccarat.core.cards import Card, hand_total
-from baccarat.core.errors import IllegalActionError, UnknownSeatError
-from baccarat.core.games import Game, TableLimits, Wager
-from baccarat.core.registry import EVENT_RULES, all_games, get_game, paytable_name
-from baccarat.core.roads import hand_from_json, roads
-from baccarat.core.tableau import BANKER_CHART, PLAYER_CHART, PLAYER_STOOD, dealer_draws
+from baccarat.core.errors import UnknownSeatError
+from baccarat.core.games import Game
+from baccarat.core.registry import get_game
 from baccarat.server.house import wallet
 from baccarat.server.playing import fairness, shapes
-from baccarat.server.playing.timeline import card_label, hands, later, pace_of, shown, stamp
+from baccarat.server.playing.game_info import limits_json, stored_limits, wagers_json
+from baccarat.server.playing.timeline import hands, later, pace_of, shown, stamp
 from baccarat.server.storage.models import (
     Account,
     Announcement,
@@ -96,96 +95,6 @@ _VIEW_SEAT_NEWS = (select(_ANNOUNCEMENTS.c.at, _ANNOUNCEMENTS.c.kind, _ANNOUNCEM
                           _ANNOUNCEMENTS.c.at <= bindparam("now"), _ANNOUNCEMENTS.c.at > bindparam("since"))
                    .order_by(_ANNOUNCEMENTS.c.at.desc(), _ANNOUNCEMENTS.c.id.desc()))
 
-
-
-@lru_cache(maxsize=256)
-def stored_limits(game: str, paytable: int | None, stored: str | None) -> TableLimits:
-    if stored is None:
-        return get_game(game, paytable=paytable).limits
-    data = json.loads(stored)
-    return TableLimits(data["minimum"], data["maximums"])
-
-
-def limits_json(limits: TableLimits) -> shapes.LimitsJson:
-    return {"minimum": limits.minimum, "maximums": dict(limits.maximums)}
-
-
-# --- the games' wagers, as the page needs them -------------------------------------------------------
-
-
-def odds_label(odds: Fraction) -> str:
-    """``1:1``, ``0.95:1``, ``3:2``, ``push``, ``loses``.
-
-    >>> [odds_label(Fraction(n, d)) for n, d in ((19, 20), (3, 2), (40, 1), (0, 1), (-1, 1))]
-    ['0.95:1', '3:2', '40:1', 'push', 'loses']
-    """
-    if odds < 0:
-        return "loses"
-    if odds == 0:
-        return "push"
-    if odds.denominator == 1:
-        return f"{odds.numerator}:1"
-    if 100 % odds.denominator == 0 and odds.denominator not in (2, 4):
-        return f"{float(odds):g}:1"
-    return f"{odds.numerator}:{odds.denominator}"
-
-
-def _pay(event: str, odds: Fraction) -> shapes.Pay:
-    return {"event": event, "odds": str(odds), "label": odds_label(odds), "rule": EVENT_RULES.get(event)}
-
-
-def _wager_json(wager: Wager[Any], limits: TableLimits, game: Game) -> shapes.WagerInfo:
-    pays: list[shapes.Pay] = [_pay(event, odds) for event, odds in wager.paytable.items()]
-    named = paytable_name(game, wager.code)
-    best = max(wager.paytable.values())
-    winning = [odds_label(odds) for odds in wager.paytable.values() if odds > 0]
-    return {"code": wager.code, "name": wager.name, "placed": wager.placed, "requires": wager.requires,
-            "settles": wager.settles, "maximum": limits.maximum(wager.code), "pays": pays,
-            "summary": winning[0] if len(set(winning)) == 1 else f"up to {odds_label(best)}",
-            "headline": None if named is None else _pay(*named)}
-
-
-@lru_cache(maxsize=64)
-def _wagers(game_code: str, paytable: int | None, stored: str | None) -> tuple[shapes.WagerInfo, ...]:
-    game = get_game(game_code, paytable=paytable)
-    limits = stored_limits(game_code, paytable, stored)
-    return tuple(_wager_json(w, limits, game) for w in game.wagers)
-
-
-def game_json(game: Game) -> shapes.GameInfo:
-    return {"code": game.code, "name": game.name, "kind": game.kind, "paytable": game.paytable,
-            "max_seats": game.max_seats, "minimum": game.limits.minimum,
-            "wagers": [_wager_json(w, game.limits, game) for w in game.wagers],
-            "paytable_name": _paytable_name(game), "dealer_draws": _dealer_draws(game),
-            "drawing": _drawing(game)}
-
-
-def _paytable_name(game: Game) -> str | None:
-    """Lucky Draw's DrawWin table as players name it (the registry's headline): never "pay table 1"."""
-    named = paytable_name(game, "draw")
-    return None if named is None else f"{named[0]} pays {odds_label(named[1])}"
-
-
-def _dealer_draws(game: Game) -> list[int] | None:
-    """Lucky Draw: the dealer's two-card totals that draw (the rules panel says how the dealer draws)."""
-    return [total for total in range(10) if dealer_draws(total)] if game.kind == "lucky_draw" else None
-
-
-def _drawing(game: Game) -> shapes.DrawingRules | None:
-    """Punto banco: the drawing rules as the layout's chart prints them, read from the tableau itself
-    (the rules panel draws its table from this, so the page never types the rules again)."""
-    if game.kind == "lucky_draw":
-        return None
-    return {"player_draws": [total for total, draws in enumerate(PLAYER_CHART) if draws],
-            "banker_draws_player_stood": [total for total, row in BANKER_CHART.items() if row[PLAYER_STOOD]],
-            "banker_draws": {str(total): [third for third in range(10) if row[third]]
-                             for total, row in BANKER_CHART.items()}}
-
-
-def games_json() -> list[shapes.GameInfo]:
-    """Every game and its wagers with names and pays, from :mod:`baccarat.core.registry` (``GET /api/games``);
-    Lucky Draw once per DrawWin pay table."""
-    return [game_json(game) for game in all_games()]
 
 
 # --- the moment: which round is on show, in which phase -----------------------------------------------
@@ -367,7 +276,7 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[shapes.Tabl
         "shoe": None,
         "last_result": None,
         "decision": None,
-        "wagers": list(_wagers(table.game, table.paytable, table.limits)),
+        "wagers": list(wagers_json(table.game, table.paytable, table.limits)),
     }
     if current is not None and current.status == "betting" and state.upcoming is None:  # taking bets (or closed
         # and not dealt yet: no_more_bets)
@@ -586,107 +495,3 @@ def _notices(connection: Any, table_id: int, now: datetime) -> dict[int, shapes.
 def you(s: Session, table_id: int, account_id: int, now: datetime | None = None) -> shapes.YourState:
     """One player's own state at a table (``GET /api/tables/{id}/you``)."""
     return yours(s, moment(s, table_id, now or _now()), [account_id])[account_id]
-
-
-# --- the scoreboards and the history ------------------------------------------------------------------------
-
-
-def table_roads(s: Session, table_id: int, now: datetime | None = None) -> shapes.TableRoads:
-    """The scoreboards of the shoe on show (they start again with each shoe), with the hands whose
-    result is shown by ``now``."""
-    now = now or _now()
-    state = moment(s, table_id, now)
-    game = get_game(state.table.game, paytable=state.table.paytable)
-    if game.kind != "punto_banco":
-        raise IllegalActionError.coded("roads.none", game=game.code, names={"game": game.name})
-    connection = s.connection()
-    shoe = (connection.execute(_VIEW_SHOE, {"shoe": state.on_show.shoe_id}).first() if state.on_show is not None
-            else connection.execute(_VIEW_NEWEST_SHOE, {"table": table_id}).first())
-    results: list[str | None] = [] if shoe is None else list(s.scalars(select(Round.result).where(
-        Round.shoe_id == shoe.id, Round.status == "settled", or_(Round.result_at.is_(None), Round.result_at <= now))
-        .order_by(Round.number)))
-    hands_ = [hand_from_json(data["hand"]) for data in (json.loads(r or "{}") for r in results) if "hand" in data]
-    drawn = roads(hands_).to_json()
-    return {"shoe": None if shoe is None else shoe.number, "bead_plate": drawn["bead_plate"],
-            "big_road": drawn["big_road"], "big_eye_boy": drawn["big_eye_boy"], "small_road": drawn["small_road"],
-            "cockroach_pig": drawn["cockroach_pig"], "ask": drawn["ask"], "stats": drawn["stats"]}
-
-
-def _result_words(result: shapes.StoredResult, username: str | None) -> str | None:
-    """The round's result in words: ``Banker wins 7 : 5``; Lucky Draw from the player's side:
-    ``You win 8 : 6``, ``Dealer wins 6 : 3``, ``Push 5 : 5``."""
-    if "void" in result:
-        return "Void: every stake refunded"
-    if "winner" in result:
-        player, banker = result["player_total"], result["banker_total"]
-        return {"tie": f"Tie {player} : {banker}", "banker": f"Banker wins {banker} : {player}",
-                "player": f"Player wins {player} : {banker}"}[result["winner"]]
-    hands_ = result.get("hands", {})
-    mine = next((seat for seat, name in result.get("names", {}).items() if name == username), None)
-    if mine is None or mine not in hands_ or "dealer" not in hands_:
-        return None
-    you = hand_total(Card.parse(c) for c in hands_[mine])
-    dealer = hand_total(Card.parse(c) for c in hands_["dealer"])
-    return (f"You win {you} : {dealer}" if you > dealer else f"Dealer wins {dealer} : {you}" if dealer > you
-            else f"Push {you} : {dealer}")
-
-
-def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = None) -> list[shapes.RecallEntry]:
-    """The player's last rounds whose result is shown by ``now``: cards in deal order, bets, results,
-    balance before and after, and the shoe each was dealt from (and in Lucky Draw the seat that was
-    theirs), for checking it."""
-    now = now or _now()
-    rows = s.execute(select(Round, GameTable.name, GameTable.game, GameTable.paytable, ShoeRow.number)
-                     .join(Bet, Bet.round_id == Round.id).join(GameTable, GameTable.id == Round.table_id)
-                     .join(ShoeRow, ShoeRow.id == Round.shoe_id)
-                     .where(Bet.account_id == account_id, Round.status.in_(("settled", "refunded", "void")),
-                            or_(Round.result_at.is_(None), Round.result_at <= now))
-                     .group_by(Round.id, GameTable.name, GameTable.game, GameTable.paytable, ShoeRow.number)
-                     .order_by(Round.id.desc()).limit(limit)).all()
-    history: list[shapes.RecallEntry] = []
-    username = s.scalar(select(Account.username).where(Account.id == account_id)) if rows else None
-    for current, name, game_code, paytable, shoe_number in rows:
-        game = get_game(game_code, paytable=paytable)
-        bets = s.execute(select(Bet, Settlement).join(Settlement, Settlement.bet_id == Bet.id)
-                         .where(Bet.round_id == current.id, Bet.account_id == account_id).order_by(Bet.id)).all()
-        result: shapes.StoredResult = json.loads(current.result or "{}")
-        detail = cast(shapes.RoundDetail, {key: value for key, value in result.items()
-                                    if key not in ("balances", "cards", "winner", "deal", "names", "spots")})
-        cards = result.get("cards", [])
-        entry: shapes.RecallEntry = {
-            "table": name, "table_id": current.table_id, "round": current.number, "status": current.status,
-            "shoe": shoe_number, "time": aware(current.closes_at).isoformat(), "detail": detail,
-            "cards": cards, "cards_named": [card_label(c) for c in cards], "winner": result.get("winner"),
-            "result_message": _result_words(result, username),
-            "bets": {b.wager: {"amount": b.amount, "event": st.event, "net": st.net, "name": _name(game, b.wager)}
-                     for b, st in bets},
-            "balance_before": bets[0][0].balance_before if bets else None,
-            "balance_after": result.get("balances", {}).get(str(account_id)),
-        }
-        if game.kind == "lucky_draw":
-            everyone = list(s.scalars(select(Bet).where(Bet.round_id == current.id).order_by(Bet.id)))
-            entry["seat"] = f"seat:{core_seats(everyone, game.max_seats)[account_id]}"
-        history.append(entry)
-    return history
-
-
-def _name(game: Game, code: str) -> str:
-    try:
-        return game.wager(code).name
-    except LookupError:
-        return code
-
-
-def core_seats(bets: list[Bet], seats: int) -> dict[int, int]:
-    """Account -> the seat it plays in the core: the seat it bet from, unless another account's
-    bets came from that seat first (then the lowest free one).  Bets belong to accounts; the seat
-    number only orders Lucky Draw's deal, so two accounts can never be mixed up."""
-    chosen: dict[int, int] = {}
-    for bet in bets:  # in the order they were placed
-        if bet.account_id not in chosen:
-            taken = set(chosen.values())
-            free = [n for n in range(1, seats + 1) if n not in taken]
-            if not free:
-                raise IllegalActionError.coded("round.seats_exceeded", seats=seats)
-            chosen[bet.account_id] = bet.seat if bet.seat not in taken and 1 <= bet.seat <= seats else free[0]
-    return chosen

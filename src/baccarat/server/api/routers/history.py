@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from baccarat.server.api.deps import REFUSALS, Token, look, me
 from baccarat.server.api.responses import HistoryExport, RoundRecall
 from baccarat.server.playing import history as played
-from baccarat.server.playing import shapes, views
+from baccarat.server.playing import scoreboards, shapes
 
 router = APIRouter(tags=["history"], responses=REFUSALS)
 
@@ -18,7 +18,7 @@ router = APIRouter(tags=["history"], responses=REFUSALS)
 def history(request: Request, token: Token) -> list[shapes.RecallEntry]:
     """Your last rounds whose results are shown: cards in deal order, bets, results, balances."""
     account = me(request, token)
-    return look(request, lambda s: views.recall(s, account.id))
+    return look(request, lambda s: scoreboards.recall(s, account.id))
 
 
 @router.get("/api/history/export", response_model=HistoryExport, response_model_exclude_unset=True)

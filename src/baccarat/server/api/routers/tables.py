@@ -24,7 +24,7 @@ from baccarat.server.api.responses import (
     YourState,
 )
 from baccarat.server.live.access import arrived
-from baccarat.server.playing import betting, dealing, records, seating, shapes, views
+from baccarat.server.playing import betting, dealing, records, scoreboards, seating, shapes, views
 from baccarat.server.storage import metrics
 from baccarat.server.storage.models import GameTable, now
 
@@ -94,7 +94,7 @@ def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
 @router.get("/api/tables/{table_id}/roads", response_model=Roads)
 def roads(request: Request, table_id: Id) -> shapes.TableRoads:
     """The current shoe's scoreboards (Bead Plate, Big Road, derived roads, asks, statistics)."""
-    return look(request, lambda s: views.table_roads(s, table_id))
+    return look(request, lambda s: scoreboards.table_roads(s, table_id))
 
 
 @router.get("/api/tables/{table_id}/strategy", response_model=Strategy)
