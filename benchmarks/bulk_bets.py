@@ -1,5 +1,5 @@
 """Bulk bets in-process: N socket bets (one each, on one EZ table) through the group commit's
-transactions of 512, placed together (:mod:`baccarat.server.live.bulk_bets`) and each alone, on fresh databases.
+transactions of 512, placed together (:mod:`baccarat.server.playing.bulk_bets`) and each alone, on fresh databases.
 
     python benchmarks/bulk_bets.py [--bets 2000] [--database postgresql+psycopg://.../postgres] [--json F]
 
@@ -22,9 +22,9 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, insert
 
-from baccarat.server.live import group_commit as batch
 from baccarat.server.live.sockets import SocketCommand, bets_together
 from baccarat.server.playing import tables
+from baccarat.server.storage import group_commit as batch
 from baccarat.server.storage.db import make_engine, session_factory, sqlite_url, transaction
 from baccarat.server.storage.migrate import upgrade
 from baccarat.server.storage.models import Account, Token, Wallet

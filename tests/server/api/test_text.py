@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from baccarat.server.house import accounts
-from baccarat.server.live import bulk_bets as bulkbets
-from baccarat.server.live import group_commit as batch
 from baccarat.server.live.sockets import SocketCommand, bets_together
+from baccarat.server.playing import bulk_bets as bulkbets
 from baccarat.server.playing import tables
+from baccarat.server.storage import group_commit as batch
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Bet, IdempotentRequest
 from baccarat.server.storage.settings import Settings

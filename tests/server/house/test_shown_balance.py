@@ -10,10 +10,10 @@ import pytest
 
 from baccarat.core.errors import InsufficientFundsError
 from baccarat.server.house import accounts, wallet
-from baccarat.server.live import group_commit as batch
 from baccarat.server.live.sockets import SocketCommand, bets_together
 from baccarat.server.playing import betting, tables
 from baccarat.server.playing.dealer import deal_due
+from baccarat.server.storage import group_commit as batch
 from baccarat.server.storage.db import read, transaction
 
 from ...conftest import ON_BOTH

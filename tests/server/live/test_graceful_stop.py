@@ -24,8 +24,8 @@ from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
 from baccarat.server.house import wallet
-from baccarat.server.live.group_commit import Batcher
 from baccarat.server.storage.db import connect, sqlite_url
+from baccarat.server.storage.group_commit import Batcher
 from baccarat.server.storage.models import Bet, IdempotentRequest, Round, Settlement
 
 from ... import server_kit

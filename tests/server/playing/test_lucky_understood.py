@@ -17,9 +17,9 @@ from baccarat.core.registry import LUCKY_DRAW, LUCKY_DRAW_2, MINI, get_game, pay
 from baccarat.core.tableau import banker_draws, player_draws
 from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts, wallet
-from baccarat.server.live import group_commit as batch
 from baccarat.server.live.sockets import SocketCommand, bets_together
 from baccarat.server.playing import betting, game_info, records, tables
+from baccarat.server.storage import group_commit as batch
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.settings import Settings
 from tests.conftest import stacked_table

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from baccarat.core.errors import ConfigurationError, ConflictError, InsufficientFundsError
 from baccarat.core.text import storable
-from baccarat.server.storage.db import among, given, insert_rows, on_postgresql, unnested
+from baccarat.server.storage.db import among, given, insert_rows, new_ids, on_postgresql, unnested
 from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Posting, Settlement, Wallet, now
 from baccarat.server.storage.models import now as _now
 
@@ -107,6 +107,49 @@ def transfer(session: Session, kind: str, postings: Mapping[str, int], *, memo: 
     insert_rows(connection, _POSTINGS, [{"transaction_id": entry, "account": account, "amount": amount}
                                         for account, amount in postings.items()])
     return entry
+
+
+_NEW_ENTRIES = insert(_ENTRIES).returning(_ENTRIES.c.id, sort_by_parameter_order=True)
+_DEBIT = (update(_WALLETS)
+          .where(_WALLETS.c.account_id == bindparam("wallet"), _WALLETS.c.balance >= bindparam("total"))
+          .values(balance=_WALLETS.c.balance - bindparam("total")))
+#: PostgreSQL: every wallet's debit in one statement, the wallets and totals as JSON rows (db.unnested)
+_DEBITS = unnested(_WALLETS, ("account_id", "balance"))
+_DEBIT_PG = (update(_WALLETS)
+             .where(_WALLETS.c.account_id == _DEBITS.c.account_id, _WALLETS.c.balance >= _DEBITS.c.balance)
+             .values(balance=_WALLETS.c.balance - _DEBITS.c.balance))
+
+
+def stake_many(session: Session, stakes: Sequence[tuple[int, str, int, str]]) -> None:
+    """Many stakes at once, each ``(account, escrow, amount, memo)`` its own ledger movement (the wallet to the
+    round's escrow), written with one statement per table of rows: a group commit's bets.
+
+    The caller holds every wallet (``SELECT ... FOR UPDATE``, in one order) and has checked each stake against
+    the balance shown (:func:`baccarat.core.stakes.check_stakes`), so no wallet can go short here; if one did,
+    nothing of the movements may stay: raised, and the caller's savepoint is rolled back."""
+    if not stakes:
+        return
+    connection = session.connection()
+    created = now()
+    entries = [{"kind": "stake", "memo": memo, "created_at": created} for _, _, _, memo in stakes]
+    totals: dict[int, int] = {}
+    for account, _, amount, _ in stakes:
+        totals[account] = totals.get(account, 0) + amount
+    debits = sorted(totals.items())
+    if on_postgresql(connection):  # every table's rows in one statement (see db.insert_rows)
+        ids = new_ids(connection, _ENTRIES, len(entries))
+        insert_rows(connection, _ENTRIES, [{"id": entry, **row} for entry, row in zip(ids, entries, strict=True)])
+        done = connection.execute(_DEBIT_PG, given([{"account_id": account, "balance": total}
+                                                    for account, total in debits])).rowcount
+    else:
+        ids = [row[0] for row in connection.execute(_NEW_ENTRIES, entries)]
+        done = connection.execute(_DEBIT, [{"wallet": account, "total": total} for account, total in debits]
+                                  ).rowcount
+    if done not in (-1, len(debits)):  # the wallets were held and checked: this cannot happen
+        raise ConfigurationError(f"{len(debits) - done} wallets could not be debited")
+    insert_rows(connection, _POSTINGS, [{"transaction_id": entry, "account": account, "amount": amount}
+                                        for entry, (owner, escrow, total, _) in zip(ids, stakes, strict=True)
+                                        for account, amount in ((wallet_account(owner), -total), (escrow, total))])
 
 
 def _apply(session: Session, account_id: int, amount: int) -> int:

@@ -68,18 +68,17 @@ from starlette.types import Message
 
 from baccarat.core.errors import BaccaratError, ConfigurationError
 from baccarat.core.text import unstorable_field
-from baccarat.server.house import accounts, wallet
-from baccarat.server.live import bulk_bets as bulkbets
+from baccarat.server.house import accounts
 from baccarat.server.live.arrival import ARRIVED
 from baccarat.server.live.feed import RESYNC, TableFeed
-from baccarat.server.live.group_commit import Batcher, Command, Outcome
 from baccarat.server.live.leases import Leases
-from baccarat.server.playing import betting, dealing, seating, squeeze, views
-from baccarat.server.playing.betting import BetAnswer
-from baccarat.server.playing.dealing import DecisionAnswer
+from baccarat.server.playing import bulk_bets as bulkbets
+from baccarat.server.playing import commands, seating, views
+from baccarat.server.playing.commands import CommandAnswer
 from baccarat.server.playing.shapes import YourState
 from baccarat.server.storage import logs, metrics, notify
 from baccarat.server.storage.db import read, transaction
+from baccarat.server.storage.group_commit import Batcher, Command, Outcome
 from baccarat.server.storage.models import Token, aware
 from baccarat.server.storage.models import now as _now
 from baccarat.server.storage.settings import Settings
@@ -101,8 +100,6 @@ TOO_MANY = "too many open tables for this account: close one first"
 TOKEN = re.compile(r"[\x21-\x7e]{1,256}")
 
 
-#: A command's answer: bets placed, or a Lucky Draw decision taken.
-CommandAnswer = BetAnswer | DecisionAnswer | squeeze.Peel
 
 
 class OkFrame(TypedDict):
@@ -223,32 +220,13 @@ def _command(s: Session, table_id: int, account_id: int, digest: str, frame: bul
     # the token is checked in the command's own transaction: between the feed's polls a logged-out
     # socket is still open, but it can no longer bet
     _check_signed_in(s, digest, account_id)
-    kind, key = frame.get("type"), frame.get("key")
-    if kind == "squeeze":  # the peel on show: no key (a resent peel shows the same lift), no money moves
-        return squeeze.peel(s, table_id, account_id, frame.get("card"), frame.get("lift"), _now())
-    if kind == "turn":
-        return squeeze.turn(s, table_id, account_id, frame.get("card"), _now())
-    if not isinstance(key, str):
-        raise ConfigurationError.coded("command.key_missing")
-    if kind == "bet":
-        bets, number = bulkbets.bet_frame(frame)
-        return wallet.idempotent(s, account_id, key, betting.bet_request(table_id, bets, number),
-                                 lambda: betting.place_bets(s, table_id, account_id, bets, received,
-                                                           round_number=number))
-    if kind == "decision":
-        action = frame.get("action")
-        if action not in ("draw", "stand"):
-            raise ConfigurationError.coded("command.action")
-        number = bulkbets.frame_round(frame, "command.decision_round")
-        return wallet.idempotent(s, account_id, key, betting.decision_request(table_id, action, number),
-                                 lambda: dealing.decide(s, table_id, account_id, action, round_number=number))
-    raise ConfigurationError.coded("command.unknown")
+    return commands.run(s, table_id, account_id, frame, received)
 
 
 @dataclass(frozen=True)
 class SocketCommand:
     """A socket's command as a group commit's command (a function of the session alone); its fields
-    let the batch place the bets of many sockets together (:mod:`baccarat.server.live.bulk_bets`)."""
+    let the batch place the bets of many sockets together (:mod:`baccarat.server.playing.bulk_bets`)."""
 
     table_id: int
     account_id: int
@@ -262,7 +240,7 @@ class SocketCommand:
 
 def bets_together(s: Session, commands: list[Command]) -> list[Outcome]:
     """A group commit's socket commands, their bets placed together
-    (:func:`baccarat.server.live.bulk_bets.run_batch`)."""
+    (:func:`baccarat.server.playing.bulk_bets.run_batch`)."""
     return bulkbets.run_batch(s, commands, signed_out=lambda: Close(SIGNED_OUT, SIGNED_OUT_REASON))
 
 

@@ -66,7 +66,7 @@ class Dealer:
         self.sessions, self.late = sessions, late
         #: (table id, close) -> whether bets that arrived before that close still wait for their commit in this
         #: process (its group commit's
-        #: :meth:`~baccarat.server.live.group_commit.Batcher.waiting_before`); None: none are known
+        #: :meth:`~baccarat.server.storage.group_commit.Batcher.waiting_before`); None: none are known
         self.bets_waiting: Callable[[int, datetime], bool] | None = None
         #: the oldest heartbeat (seconds since the epoch) of a table socket's lease that still counts
         #: (:meth:`~baccarat.server.live.leases.Leases.alive_since`): a punto banco table with such a socket is

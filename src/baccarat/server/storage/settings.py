@@ -78,7 +78,7 @@ class Settings(BaseSettings):
     #: with LISTEN/NOTIFY, a table with no notification is read again after this long (``BACCARAT_RESYNC_SECONDS``)
     resync_seconds: Annotated[float, Field(gt=0)] = 1.0
     #: a group commit places its socket bets in a few statements for all (``BACCARAT_BULK_BETS``, ``0`` turns
-    #: it off: each bet then runs alone in its savepoint; see :mod:`baccarat.server.live.bulk_bets`)
+    #: it off: each bet then runs alone in its savepoint; see :mod:`baccarat.server.playing.bulk_bets`)
     bulk_bets: bool = True
     #: WebSocket frames compressed (permessage-deflate) when a client asks (``BACCARAT_WS_DEFLATE=1``).  Off by
     #: default: compressing each state push for each socket costs more than the bytes it saves on a table's

@@ -1,4 +1,4 @@
-"""The socket bets of a group commit placed together: a few set-based statements for the whole batch.
+"""The bets of a group commit (the sockets' commands) placed together: a few set-based statements for the whole batch.
 
 A bet alone costs about fifteen statements (its token, idempotency key, table and round, the round's
 lock, seat, the bets on the layout, the stake's ledger movement, the wallet, the bet, the client seed,
@@ -11,13 +11,13 @@ table, the same refusals in the same words, each wallet's running balance), and 
 statement per table of rows (executemany): one ledger movement per bet as ever, the wallets, the
 bets, the client seeds, the stored answers.
 
-What is not the common case runs alone as before (:func:`baccarat.server.live.group_commit.run_one`, its own
+What is not the common case runs alone as before (:func:`baccarat.server.storage.group_commit.run_one`, its own
 savepoint), every command of its player in order: a player with a protection row (limits and
 breaks are counted under that row's lock, :func:`baccarat.server.house.protection.check_stake`), a command
 that is not a bet, a table that is not punto banco or has no round taking bets.  Players are
 independent of one another (a bet reads and writes only its own player's key, wallet, bets and
 seed; the round is held for the whole transaction), so the outcomes are those of the commands run
-one by one; ``tests/server/live/test_bulk_bets.py`` runs the same batches both ways and compares answers,
+one by one; ``tests/server/playing/test_bulk_bets.py`` runs the same batches both ways and compares answers,
 wallets, bets and ledger.  If a bulk write fails for any reason but a lost race (which retries the
 batch), its savepoint is rolled back and every command runs alone.
 """
@@ -33,7 +33,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Protocol, TypedDict, cast
 
-from sqlalchemy import Select, and_, bindparam, func, insert, select, update
+from sqlalchemy import Select, and_, bindparam, func, select
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -42,18 +42,16 @@ from baccarat.core.errors import ConfigurationError, ConflictError, IllegalActio
 from baccarat.core.registry import get_game
 from baccarat.core.stakes import check_stakes
 from baccarat.server.house import wallet
-from baccarat.server.live.group_commit import Command, Outcome, run_one
 from baccarat.server.playing import betting, fairness, tables
 from baccarat.server.playing.betting import BetAnswer
 from baccarat.server.playing.game_info import stored_limits
 from baccarat.server.storage import db, metrics, notify
 from baccarat.server.storage.db import retryable
+from baccarat.server.storage.group_commit import Command, Outcome, run_one
 from baccarat.server.storage.models import (
     Account,
     Bet,
     IdempotentRequest,
-    LedgerTransaction,
-    Posting,
     Protection,
     Seat,
     Settlement,
@@ -70,17 +68,6 @@ log = logging.getLogger(__name__)
 #: A command frame as the client sent it: any JSON object, so its values are truly arbitrary (each field is
 #: checked where it is read: :func:`bet_frame`, :func:`frame_round`).
 CommandFrame = dict[str, Any]
-
-
-class _EntryRow(TypedDict):
-    kind: str
-    memo: str
-    created_at: datetime
-
-
-class _PostingRow(TypedDict):
-    account: str
-    amount: int
 
 
 class _BetRow(TypedDict):
@@ -144,7 +131,7 @@ def _table(model: Any) -> SqlTable:
 
 _TOKENS, _WALLETS, _REQUESTS, _BETS = _table(Token), _table(Wallet), _table(IdempotentRequest), _table(Bet)
 _SEATS, _PROTECTION, _ACCOUNTS, _SEEDS = _table(Seat), _table(Protection), _table(Account), _table(ShoeSeed)
-_ENTRIES, _POSTINGS, _SETTLEMENTS = _table(LedgerTransaction), _table(Posting), _table(Settlement)
+_SETTLEMENTS = _table(Settlement)
 
 @lru_cache(maxsize=4)
 def _queries(postgresql: bool) -> dict[str, Select[Any]]:
@@ -207,17 +194,6 @@ def _stored(connection: Any, pairs: list[tuple[int, str]]) -> Any:
     if db.on_postgresql(connection):
         return connection.execute(_STORED_PG, db.given([{"account_id": a, "key": k} for a, k in pairs]))
     return connection.execute(_STORED_SQLITE, {"pairs": json.dumps(pairs)})
-
-
-_NEW_ENTRIES = insert(_ENTRIES).returning(_ENTRIES.c.id, sort_by_parameter_order=True)
-_DEBIT = (update(_WALLETS)
-          .where(_WALLETS.c.account_id == bindparam("wallet"), _WALLETS.c.balance >= bindparam("total"))
-          .values(balance=_WALLETS.c.balance - bindparam("total")))
-#: PostgreSQL: every wallet's debit in one statement, the wallets and totals as JSON rows (db.unnested)
-_DEBITS = db.unnested(_WALLETS, ("account_id", "balance"))
-_DEBIT_PG = (update(_WALLETS)
-             .where(_WALLETS.c.account_id == _DEBITS.c.account_id, _WALLETS.c.balance >= _DEBITS.c.balance)
-             .values(balance=_WALLETS.c.balance - _DEBITS.c.balance))
 
 
 class _Betting:
@@ -331,9 +307,7 @@ class _Writes:
     """The accepted bets' rows, written at the end with one statement each (executemany)."""
 
     def __init__(self) -> None:
-        self.entries: list[_EntryRow] = []
-        self.postings: list[list[_PostingRow]] = []
-        self.debits: dict[int, int] = defaultdict(int)
+        self.stakes: list[tuple[int, str, int, str]] = []  #: (account, escrow, amount, memo): wallet.stake_many
         self.new_bets: dict[tuple[int, int, str], _BetRow] = {}  # in the order first placed
         self.added: dict[tuple[int, int, str], int] = defaultdict(int)
         self.answers: list[_AnswerRow] = []
@@ -343,26 +317,10 @@ class _Writes:
 
     def run(self, s: Session) -> None:
         connection = s.connection()
-        if not self.entries:
+        if not self.stakes:
             return
         metrics.after_commit(s, metrics.count_money(metrics.STAKES, self.staked))  # dropped if the savepoint goes
-        debits = sorted(self.debits.items())
-        if db.on_postgresql(connection):  # every table's rows in one statement (see db.insert_rows)
-            ids = db.new_ids(connection, _ENTRIES, len(self.entries))
-            db.insert_rows(connection, _ENTRIES, [{"id": entry, **row} for entry, row in zip(ids, self.entries,
-                                                                                             strict=True)])
-            # each wallet once (the debits' keys), as db.unnested asks
-            done = connection.execute(_DEBIT_PG, db.given([{"account_id": account, "balance": total}
-                                                           for account, total in debits])).rowcount
-        else:
-            ids = [row[0] for row in connection.execute(_NEW_ENTRIES, self.entries)]
-            done = connection.execute(_DEBIT, [{"wallet": account, "total": total}
-                                               for account, total in debits]).rowcount
-        if done not in (-1, len(debits)):  # the wallets were held and checked: this cannot happen
-            raise AssertionError(f"{len(debits) - done} wallets could not be debited")
-        db.insert_rows(connection, _POSTINGS, [{**posting, "transaction_id": entry}
-                                               for entry, postings in zip(ids, self.postings, strict=True)
-                                               for posting in postings])
+        wallet.stake_many(s, self.stakes)  # the ledger movements and the wallets: the house's to write
         if self.added:
             connection.execute(betting._ADD_TO_BET, [{"round": r, "account": a, "code": code, "added": amount}
                                                     for (r, a, code), amount in self.added.items()])
@@ -415,10 +373,7 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     total = sum(bets.values())
     balance = balances[account] = have - total
     balance_before = balance + total + sum(placed.values())
-    writes.entries.append({"kind": "stake", "memo": f"table {row.name} round {row.number}", "created_at": _now()})
-    writes.postings.append([{"account": wallet.wallet_account(account), "amount": -total},
-                            {"account": wallet.escrow_account(row.id), "amount": total}])
-    writes.debits[account] += total
+    writes.stakes.append((account, wallet.escrow_account(row.id), total, f"table {row.name} round {row.number}"))
     writes.staked[command.table_id] += total
     for code, amount in bets.items():
         spot = (row.id, account, code)

@@ -1,4 +1,4 @@
-"""Bulk bets (:mod:`baccarat.server.live.bulk_bets`): the same random batches of socket bets run through the
+"""Bulk bets (:mod:`baccarat.server.playing.bulk_bets`): the same random batches of socket bets run through the
 bulk path and through each bet alone (its own savepoint, as before) on two fresh databases give the
 same answers and refusals, wallets, bets, ledger, stored answers and client seeds."""
 
@@ -16,10 +16,10 @@ import pytest
 from sqlalchemy import create_engine, select
 
 from baccarat.server.house import accounts, protection, wallet
-from baccarat.server.live import bulk_bets as bulkbets
-from baccarat.server.live import group_commit as batch
 from baccarat.server.live.sockets import SocketCommand, bets_together
 from baccarat.server.playing import betting, fairness, seating, tables
+from baccarat.server.playing import bulk_bets as bulkbets
+from baccarat.server.storage import group_commit as batch
 from baccarat.server.storage.db import make_engine, session_factory, sqlite_url, transaction
 from baccarat.server.storage.migrate import upgrade
 from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Posting, ShoeSeed, Wallet

@@ -1,4 +1,4 @@
-"""Group commit (:mod:`baccarat.server.live.group_commit`): a burst of bets shares a few transactions, each
+"""Group commit (:mod:`baccarat.server.storage.group_commit`): a burst of bets shares a few transactions, each
 bet answered on its own (refusals included, in the player's words), the money exact; a failed
 commit confirms none of its batch and leaves nothing of it."""
 
@@ -13,8 +13,8 @@ from sqlalchemy.exc import OperationalError
 
 from baccarat.core.errors import BetLimitError, InsufficientFundsError, UnknownWagerError
 from baccarat.server.house import accounts, wallet
-from baccarat.server.live import group_commit as batch
 from baccarat.server.playing import betting, tables
+from baccarat.server.storage import group_commit as batch
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet
 

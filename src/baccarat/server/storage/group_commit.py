@@ -15,7 +15,7 @@ savepoint of its own:
 
 A command is a function of the session, as for :func:`~baccarat.server.storage.db.transaction`.  Given a
 ``bulk`` function, the batch is handed to it whole: the table sockets' bets are then placed together in
-a few statements for the batch, with the same outcomes (:mod:`baccarat.server.live.bulk_bets`).
+a few statements for the batch, with the same outcomes (:mod:`baccarat.server.playing.bulk_bets`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ Command = Callable[[Session], Any]
 #: (True, answer) or (False, the refusal raised)
 Outcome = tuple[bool, Any]
 #: Runs a whole batch in the shared transaction, one outcome per command in order (e.g. the socket bets placed
-#: together by :func:`baccarat.server.live.bulk_bets.run_batch`); without one each command runs alone (:func:`run_one`).
+#: together by :func:`baccarat.server.playing.bulk_bets.run_batch`); without one each command runs alone
+#: (:func:`run_one`).
 Bulk = Callable[[Session, list[Command]], list[Outcome]]
 
 
