@@ -209,9 +209,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
         if provision.needs_postgres(item) and item.get_closest_marker("postgres") is None:
             item.add_marker(pytest.mark.postgres)
-    # the long browser journeys (a module that sets ``LONG = True``) first, so that the workers end together rather
-    # than one of them starting the longest last (sorted is stable: the rest keep their order)
-    items[:] = sorted(items, key=lambda item: not (item.stash[_TIER] == "browser"
+    # the longest system and browser tests (a module that sets ``LONG = True``) first, so that the workers end
+    # together rather than one of them starting the longest last (sorted is stable: the rest keep their order)
+    items[:] = sorted(items, key=lambda item: not (item.stash[_TIER] in ("system", "browser")
                                                    and getattr(getattr(item, "module", None), "LONG", False)))
     if os.environ.get(BUDGET_VARIABLE) and any(item.stash[_TIER] in FAST_TIERS for item in items):
         _warm_up()

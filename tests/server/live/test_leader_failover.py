@@ -1,5 +1,5 @@
 """Two server processes on one PostgreSQL database: bets go through both, the dealing process is
-SIGKILLed at a random moment (25 times, restarted each time), and the other deals within 2 s.
+SIGKILLed at a random moment (12 times, restarted each time), and the other deals within 2 s.
 Afterwards every round was dealt once (one settlement movement each, the shoe's cursor moving
 on by exactly the cards of each round), every acknowledged bet is settled, the ledger balances."""
 
@@ -23,8 +23,10 @@ from baccarat.server.house import wallet
 from baccarat.server.storage.db import connect
 from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Round, Settlement
 
-pytestmark = pytest.mark.slow  # two real servers, the dealing one SIGKILLed and restarted 25 times
-CYCLES = 25
+pytestmark = pytest.mark.slow  # two real servers, the dealing one SIGKILLed and restarted 12 times
+#: (the reliability spec's 25 crash-restart cycles a CI run are test_dealer_crash_loop.py's; these add failovers)
+CYCLES = 12
+LONG = True  #: started first in the system tier (tests/conftest.py)
 PLAYERS = 6
 TABLE = 2  # ez-1: punto banco, so players bet seated or not
 FAILOVER = 2.0  #: seconds within which another process deals
@@ -50,7 +52,7 @@ def _wait_for_dealer(base: str, within: float) -> float:
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_the_dealer_sigkilled_25_times_another_deals_and_nothing_is_dealt_twice(database_url: str, tmp_path: Path,
+def test_the_dealer_sigkilled_12_times_another_deals_and_nothing_is_dealt_twice(database_url: str, tmp_path: Path,
                                                                                 serve):
     rng = random.Random(2027)
 

@@ -19,6 +19,7 @@ from baccarat.server.storage.db import connect, sqlite_url
 from baccarat.server.storage.models import Bet, GameTable, IdempotentRequest, Round, Settlement
 
 pytestmark = pytest.mark.slow  # a real server killed and restarted 25 times
+LONG = True  #: started first in the system tier (tests/conftest.py)
 CYCLES = 25
 PLAYERS = 4
 
