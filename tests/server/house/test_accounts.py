@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from baccarat.core.errors import AuthenticationError, RateLimitedError
+from baccarat.core.errors import AuthenticationError, ConfigurationError, RateLimitedError
 from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts, wallet
 from baccarat.server.house import rate_limits as ratelimit
@@ -355,3 +355,24 @@ def test_a_login_flood_does_not_stall_the_writers(tmp_path: Path, real_password_
     assert len(latencies) >= 10
     assert answers[401] >= 20, answers  # the flood did hash passwords all along
     assert answers[201] >= 1, answers  # and registrations went through
+
+
+def test_a_password_cost_outside_scrypt_s_range_is_refused_and_changes_nothing():
+    before = accounts.use_password_cost(4)
+    try:
+        for wrong in (0, 21):
+            with pytest.raises(ValueError, match="1 to 20"):
+                accounts.use_password_cost(wrong)
+        assert accounts.use_password_cost(4) == 4  # the cost in force is still the one set
+    finally:
+        accounts.use_password_cost(before)
+
+
+def test_a_password_that_cannot_be_stored_and_an_unknown_role_are_refused(sessions):
+    with pytest.raises(ConfigurationError) as lone:
+        accounts.check_password("correct\ud800horse", "nia")  # a lone surrogate from a JSON body
+    assert lone.value.code == "account.password_unstorable"
+    with pytest.raises(ConfigurationError) as role:
+        transaction(sessions, lambda s: accounts.register(s, "nia", "correct horse", grant=0, role="croupier"))
+    assert role.value.code == "account.role" and role.value.params == {"roles": ["player", "operator"]}
+    assert accounts.inline(lambda: 42) == 42  # the command line hashes in its own thread
