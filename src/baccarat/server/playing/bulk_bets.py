@@ -339,7 +339,7 @@ class _Writes:
 def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tuple[str, str]],
          balances: dict[int, int], ahead: dict[int, list[tuple[datetime, int]]], writes: _Writes,
          connection: Any) -> BetAnswer:
-    """One bet, checked in the order and words of live._command, wallet.idempotent and betting.place_bets."""
+    """One bet, checked in the order and words of commands.run, wallet.idempotent and betting.place_bets."""
     account, frame, now = command.account_id, command.frame, command.received
     key = frame.get("key")
     if not isinstance(key, str):
