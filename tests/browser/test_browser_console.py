@@ -9,6 +9,7 @@ time-out that the lobby shows.  Screenshots go to ``artifacts/screenshots`` (``c
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -192,7 +193,8 @@ def test_a_player_is_not_let_into_the_console(server: Server, browser: Browser):
 def test_the_reality_check_interrupts_play_and_a_time_out_shows_in_the_lobby(server: Server, page: Page):
     page.clock.install()
     page.reload()
-    register(page, "wren")
+    wren = f"wren{secrets.token_hex(3)}"  # a name of its own: a rerun on the module's server registers again
+    register(page, wren)
     expect(page.locator("#help-line")).to_contain_text("800.522.4700")
     page.click("#protect-link")
     page.select_option("#reality-minutes", "15")
@@ -221,7 +223,7 @@ def test_the_reality_check_interrupts_play_and_a_time_out_shows_in_the_lobby(ser
     page.click("#reality-leave")
     expect(page.locator("#login")).to_be_visible()  # Leave logs out
     # a time-out: the lobby says so, and sitting down is refused in the player's words
-    page.fill("#username", "wren")
+    page.fill("#username", wren)
     page.fill("#password", PASSWORD)
     page.click("#login")
     page.click("#protect-link")
