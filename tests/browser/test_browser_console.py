@@ -207,6 +207,9 @@ def test_the_reality_check_interrupts_play_and_a_time_out_shows_in_the_lobby(ser
     expect(page.locator("#phase")).to_have_attribute("data-phase", re.compile(r"\w+"))
     wait_for_betting(page)
     bet(page, {"banker": [5]})
+    # the page reads the protection again after a bet: jumping the clock while that read is on its way would have
+    # it schedule the check from the jumped time (the next one, 15 minutes on)
+    page.wait_for_load_state("networkidle")
     page.clock.fast_forward("15:05")
     dialog = page.locator("#reality [role=alertdialog]")
     expect(dialog).to_be_visible()
