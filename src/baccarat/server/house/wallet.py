@@ -274,7 +274,8 @@ def shown_balance(s: Session, account_id: int, now: datetime | None = None) -> i
     return max(balance(s, account_id) - pending_payouts(s, [account_id], now or _now()).get(account_id, 0), 0)
 
 
-def stake(s: Session, account_id: int, escrow: str, amount: int, *, memo: str, now: datetime) -> tuple[int, int]:
+def stake(s: Session, account_id: int, escrow: str, amount: int, *, memo: str, now: datetime,
+          shown_before: int | None = None) -> tuple[int, int]:
     """Move ``amount`` from the player's wallet to ``escrow`` (a round's); returns the wallet's balance
     after it and the balance shown after it.
 
@@ -282,7 +283,9 @@ def stake(s: Session, account_id: int, escrow: str, amount: int, *, memo: str, n
     result the table has not shown yet can be neither staked nor named.  A stake over the shown balance
     is refused (``wallet.short``, naming the shown balance) and moves nothing.  The shown balance is read
     after the wallet's row is held (the transfer's ``UPDATE``), so a settlement that commits meanwhile is
-    counted both in the balance and in what is not shown yet.
+    counted both in the balance and in what is not shown yet.  ``shown_before`` is that balance as
+    :func:`hold_shown_balance` read it in this transaction: the wallet has been held since, so nothing shown
+    or pending has changed, and the balance shown after is it less ``amount``, with no second read.
     """
     after: dict[int, int] = {}
     try:
@@ -292,7 +295,8 @@ def stake(s: Session, account_id: int, escrow: str, amount: int, *, memo: str, n
         # nothing left to stake: say the balance is used up, not "more than the balance of 0.00"
         raise (InsufficientFundsError.coded("bet.balance_used_up", amount=amount) if shown_now <= 0
                else InsufficientFundsError.coded("wallet.short", amount=amount, balance=shown_now)) from None
-    shown = after[account_id] - pending_payouts(s, [account_id], now).get(account_id, 0)
+    shown = (shown_before - amount if shown_before is not None
+             else after[account_id] - pending_payouts(s, [account_id], now).get(account_id, 0))
     if shown < 0:  # the transaction is rolled back by the caller's refusal: nothing moved
         raise (InsufficientFundsError.coded("bet.balance_used_up", amount=amount) if shown + amount <= 0
                else InsufficientFundsError.coded("wallet.short", amount=amount, balance=shown + amount))

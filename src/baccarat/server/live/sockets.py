@@ -100,8 +100,6 @@ TOO_MANY = "too many open tables for this account: close one first"
 TOKEN = re.compile(r"[\x21-\x7e]{1,256}")
 
 
-
-
 class OkFrame(TypedDict):
     """The answer to a command."""
 

@@ -179,7 +179,7 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
                             balance=shown_before)
     total = sum(bets.values())
     balance, shown = wallet.stake(s, account_id, wallet.escrow_account(row.id), total,
-                                  memo=f"table {row.name} round {row.number}", now=now)
+                                  memo=f"table {row.name} round {row.number}", now=now, shown_before=shown_before)
     balance_before = balance + total + sum(placed.values())
     added = [{"round": row.id, "account": account_id, "code": code, "added": amount}
              for code, amount in bets.items() if code in placed]

@@ -6,14 +6,14 @@ the pending payouts, the stored answer, its savepoint), and at a burst the state
 database, set the pace.  Here the bets of a batch are read once for all (the tokens, the stored
 answers, the table and its round, held once, the seats, the bets on the layout, the wallets, locked
 in one order, the pending payouts), checked one after another in Python exactly as
-:func:`baccarat.server.playing.betting.place_bets` checks them (the same rules through the core's checking
-table, the same refusals in the same words, each wallet's running balance), and written with one
-statement per table of rows (executemany): one ledger movement per bet as ever, the wallets, the
-bets, the client seeds, the stored answers.
+:func:`baccarat.server.playing.betting.place_bets` checks them (the same stake rule,
+:func:`baccarat.core.stakes.check_stakes`, the same refusals in the same words, each wallet's running shown
+balance), and written with one statement per table of rows (executemany): one ledger movement per bet as ever
+and the wallets (:func:`baccarat.server.house.wallet.stake_many`), the bets, the client seeds, the stored answers.
 
 What is not the common case runs alone as before (:func:`baccarat.server.storage.group_commit.run_one`, its own
 savepoint), every command of its player in order: a player with a protection row (limits and
-breaks are counted under that row's lock, :func:`baccarat.server.house.protection.check_stake`), a command
+breaks are counted under that row's lock, :func:`baccarat.server.house.protection.own_limits`), a command
 that is not a bet, a table that is not punto banco or has no round taking bets.  Players are
 independent of one another (a bet reads and writes only its own player's key, wallet, bets and
 seed; the round is held for the whole transaction), so the outcomes are those of the commands run
