@@ -300,7 +300,7 @@ class _NoRealSleep:
         self.slept: list[str] | None = None
 
     def _note(self, seconds: float) -> None:
-        if self.slept is None or not seconds or seconds <= 0:
+        if self.slept is None or seconds <= 0:
             return
         caller = sys._getframe(2)
         if caller.f_code.co_filename.startswith(_TESTS):
@@ -628,6 +628,17 @@ def manual_time(clock_start: datetime):  # type: ignore[no-untyped-def]
     start on it."""
     with clock_held(clock_start, manual=True) as held:
         yield held
+
+
+def until(condition: Callable[[], object], seconds: float = 10.0, says: Callable[[], object] | str = "never happened"
+          ) -> None:
+    """Until ``condition()`` is true, where another thread of this process brings it about (one the test
+    started, or the app's): it yields between looks (``sleep(0)``), never sleeps, and fails after ``seconds``
+    with ``says`` (or what ``says()`` gives then)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, says() if callable(says) else says
+        time.sleep(0)
 
 
 class Ticks:

@@ -25,7 +25,7 @@ from baccarat.server.house import rate_limits as ratelimit
 from baccarat.server.storage.db import sqlite_url, transaction
 from baccarat.server.storage.settings import Settings
 
-from ...conftest import ON_POSTGRESQL, api_client
+from ...conftest import ON_POSTGRESQL, api_client, until
 
 GOOD = "correct horse"
 
@@ -281,10 +281,8 @@ def test_hashing_is_bounded_and_a_full_queue_is_refused_at_once():
     assert inside.wait(5)
     second = threading.Thread(target=sign_in, args=("second",))  # admitted; waits for the hashing thread
     second.start()
-    deadline = time.monotonic() + 5
-    while gate._pool._work_queue.qsize() < 1:  # the second hash waits in the pool's queue
-        assert time.monotonic() < deadline, "the second sign-in never asked for a hash"
-        time.sleep(0)
+    until(lambda: gate._pool._work_queue.qsize() >= 1,  # the second hash waits in the pool's queue
+          says="the second sign-in never asked for a hash")
     assert order == ["first"]  # one hash at a time
     started = time.perf_counter()
     with pytest.raises(RateLimitedError, match="too many sign-ins at once; try again in a few seconds"), \

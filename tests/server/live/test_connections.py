@@ -46,6 +46,7 @@ from baccarat.server.live.connections import (
 from baccarat.server.storage.settings import Settings
 
 from ... import server_kit
+from ...conftest import until
 
 PROBE = b"GET / HTTP/1.1\r\nHost: x\r\n"  # a request head without its closing blank line: never complete
 
@@ -354,17 +355,11 @@ class Guarded:
 
     def settled(self, total: int) -> None:
         """Until the ledger counts ``total`` connections (a close reaches the server's thread a moment later)."""
-        deadline = time.monotonic() + 5
-        while self.ledger.total != total:
-            assert time.monotonic() < deadline, (self.ledger.total, self.ledger.by_address)
-            time.sleep(0)  # the server's thread runs
+        until(lambda: self.ledger.total == total, 5, says=lambda: (self.ledger.total, self.ledger.by_address))
 
     def closed(self) -> None:
         """Until the server holds no connection (each has run its ``connection_lost``)."""
-        deadline = time.monotonic() + 5
-        while self.server.server_state.connections:
-            assert time.monotonic() < deadline, self.server.server_state.connections
-            time.sleep(0)
+        until(lambda: not self.server.server_state.connections, 5, says=lambda: self.server.server_state.connections)
 
     def stop(self) -> None:
         self.server.should_exit = True

@@ -34,7 +34,7 @@ from baccarat.server.storage.models import Token
 from baccarat.server.storage.settings import Settings, parse_origins
 
 from ... import server_kit
-from ...conftest import ON_BOTH, api_client
+from ...conftest import ON_BOTH, api_client, until
 from ...server_kit import Served
 
 PASSWORD = "correct horse"
@@ -202,18 +202,16 @@ def _until_another_waits(session: Any, seconds: float = 10.0) -> None:
     """Until another transaction waits for this one: queued for this process's SQLite writer lock, or waiting
     for a lock this PostgreSQL transaction holds (seen from a connection of its own)."""
     bind = session.get_bind()
-    deadline = time.monotonic() + seconds
     if bind.dialect.name == "sqlite":
         lock = db_module._writer_lock(session_factory(bind))
-        while lock._next_ticket - lock._serving < 2:
-            assert time.monotonic() < deadline, "nothing waited for the command"
-            time.sleep(0)
+        until(lambda: lock._next_ticket - lock._serving >= 2, seconds, says="nothing waited for the command")
         return
     with bind.connect() as looking:
-        while not looking.exec_driver_sql(
-                "SELECT count(*) FROM pg_locks WHERE NOT granted AND pid <> pg_backend_pid()").scalar():
-            assert time.monotonic() < deadline, "nothing waited for the command"
-            looking.rollback()
+        def waiting() -> object:
+            looking.rollback()  # each look a fresh snapshot
+            return looking.exec_driver_sql(
+                "SELECT count(*) FROM pg_locks WHERE NOT granted AND pid <> pg_backend_pid()").scalar()
+        until(waiting, seconds, says="nothing waited for the command")
 
 
 @pytest.mark.slow

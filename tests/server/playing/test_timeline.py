@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Round, Seat
 from baccarat.server.storage.settings import Settings
 
-from ...conftest import api_client
+from ...conftest import api_client, until
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 STEP = timedelta(milliseconds=50)
@@ -452,14 +451,6 @@ def test_websocket_frames_and_rest_views_follow_the_timeline(client):
             assert balance == history[0]["balance_after"]
 
 
-def _until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    """Until ``condition()`` holds: an app's thread is writing it (no clock of the test's moves it)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "never happened"
-        time.sleep(0)
-
-
 def test_closing_every_socket_starts_the_grace_period_and_reconnecting_ends_it(manual_time, client):
     token = _token(client, "wes")
     headers = {"Authorization": f"Bearer {token}"}
@@ -473,7 +464,7 @@ def test_closing_every_socket_starts_the_grace_period_and_reconnecting_ends_it(m
         socket.send_json({"type": "auth", "token": token})
         assert socket.receive_json()["type"] == "state"
         assert not away()
-    _until(away)  # written on a thread of the app's as the socket's handler ended
+    until(away)  # written on a thread of the app's as the socket's handler ended
     assert client.get("/api/tables/2").json()["players"]["1"]["away"] is True
     with client.websocket_connect("/ws/tables/2") as socket:
         socket.send_json({"type": "auth", "token": token})

@@ -10,12 +10,7 @@ import pytest
 
 from baccarat.server.storage.db import FairLock
 
-
-def _wait_until(condition, seconds: float = 5.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0)  # a yield to the other threads
+from ...conftest import until
 
 
 def test_the_lock_is_granted_in_arrival_order_even_to_a_thread_that_just_released_it():
@@ -32,7 +27,7 @@ def test_the_lock_is_granted_in_arrival_order_even_to_a_thread_that_just_release
         thread = threading.Thread(target=writer, args=(name,))
         thread.start()
         queued = len(threads) + 2
-        _wait_until(lambda n=queued: lock._next_ticket == n)  # queued before the next one starts
+        until(lambda n=queued: lock._next_ticket == n)  # queued before the next one starts
         threads.append(thread)
     lock.__exit__()
     with lock:  # the releasing thread asks again: it goes behind b, c and d
