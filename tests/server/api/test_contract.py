@@ -102,7 +102,7 @@ def test_every_schema_has_a_plain_name_of_its_own(openapi: dict[str, Any]):
     two ``RoundRecall`` models.  Every name is a plain class name, and every model class behind them is one."""
     names = list(openapi["components"]["schemas"])
     assert [name for name in names if not re.fullmatch(r"[A-Z][A-Za-z0-9]*", name)] == []
-    assert {"RoundRecall", "RecalledRound", "Refusal"} <= set(names)  # the player's round, and the operator's recall
+    assert {"RecallEntry", "RecalledRound", "Refusal"} <= set(names)  # the player's round, and the operator's recall
 
 
 def test_the_refusals_the_schema_cannot_see_are_written_into_it(openapi: dict[str, Any]):
@@ -239,9 +239,9 @@ def _play_a_round(url: str) -> None:
     from baccarat_client.api.accounts import log_in, register, who_am_i  # type: ignore[import-not-found]
     from baccarat_client.api.tables import bet, show_table, take_seat, your_state  # type: ignore[import-not-found]
     from baccarat_client.models import (  # type: ignore[import-not-found]
+        BetAnswer,
         BetsBody,
         BetsBodyBets,
-        BetsPlaced,
         Credentials,
         Refusal,
         SeatBody,
@@ -258,7 +258,7 @@ def _play_a_round(url: str) -> None:
         for attempt in range(10):  # a window may close between two requests: the next one opens soon
             answer = bet.sync(1, client=client, body=BetsBody(bets=BetsBodyBets.from_dict({"banker": 1_000})),
                               idempotency_key=f"generated-bet-{attempt}", authorization=auth)
-            if isinstance(answer, BetsPlaced):
+            if isinstance(answer, BetAnswer):
                 placed = answer
                 break
             assert isinstance(answer, Refusal) and answer.code.startswith("bet."), answer

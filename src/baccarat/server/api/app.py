@@ -1,6 +1,6 @@
 """The HTTP API (FastAPI): the application shell.  Routes live in routers per resource
-(:mod:`baccarat.server.api.routers`), request bodies in :mod:`baccarat.server.api.requests`, answers in
-:mod:`baccarat.server.api.responses` (so ``/openapi.json`` documents each one), refusals in
+(:mod:`baccarat.server.api.routers`), request bodies in :mod:`baccarat.server.api.requests`, answers as the
+services' TypedDicts (:mod:`baccarat.server.api.responses`: so ``/openapi.json`` documents each one), refusals in
 :mod:`baccarat.server.api.refusals`; the table WebSocket is in :mod:`baccarat.server.live.sockets` and the page
 in :mod:`baccarat.server.api.web`.  Here: the database migrated and the dealer started with the app.
 """

@@ -1,6 +1,6 @@
 """Request bodies: what each route accepts, strictly (unknown fields and wrong JSON types refused).
 
-Answers are in :mod:`baccarat.server.api.responses`; both appear in ``/openapi.json``.
+Answers are the services' TypedDicts (:mod:`baccarat.server.api.responses`); both appear in ``/openapi.json``.
 """
 
 from __future__ import annotations

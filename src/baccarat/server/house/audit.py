@@ -26,11 +26,12 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session, sessionmaker
+from typing_extensions import TypedDict
 
 from baccarat.server.house.audit_keys import entry_message, fingerprint, sign, signed_by
 from baccarat.server.storage.db import on_postgresql
@@ -51,15 +52,19 @@ class AuditEntryJson(TypedDict):
     id: int
     at: str
     actor: str
-    actor_id: int | None
     action: str
     target: str
-    # The state the action changed, as the action recorded it: free-form JSON (a table's settings, a
-    # balance, a round's status), different for every action, so truly Any.
+    # free-form JSON, different for every action, so truly Any
     before: Any
+    """the state the action changed, as it was before: free-form JSON as the action recorded it (a table's
+    settings, a balance, a round's status)"""
     after: Any
+    """that state after the action"""
     previous: str
     digest: str
+    # the API answers the keys in the order written here: this one last, as it always has
+    actor_id: int | None
+    """the operator's account (none for the command line)"""
 
 
 class ChainBreak(TypedDict):
@@ -68,18 +73,20 @@ class ChainBreak(TypedDict):
 
 
 class ChainCheck(TypedDict):
-    """:func:`verify`'s answer: ``signed`` entries (their signatures checked when a key was given),
-    ``unsigned`` ones (all made before the first signed entry), ``key`` the fingerprint of the public key
-    the signatures were checked with (None: not checked), ``heads`` the signed heads checked."""
+    """:func:`verify`'s answer: the chain checked, and the first broken entry if any."""
 
     ok: bool
     entries: int
     broken: ChainBreak | None
     head: str | None
     signed: int
+    """entries signed (each signature checked when a key was given: the server checks with its public key)"""
     unsigned: int
+    """entries made before the signing key existed (all before the first signed entry)"""
     key: str | None
+    """the SHA-256 fingerprint of the public key the signatures were checked with (None: not checked)"""
     heads: int
+    """signed heads checked: none over the API (`baccarat audit verify` checks the heads file)"""
 
 
 class SignedHead(TypedDict):

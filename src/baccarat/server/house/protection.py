@@ -28,10 +28,11 @@ writer at a time), and 64 bets sent at once can never pass a limit together.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import NotRequired, TypedDict
+from typing import NotRequired
 
 from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from baccarat.core.errors import ConfigurationError, ProtectionError
 from baccarat.core.money import MAX_AMOUNT
@@ -60,20 +61,29 @@ WINDOW_MARGIN = timedelta(days=1)
 class LimitStatus(TypedDict):
     """One of the player's limits: what is in force, used and left, and a looser one waiting."""
 
-    kind: str  #: loss or stake
-    period: str  #: day, week or month (rolling)
-    amount: int | None  #: in force now (None: none in force)
+    kind: str
+    """loss or stake"""
+    period: str
+    """day, week or month (rolling: 24 hours, 7 days, 30 days)"""
+    amount: int | None
+    """minor units, in force now (None: none in force)"""
     used: int
+    """minor units staked (a stake limit) or lost (a loss limit) in the rolling period up to now"""
     left: int | None
-    pending: int | None  #: the looser amount waiting for its 24 hours (None: none, or a removal)
-    removing: bool  #: the limit goes when its 24 hours are over
-    pending_from: str | None  #: when the waiting change comes into force
+    """minor units left before the limit (None: none in force)"""
+    pending: int | None
+    """the looser amount waiting for its 24 hours (None: none, or a removal)"""
+    removing: bool
+    """the limit goes when its 24 hours are over"""
+    pending_from: str | None
+    """when the waiting change comes into force"""
 
 
 class Blocked(TypedDict):
     """A time-out or self-exclusion in force."""
 
-    kind: str  #: "time-out" or "self-exclusion"
+    kind: str
+    """time-out or self-exclusion"""
     until: str
 
 
@@ -81,9 +91,13 @@ class SessionResult(TypedDict):
     """Time played and net result since the login (the reality check)."""
 
     since: str
+    """when the session began (the login)"""
     minutes: int
+    """minutes played since"""
     net: int
+    """minor units won (or lost, negative) since, leaving out payouts not shown yet"""
     staked: int
+    """minor units staked since"""
 
 
 class ProtectionStatus(TypedDict):
@@ -91,10 +105,13 @@ class ProtectionStatus(TypedDict):
 
     limits: list[LimitStatus]
     reality_minutes: int | None
+    """the reality check's interval (None: none)"""
     blocked: Blocked | None
+    """a break in force (None: none)"""
     help_line: str
     help_site: str
     session: NotRequired[SessionResult | None]
+    """this session's time played and net result (what the reality check shows)"""
 
 
 def _row(s: Session, account_id: int, *, lock: bool = False) -> Protection | None:

@@ -5,10 +5,11 @@ stand a player up, credit or debit a wallet.  The REST routes and ``baccarat voi
 from __future__ import annotations
 
 import json
-from typing import TypedDict, Unpack
+from typing import Unpack
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from baccarat.core.errors import UnknownSeatError
 from baccarat.server.house import audit, wallet
@@ -42,6 +43,8 @@ class TableState(TypedDict, total=False):
 
 
 class WalletBalance(TypedDict):
+    """A wallet's balance after an operator's credit or debit."""
+
     account_id: int
     balance: int
 

@@ -6,10 +6,11 @@ asks.  Operators see the stored state, results included as soon as they are sett
 from __future__ import annotations
 
 import json
-from typing import NotRequired, TypedDict, cast
+from typing import NotRequired, cast
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from baccarat.core.errors import UnknownSeatError
 from baccarat.server.house import protection, wallet
@@ -54,12 +55,14 @@ class StatementBet(TypedDict):
     bet_id: int
     wager: str
     amount: int
-    event: str | None  #: None until settled
+    event: str | None
+    """None until settled"""
     net: int | None
 
 
 class _PlayerBet(StatementBet):
-    transaction_id: int | None  #: the settlement's movement
+    transaction_id: int | None
+    """the settlement's movement"""
 
 
 class StatementLine(TypedDict):
@@ -70,11 +73,13 @@ class StatementLine(TypedDict):
     kind: str
     amount: int
     balance: int
+    """the wallet's balance after it"""
     memo: str
     table_id: NotRequired[int]
     table: NotRequired[str]
     round: NotRequired[int]
     bets: NotRequired[list[StatementBet]]
+    """play: the player's bets on the round"""
 
 
 class RecalledCard(TypedDict):
@@ -100,33 +105,39 @@ class RecalledDecision(TypedDict):
     account_id: int
     seat: int
     action: str
-    timed_out: bool  #: the seat stood because its time ran out (no decision was sent)
+    timed_out: bool
+    """the seat stood because its time ran out (no decision was sent)"""
 
 
 class RecalledRound(TypedDict):
     """Game recall: a round as stored, with its result's cards, totals, winner or void once it has them."""
 
+    # the API answers the keys in the order written here, as it always has
     table_id: int
+    round: int
+    status: str
+    deal: list[RecalledCard]
+    """the cards in deal order"""
+    bets: list[RecalledBet]
     table: str
     game: str
     paytable: int | None
-    round: int
     round_id: int
     shoe: int
-    status: str
     closes_at: str
     dealt_at: str | None
-    deal: list[RecalledCard]
-    bets: list[RecalledBet]
     decisions: list[RecalledDecision]
     handle: int
+    """minor units staked on the round"""
     house_net: int
+    """the house's net on the round, minor units"""
     player_cards: NotRequired[list[str]]
     banker_cards: NotRequired[list[str]]
     player_total: NotRequired[int]
     banker_total: NotRequired[int]
     winner: NotRequired[str]
-    hands: NotRequired[dict[str, list[str]]]  #: Lucky Draw
+    hands: NotRequired[dict[str, list[str]]]
+    """Lucky Draw: seat:N and dealer -> cards"""
     void: NotRequired[str]
 
 
@@ -142,22 +153,29 @@ class RoundInPlay(TypedDict):
     status: str
     bets: int
     staked: int
+    """minor units"""
     players: int
     closes_at: str
 
 
 class ConsoleTable(TypedDict):
+    """A table as the operator console shows it."""
+
+    # the API answers the keys in the order written here, as it always has
     id: int
     name: str
     game: str
-    paytable: int | None
-    decks: int
     status: str
-    limits: LimitsJson
-    pending_limits: LimitsJson | None
     seats: list[ConsoleSeat]
     round: RoundInPlay | None
-    today: reports.DayAtTable  #: the drop (handle) and win so far today (UTC), as the reports count them
+    """the round in play, with the bets on it so far"""
+    paytable: int | None
+    decks: int
+    limits: LimitsJson
+    pending_limits: LimitsJson | None
+    """limits that apply from the next round"""
+    today: reports.DayAtTable
+    """the drop (handle) and win so far today (UTC), as the reports count them"""
 
 
 #: The stored result's keys a recall shows as they are.

@@ -29,10 +29,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, TypedDict
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from baccarat.core.errors import ConfigurationError
 from baccarat.core.registry import get_game
@@ -64,13 +65,20 @@ def house_edges(game: str, paytable: int | None, decks: int) -> dict[str, Fracti
 
 
 class TallyJson(TypedDict):
+    """Rounds, bets, handle, win, hold and the theoretical win."""
+
     rounds: int
     bets: int
     handle: int
+    """minor units staked"""
     win: int
-    hold: float | None  #: win / handle (None without a handle)
-    theoretical: int  #: rounded to the cent
-    theoretical_exact: str  #: the exact fraction of a cent
+    """the house's net, minor units"""
+    hold: float | None
+    """win / handle (None without a handle)"""
+    theoretical: int
+    """the theoretical win, rounded to the cent"""
+    theoretical_exact: str
+    """the theoretical win as an exact fraction of a cent"""
     theoretical_hold: float | None
 
 
@@ -82,20 +90,21 @@ class TableInfo(TypedDict):
     decks: int
 
 
+class DayInfo(TypedDict):
+    day: str
+    """the UTC date, YYYY-MM-DD"""
+
+
 class TableTotals(TableInfo, TallyJson):
     """One table's sums over the report's days."""
 
 
-class TableDay(TableTotals):
+class TableDay(DayInfo, TableInfo, TallyJson):
     """One table's sums on one day."""
 
-    day: str
 
-
-class DayTotals(TallyJson):
+class DayTotals(DayInfo, TallyJson):
     """All tables' sums on one day (the chart's series)."""
-
-    day: str
 
 
 class WagerInfo(TypedDict):
@@ -105,17 +114,33 @@ class WagerInfo(TypedDict):
     wager: str
     wager_name: str
     edge: float
+    """the wager's exact house edge, as a number"""
     edge_exact: str
+    """the house edge as an exact fraction"""
 
 
 class WagerTotals(WagerInfo, TallyJson):
     """One wager's sums at one table."""
 
 
-#: ``from`` is a keyword: these two are written in the functional syntax.
-TablesReport = TypedDict("TablesReport", {"from": str, "to": str, "rows": list[TableDay], "tables": list[TableTotals],
-                                          "series": list[DayTotals], "total": TallyJson})
-WagersReport = TypedDict("WagersReport", {"from": str, "to": str, "rows": list[WagerTotals]})
+#: ``from`` is a keyword: the days a report covers are written in the functional syntax.
+ReportDays = TypedDict("ReportDays", {"from": str, "to": str})
+
+
+class TablesReport(ReportDays):
+    """Per table and day, per table, and per day for the chart, from the UTC day ``from`` to the day ``to``
+    (both YYYY-MM-DD, both reported)."""
+
+    rows: list[TableDay]
+    tables: list[TableTotals]
+    series: list[DayTotals]
+    total: TallyJson
+
+
+class WagersReport(ReportDays):
+    """Per table and wager, from the UTC day ``from`` to the day ``to`` (both YYYY-MM-DD, both reported)."""
+
+    rows: list[WagerTotals]
 
 
 @dataclass
@@ -208,10 +233,13 @@ class DayAtTable(TypedDict):
     """One table's figures so far on one UTC day, counted as :func:`tables_report` counts them."""
 
     day: str
+    """the UTC day"""
     rounds: int
     bets: int
-    handle: int  #: minor units staked (the drop)
-    win: int  #: the house's net, minor units
+    handle: int
+    """minor units staked today (the drop), as the tables report counts them"""
+    win: int
+    """the house's net today, minor units"""
 
 
 def day_by_table(s: Session, day: date | None = None, *, now: datetime | None = None) -> dict[int, DayAtTable]:

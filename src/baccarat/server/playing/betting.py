@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, cast
 
 from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from baccarat.core.errors import (
     ConfigurationError,
@@ -47,10 +48,14 @@ class BetAnswer(TypedDict):
 
     table: int
     round: int
-    seat: int | None  #: None for a punto banco bettor without a seat
-    bets: dict[str, int]  #: the player's stakes on the round after this request
-    added: dict[str, int]  #: what this request added
-    balance: int  #: shown balance
+    seat: int | None
+    """None for a punto banco bettor without a seat"""
+    bets: dict[str, int]
+    """your stakes on the round after this request"""
+    added: dict[str, int]
+    """what this request added"""
+    balance: int
+    """shown balance"""
 
 
 class BetRequest(TypedDict):

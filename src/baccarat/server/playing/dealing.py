@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime, timedelta
-from typing import Any, TypedDict, cast
+from typing import Any, cast
 
 from sqlalchemy import Table as SqlTable
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from baccarat.core.coup import reasons
 from baccarat.core.errors import (
@@ -52,12 +53,15 @@ _SETTLEMENTS = cast(SqlTable, Settlement.__table__)
 
 
 class DecisionAnswer(TypedDict):
-    """A Lucky Draw decision taken (its answer over REST and the WebSocket)."""
+    """Lucky Draw: a decision taken (a draw stakes the Draw wager, equal to Enter), its answer over REST and
+    the WebSocket."""
 
     table: int
     round: int
-    action: str  #: draw or stand
-    balance: int  #: shown balance
+    action: str
+    """draw or stand"""
+    balance: int
+    """shown balance"""
 
 
 class VoidedRound(TypedDict):
@@ -65,8 +69,10 @@ class VoidedRound(TypedDict):
 
     table: int
     round: int
-    status: str  #: void
+    status: str
+    """void"""
     refunded: int
+    """minor units refunded in all"""
     bets_refunded: int
 
 

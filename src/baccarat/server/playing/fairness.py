@@ -21,11 +21,12 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from functools import lru_cache
-from typing import TypedDict, cast
+from typing import cast
 
 from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from baccarat.core.cards import Card
 from baccarat.core.errors import UnknownSeatError
@@ -45,8 +46,10 @@ class ClientSeedSet(TypedDict):
 
 
 class ClientSeed(TypedDict):
-    client_seed: str | None  #: None until the player sets one
-    algorithm: str  #: the shuffling algorithm of new shoes
+    client_seed: str | None
+    """none until you set one"""
+    algorithm: str
+    """the shuffling algorithm your seed feeds (that of new shoes)"""
 
 
 def takes_seeds(algorithm: str, client_seeds: str | None) -> bool:

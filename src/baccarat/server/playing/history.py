@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime
-from typing import NotRequired, TypedDict
+from typing import NotRequired
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from baccarat.core.cards import Card, hand_total
 from baccarat.core.errors import IllegalActionError, UnknownSeatError
@@ -46,21 +47,21 @@ DEFAULT_ROUNDS = 500
 MOST_ROUNDS = 5000
 
 
-class Movement(TypedDict):
+class WalletMovement(TypedDict):
     """A movement of the player's wallet, with the balance after it (and the round it was for)."""
 
     id: int
     kind: str
     amount: int
     balance: int
+    """the wallet's balance after it"""
     memo: str
     table_id: NotRequired[int]
     round: NotRequired[int]
-    round_id: NotRequired[int]  #: read by :func:`export`, not exported
 
 
 class ExportedRound(TypedDict):
-    """A round as the verifier reads it."""
+    """A round as ``baccarat verify`` reads it, each optional key only where the round has it."""
 
     table: str
     table_id: int
@@ -75,20 +76,26 @@ class ExportedRound(TypedDict):
     net: dict[str, int]
     cards: list[str]
     void: NotRequired[str]
-    player_cards: NotRequired[list[str]]  #: punto banco
+    player_cards: NotRequired[list[str]]
+    """punto banco"""
     banker_cards: NotRequired[list[str]]
     player_total: NotRequired[int]
     banker_total: NotRequired[int]
-    result: NotRequired[str]  #: player, banker or tie; Lucky Draw: player, dealer or tie
-    seat: NotRequired[str]  #: Lucky Draw: ``seat:N``, the player's hand
+    seat: NotRequired[str]
+    """Lucky Draw: seat:N, your hand"""
     seat_cards: NotRequired[list[str]]
     dealer_cards: NotRequired[list[str]]
     seat_total: NotRequired[int]
     dealer_total: NotRequired[int]
+    result: NotRequired[str]
+    """player, banker or tie; Lucky Draw: player, dealer or tie"""
 
 
 class ExportedShoe(ShoeRecord):
-    your_client_seed: str | None  #: the client seed the player brought to the shoe
+    """The record of a shoe the exported rounds were dealt from, with the client seed you brought to it."""
+
+    your_client_seed: str | None
+    """the client seed you brought to the shoe"""
 
 
 class HistoryExport(TypedDict):
@@ -98,7 +105,7 @@ class HistoryExport(TypedDict):
     account: str
     balance: int
     rounds: list[ExportedRound]
-    movements: list[Movement]
+    movements: list[WalletMovement]
     shoes: list[ExportedShoe]
 
 
@@ -124,10 +131,11 @@ def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: dateti
     wallet_name = wallet.wallet_account(account_id)
     recent = list(s.scalars(select(Bet.round_id).where(Bet.account_id == account_id).group_by(Bet.round_id)
                             .order_by(Bet.round_id.desc()).limit(limit)))
-    movements = _movements(s, wallet_name, recent)
+    moved = _movements(s, wallet_name, recent)
+    movements = [movement for movement, _ in moved]
     # every round the listed movements are for is listed too (a round at another table may have
     # moved the wallet in between), so that the verifier can follow the balance all the way
-    moved_for = {m.pop("round_id") for m in movements if "round_id" in m}
+    moved_for = {round_id for _, round_id in moved if round_id is not None}
     rounds, dealt_from = _rounds(s, account_id, sorted(set(recent) | moved_for))
     shoes: list[ExportedShoe] = []
     for table_id, number, shoe_id in sorted(dealt_from):
@@ -140,8 +148,9 @@ def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: dateti
             "rounds": rounds, "movements": movements, "shoes": shoes}
 
 
-def _movements(s: Session, wallet_name: str, round_ids: list[int]) -> list[Movement]:
-    """The wallet's movements from the first stake on any of ``round_ids``, with the balance after each."""
+def _movements(s: Session, wallet_name: str, round_ids: list[int]) -> list[tuple[WalletMovement, int | None]]:
+    """The wallet's movements from the first stake on any of ``round_ids``, with the balance after each, and
+    the id of the round each is for (if any)."""
     escrows = [wallet.escrow_account(r) for r in round_ids]
     if not escrows:
         return []
@@ -160,15 +169,15 @@ def _movements(s: Session, wallet_name: str, round_ids: list[int]) -> list[Movem
             Posting.transaction_id.in_([row.transaction_id for row in rows]), Posting.account.like("escrow:%")))}
     where = {round_id: (table_id, number) for round_id, table_id, number in s.execute(
         select(Round.id, Round.table_id, Round.number).where(Round.id.in_(set(linked.values()))))}
-    movements: list[Movement] = []
+    movements: list[tuple[WalletMovement, int | None]] = []
     for row in rows:
         balance += row.amount
-        movement: Movement = {"id": row.transaction_id, "kind": row.kind, "amount": row.amount,
+        movement: WalletMovement = {"id": row.transaction_id, "kind": row.kind, "amount": row.amount,
                                     "balance": int(balance), "memo": row.memo}
         round_id = linked.get(row.transaction_id)
         if round_id is not None:
-            movement.update({"table_id": where[round_id][0], "round": where[round_id][1], "round_id": round_id})
-        movements.append(movement)
+            movement.update({"table_id": where[round_id][0], "round": where[round_id][1]})
+        movements.append((movement, round_id))
     return movements
 
 

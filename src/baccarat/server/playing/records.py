@@ -6,16 +6,17 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from functools import lru_cache
-from typing import NotRequired, TypedDict, cast
+from typing import NotRequired, cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from baccarat.core.errors import (
     IllegalActionError,
     UnknownSeatError,
 )
-from baccarat.core.fair import SEEDED, CardProof
+from baccarat.core.fair import SEEDED
 from baccarat.core.registry import get_game
 from baccarat.core.shoe import Shoe
 from baccarat.server.playing import fairness
@@ -34,44 +35,74 @@ class StrategyCard(TypedDict):
     """Lucky Draw's hint (``GET /api/tables/{id}/strategy``)."""
 
     basis: str
-    draw: dict[str, list[int]]  #: seat total -> the up-card values (0: a ten or face) to draw on
-    #: seat total -> per up-card value (0..9) [standing, drawing]: the expected result per unit of Enter
-    #: the card compares (the hint's reason), rounded to 4 places for showing
+    draw: dict[str, list[int]]
+    """seat total -> the up-card values (0: a ten or face) to draw on"""
     returns: dict[str, list[list[float]]]
+    """seat total -> per up-card value 0..9, [standing, drawing]: the expected result per unit of Enter that
+    the card compares (the hint's reason), rounded to 4 places for showing"""
 
 
 class LuckySeats(TypedDict):
-    seats: list[int]  #: the seats dealt to, in deal order
-    drew: list[int]  #: those that drew
+    seats: list[int]
+    """the seats dealt to, in deal order"""
+    drew: list[int]
+    """those that drew"""
+
+
+class CardProof(TypedDict):
+    """What proves one card of a shoe against its published Merkle root: :class:`baccarat.core.fair.CardProof`
+    again, for the API (the core uses no third-party package, and pydantic reads no ``typing.TypedDict`` on
+    Python 3.11); ``tests/server/api/test_responses.py`` checks that the two name the same keys."""
+
+    position: int
+    """in the shuffled shoe, 0 for its first card (the burn included)"""
+    salt: str
+    """HMAC-SHA256(server seed, 'salt' + position as 2 bytes), hex"""
+    path: list[str]
+    """the RFC 6962 audit path from the card's leaf to the Merkle root, hex"""
 
 
 class ShoeRound(TypedDict):
     round: int
-    cards: list[str]  #: in deal order
-    seats: NotRequired[list[int]]  #: Lucky Draw
+    cards: list[str]
+    """in deal order"""
+    seats: NotRequired[list[int]]
+    """Lucky Draw: the seats dealt to, in deal order"""
     drew: NotRequired[list[int]]
-    void: NotRequired[str]  #: a round voided after its first deal: why
-    proof: NotRequired[list[CardProof]]  #: algorithm 3: each card's position, salt and Merkle path
+    """Lucky Draw: the seats that drew"""
+    void: NotRequired[str]
+    """a round voided after its first deal: why"""
+    proof: NotRequired[list[CardProof]]
+    """algorithm 3: each card's proof (its position, salt and Merkle path), in deal order"""
 
 
 class ShoeRecord(TypedDict):
-    """A revealed shoe's record for ``baccarat verify``."""
+    """A shoe's record for ``baccarat verify``: its server seed revealed, its client seeds, and every round
+    dealt from it with its cards in deal order (algorithm 3: and each card's Merkle proof; a shoe still in
+    play has no seed yet, and its rounds shown so far)."""
 
     shoe: int
     table: str
     table_id: int
     algorithm: str
     game: str
-    paytable: NotRequired[int]  #: Lucky Draw's DrawWin pay table
+    paytable: NotRequired[int]
+    """Lucky Draw's DrawWin pay table"""
     decks: int
     cut_card: int
     commitment: str
-    merkle_root: NotRequired[str]  #: algorithm 3: published at the first deal
-    server_seed: NotRequired[str]  #: once revealed (a record of a shoe in play has none)
-    client_seeds: NotRequired[list[str]]  #: shoes of the algorithms that take them
-    burned: NotRequired[list[str]]  #: once revealed (the burn is face down, but for its first card)
-    burn_proof: NotRequired[list[CardProof]]  #: algorithm 3
-    turned: NotRequired[str]  #: in play (algorithm 3): the burn's first card, turned face up
+    merkle_root: NotRequired[str]
+    """algorithm 3: published at the shoe's first deal"""
+    server_seed: NotRequired[str]
+    """revealed when the shoe ends (a record of a shoe in play has none)"""
+    client_seeds: NotRequired[list[str]]
+    """shoes of the algorithms that take them"""
+    burned: NotRequired[list[str]]
+    """once the shoe is over (the burn is face down, but for its first card)"""
+    burn_proof: NotRequired[list[CardProof]]
+    """algorithm 3: the burned cards' proofs"""
+    turned: NotRequired[str]
+    """a shoe in play (algorithm 3): the burn's first card, turned face up"""
     turned_proof: NotRequired[CardProof]
     ended: NotRequired[str]
     rounds: list[ShoeRound]

@@ -4,10 +4,11 @@ after the grace period, after sitting out too many betting windows, or by an ope
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, TypedDict, cast
+from typing import Any, cast
 
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from baccarat.core.errors import (
     ConflictError,
@@ -169,7 +170,7 @@ def count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_
 
 
 class StoodUp(TypedDict):
-    """A player an operator stood up (:func:`stand_up`)."""
+    """A player an operator stood up (:func:`stand_up`): the seat freed and who sat there."""
 
     table: int
     seat: int

@@ -3,6 +3,8 @@ games, tables, history, fairness, player protection, the operator's actions, the
 audit trail (oversight), and the answering process (server).  :mod:`baccarat.server.api.app` includes
 them all."""
 
+# First: the answers' TypedDicts are given their pydantic config there before any route's model is built.
+from baccarat.server.api import responses  # noqa: F401
 from baccarat.server.api.routers import (
     accounts,
     fairness,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TypedDict
 
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
@@ -17,25 +16,8 @@ from baccarat.server.storage import logs
 router = APIRouter(tags=["accounts"], responses=REFUSALS)
 
 
-class NewAccount(TypedDict):
-    id: int
-    username: str
-    balance: int  #: the server's grant
-
-
-class NewSession(TypedDict):
-    token: str
-
-
-class AccountInfo(TypedDict):
-    id: int
-    username: str
-    role: str  #: player or operator
-    balance: int  #: shown balance
-
-
 @router.post("/api/accounts", status_code=201, response_model=AccountCreated)
-def register(request: Request, body: Credentials) -> NewAccount:
+def register(request: Request, body: Credentials) -> AccountCreated:
     """A new account with the server's grant of play money; limited per client address, and the
     password is hashed with no transaction open (see :func:`accounts.sign_up`)."""
     state = request.app.state
@@ -48,7 +30,7 @@ def register(request: Request, body: Credentials) -> NewAccount:
 
 
 @router.post("/api/sessions", status_code=201, response_model=SessionToken)
-async def log_in(request: Request, body: Credentials) -> NewSession:
+async def log_in(request: Request, body: Credentials) -> SessionToken:
     """A session token; failures limited per username from one client address and per address, hashed
     outside any transaction.  A username with very many failures from all addresses is answered after a
     wait (:meth:`~baccarat.server.house.rate_limits.LoginLimiter.slowdown`), awaited here so that no
@@ -58,7 +40,7 @@ async def log_in(request: Request, body: Credentials) -> NewSession:
     if wait := await run_in_threadpool(state.limiter.slowdown, name):
         await asyncio.sleep(wait)
 
-    def sign_in() -> NewSession:
+    def sign_in() -> SessionToken:
         with state.limiter.login(name, where), state.hashing.admit():
             return {"token": accounts.sign_in(state.sessions, body.username, body.password, hashing=state.hashing)}
 
@@ -73,7 +55,7 @@ def log_out(request: Request, token: Token) -> None:
 
 
 @router.get("/api/me", response_model=Me)
-def who_am_i(request: Request, token: Token) -> AccountInfo:
+def who_am_i(request: Request, token: Token) -> Me:
     """Your account and balance."""
     account = me(request, token)
     balance = look(request, lambda s: wallet.shown_balance(s, account.id))  # never ahead of a result on show

@@ -6,20 +6,19 @@ from fastapi import APIRouter, Request
 
 from baccarat.server.api.deps import REFUSALS, Token, look, me, run
 from baccarat.server.api.requests import ClientSeedBody
-from baccarat.server.api.responses import ClientSeed, ClientSeedSet
 from baccarat.server.playing import fairness
 
 router = APIRouter(tags=["fairness"], responses=REFUSALS)
 
 
-@router.get("/api/fairness/client-seed", response_model=ClientSeed)
+@router.get("/api/fairness/client-seed", response_model=fairness.ClientSeed)
 def your_client_seed(request: Request, token: Token) -> fairness.ClientSeed:
     """Your client seed (none until you set one) and the shuffling algorithm it feeds."""
     account = me(request, token)
     return look(request, lambda s: fairness.client_seed(s, account.id))
 
 
-@router.put("/api/fairness/client-seed", response_model=ClientSeedSet)
+@router.put("/api/fairness/client-seed", response_model=fairness.ClientSeedSet)
 def set_client_seed(request: Request, body: ClientSeedBody, token: Token) -> fairness.ClientSeedSet:
     """Your client seed, taken into each shoe you bet on before its first deal."""
     account = me(request, token)

@@ -46,7 +46,7 @@ class Readiness(Answer):
 
 
 @router.get("/health", response_model=Health)
-def health() -> dict[str, str]:
+def health() -> Health:
     """The server answers (it does not look at the database)."""
     return {"status": "ok"}
 

@@ -7,21 +7,20 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 
 from baccarat.server.api.deps import REFUSALS, Token, look, me
-from baccarat.server.api.responses import HistoryExport, RoundRecall
 from baccarat.server.playing import history as played
 from baccarat.server.playing import scoreboards, shapes
 
 router = APIRouter(tags=["history"], responses=REFUSALS)
 
 
-@router.get("/api/history", response_model=list[RoundRecall], response_model_exclude_unset=True)
+@router.get("/api/history", response_model=list[shapes.RecallEntry])
 def history(request: Request, token: Token) -> list[shapes.RecallEntry]:
     """Your last rounds whose results are shown: cards in deal order, bets, results, balances."""
     account = me(request, token)
     return look(request, lambda s: scoreboards.recall(s, account.id))
 
 
-@router.get("/api/history/export", response_model=HistoryExport, response_model_exclude_unset=True)
+@router.get("/api/history/export", response_model=played.HistoryExport)
 def history_export(request: Request, token: Token, limit: Annotated[int, Query(
         ge=1, le=played.MOST_ROUNDS, description="how many of your last rounds")] = played.DEFAULT_ROUNDS,
         ) -> played.HistoryExport:

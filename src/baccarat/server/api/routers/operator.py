@@ -11,7 +11,6 @@ from sqlalchemy.orm import Session
 
 from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, once, operator, run
 from baccarat.server.api.requests import LimitsBody, Movement, TableBody, VoidBody
-from baccarat.server.api.responses import StoodUp, TableView, VoidedRound, WalletBalance
 from baccarat.server.operator import actions as operations
 from baccarat.server.playing import dealing, seating, shapes
 from baccarat.server.playing.timeline import Pace
@@ -20,7 +19,7 @@ log = logging.getLogger("baccarat.server")
 router = APIRouter(prefix="/api/operator", tags=["operator"], responses=REFUSALS)
 
 
-@router.post("/tables", status_code=201, response_model=TableView)
+@router.post("/tables", status_code=201, response_model=shapes.TableView)
 def open_new_table(request: Request, body: TableBody, token: Token) -> shapes.TableView:
     """A new table, open for bets at once."""
     manager = operator(request, token, "open_tables")
@@ -34,28 +33,28 @@ def open_new_table(request: Request, body: TableBody, token: Token) -> shapes.Ta
     return run(request, work)
 
 
-@router.post("/tables/{table_id}/close", response_model=TableView)
+@router.post("/tables/{table_id}/close", response_model=shapes.TableView)
 def close_table(request: Request, table_id: Id, token: Token) -> shapes.TableView:
     """Close now if no bets are on the layout, else after the round in play is settled."""
     manager = operator(request, token, "close_tables")
     return run(request, lambda s: operations.close_table(s, manager, table_id))
 
 
-@router.post("/tables/{table_id}/open", response_model=TableView)
+@router.post("/tables/{table_id}/open", response_model=shapes.TableView)
 def reopen_table(request: Request, table_id: Id, token: Token) -> shapes.TableView:
     """Open a closed table again, with a new shoe."""
     manager = operator(request, token, "open_tables")
     return run(request, lambda s: operations.reopen_table(s, manager, table_id))
 
 
-@router.put("/tables/{table_id}/limits", response_model=TableView)
+@router.put("/tables/{table_id}/limits", response_model=shapes.TableView)
 def change_limits(request: Request, table_id: Id, body: LimitsBody, token: Token) -> shapes.TableView:
     """New limits, effective from the next round."""
     manager = operator(request, token, "change_limits")
     return run(request, lambda s: operations.set_limits(s, manager, table_id, body.minimum, body.maximums))
 
 
-@router.post("/tables/{table_id}/rounds/{number}/void", response_model=VoidedRound)
+@router.post("/tables/{table_id}/rounds/{number}/void", response_model=dealing.VoidedRound)
 def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token: Token) -> dealing.VoidedRound:
     """Void a round in play that cannot be dealt: every unsettled stake is refunded."""
     manager = operator(request, token, "void_rounds")
@@ -64,7 +63,7 @@ def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token
     return result
 
 
-@router.post("/tables/{table_id}/seats/{seat}/stand", response_model=StoodUp)
+@router.post("/tables/{table_id}/seats/{seat}/stand", response_model=seating.StoodUp)
 def stand_player(request: Request, table_id: Id, seat: Id, token: Token) -> seating.StoodUp:
     """Free a seat whoever holds it (a player who sits and never plays), announced to the table; the
     player's money is not touched.  Refused while the player has bets in play."""
@@ -81,14 +80,14 @@ def _move(request: Request, token: str | None, account_id: int, body: Movement, 
     return once(request, manager, key, {"account_id": account_id, "sign": sign, **body.model_dump()}, move)
 
 
-@router.post("/wallets/{account_id}/credit", response_model=WalletBalance)
+@router.post("/wallets/{account_id}/credit", response_model=operations.WalletBalance)
 def credit(request: Request, account_id: Id, body: Movement, token: Token,
            idempotency_key: IdempotencyKey = None) -> operations.WalletBalance:
     """Add play money to a wallet from the cashier; once per idempotency key."""
     return _move(request, token, account_id, body, idempotency_key, +1)
 
 
-@router.post("/wallets/{account_id}/debit", response_model=WalletBalance)
+@router.post("/wallets/{account_id}/debit", response_model=operations.WalletBalance)
 def debit(request: Request, account_id: Id, body: Movement, token: Token,
           idempotency_key: IdempotencyKey = None) -> operations.WalletBalance:
     """Take money from a wallet back to the cashier (refused beyond its balance); once per idempotency key."""

@@ -15,7 +15,6 @@ from baccarat.core.errors import AuthenticationError
 from baccarat.core.money import MAX_AMOUNT
 from baccarat.server.api.deps import REFUSALS, Caller, Token, look, run
 from baccarat.server.api.requests import Strict, json_integer
-from baccarat.server.api.responses import Answer
 from baccarat.server.house import accounts, protection
 from baccarat.server.playing import seating
 
@@ -57,38 +56,6 @@ class BreakBody(Strict):
         default=None, json_schema_extra=_no_default, description="self-exclusion: 6 months to 5 years (60 months)")
 
 
-class LimitOut(Answer):
-    kind: str
-    period: str
-    amount: int | None
-    used: int
-    left: int | None
-    pending: int | None
-    removing: bool
-    pending_from: str | None
-
-
-class BlockedOut(Answer):
-    kind: str
-    until: str
-
-
-class SessionOut(Answer):
-    since: str
-    minutes: int
-    net: int
-    staked: int
-
-
-class ProtectionOut(Answer):
-    limits: list[LimitOut]
-    reality_minutes: int | None
-    blocked: BlockedOut | None
-    help_line: str
-    help_site: str
-    session: SessionOut | None = None
-
-
 def _with_session(request: Request, token: str | None, caller_id: int) -> protection.ProtectionStatus:
     def work(s: Session) -> protection.ProtectionStatus:
         answer = protection.status(s, caller_id)
@@ -100,14 +67,14 @@ def _with_session(request: Request, token: str | None, caller_id: int) -> protec
     return look(request, work)
 
 
-@router.get("", response_model=ProtectionOut)
+@router.get("", response_model=protection.ProtectionStatus)
 def your_protection(request: Request, caller: Caller, token: Token) -> protection.ProtectionStatus:
     """Your limits (used and left), reality-check interval, any break in force, and this session's
     time played and net result (what the reality check shows)."""
     return _with_session(request, token, caller.id)
 
 
-@router.put("/limits", response_model=ProtectionOut)
+@router.put("/limits", response_model=protection.ProtectionStatus)
 def set_limit(request: Request, body: LimitBody, caller: Caller, token: Token) -> protection.ProtectionStatus:
     """A loss or stake limit per rolling day, week or month: a lower one at once, a higher one (or
     none) after 24 hours."""
@@ -115,13 +82,13 @@ def set_limit(request: Request, body: LimitBody, caller: Caller, token: Token) -
     return _with_session(request, token, caller.id)
 
 
-@router.put("/reality-check", response_model=ProtectionOut)
+@router.put("/reality-check", response_model=protection.ProtectionStatus)
 def set_reality_check(request: Request, body: RealityBody, caller: Caller, token: Token) -> protection.ProtectionStatus:
     run(request, lambda s: protection.set_reality_check(s, caller.id, body.minutes))
     return _with_session(request, token, caller.id)
 
 
-@router.post("/break", response_model=ProtectionOut, status_code=201)
+@router.post("/break", response_model=protection.ProtectionStatus, status_code=201)
 def take_break(request: Request, body: BreakBody, caller: Caller, token: Token) -> protection.ProtectionStatus:
     """A time-out (hours) or self-exclusion (months).  It cannot be shortened, by you or anyone."""
     run(request, lambda s: seating.take_break(s, caller.id, hours=body.hours, months=body.months))

@@ -13,16 +13,7 @@ from sqlalchemy.orm import Session
 from baccarat.core.errors import BaccaratError
 from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, look, me, once, run
 from baccarat.server.api.requests import BetsBody, DecisionBody, SeatBody
-from baccarat.server.api.responses import (
-    BetsPlaced,
-    Decided,
-    Roads,
-    Seated,
-    ShoeRecord,
-    Strategy,
-    TableView,
-    YourState,
-)
+from baccarat.server.api.responses import Seated
 from baccarat.server.live.access import arrived
 from baccarat.server.playing import betting, dealing, records, scoreboards, seating, shapes, views
 from baccarat.server.storage import metrics
@@ -31,7 +22,7 @@ from baccarat.server.storage.models import GameTable, now
 router = APIRouter(tags=["tables"], responses=REFUSALS)
 
 
-@router.get("/api/tables", response_model=list[TableView])
+@router.get("/api/tables", response_model=list[shapes.TableView])
 def list_tables(request: Request) -> list[shapes.TableView]:
     """Every table as a player sees it now (the lobby)."""
     def work(s: Session) -> list[shapes.TableView]:
@@ -40,13 +31,13 @@ def list_tables(request: Request) -> list[shapes.TableView]:
     return look(request, work)
 
 
-@router.get("/api/tables/{table_id}", response_model=TableView)
+@router.get("/api/tables/{table_id}", response_model=shapes.TableView)
 def show_table(request: Request, table_id: Id) -> shapes.TableView:
     """One table as a player sees it now."""
     return look(request, lambda s: views.table_view(s, table_id))
 
 
-@router.get("/api/tables/{table_id}/you", response_model=YourState)
+@router.get("/api/tables/{table_id}/you", response_model=shapes.YourState)
 def your_state(request: Request, table_id: Id, token: Token) -> shapes.YourState:
     """Your seat, shown balance, bets on the round on show and, once shown, their settlement."""
     account = me(request, token)
@@ -54,7 +45,7 @@ def your_state(request: Request, table_id: Id, token: Token) -> shapes.YourState
 
 
 @router.post("/api/tables/{table_id}/seats", status_code=201, response_model=Seated)
-def take_seat(request: Request, table_id: Id, body: SeatBody, token: Token) -> dict[str, int]:
+def take_seat(request: Request, table_id: Id, body: SeatBody, token: Token) -> Seated:
     """Sit down: at the seat asked for, or the first free one."""
     account = me(request, token)
     return {"seat": run(request, lambda s: seating.sit(s, table_id, account.id, body.seat))}
@@ -67,7 +58,7 @@ def leave_seat(request: Request, table_id: Id, token: Token) -> None:
     run(request, lambda s: seating.leave(s, table_id, account.id))
 
 
-@router.post("/api/tables/{table_id}/bets", status_code=201, response_model=BetsPlaced)
+@router.post("/api/tables/{table_id}/bets", status_code=201, response_model=betting.BetAnswer)
 def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
         idempotency_key: IdempotencyKey = None) -> betting.BetAnswer:
     """Stake wagers on the open round (added to what you have on it); once per idempotency key."""
@@ -82,7 +73,7 @@ def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
     return answer
 
 
-@router.post("/api/tables/{table_id}/decision", status_code=201, response_model=Decided)
+@router.post("/api/tables/{table_id}/decision", status_code=201, response_model=dealing.DecisionAnswer)
 def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
              idempotency_key: IdempotencyKey = None) -> dealing.DecisionAnswer:
     """Lucky Draw: draw (staking the Draw wager, equal to Enter) or stand."""
@@ -91,19 +82,19 @@ def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
                 lambda s: dealing.decide(s, table_id, account.id, body.action, round_number=body.round))
 
 
-@router.get("/api/tables/{table_id}/roads", response_model=Roads)
+@router.get("/api/tables/{table_id}/roads", response_model=shapes.TableRoads)
 def roads(request: Request, table_id: Id) -> shapes.TableRoads:
     """The current shoe's scoreboards (Bead Plate, Big Road, derived roads, asks, statistics)."""
     return look(request, lambda s: scoreboards.table_roads(s, table_id))
 
 
-@router.get("/api/tables/{table_id}/strategy", response_model=Strategy)
+@router.get("/api/tables/{table_id}/strategy", response_model=records.StrategyCard)
 def strategy(request: Request, table_id: Id) -> records.StrategyCard:
     """Lucky Draw: the optimal Draw decisions by seat total and up card (the page's hint)."""
     return look(request, lambda s: records.table_strategy(s, table_id))
 
 
-@router.get("/api/tables/{table_id}/shoes/{number}", response_model=ShoeRecord, response_model_exclude_unset=True)
+@router.get("/api/tables/{table_id}/shoes/{number}", response_model=records.ShoeRecord)
 def shoe(request: Request, table_id: Id, number: Id, in_play: Annotated[bool, Query(
         description="a shoe still in play (algorithm 3): its record without the seed, with its Merkle root and "
                     "the rounds shown so far, each card proven")] = False) -> records.ShoeRecord:
