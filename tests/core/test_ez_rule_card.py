@@ -67,7 +67,7 @@ def test_maximum_wager_amount_is_25(code: str) -> None:
     table.open_betting()
     table.place_bet(1, code, 2500)
     before = table.snapshot()
-    with pytest.raises(BetLimitError, match=r"is at its maximum of 25\.00: nothing more can be added"):
+    with pytest.raises(BetLimitError, match=r"is at its maximum of 25\.00: bet on another spot\."):
         table.place_bet(1, code, 1)  # adding a chip to a $25 bet
     assert table.snapshot() == before
 

@@ -108,7 +108,7 @@ def test_draw_refused_when_balance_is_below_enter() -> None:
     table = deal_round(stacked_table(LUCKY_DRAW, "2h 5c 4d 3s Kc", balance=1500), {1: {"enter": 1000}})
     before = table.snapshot()
     assert not table.can_decide(1, "draw")
-    with pytest.raises(InsufficientFundsError, match="must equal Enter"):
+    with pytest.raises(InsufficientFundsError, match="which the Draw wager must equal: you can only stand"):
         table.decide(1, "draw")
     assert table.snapshot() == before
     table.decide(1, "stand")

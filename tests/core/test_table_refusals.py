@@ -32,28 +32,28 @@ def betting_table() -> Table:
 
 
 REFUSALS: list[tuple[str, Callable[[Table], object], type[BaccaratError], str]] = [
-    ("unknown wager", lambda t: t.place_bet(1, "dragon_7", 100), UnknownWagerError, "unknown wager 'dragon_7'"),
-    ("negative amount", lambda t: t.place_bet(1, "player", -100), InvalidAmountError, "positive"),
-    ("zero amount", lambda t: t.place_bet(1, "player", 0), InvalidAmountError, "positive"),
+    ("unknown wager", lambda t: t.place_bet(1, "dragon_7", 100), UnknownWagerError, 'no wager "dragon_7"'),
+    ("negative amount", lambda t: t.place_bet(1, "player", -100), InvalidAmountError, "more than zero"),
+    ("zero amount", lambda t: t.place_bet(1, "player", 0), InvalidAmountError, "more than zero"),
     ("non-numeric amount", lambda t: t.place_bet(1, "player", "10"), InvalidAmountError, "whole number"),
     ("fractional amount", lambda t: t.place_bet(1, "player", 10.5), InvalidAmountError, "whole number"),
     ("boolean amount", lambda t: t.place_bet(1, "player", True), InvalidAmountError, "whole number"),
-    ("huge amount", lambda t: t.place_bet(1, "player", 10**30), InvalidAmountError, "larger than any table"),
+    ("huge amount", lambda t: t.place_bet(1, "player", 10**30), InvalidAmountError, "more than any table allows"),
     ("over the maximum", lambda t: t.place_bet(1, "tie", 50_001), BetLimitError, "above its maximum"),
     ("below the minimum", lambda t: t.place_bet(1, "tie", 99), BetLimitError, "below the table minimum"),
-    ("more than the balance", lambda t: t.place_bet(1, "player", 8_501), InsufficientFundsError, "exceed the balance"),
+    ("more than the balance", lambda t: t.place_bet(1, "player", 8_501), InsufficientFundsError, "than your balance"),
     ("one bad bet in a batch", lambda t: t.place_bets(1, {"player": 100, "tie": 99}), BetLimitError, "minimum"),
     ("side wager without base", lambda t: t.place_bet(2, "dragon_bonus_player", 100), WagerPrerequisiteError, "needs"),
-    ("empty batch", lambda t: t.place_bets(1, {}), IllegalActionError, "no wager"),
-    ("unknown seat", lambda t: t.place_bet(9, "player", 100), UnknownSeatError, "seat must be"),
-    ("empty seat", lambda t: t.place_bet(3, "player", 100), UnknownSeatError, "nobody sits"),
+    ("empty batch", lambda t: t.place_bets(1, {}), IllegalActionError, "No wager was given"),
+    ("unknown seat", lambda t: t.place_bet(9, "player", 100), UnknownSeatError, "Seats are numbered 1 to 7"),
+    ("empty seat", lambda t: t.place_bet(3, "player", 100), UnknownSeatError, "Nobody sits"),
     ("take back base before side", lambda t: t.remove_bet(1, "banker"), WagerPrerequisiteError, "first"),
     ("take back a bet not made", lambda t: t.remove_bet(1, "tie"), IllegalActionError, "no tie bet"),
     ("deal before no more bets", lambda t: t.deal(), IllegalActionError, "after betting closes"),
     ("open twice", lambda t: t.open_betting(), IllegalActionError, "already in progress"),
-    ("decide in punto banco", lambda t: t.decide(1, "draw"), IllegalActionError, "no Lucky Draw decision"),
+    ("decide in punto banco", lambda t: t.decide(1, "draw"), IllegalActionError, "No Lucky Draw decision"),
     ("sit on a taken seat", lambda t: t.sit(1, "eve", 100), IllegalActionError, "taken"),
-    ("sit with no money", lambda t: t.sit(4, "eve", 0), InvalidAmountError, "positive"),
+    ("sit with no money", lambda t: t.sit(4, "eve", 0), InvalidAmountError, "more than zero"),
     ("sit nameless", lambda t: t.sit(4, " ", 100), IllegalActionError, "name"),
     ("leave with bets in play", lambda t: t.leave(1), IllegalActionError, "bets in play"),
 ]
@@ -83,7 +83,7 @@ def test_bets_after_no_more_bets_are_refused() -> None:
     table = betting_table()
     table.close_betting()
     before = table.snapshot()
-    with pytest.raises(IllegalActionError, match="no more bets"):
+    with pytest.raises(IllegalActionError, match="No more bets"):
         table.place_bet(2, "player", 100)
     with pytest.raises(IllegalActionError, match="only while betting is open"):
         table.remove_bet(1, "dragon_bonus_banker")
@@ -118,6 +118,6 @@ def test_stacking_chips_adds_to_the_bet_and_limits_apply_to_the_total() -> None:
 def test_lucky_draw_bad_decision_word_is_refused() -> None:
     table = deal_round(stacked_table(LUCKY_DRAW, "9h 5c Kd Kc"), {1: {"enter": 100}})
     before = table.snapshot()
-    with pytest.raises(IllegalActionError, match="'draw' or 'stand'"):
+    with pytest.raises(IllegalActionError, match="Choose draw or stand"):
         table.decide(1, "hit")
     assert table.snapshot() == before

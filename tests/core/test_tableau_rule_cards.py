@@ -71,7 +71,7 @@ def test_natural_8_or_9_on_either_hand_no_additional_cards(cards: str) -> None:
     coup = _coup(cards + " 5s 5s")
     assert len(coup.deal_order) == 4
     assert coup.natural
-    assert coup.player_reason == coup.banker_reason == "Natural: neither hand draws"
+    assert coup.player_reason == coup.banker_reason == "Natural: neither hand draws."
 
 
 def test_face_cards_and_tens_count_zero_aces_one_right_digit_of_sum() -> None:
@@ -89,7 +89,7 @@ def test_no_more_than_one_additional_card_to_each_hand() -> None:
 def test_player_third_card_before_banker_third_card() -> None:
     coup = _coup("2h Kc 2d Ks 5h 9c")
     assert [side for side, _ in coup.deal_order] == ["player", "banker", "player", "banker", "player", "banker"]
-    assert "third card 5" in coup.banker_reason
+    assert coup.banker_reason == "Banker draws on 0 whatever the Player's third card (here 5)."
 
 
 def test_player_stands_and_banker_draws_on_5() -> None:

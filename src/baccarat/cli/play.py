@@ -144,7 +144,7 @@ def _play_on_screen(session: Session, game: Game, lines: Iterator[str], *, inter
             console.print(f"[dim]> {text.strip()}[/]")
         record = _play_line(session, text, decide)
         if "rejected" in record:
-            console.print(f"[red]Refused:[/] {record['rejected']} (nothing changed)")
+            console.print(f"[red]Refused:[/] {record['rejected']} Nothing changed.")
             continue
         console.print(round_panel(game, record, session.table.shoe, session.table.shoe_no))
         if game.kind == "punto_banco":

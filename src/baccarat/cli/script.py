@@ -49,16 +49,16 @@ def parse_line(line: str) -> RoundOrder:
         word = token.lower()
         if word in ("draw", "stand"):
             if decision is not None:
-                raise ScriptError(f"the line says both '{decision}' and '{word}'" if decision != word
-                                  else f"'{word}' appears twice")
+                raise ScriptError(f"The line says both '{decision}' and '{word}': keep one." if decision != word
+                                  else f"'{word}' appears twice on the line: keep one.")
             decision = "draw" if word == "draw" else "stand"
             continue
         code, sep, amount = word.partition("=")
         if not sep or not code:
-            raise ScriptError(f"cannot read {token!r}: write WAGER=AMOUNT, 'draw' or 'stand'")
+            raise ScriptError(f"Cannot read {token!r}: write WAGER=AMOUNT, 'draw' or 'stand'.")
         if code in bets:
-            raise ScriptError(f"wager {code!r} appears twice on the line")
+            raise ScriptError(f"The wager {code!r} appears twice on the line: bet on it once.")
         bets[code] = parse_amount(amount)
     if not bets:
-        raise ScriptError("the line places no wager")
+        raise ScriptError("The line places no wager: write WAGER=AMOUNT.")
     return RoundOrder(bets, decision)

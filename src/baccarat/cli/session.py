@@ -124,15 +124,15 @@ class Session:
     def _check_order(self, order: RoundOrder) -> None:
         if self.game.kind != "lucky_draw":
             if order.decision is not None:
-                raise IllegalActionError(f"'{order.decision}' is a Lucky Draw decision; {self.game.name} has none")
+                raise IllegalActionError(f"'{order.decision}' is a Lucky Draw decision: {self.game.name} has none.")
             return
         if order.decision == "draw":
             enter = order.bets.get("enter", 0)
             needed = sum(order.bets.values()) + enter
             if needed > self.balance:
                 raise InsufficientFundsError(
-                    f"bets plus the Draw wager ({format_amount(needed)}) exceed the balance of "
-                    f"{format_amount(self.balance)}"
+                    f"Bets plus the Draw wager ({format_amount(needed)}) are more than your balance of "
+                    f"{format_amount(self.balance)}: take chips off or stand."
                 )
 
     def _record(self, first_event: int) -> PlayedRound:

@@ -7,7 +7,7 @@
 >>> coup.player_total, coup.banker_total, coup.winner
 (9, 0, 'player')
 >>> coup.banker_reason
-"Banker draws on 3 with the Player's third card 5 (draws when it is 0, 1, 2, 3, 4, 5, 6, 7, 9)"
+"Banker draws on 3 with the Player's third card 5 (draws when it is 0, 1, 2, 3, 4, 5, 6, 7, 9)."
 """
 
 from __future__ import annotations

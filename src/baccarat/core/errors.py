@@ -13,7 +13,7 @@ the command line, a fault inside the package) carries its family's code and no p
 >>> error = BetLimitError.coded("bet.above_maximum", wager="tie", amount=60000, maximum=50000,
 ...                             names={"wager": "Tie"})
 >>> str(error)
-'Tie bet 600.00 is above its maximum of 500.00'
+'Tie bet 600.00 is above its maximum of 500.00: take chips off.'
 >>> error.code, error.params
 ('bet.above_maximum', {'wager': 'tie', 'amount': 60000, 'maximum': 50000})
 >>> ConfigurationError("decks must be 1 to 16").code

@@ -4,11 +4,18 @@ a hand drew or stood, and every piece of table news.
 Codes travel, words stay home: a refusal sends its stable ``code`` (``area.what`` in lower snake
 case) and its ``params`` (machine values: amounts in integer minor units, wager and game *codes*,
 seconds as numbers, times in ISO 8601), and each language's catalogue turns them into words.  This
-module is the English one, used for the ``message`` the server sends beside the code, for the
-command line and for logs; the page's catalogues (``static/i18n/*.js``) hold a key for every code here.
+module is the English one, and the only one: the ``message`` the server sends beside the code, the
+command line, the logs and the page's English (``static/i18n/codes.en.js``, written from this
+catalogue by ``python -m baccarat.server.catalogue_js``) all read these templates.  Other languages
+keep their own words for every code (``static/i18n/zh-CN.js``).
+
+The words are a player's: each is a sentence (a capital first letter unless it opens with a value
+such as a name, and a final full stop), and a refusal says what to do instead.  The ``word.*``
+entries are the exception: pieces of other sentences, in lower case unless they open one.
 
 A template is :meth:`str.format` text with named fields.  A field's format spec says how its machine
-value reads in English:
+value reads; the page reads the same specs (``static/lib.js``), so these are the only ones
+(:data:`SPECS`; a template with another, or with a conversion such as ``!r``, fails the tests):
 
 ``money``
     minor units as currency units (:func:`format_amount`): ``1250`` reads ``12.50``
@@ -17,22 +24,22 @@ value reads in English:
 ``a_name``
     the same name after ``a`` or ``an`` ("an Enter", "a Banker")
 ``seconds``
-    ``1 second``, ``5 seconds``
+    ``1 second``, ``5 seconds``, ``0.5 seconds``
 ``utc``
-    an ISO 8601 time as ``YYYY-MM-DD HH:MM`` (the time is in UTC), rounded up to the minute: an end time
-    (a break's) is never shown as a minute it still runs; the page's ``dateTime`` rounds the same way
+    an ISO 8601 time as ``YYYY-MM-DD HH:MM UTC``, rounded up to the minute: an end time (a break's) is
+    never shown as a minute it still runs; the page shows the same minute in the player's own time
 ``list`` / ``or_list``
     the items joined by ``,`` or by ``or``
 ``word``
     the catalogue's ``word.<field>.<value>``: a machine value ("day") in English words ("24 hours")
 
-Any other spec (``g``, or the conversion ``!r``) is Python's own.
+A field without a spec reads as its value.
 
 >>> render("bet.above_maximum", {"wager": "banker", "amount": 999999, "maximum": 500000},
 ...        names={"wager": "Banker"})
-'Banker bet 9999.99 is above its maximum of 5000.00'
+'Banker bet 9999.99 is above its maximum of 5000.00: take chips off.'
 >>> render("rate.limited", {"seconds": 1, "rule": "username"})
-'too many failed sign-ins for this username; try again in 1 second'
+'Too many failed sign-ins for this username: try again in 1 second.'
 """
 
 from __future__ import annotations
@@ -47,235 +54,252 @@ Param = str | int | float | bool | None | list[str] | list[int]
 #: Minor units (cents) per currency unit (:data:`baccarat.core.money.MINOR_UNITS` is this one).
 MINOR_UNITS = 100
 
-_USERNAME_RULE = "use 3 to 32 of the letters A-Z (without accents), the digits 0-9 and . _ -"
-_BLOCKED = ("runs until {until:utc} UTC: you can see your balance and history, and play again after that. "
-            "Help: {help_phone}, {help_site}")
-_LIMIT = "this bet of {stake:money} would pass your {kind:word} limit of {limit:money} per {period:word}: " \
-         "{left:money} is left; "
-_THIRD = "with the Player's third card {third} (draws when it is "
+#: The format specs a template may use (see the module); the page's ``t`` reads each of them.
+SPECS = frozenset({"money", "name", "a_name", "seconds", "utc", "list", "or_list", "word"})
 
-#: Code -> English template.  The words must stay as they are: players, logs and tests read them.
+_USERNAME_RULE = "use 3 to 32 of the letters A-Z (without accents), the digits 0-9, dots, underscores and hyphens."
+_BLOCKED = ("until {until:utc}: you can see your balance and history, and play again after that. "
+            "Help: {help_phone}, {help_site}.")
+_LIMIT = "This bet of {stake:money} would pass your {kind:word} limit of {limit:money} per {period:word}: " \
+         "{left:money} is left"
+_THIRD = "with the Player's third card {third} (draws when it is "
+_UNREAD = "The table could not read the last message "
+
+#: Code -> English template.  Players, the command line, logs and tests read these words: a change here
+#: changes them everywhere at once (run ``python -m baccarat.server.catalogue_js`` for the page).
 CATALOGUE: dict[str, str] = {
     # --- families: an error raised with words only carries its family's code and no params
-    "error.refused": "the request was refused",
-    "amount.invalid": "the amount is not valid",
-    "wager.invalid": "that wager is not offered here",
-    "bet.limit": "the bet is outside the table's limits",
-    "funds.insufficient": "the balance is too low for this",
-    "bet.prerequisite": "this wager needs another wager first",
-    "action.not_allowed": "that is not allowed now",
-    "protection.refused": "your safer-play settings refuse this",
-    "lookup.not_found": "nothing was found by that number",
-    "card.invalid": "a card is written like 9h, Td or As",
-    "shoe.problem": "the shoe cannot do that",
-    "configuration.invalid": "a setting is not valid",
-    "rules.invalid": "the rules file is not valid",
-    "script.invalid": "the script is not valid",
-    "replay.invalid": "the event log does not replay",
-    "auth.required": "log in first",
-    "auth.forbidden": "you may not do this",
-    "request.conflict": "the request conflicts with what is stored",
-    "rate.too_many": "too many attempts; try again later",
-    "service.unavailable": "a service this command needs cannot be reached",
+    "error.refused": "The request was refused: try again.",
+    "amount.invalid": "That amount is not valid: write it like 10 or 12.50.",
+    "wager.invalid": "That wager is not offered here: pick one of the table's wagers.",
+    "bet.limit": "The bet is outside the table's limits: change the amount.",
+    "funds.insufficient": "Your balance is too low for this: take chips off.",
+    "bet.prerequisite": "This bet needs another bet first: place that one too.",
+    "action.not_allowed": "That is not possible at the table now: wait for the next round.",
+    "protection.refused": "Your safer-play settings do not allow this.",
+    "lookup.not_found": "Nothing was found by that number.",
+    "card.invalid": "A card is written like 9h, Td or As.",
+    "shoe.problem": "The shoe cannot do that now.",
+    "configuration.invalid": "A setting is not valid: check it and try again.",
+    "rules.invalid": "The rules file is not valid.",
+    "script.invalid": "The script is not valid.",
+    "replay.invalid": "The event log does not replay.",
+    "auth.required": "Log in first.",
+    "auth.forbidden": "You may not do this.",
+    "request.conflict": "That conflicts with what is already stored: reload and try again.",
+    "rate.too_many": "Too many attempts: try again later.",
+    "service.unavailable": "A service this needs cannot be reached: try again later.",
     # --- amounts
-    "amount.not_text": "amount must be text such as '10' or '12.50', got {amount!r}",
-    "amount.not_decimal": "amount {amount!r} is not a number of currency units with at most two decimals",
-    "amount.not_whole": "amount must be a whole number of minor units, got {amount!r}",
-    "amount.not_positive": "amount must be positive, got {amount:money}",
-    "amount.too_large": "amount {amount:money} is larger than any table allows",
+    "amount.not_text": "Write the amount as text like 10 or 12.50, not {amount}.",
+    "amount.not_decimal": "\"{amount}\" is not an amount: write it like 10 or 12.50 (at most two decimals).",
+    "amount.not_whole": "An amount is a whole number of cents: {amount} is not.",
+    "amount.not_positive": "The amount must be more than zero, not {amount:money}.",
+    "amount.too_large": "{amount:money} is more than any table allows: bet less.",
     # --- games and wagers
-    "game.unknown": "unknown game {game!r}; games are: {games:list}",
-    "game.paytable": "DrawWin pay table must be 1 or 2, got {paytable!r}",
-    "wager.unknown": "unknown wager {wager!r} in {game:name}; wagers are: {wagers:list}",
-    "limits.minimum": "table minimum must be a positive amount, got {minimum!r}",
-    "limits.maximum_below_minimum": "maximum for {wager} must be at least the table minimum",
-    "limits.not_at_betting": "{wager!r} is not placed at the betting stage in {game:name}",
-    "strategy.no_draw": "{game:name} has no Draw decision",
-    "roads.none": "{game:name} has no Banker and Player scoreboards",
+    "game.unknown": "There is no game \"{game}\" here: the games are {games:list}.",
+    "game.paytable": "The DrawWin pay table is 1 or 2, not {paytable}.",
+    "wager.unknown": "{game:name} has no wager \"{wager}\": its wagers are {wagers:list}.",
+    "limits.minimum": "The table minimum must be a whole number of cents above zero, not {minimum}.",
+    "limits.maximum_below_minimum": "The maximum for {wager:name} must be at least the table minimum.",
+    "limits.not_at_betting": "{wager:name} is not placed while betting in {game:name}: it has no table limit to set.",
+    "strategy.no_draw": "{game:name} has no Draw decision.",
+    "roads.none": "{game:name} has no Banker and Player roads.",
     # --- tables and seats
-    "table.unknown": "no table {table}",
-    "table.closed": "the table is closed",
-    "table.full": "the table is full",
-    "table.busy": "the table is busy; try again",
-    "table.name_taken": "there is already a table called {name!r}",
-    "table.window": "the {window:word} window is 0.1 to 600 seconds",
-    "table.pause": "the {pause:word} pause is 0 to {most} seconds",
-    "seat.out_of_range": "seat must be a number from 1 to {seats}",
-    "seat.not_a_seat": "seat must be a number from 1 to {seats}, got {seat!r}",
-    "seat.taken": "seat {seat} is taken",
-    "seat.taken_by": "seat {seat} is taken by {player}",
-    "seat.needs_name": "a player needs a name to sit down",
-    "seat.empty": "nobody sits at seat {seat}",
-    "seat.has_bets": "seat {seat} has bets in play; leave after the round",
-    "seat.leave_with_bets": "your bets are on the layout: you can leave once this round is settled",
-    "seat.stand_with_bets": "the player at seat {seat} has bets in play: stand them up once this round is settled",
+    "table.unknown": "There is no table {table}: pick one in the lobby.",
+    "table.closed": "The table is closed: pick another in the lobby.",
+    "table.full": "The table is full: pick another in the lobby.",
+    "table.busy": "The table is busy: try again.",
+    "table.name_taken": "There is already a table called \"{name}\": choose another name.",
+    "table.window": "The {window:word} window is 0.1 to 600 seconds: choose a time in that range.",
+    "table.pause": "The {pause:word} pause is 0 to {most} seconds: choose a time in that range.",
+    "seat.out_of_range": "Seats are numbered 1 to {seats}: pick one of them.",
+    "seat.not_a_seat": "Seats are numbered 1 to {seats}, not {seat}: pick one of them.",
+    "seat.taken": "Seat {seat} is taken: pick another.",
+    "seat.taken_by": "Seat {seat} is taken by {player}: pick another.",
+    "seat.needs_name": "A player needs a name to sit down.",
+    "seat.empty": "Nobody sits at seat {seat}.",
+    "seat.has_bets": "Seat {seat} has bets in play: leave after the round.",
+    "seat.leave_with_bets": "Your bets are on the layout: you can leave once this round is settled.",
+    "seat.stand_with_bets": "The player at seat {seat} has bets in play: stand them up once this round is settled.",
     # --- betting
-    "bet.malformed": "bets are wager code -> amount in minor units",
-    "bet.no_wager": "no wager given",
-    "bet.betting_over": "no more bets: betting is not open",
-    "bet.betting_not_opened": "betting has not opened yet",
-    "bet.round_over": "no more bets: wait for the next round to open",
-    "bet.opens_in": "betting opens in {seconds} s: round {round} takes bets then",
-    "bet.closed": "no more bets: betting closed for round {round}; bet on the next round",
-    "bet.round_not_open": "round {round} is not open for bets yet",
-    "bet.round_not_open_other": "round {round} is not open for bets yet: round {open} is",
-    "bet.round_closed": "no more bets: betting closed for round {round}",
-    "bet.round_closed_other": "no more bets: betting closed for round {round}; round {open} is open",
-    "bet.sit_first": "take a seat at the table first: in Lucky Draw each seat plays its own hand",
-    "bet.draw_at_decision": "the {wager:name} wager is placed by choosing to draw, not while betting",
-    "bet.needs_base": "{wager:name} needs {base:a_name} wager on the same seat",
-    "bet.balance": "bets of {amount:money} exceed the balance of {balance:money}",
-    "bet.balance_used_up": "your balance is used up: {amount:money} cannot be staked until you add funds",
-    "bet.below_minimum": "{wager:name} bet {amount:money} is below the table minimum of {minimum:money}",
-    "bet.at_maximum": "{wager:name} is at its maximum of {maximum:money}: nothing more can be added",
-    "bet.room_left": "the most you can add on {wager:name} is {amount:money} (its maximum is {maximum:money})",
-    "bet.above_maximum": "{wager:name} bet {amount:money} is above its maximum of {maximum:money}",
-    "bet.take_back_closed": "bets can be taken back only while betting is open",
-    "bet.nothing_to_take_back": "seat {seat} has no {wager} bet to take back",
-    "bet.take_back_side_first": "take back the {wager:name} bet first: it needs this one",
-    "wallet.short": "{amount:money} is more than the balance of {balance:money}",
+    "bet.malformed": "The bets could not be read (each is a wager code and an amount in cents): place them again.",
+    "bet.no_wager": "No wager was given: put chips on a spot first.",
+    "bet.betting_over": "No more bets: wait for the next round.",
+    "bet.betting_not_opened": "Betting has not opened yet: wait for it to open.",
+    "bet.round_over": "No more bets: wait for the next round to open.",
+    "bet.opens_in": "Betting opens in {seconds:seconds}: bet on round {round} then.",
+    "bet.closed": "No more bets: betting closed for round {round}. Bet on the next round.",
+    "bet.round_not_open": "Round {round} is not open for bets yet: wait for betting to open.",
+    "bet.round_not_open_other": "Round {round} is not open for bets yet: bet on round {open}, which is.",
+    "bet.round_closed": "No more bets: betting closed for round {round}. Bet on the next round.",
+    "bet.round_closed_other": "No more bets: betting closed for round {round}. Bet on round {open}, which is open.",
+    "bet.sit_first": "Take a seat at the table first: in Lucky Draw each seat plays its own hand.",
+    "bet.draw_at_decision": "The {wager:name} wager is placed by choosing to draw after the first deal, not while "
+                            "betting.",
+    "bet.needs_base": "{wager:name} needs {base:a_name} bet on the same seat: put chips on {base:name} too.",
+    "bet.balance": "Bets of {amount:money} are more than your balance of {balance:money}: take chips off.",
+    "bet.balance_used_up": "Your balance is used up: {amount:money} cannot be staked until you add funds.",
+    "bet.below_minimum": "{wager:name} bet {amount:money} is below the table minimum of {minimum:money}: add chips.",
+    "bet.at_maximum": "{wager:name} is at its maximum of {maximum:money}: bet on another spot.",
+    "bet.room_left": "The most you can add on {wager:name} is {amount:money} (its maximum is {maximum:money}): "
+                     "bet less.",
+    "bet.above_maximum": "{wager:name} bet {amount:money} is above its maximum of {maximum:money}: take chips off.",
+    "bet.take_back_closed": "Bets can be taken back only while betting is open.",
+    "bet.nothing_to_take_back": "Seat {seat} has no {wager:name} bet to take back.",
+    "bet.take_back_side_first": "Take back the {wager:name} bet first: it needs this one.",
+    "wallet.short": "{amount:money} is more than the balance of {balance:money}: use a smaller amount.",
     # --- rounds and decisions
-    "round.unknown": "no round {round} at table {table}",
-    "round.in_progress": "a round is already in progress ({phase})",
-    "round.betting_not_open": "betting is not open",
-    "round.deal_after_betting": "cards are dealt after betting closes",
-    "round.cannot_deal": "cannot deal now ({phase})",
-    "round.void_reason": "say why the round is voided",
-    "round.not_in_play": "round {round} is already {status:word}: only a round in play can be voided",
-    "round.seats_exceeded": "more players have bets on this round than the table has seats ({seats})",
-    "decision.none_awaited": "no Lucky Draw decision is awaited now",
-    "squeeze.not_now": "no card of yours is being squeezed now: wait for your side's card to be put down",
-    "squeeze.not_yours": ("this card is squeezed by the player with the largest stake on its side: watch its corner "
-                          "lift, or bet more on that side next round"),
-    "squeeze.card": "say which card you squeeze: its place in the deal (0 for the first card)",
-    "squeeze.lift": "a card's corner lifts from 0 (flat) to 1 (turned)",
-    "table.squeeze": "a squeeze table gives each squeezer 1 to {most:g} seconds a card (0: no squeeze)",
-    "table.squeeze_game": "{game:name} has no squeeze: only Player and Banker cards are squeezed",
-    "decision.not_awaited": "no decision is awaited at this table now",
-    "decision.round_over": "no decision is awaited at this table for round {round}: its decisions are over",
-    "decision.other_round": "your decision was for round {round}, whose decisions are over: round {current} "
-                            "awaits yours now; decide again if you want to",
-    "decision.action": "a decision is 'draw' or 'stand'",
-    "decision.unknown_action": "a decision is 'draw' or 'stand', got {action!r}",
-    "decision.not_your_turn": "it is seat {turn}'s turn, not seat {seat}'s",
-    "decision.still_dealing": "the cards are still being dealt: decide in {seconds} s",
-    "decision.no_enter": "you have no Enter wager in this round",
-    "decision.already_made": "you have already decided this round",
-    "decision.draw_balance": "the Draw wager must equal Enter ({enter:money}); the balance is {balance:money}",
+    "round.unknown": "There is no round {round} at table {table}.",
+    "round.in_progress": "A round is already in progress ({phase}): wait for it to end.",
+    "round.betting_not_open": "Betting is not open now.",
+    "round.deal_after_betting": "The cards are dealt after betting closes.",
+    "round.cannot_deal": "The cards cannot be dealt now ({phase}).",
+    "round.void_reason": "Say why the round is voided.",
+    "round.not_in_play": "Round {round} is already {status:word}: only a round in play can be voided.",
+    "round.seats_exceeded": "More players have bets on this round than the table has seats ({seats}).",
+    "decision.none_awaited": "No Lucky Draw decision is awaited now.",
+    "squeeze.not_now": "No card of yours is being squeezed now: wait for your side's card to be put down.",
+    "squeeze.not_yours": ("This card is squeezed by the player with the largest stake on its side: watch its corner "
+                          "lift, or bet more on that side next round."),
+    "squeeze.card": "Say which card you squeeze: its place in the deal (0 for the first card).",
+    "squeeze.lift": "A card's corner lifts from 0 (flat) to 1 (turned).",
+    "table.squeeze": "A squeeze table gives each squeezer 1 to {most:seconds} a card (0: no squeeze).",
+    "table.squeeze_game": "{game:name} has no squeeze: only Player and Banker cards are squeezed.",
+    "decision.not_awaited": "No decision is awaited at this table now.",
+    "decision.round_over": "The decisions of round {round} are over: wait for the next round.",
+    "decision.other_round": "The decisions of round {round} are over: round {current} awaits yours now, so decide "
+                            "again if you want to.",
+    "decision.action": "Choose draw or stand.",
+    "decision.unknown_action": "Choose draw or stand, not \"{action}\".",
+    "decision.not_your_turn": "It is seat {turn}'s turn, not seat {seat}'s: wait for yours.",
+    "decision.still_dealing": "The cards are still being dealt: decide in {seconds:seconds}.",
+    "decision.no_enter": "You have no Enter wager in this round.",
+    "decision.already_made": "You have already decided this round.",
+    "decision.draw_balance": "Your balance of {balance:money} is below your Enter wager of {enter:money}, which the "
+                             "Draw wager must equal: you can only stand.",
     # --- shoes, fairness and history
-    "shoe.unknown": "no shoe {shoe} at table {table}",
-    "shoe.in_play": "the shoe is still in play: its seed is revealed when it ends",
-    "fairness.client_seed": "a client seed is 1 to 64 letters, digits or punctuation marks, without spaces",
-    "history.still_dealing": "a round of yours is still being dealt: export again in {seconds} s",
+    "shoe.unknown": "There is no shoe {shoe} at table {table}.",
+    "shoe.in_play": "The shoe is still in play: its seed is revealed when it ends.",
+    "fairness.client_seed": "A client seed is 1 to 64 letters, digits or punctuation marks, without spaces.",
+    "history.still_dealing": "A round of yours is still being dealt: export again in {seconds:seconds}.",
     # --- accounts and sessions
-    "account.unknown": "no account {account}",
-    "account.username_not_text": "a username is text: " + _USERNAME_RULE,
-    "account.username_length": "the username {username!r} has {length} characters; " + _USERNAME_RULE,
-    "account.username_space": "a username may not contain a space; " + _USERNAME_RULE,
-    "account.username_character": "a username may not contain {character!r} ({unicode}); " + _USERNAME_RULE,
-    "account.username_invisible": "a username may not contain the invisible character {unicode}; "
-                                  + _USERNAME_RULE,
-    "account.username_taken": "the username {username!r} is taken (names that differ only in case are the "
-                              "same name); choose another",
-    "account.password_length": "a password is 8 to 128 characters; a few words you will remember make a good one",
-    "account.password_unstorable": "the password has characters that cannot be stored; choose another",
-    "account.password_blank": "a password of spaces only is guessed at once; choose a few words or characters "
-                              "you will remember",
-    "account.password_is_username": "the password must not be the username; choose something only you know, "
-                                    "such as a few unrelated words",
-    "account.password_common": "that password is one of the most common ones, which are tried first; choose "
-                                "another, such as three or four unrelated words",
-    "account.role": "role must be one of {roles:list}",
-    "auth.wrong_password": "wrong username or password",
-    "auth.log_in_first": "log in first: send 'Authorization: Bearer <token>'",
-    "auth.session_expired": "the session token is unknown or expired; log in again",
-    "auth.account_gone": "the account no longer exists",
-    "auth.operator_only": "only an operator may {action:word}",
+    "account.unknown": "There is no account {account}.",
+    "account.username_not_text": "A username is text: " + _USERNAME_RULE,
+    "account.username_length": "The username \"{username}\" has {length} characters: " + _USERNAME_RULE,
+    "account.username_space": "A username may not contain a space: " + _USERNAME_RULE,
+    "account.username_character": "A username may not contain \"{character}\" ({unicode}): " + _USERNAME_RULE,
+    "account.username_invisible": "A username may not contain the invisible character {unicode}: " + _USERNAME_RULE,
+    "account.username_taken": "The username \"{username}\" is taken (names that differ only in case are the same "
+                              "name): choose another.",
+    "account.password_length": "A password has 8 to 128 characters: a few words you will remember make a good one.",
+    "account.password_unstorable": "The password has characters that cannot be stored: choose another.",
+    "account.password_blank": "A password of spaces only is guessed at once: choose a few words or characters you "
+                              "will remember.",
+    "account.password_is_username": "The password must not be the username: choose something only you know, such "
+                                    "as a few unrelated words.",
+    "account.password_common": "That password is one of the most common ones, which are tried first: choose another, "
+                               "such as three or four unrelated words.",
+    "account.role": "A role is one of {roles:list}.",
+    "auth.wrong_password": "Wrong username or password.",
+    "auth.log_in_first": "Log in first (a program sends the header 'Authorization: Bearer <token>').",
+    "auth.session_expired": "Your session has ended: log in again.",
+    "auth.account_gone": "This account no longer exists.",
+    "auth.operator_only": "Only an operator may {action:word}.",
     # --- player protection
-    "protection.timeout": "your time-out " + _BLOCKED,
-    "protection.self_exclusion": "your self-exclusion " + _BLOCKED,
-    "protection.limit_left": _LIMIT + "bet at most {left:money}",
-    "protection.limit_reached": _LIMIT + "you can bet again as earlier play leaves the rolling window",
-    "protection.limit_kind": "a limit is on {kinds:or_list}, not {kind!r}",
-    "protection.limit_period": "a limit is per {periods:list}, not {period!r}",
-    "protection.limit_amount": "a limit is a whole number of cents from 1 to {most}",
-    "protection.reality_minutes": "a reality check comes every {low} to {high} minutes",
-    "protection.break_choice": "choose a time-out in hours or a self-exclusion in months",
-    "protection.timeout_length": "a time-out lasts {low} hours to {weeks} weeks ({high} hours)",
-    "protection.exclusion_length": "self-exclusion lasts {low} months to {years} years ({high} months)",
+    "protection.timeout": "You are taking a time-out " + _BLOCKED,
+    "protection.self_exclusion": "You have excluded yourself " + _BLOCKED,
+    "protection.limit_left": _LIMIT + ", so bet at most that.",
+    "protection.limit_reached": _LIMIT + ", so you can bet again as earlier play leaves the last {period:word}.",
+    "protection.limit_kind": "A limit is on {kinds:or_list}, not \"{kind}\".",
+    "protection.limit_period": "A limit is per {periods:or_list}, not \"{period}\".",
+    "protection.limit_amount": "A limit is a whole number of cents from 1 to {most}: write it as an amount greater "
+                               "than zero.",
+    "protection.reality_minutes": "A reality check comes every {low} to {high} minutes: choose a time in that range.",
+    "protection.break_choice": "Choose a time-out in hours or a self-exclusion in months.",
+    "protection.timeout_length": "A time-out lasts {low} hours to {weeks} weeks ({high} hours): choose a length in "
+                                 "that range.",
+    "protection.exclusion_length": "Self-exclusion lasts {low} months to {years} years ({high} months): choose a "
+                                   "length in that range.",
     # --- operators
-    "operator.account_unknown": "no account {account}: look the player up by name first",
-    "report.last_day": "choose a last day before {latest}",
-    "report.first_day_needed": "choose a first day too: the 30 days before {last} are not all in the calendar",
-    "report.days_swapped": "the first day comes after the last: swap them",
-    "report.too_long": "a report covers at most {days} days: choose a shorter span",
+    "operator.account_unknown": "There is no account {account}: look the player up by name first.",
+    "report.last_day": "Choose a last day before {latest}.",
+    "report.first_day_needed": "Choose a first day too: the 30 days before {last} are not all in the calendar.",
+    "report.days_swapped": "The first day comes after the last: swap them.",
+    "report.too_long": "A report covers at most {days} days: choose a shorter span.",
     # --- rates, requests and the server
-    "rate.limited": "{rule:word}; try again in {seconds:seconds}",
-    "rate.busy": "too many sign-ins at once; try again in a few seconds",
-    "request.idempotency_key_missing": "money-moving requests need an Idempotency-Key header",
-    "request.idempotency_key": "an idempotency key is 8 to 128 characters",
-    "request.idempotency_key_reused": "this idempotency key was used for a different request",
-    "request.unreadable": "the request could not be read: send a JSON body encoded in UTF-8",
-    "request.not_found": "there is nothing at this address",
-    "request.method_not_allowed": "this address does not answer {method}; it answers {allowed}",
-    "request.method_refused": "this address does not answer that method",
-    "request.too_large": "request bodies are at most {limit} bytes",
-    "request.invalid": "{field}: {problem}",
+    "rate.limited": "{rule:word}: try again in {seconds:seconds}.",
+    "rate.busy": "Too many sign-ins at once: try again in a few seconds.",
+    "request.idempotency_key_missing": "The request was not sent whole (a request that moves money needs an "
+                                       "Idempotency-Key header): try again.",
+    "request.idempotency_key": "The request was not sent whole (an idempotency key is 8 to 128 characters): try "
+                               "again.",
+    "request.idempotency_key_reused": "This request's idempotency key was already used for a different request: send "
+                                      "it with a new key.",
+    "request.unreadable": "The request could not be read: send a JSON body encoded in UTF-8.",
+    "request.not_found": "There is nothing at this address.",
+    "request.method_not_allowed": "This address does not answer {method}: it answers {allowed}.",
+    "request.method_refused": "This address does not answer that method.",
+    "request.too_large": "The request is too large: it may be at most {limit} bytes.",
+    "request.invalid": "The request was refused because {field} is not valid ({problem}): correct it and try again.",
     "request.bad_text": "{field}: holds a character that cannot be stored (NUL, U+0000, or half of a surrogate "
-                        "pair, U+D800 to U+DFFF): remove it",
-    "request.refused": "the request was refused ({status})",
-    "server.unavailable": "the table server cannot save right now; try again in a moment",
-    "server.error": "something went wrong on the server: try again",
-    "server.busy": "the table server has all the connections it can hold; try again in a few seconds",
-    "server.too_many_connections": "your address holds {limit} connections to the table server, the most it may; "
-                                   "close other casino pages on your network, then try again",
+                        "pair, U+D800 to U+DFFF): remove it and try again.",
+    "request.refused": "The request was refused ({status}): try again.",
+    "server.unavailable": "The table server cannot save right now: try again in a moment.",
+    "server.error": "Something went wrong on the server: try again.",
+    "server.busy": "The table server has all the connections it can hold: try again in a few seconds.",
+    "server.too_many_connections": "Your address holds {limit} connections to the table server, the most it may: "
+                                   "close other casino pages on your network, then try again.",
     # --- readiness (GET /ready): why the service cannot take bets and deal now
-    "ready.database": "the database does not answer: nothing can be bet or dealt until it does (the server's log "
-                      "says why)",
-    "ready.migrations": "the database's schema is at {database:list}, this server's at {expected:list}: start the "
+    "ready.database": "The database does not answer: nothing can be bet or dealt until it does (the server's log "
+                      "says why).",
+    "ready.migrations": "The database's schema is at {database:list}, this server's at {expected:list}: start the "
                         "server again (it migrates an older schema at start), or run the version that made the "
-                        "newer one",
-    "ready.no_dealer": "no process of this service holds the dealer's lock, so no round is dealt; a server takes it "
-                       "within a second of starting",
-    "frame.binary": "malformed frame: frames are JSON text, not binary",
-    "frame.too_deep": "malformed frame: nested too deep",
-    "frame.not_json": "malformed frame: not JSON",
-    "command.not_object": "a command is a JSON object",
-    "command.key_missing": "a command needs a 'key' (idempotency key)",
-    "command.action": "'action' is 'draw' or 'stand'",
-    "command.unknown": "unknown command: 'type' is 'bet' or 'decision'",
-    "command.bets": "'bets' is wager code -> amount in minor units",
-    "command.bets_round": "'round' is the number of the round the bets are meant for",
-    "command.decision_round": "'round' is the number of the round the decision is meant for",
+                        "newer one.",
+    "ready.no_dealer": "No process of this service holds the dealer's lock, so no round is dealt: a server takes it "
+                       "within a second of starting.",
+    "frame.binary": _UNREAD + "(a frame is JSON text, not binary): send it again.",
+    "frame.too_deep": _UNREAD + "(it is nested too deep): send it again.",
+    "frame.not_json": _UNREAD + "(it is not JSON): send it again.",
+    "command.not_object": _UNREAD + "(a command is a JSON object): send it again.",
+    "command.key_missing": _UNREAD + "(a command needs a 'key', its idempotency key): send it again.",
+    "command.action": "Choose draw or stand (a decision's 'action' is 'draw' or 'stand').",
+    "command.unknown": _UNREAD + "(a command's 'type' is 'bet' or 'decision'): send it again.",
+    "command.bets": "The bets could not be read ('bets' maps each wager code to an amount in cents): place them "
+                    "again.",
+    "command.bets_round": "The bets could not be read ('round' is the number of the round they are meant for): "
+                          "place them again.",
+    "command.decision_round": "The decision could not be read ('round' is the number of the round it is meant for): "
+                              "decide again.",
     # --- why each hand drew or stood (the tableau)
-    "reason.natural": "Natural: neither hand draws",
-    "reason.player_draws": "Player draws on {total} (0-5 draws)",
-    "reason.player_stands": "Player stands on {total} (6-7 stands)",
-    "reason.banker_draws_player_stood": "Banker draws on {total}: the Player stood (Banker draws 0-5, stands 6-7)",
-    "reason.banker_stands_player_stood": "Banker stands on {total}: the Player stood (Banker draws 0-5, stands 6-7)",
-    "reason.banker_draws_third": "Banker draws on {total} " + _THIRD + "{draws_on:list})",
-    "reason.banker_stands_third": "Banker stands on {total} " + _THIRD + "{draws_on:list})",
-    "reason.banker_draws_third_always": "Banker draws on {total} " + _THIRD + "0, 1, 2, 3, 4, 5, 6, 7, 8, 9)",
-    "reason.banker_stands_third_always": "Banker stands on {total} " + _THIRD + "none)",
+    "reason.natural": "Natural: neither hand draws.",
+    "reason.player_draws": "Player draws on {total} (0-5 draws).",
+    "reason.player_stands": "Player stands on {total} (6-7 stands).",
+    "reason.banker_draws_player_stood": "Banker draws on {total}: the Player stood (Banker draws 0-5, stands 6-7).",
+    "reason.banker_stands_player_stood": "Banker stands on {total}: the Player stood (Banker draws 0-5, stands 6-7).",
+    "reason.banker_draws_third": "Banker draws on {total} " + _THIRD + "{draws_on:list}).",
+    "reason.banker_stands_third": "Banker stands on {total} " + _THIRD + "{draws_on:list}).",
+    "reason.banker_draws_third_always": "Banker draws on {total} whatever the Player's third card (here {third}).",
+    "reason.banker_stands_third_always": "Banker stands on {total} whatever the Player's third card (here {third}).",
     # --- table news
-    "news.seated": "{name} sits down at seat {seat}",
-    "news.left": "{name} leaves seat {seat}",
-    "news.seat_freed": "{name}'s seat {seat} is free: disconnected for more than {seconds:g} s",
-    "news.stood_up": "{name} is stood up from seat {seat}: no bet in {rounds} rounds",
-    "news.operator_stood": "{name} is stood up from seat {seat} by the house",
-    "news.new_shoe": "New shoe: shoe {shoe}, the scoreboards start again",
-    "news.squeeze_player": "{name} squeezes the Player's cards",
-    "news.squeeze_banker": "{name} squeezes the Banker's cards",
+    "news.seated": "{name} sits down at seat {seat}.",
+    "news.left": "{name} leaves seat {seat}.",
+    "news.seat_freed": "Seat {seat} is free: {name} was away for more than {seconds:seconds}.",
+    "news.stood_up": "{name} was stood up from seat {seat} after sitting out {rounds} rounds.",
+    "news.operator_stood": "{name} was stood up from seat {seat} by the house.",
+    "news.new_shoe": "New shoe {shoe}: the roads start again.",
+    "news.squeeze_player": "{name} squeezes the Player's cards.",
+    "news.squeeze_banker": "{name} squeezes the Banker's cards.",
     # --- what a player is told about their own seat (the ``notice`` of their state at the table)
-    "notice.stood_up": "You were stood up from seat {seat}: no bet in {rounds} rounds in a row. Sit down again to play",
-    "notice.seat_freed": ("Your seat {seat} was freed: you were away for more than {seconds:g} s. "
-                          "Sit down again to play"),
-    "notice.operator_stood": "The house stood you up from seat {seat}. Sit down again to play",
-    "news.other": "Table news",
-    # --- words for machine values (the ``word`` spec)
-    "word.rule.username": "too many failed sign-ins for this username",
-    "word.rule.address": "too many failed sign-ins from your address",
-    "word.rule.registrations": "too many new accounts from your address",
+    "notice.stood_up": ("You were stood up from seat {seat}: no bet in {rounds} rounds in a row. "
+                        "Sit down again to play."),
+    "notice.seat_freed": ("Your seat {seat} was freed: you were away for more than {seconds:seconds}. "
+                          "Sit down again to play."),
+    "notice.operator_stood": "The house stood you up from seat {seat}. Sit down again to play.",
+    "news.other": "News from the table.",
+    # --- words for machine values (the ``word`` spec): pieces of sentences
+    "word.rule.username": "Too many failed sign-ins for this username",
+    "word.rule.address": "Too many failed sign-ins from your address",
+    "word.rule.registrations": "Too many new accounts from your address",
     "word.kind.loss": "loss",
     "word.kind.stake": "stake",
     "word.period.day": "24 hours",
@@ -283,7 +307,7 @@ CATALOGUE: dict[str, str] = {
     "word.period.month": "30 days",
     "word.status.settled": "settled",
     "word.status.void": "void",
-    "word.status.no_action": "no action",
+    "word.status.no_action": "over without bets",
     "word.status.refunded": "refunded",
     "word.window.betting": "betting",
     "word.window.decision": "decision",
@@ -347,46 +371,63 @@ def plain(value: object) -> Param:
     return repr(value)
 
 
+def _number(value: object) -> str:
+    """A number as it reads: ``30.0`` as ``30`` (a float that came through JSON), ``0.5`` as ``0.5``."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _joined(items: list[str], spec: str) -> str:
+    """``a, b, c`` (``list``) or ``a, b or c`` (``or_list``).
+
+    >>> _joined(["loss", "stake"], "or_list"), _joined(["day", "week", "month"], "or_list")
+    ('loss or stake', 'day, week or month')
+    """
+    if spec == "list" or len(items) < 2:
+        return ", ".join(items)
+    return ", ".join(items[:-1]) + " or " + items[-1]
+
+
 def _english(field: str, value: object, spec: str, names: Mapping[str, str]) -> str:
     """One field's value in English, by its format spec (see the module)."""
+    if spec == "":
+        return str(value)
     if spec == "money":
         return format_amount(int(value))  # type: ignore[call-overload]  # an amount is an int
     if spec in ("name", "a_name"):
         name = names.get(field, str(value))
         return name if spec == "name" else f"{article(name)} {name}"
     if spec == "seconds":
-        return f"{value} second{'s' if value != 1 else ''}"
+        return f"{_number(value)} second{'' if value == 1 else 's'}"
     if spec == "utc":
         moment = datetime.fromisoformat(str(value))
         if moment.second or moment.microsecond:  # up to the next minute (see the module)
             moment = moment.replace(second=0, microsecond=0) + timedelta(minutes=1)
-        return moment.strftime("%Y-%m-%d %H:%M")
+        return moment.strftime("%Y-%m-%d %H:%M UTC")
     if spec in ("list", "or_list"):
         items = value if isinstance(value, list | tuple) else [value]
-        return (", " if spec == "list" else " or ").join(str(item) for item in items)
+        return _joined([str(item) for item in items], spec)
     if spec == "word":
         return CATALOGUE.get(f"word.{field}.{value}", str(value))
-    return format(value, spec)
+    raise ValueError(f"{field}: the format spec {spec!r} is not one of the catalogue's ({', '.join(sorted(SPECS))})")
 
 
 def render(code: str, params: Mapping[str, object], *, names: Mapping[str, str] | None = None) -> str:
     """The English of ``code`` with ``params``; ``names`` gives the English name of a field that holds a
     code (``{"wager": "Dragon Bonus on Player"}``), for the ``name`` and ``a_name`` specs.
 
-    Raises :class:`KeyError` for a code that is not in :data:`CATALOGUE` or a field not in ``params``:
-    a raise site and its template disagree, which the tests catch.
+    Raises :class:`KeyError` for a code that is not in :data:`CATALOGUE` or a field not in ``params``, and
+    :class:`ValueError` for a spec that is not one of :data:`SPECS`: a raise site and its template disagree,
+    which the tests catch.
 
     >>> render("bet.needs_base", {"wager": "draw", "base": "enter"}, names={"wager": "Draw", "base": "Enter"})
-    'Draw needs an Enter wager on the same seat'
+    'Draw needs an Enter bet on the same seat: put chips on Enter too.'
     """
     words: list[str] = []
     for literal, field, spec, conversion in _FORMATTER.parse(CATALOGUE[code]):
         words.append(literal)
         if field is None:
             continue
-        value = params[field]
         if conversion:
-            words.append(format(_FORMATTER.convert_field(value, conversion), spec or ""))
-        else:
-            words.append(_english(field, value, spec or "", names or {}))
+            raise ValueError(f"{code}: {field}!{conversion}: a template has no conversions (the page reads none)")
+        words.append(_english(field, params[field], spec or "", names or {}))
     return "".join(words)

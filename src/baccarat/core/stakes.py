@@ -22,7 +22,7 @@ problem found:
 >>> check_stakes(MINI, MINI.limits, {}, {"banker": 500}, balance=300)
 Traceback (most recent call last):
 ...
-baccarat.core.errors.InsufficientFundsError: bets of 5.00 exceed the balance of 3.00
+baccarat.core.errors.InsufficientFundsError: Bets of 5.00 are more than your balance of 3.00: take chips off.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def check_stakes(game: Game, limits: TableLimits, placed: Mapping[str, int], bet
     total = sum(bets.values())
     check_own_limits(own_limits, total)
     if balance is not None and total > balance:
-        # nothing left: "exceed the balance of 0.00" asks for a smaller chip that does not exist
+        # nothing left: "more than your balance of 0.00" asks for a smaller chip that does not exist
         raise (InsufficientFundsError.coded("bet.balance_used_up", amount=total) if balance <= 0
                else InsufficientFundsError.coded("bet.balance", amount=total, balance=balance))
     return combined

@@ -120,8 +120,8 @@ def test_a_chunked_body_is_cut_off_at_the_limit_not_read_whole(served: Served):
     grown = _peak_rss_mb(served) - before
     assert status == 413, content
     assert json.loads(content) == {"error": "TooLarge", "code": "request.too_large", "params": {"limit": MAX_BODY},
-                                   "detail": f"request bodies are at most {MAX_BODY} bytes",
-                                   "message": f"request bodies are at most {MAX_BODY} bytes"}
+                                   "detail": f"The request is too large: it may be at most {MAX_BODY} bytes.",
+                                   "message": f"The request is too large: it may be at most {MAX_BODY} bytes."}
     assert headers.get("connection") == "close"  # stop taking the rest of it
     assert grown < 16, f"the server grew {grown:.0f} MB on a body it refused ({sent / 2**20:.0f} MB sent)"
     # a declared length over the limit is refused before anything is read, as before
@@ -275,15 +275,15 @@ def test_the_framework_s_own_refusals_have_the_error_shape(client: TestClient):
     missing = client.get("/api/no-such-thing")
     assert missing.status_code == 404
     assert missing.json() == {"error": "NotFound", "code": "request.not_found", "params": {},
-                              "detail": "there is nothing at this address",
-                              "message": "there is nothing at this address"}  # the code, and words
+                              "detail": "There is nothing at this address.",
+                              "message": "There is nothing at this address."}  # the code, and words
     assert client.get("/static/no-such-file.js").json()["error"] == "NotFound"
     wrong = client.delete("/api/tables")
     assert wrong.status_code == 405 and wrong.headers["allow"] == "GET"
     assert wrong.json() == {"error": "MethodNotAllowed", "code": "request.method_not_allowed",
                             "params": {"method": "DELETE", "allowed": "GET"},
-                            "detail": "this address does not answer DELETE; it answers GET",
-                            "message": "this address does not answer DELETE; it answers GET"}
+                            "detail": "This address does not answer DELETE: it answers GET.",
+                            "message": "This address does not answer DELETE: it answers GET."}
     unreadable = client.post("/api/accounts", content=b'{"username": "\xff\xfe", "password": "x"}',
                              headers={"Content-Type": "application/json"})
     assert unreadable.status_code == 400
@@ -443,8 +443,8 @@ def test_a_database_that_turns_read_only_mid_run_is_503_with_retry_after(tmp_pat
         for answer in answers:
             assert answer.status_code == 503, answer.text
             assert answer.json() == {"error": "Unavailable", "code": "server.unavailable", "params": {},
-                                     "detail": "the table server cannot save right now; try again in a moment",
-                                     "message": "the table server cannot save right now; try again in a moment"}
+                                     "detail": "The table server cannot save right now: try again in a moment.",
+                                     "message": "The table server cannot save right now: try again in a moment."}
             assert answer.headers["retry-after"] == str(RETRY_AFTER)
         logged = _storage_log(caplog.records)
         assert len(logged) == 1, [r.getMessage() for r in logged]  # one line, not one per request
@@ -477,7 +477,7 @@ def test_other_database_errors_stay_internal_errors(client: TestClient, monkeypa
     answer = client.get("/api/tables/1")
     assert answer.status_code == 500 and answer.json() == {"error": "InternalError", "code": "server.error",
                                                            "params": {}, "detail": "internal error",
-                                                           "message": "something went wrong on the server: try again"}
+                                                           "message": "Something went wrong on the server: try again."}
 
     def down(*_: object, **__: object) -> None:
         import psycopg

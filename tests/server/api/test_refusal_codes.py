@@ -2,8 +2,10 @@
 of table news carries a stable code from :data:`baccarat.core.messages.CATALOGUE` and its params, and the
 page words each code in each of its languages.
 
-* Both page catalogues (``static/i18n/*.js``) have a key for every code, and every code the server can
-  send is in the catalogue: the codes written at the raise sites, the families' codes, the framework's.
+* Both page catalogues (English: ``static/i18n/codes.en.js``, generated from the catalogue; Chinese:
+  ``zh-CN.js``) have a key for every code, and every code the server can send is in the catalogue: the codes
+  written at the raise sites, the families' codes, the framework's (``tests/server/test_page_catalogues.py``
+  checks the generated file and the page's reading of the templates).
 * Each template's named fields are exactly the params its raise sites pass; every template formats.
 * REST and WebSocket refusals carry ``code`` and ``params`` beside the unchanged ``error``, ``detail``
   and ``message`` (bet limits, the balance, betting closed, seats, wrong password, rate limits, 404, 422,
@@ -51,15 +53,16 @@ LANGUAGES = ("en", "zh-CN")
 
 
 def _page_keys(language: str) -> set[str]:
-    """The keys of a page catalogue: by node where it is installed (the file is an object literal run as
-    a script), else read with a regular expression."""
-    path = STATIC / "i18n" / f"{language}.js"
+    """The keys of a page catalogue (English: the generated ``codes.en.js`` and ``en.js``): by node where it is
+    installed (the files are object literals run as scripts), else read with a regular expression."""
+    paths = [STATIC / "i18n" / name for name in (("codes.en.js", "en.js") if language == "en" else (f"{language}.js",))]
     if shutil.which("node"):
-        script = ("global.window = {}; require(process.argv[1]);"
+        script = ("global.window = {}; for (const path of process.argv.slice(1)) require(path);"
                   "console.log(JSON.stringify(Object.keys(Object.values(window.BACCARAT_I18N)[0])))")
-        done = subprocess.run(["node", "-e", script, str(path)], capture_output=True, text=True, check=True)
+        done = subprocess.run(["node", "-e", script, *map(str, paths)], capture_output=True, text=True, check=True)
         return set(json.loads(done.stdout))
-    return set(re.findall(r'^\s*"([^"]+)":', path.read_text(encoding="utf-8"), re.MULTILINE))
+    return {key for path in paths for key in re.findall(r'^\s*"([^"]+)":', path.read_text(encoding="utf-8"),
+                                                          re.MULTILINE)}
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -145,7 +148,7 @@ def _sample(field: str, spec: str) -> object:
         return "2026-11-22T12:00:00+00:00"
     if spec == "word":
         return next(key.rsplit(".", 1)[1] for key in CATALOGUE if key.startswith(f"word.{field}."))
-    if spec in ("seconds", "g"):
+    if spec == "seconds":
         return 5
     return 7 if field in ("seat", "round", "total", "third", "seats", "shoe", "table") else "banker"
 
@@ -163,15 +166,15 @@ def test_every_template_formats_with_the_params_of_a_sample_refusal(code: str):
     assert pickle.loads(pickle.dumps(error)).params == params  # to a worker process and back
 
 
-def test_the_words_stay_as_they_were():
+def test_a_refusal_s_words_are_the_catalogue_s():
     error = BetLimitError.coded("bet.above_maximum", wager="dragon_bonus_player", amount=60_000, maximum=50_000,
                                 names={"wager": "Dragon Bonus on Player"})
-    assert str(error) == "Dragon Bonus on Player bet 600.00 is above its maximum of 500.00"
+    assert str(error) == "Dragon Bonus on Player bet 600.00 is above its maximum of 500.00: take chips off."
     assert error.params == {"wager": "dragon_bonus_player", "amount": 60_000, "maximum": 50_000}
     limited = RateLimitedError.coded("rate.limited", seconds=30, rule="username")
-    assert str(limited) == "too many failed sign-ins for this username; try again in 30 seconds"
+    assert str(limited) == "Too many failed sign-ins for this username: try again in 30 seconds."
     assert limited.retry_after == 30
-    assert rate_limits.BUSY == "too many sign-ins at once; try again in a few seconds"
+    assert rate_limits.BUSY == "Too many sign-ins at once: try again in a few seconds."
 
 
 def test_the_reasons_a_hand_drew_or_stood_are_codes_whose_words_are_the_rule_card_s():
@@ -231,19 +234,20 @@ def test_rest_refusals_carry_code_and_params(client: TestClient):
     auth = _player(client, "ana")
     above = _refusal(_bet(client, auth, {"banker": 999_999}, "rest-key-0001"), "bet.above_maximum",
                      {"wager": "banker", "amount": 999_999, "maximum": 2_500})
-    assert above["error"] == "BetLimitError" and above["message"] == "Banker bet 9999.99 is above its maximum of 25.00"
+    assert above["error"] == "BetLimitError" and above["message"] == (
+        "Banker bet 9999.99 is above its maximum of 25.00: take chips off.")
     _refusal(_bet(client, auth, {"tie": 50}, "rest-key-0002"), "bet.below_minimum",
              {"wager": "tie", "amount": 50, "minimum": 100})
     short = _refusal(_bet(client, auth, {"banker": 2_000}, "rest-key-0003"), "bet.balance",
                      {"amount": 2_000, "balance": 1_000})
     assert short["error"] == "InsufficientFundsError" and short["message"] == (
-        "bets of 20.00 exceed the balance of 10.00")
+        "Bets of 20.00 are more than your balance of 10.00: take chips off.")
     _refusal(client.post("/api/tables/2/bets", json={"bets": {"banker": 100}, "round": 5},
                          headers={**auth, "Idempotency-Key": "rest-key-0004"}),
              "bet.round_not_open_other", {"round": 5, "open": 1})
     client.clock.advance(seconds=700)  # type: ignore[attr-defined]
     closed = _refusal(_bet(client, auth, {"banker": 100}, "rest-key-0005"), "bet.closed", {"round": 1})
-    assert closed["message"] == "no more bets: betting closed for round 1; bet on the next round"
+    assert closed["message"] == "No more bets: betting closed for round 1. Bet on the next round."
     wrong = client.post("/api/sessions", json={"username": "ana", "password": "wrong horse"})
     assert wrong.status_code == 401
     _refusal(wrong, "auth.wrong_password", {})
@@ -312,4 +316,4 @@ def test_websocket_refusals_carry_code_and_params(client: TestClient):
         socket.send_json({"type": "bet", "key": "ws-key-0004", "bets": {"banker": 100}})
         closed = _refusal(_answer(socket), "bet.closed", {"round": 1})
         assert closed["error"] == "IllegalActionError"
-        assert closed["message"] == "no more bets: betting closed for round 1; bet on the next round"
+        assert closed["message"] == "No more bets: betting closed for round 1. Bet on the next round."

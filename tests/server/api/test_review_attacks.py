@@ -52,7 +52,7 @@ def test_reports_at_the_ends_of_the_calendar_are_refused_in_words_not_500(client
 
 
 def test_a_report_span_reaching_past_the_calendar_names_the_days_allowed():
-    with pytest.raises(ConfigurationError, match="choose"):
+    with pytest.raises(ConfigurationError, match="Choose"):
         reports.span(None, date(1, 1, 1), now=datetime(2026, 11, 22, tzinfo=UTC))
     assert reports.span(date(1, 1, 1), date(1, 1, 1)) == (date(1, 1, 1), date(1, 1, 1))
 
@@ -148,7 +148,7 @@ def test_crediting_an_account_that_does_not_exist_is_404_and_says_what_to_do(cli
     answer = client.post("/api/operator/wallets/999/credit", json={"amount": 100},
                          headers={**boss, "Idempotency-Key": "credit-999-1"})
     assert answer.status_code == 404, answer.text
-    assert answer.json()["message"] == "no account 999: look the player up by name first"
+    assert answer.json()["message"] == "There is no account 999: look the player up by name first."
     assert client.get("/api/operator/audit", headers=boss).json() == []
 
 
@@ -222,7 +222,7 @@ def test_a_break_s_refusal_never_names_a_minute_it_still_runs_in(manual_clock, s
     ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
     transaction(sessions, lambda s: seating.take_break(s, ann, hours=24))
     held.moment = start + timedelta(hours=24, seconds=-20)  # 12:00:10 the next day
-    with sessions() as s, pytest.raises(ProtectionError, match="runs until 2026-11-23 12:01 UTC"):
+    with sessions() as s, pytest.raises(ProtectionError, match="time-out until 2026-11-23 12:01 UTC"):
         protection.check_play(s, ann)
 
 

@@ -71,7 +71,7 @@ def _refused(answer: Any, field: str, *, code: str | None = "request.bad_text") 
     if code is not None:
         assert refusal["code"] == code, (field, refusal)
     if refusal["code"] == "request.bad_text":
-        assert refusal["message"] == f"{field}: {UNSTORABLE}: remove it"
+        assert refusal["message"] == f"{field}: {UNSTORABLE}: remove it and try again."
 
 
 # --- the three cases reported -------------------------------------------------------------------------
@@ -96,8 +96,8 @@ def test_a_socket_bet_with_unstorable_text_in_its_key_is_refused_naming_the_fiel
         socket.send_text(json.dumps({"type": "bet", "key": key, "bets": {"banker": 500}}))
         refused = _socket_answer(socket)
         assert refused == {"type": "error", "error": "ConfigurationError", "code": "request.bad_text",
-                           "params": {"field": "key"}, "detail": f"key: {UNSTORABLE}: remove it",
-                           "message": f"key: {UNSTORABLE}: remove it"}
+                           "params": {"field": "key"}, "detail": f"key: {UNSTORABLE}: remove it and try again.",
+                           "message": f"key: {UNSTORABLE}: remove it and try again."}
         socket.send_json({"type": "bet", "key": "nadia-bet-0002", "bets": {"banker": 500}})  # still open
         placed = _socket_answer(socket)
         assert placed["type"] == "ok" and placed["result"]["bets"] == {"banker": 500}

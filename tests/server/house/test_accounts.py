@@ -222,7 +222,7 @@ def test_limits_per_username_and_per_address_say_how_long_to_wait(sessions, tick
     for _ in range(ratelimit.LOGIN_FAILURES):
         fail("carol", "198.51.100.1")
         ticks.advance(1)
-    with pytest.raises(RateLimitedError, match="for this username; try again in 50 seconds"), \
+    with pytest.raises(RateLimitedError, match="for this username: try again in 50 seconds"), \
             limiter.login("carol", "198.51.100.1"):
         pass
     with limiter.login("carol", "198.51.100.99"):  # the same username from another address: let in
@@ -235,7 +235,7 @@ def test_limits_per_username_and_per_address_say_how_long_to_wait(sessions, tick
     # one address, many usernames
     for n in range(ratelimit.ADDRESS_FAILURES):
         fail(f"random{n}", "192.0.2.1")
-    with pytest.raises(RateLimitedError, match="from your address; try again in 60 seconds"), \
+    with pytest.raises(RateLimitedError, match="from your address: try again in 60 seconds"), \
             limiter.login("someone", "192.0.2.1"):
         pass
     with limiter.login("someone", "192.0.2.2"):  # another address is not held up
@@ -285,7 +285,7 @@ def test_hashing_is_bounded_and_a_full_queue_is_refused_at_once():
           says="the second sign-in never asked for a hash")
     assert order == ["first"]  # one hash at a time
     started = time.perf_counter()
-    with pytest.raises(RateLimitedError, match="too many sign-ins at once; try again in a few seconds"), \
+    with pytest.raises(RateLimitedError, match="Too many sign-ins at once: try again in a few seconds"), \
             gate.admit():
         pass
     assert time.perf_counter() - started < 0.05  # refused, not queued

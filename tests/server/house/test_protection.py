@@ -68,10 +68,11 @@ def test_a_bet_that_would_pass_a_loss_limit_is_refused_naming_the_limit_and_what
     with pytest.raises(ProtectionError) as refused:
         _bet(sessions, table_id, ann, {"player": 2_500})
     words = str(refused.value)
-    assert "loss limit of 50.00 per 24 hours" in words and "20.00 is left" in words and "bet at most 20.00" in words
+    assert words == ("This bet of 25.00 would pass your loss limit of 50.00 per 24 hours: 20.00 is left, so bet "
+                     "at most that.")
     assert _staked(sessions, ann) == 3_000  # nothing changed
     _bet(sessions, table_id, ann, {"player": 2_000})  # exactly what is left
-    with pytest.raises(ProtectionError, match=re.escape("0.00 is left; you can bet again")):
+    with pytest.raises(ProtectionError, match=re.escape("0.00 is left, so you can bet again")):
         _bet(sessions, table_id, ann, {"tie": 100})
 
 
@@ -123,7 +124,7 @@ def test_a_tighter_limit_applies_at_once_and_a_looser_one_after_24_hours(session
 
 
 @pytest.mark.parametrize(("kind", "period", "amount", "words"), [
-    ("win", "day", 100, "loss or stake"), ("loss", "year", 100, "day, week, month"),
+    ("win", "day", 100, "loss or stake"), ("loss", "year", 100, "day, week or month"),
     ("loss", "day", 0, "1 to"), ("loss", "day", -5, "1 to"), ("loss", "day", 10.5, "whole number"),
     ("loss", "day", True, "whole number"),
 ])
@@ -164,7 +165,7 @@ def test_64_racing_bets_never_pass_a_loss_limit(sessions):
 
 @pytest.mark.parametrize(("hours", "months", "words"), [
     (23, None, "24 hours to 6 weeks"), (1009, None, "24 hours to 6 weeks"), (None, 5, "6 months to 5 years"),
-    (None, 61, "6 months to 5 years"), (None, None, "choose"), (24, 6, "choose"),
+    (None, 61, "6 months to 5 years"), (None, None, "Choose"), (24, 6, "Choose"),
 ])
 def test_bad_breaks_are_refused(sessions, hours, months, words):
     _, ann = _setup(sessions)
@@ -211,7 +212,7 @@ def test_a_time_out_blocks_sitting_and_betting_over_rest_and_websocket_but_not_l
     refused = client.post("/api/tables/2/bets", json={"bets": {"banker": 500}},
                           headers={**ivy, "Idempotency-Key": "ivy-0002"})
     assert refused.status_code == 409 and refused.json()["error"] == "ProtectionError"
-    assert "time-out runs until" in refused.json()["message"] and "800.522.4700" in refused.json()["message"]
+    assert "taking a time-out until" in refused.json()["message"] and "800.522.4700" in refused.json()["message"]
     assert client.post("/api/tables/1/seats", json={}, headers=ivy).status_code == 409
     token = ivy["Authorization"].removeprefix("Bearer ")
     with client.websocket_connect("/ws/tables/2") as socket:
@@ -277,7 +278,7 @@ def test_lucky_draw_s_draw_counts_as_a_stake_and_standing_is_never_refused(sessi
         transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw"))
     assert transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "stand"))["action"] == "stand"
     transaction(sessions, lambda s: seating.take_break(s, bob, hours=24))  # a break: standing still allowed
-    with pytest.raises(ProtectionError, match="time-out runs until"):
+    with pytest.raises(ProtectionError, match="taking a time-out until"):
         transaction(sessions, lambda s: dealing.decide(s, table_id, bob, "draw"))
     assert transaction(sessions, lambda s: dealing.decide(s, table_id, bob, "stand"))["action"] == "stand"
     with sessions() as s:  # Bob's seat is kept until his round is settled; Ann's Draw stake was never taken

@@ -51,7 +51,7 @@ def test_a_bet_cannot_spend_or_name_winnings_not_shown_yet(sessions, won, stake)
                                                            DEALT + timedelta(seconds=1)))
     # nothing shown is left: the balance is used up (issue 31: never "the balance of 0.00")
     assert (refused.value.code, refused.value.params) == ("bet.balance_used_up", {"amount": stake})
-    assert str(refused.value).startswith("your balance is used up")
+    assert str(refused.value).startswith("Your balance is used up")
     with sessions() as s:  # nothing moved, nothing shows below zero
         assert wallet.shown_balance(s, won["ann"], DEALT + timedelta(seconds=1)) == 0
         assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}

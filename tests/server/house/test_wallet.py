@@ -74,7 +74,7 @@ def test_register_log_in_and_tokens(sessions):
         assert s.scalar(select(Token.token_hash)) != token  # only the hash is stored
         assert wallet.balance(s, account_id) == 10_000
     for name, password in (("alice", "wrong password"), ("nobody", "correct horse")):
-        with pytest.raises(AuthenticationError, match="wrong username or password"):
+        with pytest.raises(AuthenticationError, match="Wrong username or password"):
             transaction(sessions, lambda s, n=name, p=password: accounts.log_in(s, n, p))
     with sessions() as s, pytest.raises(AuthenticationError):
         accounts.authenticate(s, "forged-token")

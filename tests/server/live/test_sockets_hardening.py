@@ -275,18 +275,18 @@ def test_a_table_id_out_of_range_is_refused_before_any_query(client, caplog, tab
 def test_malformed_commands_get_fixed_error_frames(client, caplog):
     token = _player(client, "wade")
     unstorable = "holds a character that cannot be stored (NUL, U+0000, or half of a surrogate pair, U+D800 to U+DFFF)"
+    deep = "The table could not read the last message (it is nested too deep): send it again."
     frames: list[tuple[str | bytes, str, dict[str, str], str]] = [
         (b'{"type": "bet", "key": "wade-bet-0001", "bets": {"banker": 500}}', "frame.binary", {},
-         "malformed frame: frames are JSON text, not binary"),
-        ("[" * 2000 + "]" * 2000, "frame.too_deep", {}, "malformed frame: nested too deep"),
-        ('{"type": "bet", "key": ' + "[" * 2000 + "]" * 2000 + "}", "frame.too_deep", {},
-         "malformed frame: nested too deep"),
+         "The table could not read the last message (a frame is JSON text, not binary): send it again."),
+        ("[" * 2000 + "]" * 2000, "frame.too_deep", {}, deep),
+        ('{"type": "bet", "key": ' + "[" * 2000 + "]" * 2000 + "}", "frame.too_deep", {}, deep),
         # text the database cannot hold, anywhere in the frame: refused naming the field (baccarat.core.text)
         ('{"type": "bet", "key": "\\ud800-wade-0002", "bets": {"banker": 500}}', "request.bad_text",
-         {"field": "key"}, f"key: {unstorable}: remove it"),
+         {"field": "key"}, f"key: {unstorable}: remove it and try again."),
         ('{"type": "bet", "key": "wade-bet-0003", "bets": {"\\udfff": 500}}', "request.bad_text",
-         {"field": "bets"}, f"bets: {unstorable}: remove it"),
-        ("{", "frame.not_json", {}, "malformed frame: not JSON"),
+         {"field": "bets"}, f"bets: {unstorable}: remove it and try again."),
+        ("{", "frame.not_json", {}, "The table could not read the last message (it is not JSON): send it again."),
     ]
     with ExitStack() as stack:
         socket = _joined(stack, client, token)

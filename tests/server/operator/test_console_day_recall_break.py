@@ -121,6 +121,6 @@ def test_a_break_s_end_is_one_timestamp_in_the_status_and_the_refusal(sessions, 
         transaction(sessions, lambda s: protection.check_play(s, ann))
     assert refused.value.params["until"] == until  # the same moment, for the page to format with one rule
     # the English words round it up to the minute (09:00:00.5 -> 09:01), never showing a minute it still runs
-    assert "runs until 2026-11-26 09:01 UTC" in render("protection.timeout", refused.value.params)
-    assert "runs until 2026-11-26 09:00 UTC" in render("protection.timeout", {**refused.value.params,
+    assert "time-out until 2026-11-26 09:01 UTC:" in render("protection.timeout", refused.value.params)
+    assert "time-out until 2026-11-26 09:00 UTC:" in render("protection.timeout", {**refused.value.params,
                                                                               "until": "2026-11-26T09:00:00+00:00"})

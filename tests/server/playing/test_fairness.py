@@ -413,8 +413,8 @@ def test_the_client_seed_and_export_routes(client):
         refused = client.put("/api/fairness/client-seed", json=bad, headers=auth)
         assert refused.status_code == 422, bad
     refused = client.put("/api/fairness/client-seed", json={"seed": "two words"}, headers=auth).json()
-    assert refused["detail"][0]["problem"] == "a client seed is 1 to 64 letters, digits or punctuation marks, " \
-                                              "without spaces"
+    assert refused["detail"][0]["problem"] == "A client seed is 1 to 64 letters, digits or punctuation marks, " \
+                                              "without spaces."
     assert client.get("/api/fairness/client-seed", headers=auth).json()["client_seed"] == "zoe's-lucky-seed"
     assert client.put("/api/fairness/client-seed", json={"seed": "x"}).status_code == 401
     assert client.get("/api/history/export").status_code == 401

@@ -47,7 +47,7 @@ def test_a_bet_with_the_balance_used_up_says_so_not_balance_of_nothing(sessions,
     with pytest.raises(InsufficientFundsError) as refused:
         transaction(sessions, lambda s: betting.place_bets(s, spent["b"], spent["ann"], {"player": 100}, AT))
     assert (refused.value.code, refused.value.params) == ("bet.balance_used_up", {"amount": 100})
-    assert str(refused.value).startswith("your balance is used up")
+    assert str(refused.value).startswith("Your balance is used up")
     assert "0.00" not in str(refused.value)
     assert read(sessions, lambda s: wallet.shown_balance(s, spent["ann"], AT)) == 0  # nothing moved
 

@@ -231,9 +231,9 @@ def test_a_bet_for_a_closed_round_is_refused_not_moved_to_the_next(sessions):
     with pytest.raises(IllegalActionError, match="betting closed for round 1"):
         _bet(sessions, table_id, ann, {"player": 100}, late, round_number=1)
     deal_due(sessions, now=closes)
-    with pytest.raises(IllegalActionError, match="betting closed for round 1; round 2 is open"):
+    with pytest.raises(IllegalActionError, match=r"betting closed for round 1\. Bet on round 2, which is open"):
         _bet(sessions, table_id, ann, {"player": 100}, closes, round_number=1)
-    with pytest.raises(IllegalActionError, match="round 3 is not open for bets yet"):
+    with pytest.raises(IllegalActionError, match="Round 3 is not open for bets yet"):
         _bet(sessions, table_id, ann, {"player": 100}, closes, round_number=3)
     assert _bet(sessions, table_id, ann, {"player": 100}, closes)["round"] == 2  # unnamed: the open round
     deal_due(sessions, now=closes + timedelta(seconds=10))
@@ -248,7 +248,7 @@ def test_a_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(session
         round_id = tables.open_round(s, table_id).id
     end = closes + betting.ON_THE_WAY
     assert _bet(sessions, table_id, ann, {"banker": 100}, end - timedelta(milliseconds=1), round_number=1)["round"] == 1
-    with pytest.raises(IllegalActionError, match="betting closed for round 1; bet on the next round"):
+    with pytest.raises(IllegalActionError, match=r"betting closed for round 1\. Bet on the next round"):
         _bet(sessions, table_id, ben, {"banker": 100}, end)
     deal_due(sessions, now=end)
     with sessions() as s:

@@ -95,7 +95,7 @@ def test_seven_rest_sitters_who_never_bet_are_freed_after_five_windows_and_a_new
     news = [a for a in client.get(f"/api/tables/{LUCKY}").json()["announcements"] if a["kind"] == "stood_up"]
     assert len(news) == 7
     assert {(a["code"], a["params"]["rounds"]) for a in news} == {("news.stood_up", 5)}
-    assert news[0]["text"].endswith(": no bet in 5 rounds")
+    assert news[0]["text"].endswith(" after sitting out 5 rounds.")
     # each squatter is told why, in a code the page words (GET .../you; the WebSocket's "you" is the same)
     for name, auth in squatters.items():
         mine = client.get(f"/api/tables/{LUCKY}/you", headers=auth).json()
@@ -167,7 +167,7 @@ def test_the_operator_stands_a_player_up(client: TestClient):
     news = client.get(f"/api/tables/{LUCKY}").json()["announcements"][-1]
     assert (news["kind"], news["code"], news["params"]) == ("operator_stood", "news.operator_stood",
                                                             {"seat": 1, "name": "vera"})
-    assert news["text"] == "vera is stood up from seat 1 by the house"
+    assert news["text"] == "vera was stood up from seat 1 by the house."
     mine = client.get(f"/api/tables/{LUCKY}/you", headers=vera).json()
     assert mine["notice"]["code"] == "notice.operator_stood" and mine["notice"]["params"] == {"seat": 1}
     assert mine["balance"] == balance == client.get("/api/me", headers=vera).json()["balance"]  # money untouched

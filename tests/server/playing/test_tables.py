@@ -86,9 +86,9 @@ def test_bets_are_checked_by_the_core_and_the_wallet(sessions):
     transaction(sessions, lambda s: wallet.transfer(s, "credit", {wallet.CASHIER: -5_000,
                                                                   wallet.wallet_account(ann): 5_000}))
     assert _bet(sessions, table_id, ann, {"banker": 500})["bets"] == {"banker": 1_500}
-    with pytest.raises(BetLimitError, match=r"the most you can add on Banker is 10\.00"):
+    with pytest.raises(BetLimitError, match=r"The most you can add on Banker is 10\.00"):
         _bet(sessions, table_id, ann, {"banker": 1_100})  # EZ maximum 25.00
-    with pytest.raises(IllegalActionError, match="no more bets"):
+    with pytest.raises(IllegalActionError, match="No more bets"):
         _bet(sessions, table_id, ann, {"tie": 100}, at=T0 + timedelta(seconds=10) + betting.ON_THE_WAY)
     with pytest.raises(IllegalActionError, match="bets are on the layout"):
         transaction(sessions, lambda s: seating.leave(s, table_id, ann))
@@ -98,12 +98,12 @@ def test_bets_are_checked_by_the_core_and_the_wallet(sessions):
 def test_lucky_draw_needs_a_seat_and_seats_are_unique(sessions):
     table_id, _ = _setup(sessions, game="lucky-draw", players=())
     carl = transaction(sessions, lambda s: accounts.register(s, "carl", "correct horse", grant=1_000).id)
-    with pytest.raises(IllegalActionError, match="take a seat"):
+    with pytest.raises(IllegalActionError, match="Take a seat"):
         _bet(sessions, table_id, carl, {"enter": 100})
     assert transaction(sessions, lambda s: seating.sit(s, table_id, carl, 3)) == 3
     assert transaction(sessions, lambda s: seating.sit(s, table_id, carl, 5)) == 3  # already seated
     dora = transaction(sessions, lambda s: accounts.register(s, "dora", "correct horse", grant=1_000).id)
-    with pytest.raises(ConflictError, match="seat 3 is taken"):
+    with pytest.raises(ConflictError, match="Seat 3 is taken"):
         transaction(sessions, lambda s: seating.sit(s, table_id, dora, 3))
 
 
@@ -169,7 +169,7 @@ def test_lucky_draw_round_with_decisions_draw_stand_and_timeout(sessions):
     _bet(sessions, table_id, ann, {"enter": 1_000, "block_bonus": 500})
     _bet(sessions, table_id, ben, {"enter": 2_000})
     _bet(sessions, table_id, cid, {"enter": 500})
-    with pytest.raises(IllegalActionError, match="no decision"):
+    with pytest.raises(IllegalActionError, match="No decision"):
         transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", now=T0))
     first = T0 + timedelta(seconds=10)
     assert deal_due(sessions, now=first) == 1

@@ -161,7 +161,7 @@ def test_a_punto_banco_round_is_shown_card_by_card_then_the_result_then_the_paus
     phases = [s["view"]["phase"] for s in samples]
     assert phases.count("no_more_bets") == 20  # 1 s of NO MORE BETS
     # a bet for the next round is refused until its window opens, saying when
-    with pytest.raises(IllegalActionError, match=r"betting opens in 3 s"):
+    with pytest.raises(IllegalActionError, match=r"Betting opens in 3 seconds"):
         _bet(sessions, table_id, ann, {"banker": 100}, opens_at - timedelta(seconds=2.5))
     assert _bet(sessions, table_id, ann, {"banker": 100}, opens_at)["round"] == 2
 
@@ -246,9 +246,9 @@ def test_two_bets_on_one_spot_add_up_and_the_maximum_names_the_room_left(session
     answer = _bet(sessions, table_id, ann, {"banker": 500}, at)
     assert answer["bets"] == {"banker": 1_000, "tie": 100} and answer["added"] == {"banker": 500}
     assert answer["balance"] == 100_000 - 1_100
-    with pytest.raises(BetLimitError, match=r"the most you can add on Banker is 15\.00"):
+    with pytest.raises(BetLimitError, match=r"The most you can add on Banker is 15\.00"):
         _bet(sessions, table_id, ann, {"banker": 2_000}, at)  # EZ: 25.00 a wager
-    with pytest.raises(BetLimitError, match=r"the most you can add on Banker is 15\.00"):
+    with pytest.raises(BetLimitError, match=r"The most you can add on Banker is 15\.00"):
         _bet(sessions, table_id, ann, {"banker": 1_600, "player": 100}, at)  # all or nothing
     _bet(sessions, table_id, ben, {"banker": 2_500}, at)
     with pytest.raises(BetLimitError, match=r"Banker is at its maximum of 25\.00"):
@@ -291,8 +291,8 @@ def test_a_disconnected_player_keeps_the_seat_for_the_grace_period(sessions):
         assert s.scalars(select(Seat)).all() == []
         view = views.table_view(s, table_id, late + timedelta(seconds=2))
         texts = [a["text"] for a in view["announcements"] if a["kind"] == "seat_freed"]
-        assert texts == ["ben's seat 2 is free: disconnected for more than 60 s",
-                         "ann's seat 1 is free: disconnected for more than 60 s"]
+        assert texts == ["Seat 2 is free: ben was away for more than 60 seconds.",
+                         "Seat 1 is free: ann was away for more than 60 seconds."]
         assert view["seats"] == {} and view["players"] == {}
 
 
@@ -335,7 +335,7 @@ def test_a_player_who_sits_out_five_dealt_rounds_is_stood_up(sessions):
     with sessions() as s:
         view = views.table_view(s, table_id, closes + timedelta(seconds=1))
         assert view["announcements"][-1]["kind"] == "stood_up"
-        assert view["announcements"][-1]["text"] == "ben is stood up from seat 2: no bet in 5 rounds"
+        assert view["announcements"][-1]["text"] == "ben was stood up from seat 2 after sitting out 5 rounds."
         assert [a["kind"] for a in view["announcements"]] == ["seated", "seated", "stood_up"]
 
 
@@ -492,7 +492,7 @@ def test_refusals_carry_a_message_in_words(client):
     assert over.json()["code"] == "bet.room_left"
     assert over.json()["params"] == {"wager": "banker", "amount": 1_500, "maximum": 2_500}
     assert over.json()["message"] == over.json()["detail"] == (
-        "the most you can add on Banker is 15.00 (its maximum is 25.00)")
+        "The most you can add on Banker is 15.00 (its maximum is 25.00): bet less.")
     short = client.post("/api/accounts", json={"username": "ursula", "password": "short"})
     assert short.status_code == 422 and "password" in short.json()["message"]
     assert isinstance(short.json()["detail"], list)  # the codes and details stay as they were
@@ -505,8 +505,8 @@ def test_refusals_carry_a_message_in_words(client):
             answer = socket.receive_json()
         assert answer == {"type": "error", "error": "BetLimitError", "code": "bet.room_left",
                           "params": {"wager": "banker", "amount": 1_500, "maximum": 2_500},
-                          "detail": "the most you can add on Banker is 15.00 (its maximum is 25.00)",
-                          "message": "the most you can add on Banker is 15.00 (its maximum is 25.00)"}
+                          "detail": "The most you can add on Banker is 15.00 (its maximum is 25.00): bet less.",
+                          "message": "The most you can add on Banker is 15.00 (its maximum is 25.00): bet less."}
 
 
 @pytest.mark.slow

@@ -56,7 +56,7 @@ def test_a_burst_shares_transactions_and_each_bet_gets_its_own_answer(sessions):
             if code == "bunker":
                 assert isinstance(answer, UnknownWagerError)
             elif amount == 2_000:
-                assert isinstance(answer, InsufficientFundsError) and "exceed the balance" in str(answer)
+                assert isinstance(answer, InsufficientFundsError) and "more than your balance" in str(answer)
             elif amount == 3_000:  # over the table's maximum (and the wallet)
                 assert isinstance(answer, (BetLimitError, InsufficientFundsError))
             else:

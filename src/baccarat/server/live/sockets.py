@@ -139,9 +139,11 @@ def parse(message: Message) -> Any:
 
     >>> parse({"type": "websocket.receive", "text": '{"type": "auth"}'})
     {'type': 'auth'}
-    >>> parse({"type": "websocket.receive", "text": "[" * 2000 + "]" * 2000})
-    Traceback (most recent call last):
-    baccarat.core.errors.ConfigurationError: malformed frame: nested too deep
+    >>> try:
+    ...     parse({"type": "websocket.receive", "text": "[" * 2000 + "]" * 2000})
+    ... except ConfigurationError as error:
+    ...     print(error.code, error.params)
+    frame.too_deep {}
     >>> try:
     ...     parse({"type": "websocket.receive", "text": '{"type": "bet", "key": "k\\\\u0000"}'})
     ... except ConfigurationError as error:

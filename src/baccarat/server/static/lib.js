@@ -1,7 +1,8 @@
 // Shared by every view of the browser table: the language catalogues (t), DOM building (h), money,
 // cards, the REST client, the server's clock and the server's refusals in the player's words.
 // Plain JavaScript loaded as classic scripts (no build step, CSP script-src 'self'): the catalogues
-// (static/i18n/*.js) first, then this file, roads.js, table.js and app.js.
+// (static/i18n/*.js: codes.en.js, generated from the server's catalogue, then en.js and the other languages)
+// first, then this file, roads.js, table.js and app.js.
 "use strict";
 
 // ---------------------------------------------------------------- languages
@@ -36,18 +37,33 @@ function setLanguage(code) {
 
 function has(key) { return key in (CATALOGUES[lang] || {}) || key in CATALOGUES.en; }
 
-/** The text of ``key`` in the language in use, with ``{name}`` filled from ``params``. */
+/** The words of ``key`` in the language in use: a key missing there is recorded and taken from English. */
+function template(key) {
+  const text = (CATALOGUES[lang] || {})[key];
+  if (text !== undefined) return text;
+  missingKeys.add(`${lang}:${key}`);
+  return CATALOGUES.en[key];
+}
+
+// A placeholder: {name}, or {name:spec} with one of the server's format specs (baccarat.core.messages.SPECS),
+// so that the server's English templates (codes.en.js) are read as they are written.
+const PLACEHOLDER = /\{(\w+)(?::(\w+))?\}/g;
+
+/** ``text`` with each placeholder filled from ``values``: by its spec, else by ``plain(name, value)``. */
+function fill(text, values, plain) {
+  return text.replace(PLACEHOLDER, (whole, name, spec) => {
+    if (!(name in values)) return whole;
+    return spec ? specWord(name, values[name], spec) : plain(name, values[name]);
+  });
+}
+
+/** The text of ``key`` in the language in use, with ``{name}`` filled from ``params`` (``{name:spec}`` by its spec). */
 function t(key, params) {
-  const catalogue = CATALOGUES[lang] || {};
-  let text = catalogue[key];
-  if (text === undefined) {
-    missingKeys.add(`${lang}:${key}`);
-    text = CATALOGUES.en[key];
-    if (text === undefined) return key;
-  }
+  const text = template(key);
+  if (text === undefined) return key;
   const values = params || {};
   if (typeof text === "function") return text(values);
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+  return fill(text, values, (name, value) => String(value));
 }
 
 // ---------------------------------------------------------------- DOM
@@ -259,39 +275,78 @@ function tableName(name, game) {
 }
 
 // The server sends every refusal, every reason a hand drew or stood and every piece of table news as a
-// stable code with parameters (machine values); the catalogues hold the words of each code.  Parameters
-// are worded by their names: amounts as money, wager and game codes by their names, times in local time,
-// and a value the catalogue has words for (``word.<name>.<value>``) in those words.
+// stable code with parameters (machine values); the catalogues hold the words of each code (English: the
+// server's own templates, codes.en.js).  A placeholder with a format spec reads its value as the server's
+// English does ({amount:money}, {wager:name}, {wager:a_name}, {seconds:seconds}, {until:utc}, {x:list},
+// {x:or_list}, {x:word}), in the player's language; a placeholder without one is worded by the parameter's
+// name: amounts as money, wager and game codes by their names, times in local time, and a value the
+// catalogue has words for (``word.<name>.<value>``) in those words.
 const MONEY_PARAMS = new Set(["amount", "balance", "minimum", "maximum", "stake", "limit", "left", "enter"]);
 
 /** When ``iso`` (ISO 8601) falls, in the player's words, to the minute rounded up: an end (a break's) is
- *  never shown as a minute it still runs.  The one formatter of such times (the server's English ``utc``
- *  rounds the same way), so a break's end reads the same in the banner and in a refusal. */
+ *  never shown as a minute it still runs.  The one formatter of such times (the ``utc`` spec; the server's
+ *  English ``utc`` rounds the same way), so a break's end reads the same in the banner and in a refusal. */
 function dateTime(iso) {
   const minute = 60000;
   const moment = new Date(Math.ceil(Date.parse(iso) / minute) * minute);
   return moment.toLocaleString(lang === "en" ? "en-GB" : lang, { dateStyle: "medium", timeStyle: "short" });
 }
 
-/** A code's parameters, each in the player's words. */
+/** A code's value by its name: a wager or base wager by the wager's name, a game by the game's, else as it is. */
+function nameWord(name, value) {
+  if (typeof value !== "string") return String(value);
+  if (name === "wager" || name === "base" || name === "wagers") return wagerName(value);
+  if (name === "game" || name === "games") return gameName(value);
+  return value;
+}
+
+/** Items joined as a list ("a, b, c") or a choice ("a, b or c") in the player's language. */
+function joined(words, spec) {
+  if (spec !== "or_list" || words.length < 2) return words.join(t("list.comma"));
+  return words.slice(0, -1).join(t("list.comma")) + t("list.or") + words[words.length - 1];
+}
+
+/** A parameter's value by its format spec (the server's: baccarat.core.messages), in the player's words. */
+function specWord(name, value, spec) {
+  switch (spec) {
+    case "money": return Number.isInteger(value) ? money(value) : String(value);
+    case "name": return nameWord(name, value);
+    case "a_name": return t("spec.a_name", { name: nameWord(name, value) });
+    case "seconds": return t("spec.seconds", { n: value });
+    case "utc": return typeof value === "string" ? dateTime(value) : String(value);
+    case "list":
+    case "or_list": return joined((Array.isArray(value) ? value : [value]).map((item) => nameWord(name, item)), spec);
+    case "word": return value !== null && typeof value !== "object" && has(`word.${name}.${value}`)
+      ? t(`word.${name}.${value}`) : String(value);
+    default: return String(value);
+  }
+}
+
+/** A parameter's value worded by its name (a placeholder without a spec in a code's words). */
+function paramWord(name, value) {
+  if (MONEY_PARAMS.has(name) && Number.isInteger(value)) return money(value);
+  if ((name === "wager" || name === "base" || name === "game") && typeof value === "string") return nameWord(name, value);
+  if (name === "wagers" && Array.isArray(value)) return joined(value.map((code) => wagerName(code)), "list");
+  if (name === "until" && typeof value === "string") return dateTime(value);
+  if (Array.isArray(value)) return joined(value.map(String), "list");
+  if (value !== null && typeof value !== "object" && has(`word.${name}.${value}`)) return t(`word.${name}.${value}`);
+  return String(value);
+}
+
+/** A code's parameters, each in the player's words by its name (for a code whose words are a function). */
 function codeParams(params) {
   const words = {};
-  for (const [name, value] of Object.entries(params || {})) {
-    if (MONEY_PARAMS.has(name) && typeof value === "number") words[name] = money(value);
-    else if ((name === "wager" || name === "base") && typeof value === "string") words[name] = wagerName(value);
-    else if (name === "wagers" && Array.isArray(value)) words[name] = value.map((code) => wagerName(code)).join(t("list.comma"));
-    else if (name === "game" && typeof value === "string") words[name] = gameName(value);
-    else if (name === "until" && typeof value === "string") words[name] = dateTime(value);
-    else if (Array.isArray(value)) words[name] = value.join(t("list.comma"));
-    else if (value !== null && typeof value !== "object" && has(`word.${name}.${value}`)) words[name] = t(`word.${name}.${value}`);
-    else words[name] = value;
-  }
+  for (const [name, value] of Object.entries(params || {})) words[name] = paramWord(name, value);
   return words;
 }
 
-/** A code with its parameters in the player's words, or ``fallback`` for a code this page does not know. */
+/** A code with its parameters (machine values) in the player's words, or ``fallback`` for a code this page
+ *  does not know. */
 function codeText(code, params, fallback) {
-  return code && has(code) ? t(code, codeParams(params)) : fallback;
+  if (!code || !has(code)) return fallback;
+  const text = template(code);
+  const values = params || {};
+  return typeof text === "function" ? text(codeParams(values)) : fill(text, values, paramWord);
 }
 
 // A 422 on these fields says the rule the page shows for them.

@@ -144,7 +144,7 @@ function tableView(tableId) {
 
   /** Words for a stake the balance cannot cover: what it leaves, or that it is used up (never "leaves 0.00"). */
   function balanceWords(amount, left) {
-    return left > 0 ? t("bet.balance_left", { amount: money(left) }) : t("bet.balance_used_up", { amount: money(amount) });
+    return left > 0 ? t("bet.balance_left", { amount: money(left) }) : codeText("bet.balance_used_up", { amount });
   }
 
   /** Whether anything staged is over a limit: a spot's maximum (limits can change, a refusal can tell) or the balance. */
@@ -165,14 +165,13 @@ function tableView(tableId) {
     say("");
     const w = wager(code);
     if (railOnly()) return say(t("bet.sit_first"));  // punto banco: bettors need no seat
-    if (w && w.placed !== "betting") return say(t("bet.draw_at_decision", { wager: wagerName(code, w.name) }));
+    if (w && w.placed !== "betting") return say(codeText("bet.draw_at_decision", { wager: code }));
     if (!bettingOpen()) return say(t("bet.wait_next_round"));
     if (S.inflight) return say(t("bet.sending"), "info");
-    const name = wagerName(code, w && w.name);
     if (S.chip > room(code)) {
       const left = room(code);
-      return say(left > 0 ? t("bet.room_left", { wager: name, amount: money(left) })
-                          : t("bet.at_maximum", { wager: name, maximum: money(maximum(code)) }));
+      return say(left > 0 ? codeText("bet.room_left", { wager: code, amount: left, maximum: maximum(code) })
+                          : codeText("bet.at_maximum", { wager: code, maximum: maximum(code) }));
     }
     if (S.chip > available()) return say(balanceWords(S.chip, available()));
     const own = ownLimitLeft();
@@ -188,7 +187,7 @@ function tableView(tableId) {
     for (const [code, amount] of Object.entries(amounts)) {
       if (room(code) < amount) {
         // a spot with no room left is named as full: "add up to 0.00 by hand" is no advice
-        if (room(code) <= 0) return say(t("bet.at_maximum", { wager: wagerName(code, (wager(code) || {}).name), maximum: money(maximum(code)) }));
+        if (room(code) <= 0) return say(codeText("bet.at_maximum", { wager: code, maximum: maximum(code) }));
         return say(t(`bet.${what}_over`, { wager: wagerName(code, (wager(code) || {}).name),
                                             amount: money((myBets()[code] || 0) + (S.staged[code] || 0) + amount),
                                             maximum: money(maximum(code)), room: money(Math.max(0, room(code))) }));
@@ -279,10 +278,9 @@ function tableView(tableId) {
     const after = { ...myBets() };
     for (const [code, amount] of Object.entries(S.staged)) after[code] = (after[code] || 0) + amount;
     for (const code of Object.keys(S.staged)) {
-      const name = wagerName(code, (wager(code) || {}).name);
-      if (after[code] < minimum) return say(t("bet.below_minimum", { wager: name, minimum: money(minimum) }));
+      if (after[code] < minimum) return say(codeText("bet.below_minimum", { wager: code, amount: after[code], minimum }));
       const needs = (wager(code) || {}).requires;
-      if (needs && !after[needs]) return say(t("bet.needs_base", { wager: name, base: wagerName(needs, (wager(needs) || {}).name) }));
+      if (needs && !after[needs]) return say(codeText("bet.needs_base", { wager: code, base: needs }));
     }
     if (sum(S.staged) > S.you.balance) return say(balanceWords(sum(S.staged), S.you.balance));
     if (overLimit()) return say(t("bet.over_limit"));
@@ -290,10 +288,15 @@ function tableView(tableId) {
     send({ type: "bet", bets: { ...S.staged }, round: view().round.number }, "bet");
   }
 
+  /** Why DRAW is refused: the balance is below the Enter wager the Draw wager must equal (the server's words). */
+  function drawBalanceWords() {
+    return codeText("decision.draw_balance", { balance: Math.max(0, (S.you && S.you.balance) || 0), enter: myBets().enter || 0 });
+  }
+
   function decide(action) {
     say("");
     if (S.inflight) return;
-    if (action === "draw" && (S.you.balance || 0) < (myBets().enter || 0)) return say(t("decision.draw_balance"));
+    if (action === "draw" && (S.you.balance || 0) < (myBets().enter || 0)) return say(drawBalanceWords());
     // the decision names its round: resent after that round's decisions ended, it is refused
     const decision = view().decision;
     send({ type: "decision", action, ...(decision ? { round: decision.round } : {}) }, "decision");
@@ -944,7 +947,7 @@ function tableView(tableId) {
       }
     }
     const key = JSON.stringify([deciding ? v.decision.round : null, decided, S.hint, advice, hand && hand.total,
-                                S.you && S.you.balance >= enter, lang]);
+                                S.you && (S.you.balance >= enter || S.you.balance), lang]);  // a short balance: its words
     if (key === S.decisionKey) return;
     const focused = document.activeElement && el.decision.contains(document.activeElement) ? document.activeElement.id : null;
     S.decisionKey = key;
@@ -958,9 +961,9 @@ function tableView(tableId) {
       h("span", { class: "your-total" }, t("decision.your_total", { n: hand ? hand.total : "–" })),
       h("button", { type: "button", id: "stand", onclick: () => decide("stand") }, t("decision.stand")),
       h("button", { type: "button", id: "draw", class: "primary", "aria-disabled": String(!canDraw),
-                    "aria-describedby": canDraw ? null : "draw-why", onclick: () => { if (canDraw) decide("draw"); else say(t("decision.draw_balance")); } },
+                    "aria-describedby": canDraw ? null : "draw-why", onclick: () => { if (canDraw) decide("draw"); else say(drawBalanceWords()); } },
         t("decision.draw", { amount: money(enter) })),
-      canDraw ? null : h("span", { id: "draw-why", class: "why" }, t("decision.draw_balance")),
+      canDraw ? null : h("span", { id: "draw-why", class: "why" }, drawBalanceWords()),
       h("label", { class: "hint-toggle" },
         h("input", { type: "checkbox", id: "show-hint", checked: S.hint, onchange: (e) => {
           S.hint = e.target.checked;
@@ -991,7 +994,7 @@ function tableView(tableId) {
       const ok = !button.hidden && amount <= bestRoom && amount <= free && !overOwn;
       button.setAttribute("aria-disabled", String(!ok));
       button.classList.toggle("over-own-limit", overOwn);
-      button.title = ok ? "" : amount > free ? (free > 0 ? t("chips.over_balance") : t("bet.balance_used_up", { amount: money(amount) }))
+      button.title = ok ? "" : amount > free ? (free > 0 ? t("chips.over_balance") : codeText("bet.balance_used_up", { amount }))
         : overOwn ? ownLimitWords(own) : t("chips.over_room");
       if (ok) fits.push(amount);
     }

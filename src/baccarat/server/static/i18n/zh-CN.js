@@ -1,4 +1,5 @@
-// 简体中文：与 en.js 相同的键。
+// 简体中文：与英文相同的键（en.js 的页面用语，加上 codes.en.js 中服务器的每个代码）。服务器代码的中文由本文件自行翻译；
+// 模板可用 {name}（按参数名格式化）或与服务器相同的格式说明 {name:spec}（static/lib.js）。
 "use strict";
 window.BACCARAT_I18N = window.BACCARAT_I18N || {};
 window.BACCARAT_I18N["zh-CN"] = {
@@ -257,8 +258,12 @@ window.BACCARAT_I18N["zh-CN"] = {
   "refuse.generic": "请求失败：请再试一次。",
   "refuse.server_said": "牌桌拒绝了请求：{message}",
 
-  // The server's codes (baccarat.core.messages.CATALOGUE): refusals, and the words of their parameters
+  // The server's codes (baccarat.core.messages.CATALOGUE, English in codes.en.js) in Chinese, and how the format
+  // specs of templates read here ({x:list}, {x:or_list}, {x:seconds}, {x:a_name}: static/lib.js)
   "list.comma": "、",
+  "list.or": "或",
+  "spec.seconds": "{n} 秒",
+  "spec.a_name": "{name}",
   "error.refused": "请求被拒绝：请再试一次。",
   "amount.invalid": "金额无效：请写成 10 或 12.50 这样的格式。",
   "wager.invalid": "这里没有这个投注项：请选择桌上的下注区。",

@@ -1,0 +1,270 @@
+"""The page's words for the server's codes (issue 39, item 4): one English wording per code.
+
+* ``static/i18n/codes.en.js`` is what ``python -m baccarat.server.catalogue_js`` writes now (it cannot go
+  stale), it holds every code of :data:`baccarat.core.messages.CATALOGUE`, and ``en.js`` holds none of them
+  (only the page's own words); ``zh-CN.js`` words every code and every key of the English page.
+* The catalogue's templates use only the format specs the page reads (:data:`~baccarat.core.messages.SPECS`),
+  no conversion (``!r``) and no spec of Python's own (``:g``), and follow one convention: a sentence with a
+  final full stop (``word.*`` aside).
+* The page (``static/lib.js`` run by Node, where it is installed) reads those specs as the server does:
+  ``money``, ``name``, ``a_name``, ``seconds``, ``utc``, ``list``, ``or_list``, ``word``; its English for a
+  code is the server's English for the same params; templates with plain ``{name}`` (zh-CN) still work, and
+  so do the page's own strings.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import string
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baccarat.core.messages import CATALOGUE, SPECS, render
+from baccarat.server import catalogue_js
+
+STATIC = Path(catalogue_js.__file__).parent / "static"
+I18N = STATIC / "i18n"
+
+
+def _keys(path: Path) -> set[str]:
+    """The keys of a catalogue file: one ``"key": value`` an entry, at the start of its line (several on a line
+    only for the page's ranks and suits)."""
+    found = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        found.update(re.findall(r'(?:^\s*|,\s+)"([^"]+)":\s', line))
+    return found
+
+
+# --- the generated file ------------------------------------------------------------------------------
+
+
+def test_the_generated_english_is_what_the_generator_writes_now():
+    assert catalogue_js.PATH == I18N / "codes.en.js"
+    assert catalogue_js.PATH.read_text(encoding="utf-8") == catalogue_js.source(), (
+        f"codes.en.js is out of date: run {catalogue_js.COMMAND}")
+    assert catalogue_js.main(["--check"]) == 0
+    head = catalogue_js.source().splitlines()[0]
+    assert "do not edit" in head and catalogue_js.COMMAND in head
+
+
+def test_every_code_reaches_the_page_s_english_once_and_en_js_keeps_only_the_page_s_words():
+    generated = _keys(I18N / "codes.en.js")
+    assert generated == set(CATALOGUE)
+    page = _keys(I18N / "en.js")
+    assert len(page) > 400  # the page's own words were read
+    assert not page & set(CATALOGUE), sorted(page & set(CATALOGUE))
+
+
+def test_chinese_words_every_code_and_every_key_of_the_english_page():
+    chinese = _keys(I18N / "zh-CN.js")
+    assert not set(CATALOGUE) - chinese, sorted(set(CATALOGUE) - chinese)
+    english = _keys(I18N / "en.js") | set(CATALOGUE)
+    assert chinese == english, sorted(chinese ^ english)
+
+
+def test_the_pages_load_the_generated_english_before_the_other_catalogues():
+    for page in ("index.html", "operator.html"):
+        html = (STATIC / page).read_text(encoding="utf-8")
+        scripts = re.findall(r'<script src="/static/([^"]+)"', html)
+        assert scripts[:3] == ["i18n/codes.en.js", "i18n/en.js", "i18n/zh-CN.js"], (page, scripts)
+
+
+# --- the templates -----------------------------------------------------------------------------------
+
+
+def test_a_template_uses_only_the_specs_the_page_reads():
+    unread = [f"{code}: {{{field}{'!' + conversion if conversion else ''}{':' + spec if spec else ''}}}"
+              for code, template in CATALOGUE.items()
+              for _, field, spec, conversion in string.Formatter().parse(template)
+              if field is not None and (conversion is not None or (spec and spec not in SPECS))]
+    assert unread == []
+
+
+def test_every_template_is_a_sentence_and_every_word_a_piece_of_one():
+    for code, template in CATALOGUE.items():
+        if code.startswith("word."):
+            assert not template.endswith("."), code
+        else:
+            assert template.endswith(".") and not template[0].islower(), code
+
+
+def test_the_words_a_player_reads():
+    assert render("bet.above_maximum", {"wager": "banker", "amount": 999_999, "maximum": 2_500},
+                  names={"wager": "Banker"}) == "Banker bet 9999.99 is above its maximum of 25.00: take chips off."
+    assert render("round.not_in_play", {"round": 4, "status": "no_action"}) == (
+        "Round 4 is already over without bets: only a round in play can be voided.")
+    assert render("news.seat_freed", {"seat": 2, "name": "ann", "seconds": 30.0}) == (
+        "Seat 2 is free: ann was away for more than 30 seconds.")
+    assert render("protection.limit_period", {"periods": ["day", "week", "month"], "period": "year"}) == (
+        'A limit is per day, week or month, not "year".')
+    assert render("protection.timeout", {"until": "2026-11-22T12:00:30+00:00", "help_phone": "0800 000",
+                                         "help_site": "help.example"}) == (
+        "You are taking a time-out until 2026-11-22 12:01 UTC: you can see your balance and history, and play "
+        "again after that. Help: 0800 000, help.example.")
+
+
+def test_a_spec_or_a_conversion_the_page_cannot_read_is_refused(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setitem(CATALOGUE, "test.python_spec", "{most:g} seconds.")
+    monkeypatch.setitem(CATALOGUE, "test.conversion", "{name!r} is taken.")
+    with pytest.raises(ValueError, match="not one of the catalogue's"):
+        render("test.python_spec", {"most": 1.5})
+    with pytest.raises(ValueError, match="no conversions"):
+        render("test.conversion", {"name": "x"})
+
+
+# --- the page reads them (static/lib.js in Node) -----------------------------------------------------
+
+_HARNESS = r"""
+const fs = require("fs"), vm = require("vm");
+const [files, language, expressions] = JSON.parse(fs.readFileSync(0, "utf8"));
+const stored = { lang: language };
+const context = {
+  console, Intl, Date, Math, JSON, Number, String, Array, Object, Set, Map, RegExp, performance,
+  localStorage: { getItem: (key) => (key in stored ? stored[key] : null),
+                  setItem: (key, value) => { stored[key] = String(value); } },
+  sessionStorage: { getItem: () => null, setItem: () => {} },
+  navigator: { languages: [language], language },
+  document: { documentElement: {}, getElementById: () => null },
+};
+context.window = context;
+vm.createContext(context);
+for (const file of files) vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
+const results = {};
+for (const [name, expression] of Object.entries(expressions)) {
+  try { results[name] = vm.runInContext(expression, context); } catch (error) { results[name] = `ERROR ${error}`; }
+}
+results["missing keys"] = [...context.window.baccaratMissing];
+process.stdout.write(JSON.stringify(results));
+"""
+
+_FILES = [str(I18N / name) for name in ("codes.en.js", "en.js", "zh-CN.js")] + [str(STATIC / "lib.js")]
+
+
+def _page(expressions: dict[str, str], language: str = "en") -> dict[str, Any]:
+    """Each expression evaluated on the page's scripts (the catalogues, then ``lib.js``) in ``language``, the
+    clock's zone UTC; skipped where Node is not installed."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node is not installed: the page's scripts are not run here (the browser tests run them)")
+    done = subprocess.run([node, "-e", _HARNESS], input=json.dumps([_FILES, language, expressions]),
+                          capture_output=True, text=True, check=True, env={"TZ": "UTC", "PATH": ""})
+    results: dict[str, Any] = json.loads(done.stdout)
+    return results
+
+
+def _js(value: object) -> str:
+    return json.dumps(value)
+
+
+def _code(code: str, params: dict[str, Any]) -> str:
+    return f"codeText({_js(code)}, {_js(params)}, 'UNKNOWN')"
+
+
+def test_the_page_reads_each_spec_as_the_server_does():
+    cases = {
+        "money": (_code("bet.above_maximum", {"wager": "banker", "amount": 999_999, "maximum": 500_000}),
+                  "Banker bet 9,999.99 is above its maximum of 5,000.00: take chips off."),
+        "a_name": (_code("bet.needs_base", {"wager": "draw", "base": "enter"}),
+                   "Draw needs an Enter bet on the same seat: put chips on Enter too."),
+        "a_name a": (_code("bet.needs_base", {"wager": "dragon_bonus_player", "base": "player"}),
+                     "Dragon Bonus on Player needs a Player bet on the same seat: put chips on Player too."),
+        "seconds": (_code("rate.limited", {"rule": "username", "seconds": 1}),
+                    "Too many failed sign-ins for this username: try again in 1 second."),
+        "seconds plural": (_code("news.seat_freed", {"seat": 2, "name": "ann", "seconds": 30}),
+                           "Seat 2 is free: ann was away for more than 30 seconds."),
+        "utc": (_code("protection.timeout", {"until": "2026-11-22T12:00:30+00:00", "help_phone": "0800 000",
+                                             "help_site": "help.example"}),
+                "You are taking a time-out until 22 Nov 2026, 12:01: you can see your balance and history, and "
+                "play again after that. Help: 0800 000, help.example."),
+        "list": (_code("wager.unknown", {"wager": "nope", "game": "mini", "wagers": ["banker", "player", "tie"]}),
+                 'Mini-Baccarat has no wager "nope": its wagers are Banker, Player, Tie.'),
+        "list of numbers": (_code("reason.banker_draws_third", {"total": 4, "third": 3, "draws_on": [2, 3, 4]}),
+                            "Banker draws on 4 with the Player's third card 3 (draws when it is 2, 3, 4)."),
+        "or_list": (_code("protection.limit_period", {"periods": ["day", "week", "month"], "period": "year"}),
+                    'A limit is per day, week or month, not "year".'),
+        "or_list of two": (_code("protection.limit_kind", {"kinds": ["loss", "stake"], "kind": "win"}),
+                           'A limit is on loss or stake, not "win".'),
+        "word": (_code("round.not_in_play", {"round": 4, "status": "no_action"}),
+                 "Round 4 is already over without bets: only a round in play can be voided."),
+        "word of an operator's action": (_code("auth.operator_only", {"action": "void_rounds"}),
+                                         "Only an operator may void rounds."),
+        "a value without words": (_code("round.not_in_play", {"round": 4, "status": "lost"}),
+                                  "Round 4 is already lost: only a round in play can be voided."),
+        "a code the page does not know": (_code("nothing.known", {}), "UNKNOWN"),
+        "the page's own words": ('t("lobby.meta", {min: "1.00", max: "500.00", seated: 2, seats: 7})',
+                                 "Bets 1.00 to 500.00 · 2 / 7 seated"),
+        "the page's own function": ('t("spot.crowd", {n: 1, total: "5.00"})', "1 player · 5.00"),
+        "a spec given words already": ('t("bet.at_maximum", {wager: "Banker", maximum: "25.00"})',
+                                       "Banker is at its maximum of 25.00: bet on another spot."),
+        "a refusal": ("refusalText({code: 'bet.closed', params: {round: 3}, message: 'server words'})",
+                      "No more bets: betting closed for round 3. Bet on the next round."),
+    }
+    results = _page({name: expression for name, (expression, _) in cases.items()})
+    assert {name: results[name] for name in cases} == {name: words for name, (_, words) in cases.items()}
+    assert results["missing keys"] == []
+
+
+def test_chinese_templates_with_plain_names_and_with_specs_both_read():
+    results = _page({
+        "plain": _code("bet.above_maximum", {"wager": "banker", "amount": 999_999, "maximum": 500_000}),
+        "banker": 't("wager.banker")',
+        "seconds": _code("rate.limited", {"rule": "username", "seconds": 30}),
+        "word": 't("word.rule.username")',
+        "until": _code("protection.timeout", {"until": "2026-11-22T12:00:30+00:00", "help_phone": "0800 000",
+                                              "help_site": "help.example"}),
+        "until words": 'dateTime("2026-11-22T12:00:30+00:00")',
+        "spec": 'fill("{amount:money}，{base:a_name}，{s:seconds}，{p:or_list}", '
+                '{amount: 1250, base: "enter", s: 5, p: ["day", "week", "month"]}, String)',
+        "list.or": 't("list.or")',
+        "enter": 't("wager.enter")',
+    }, language="zh-CN")
+    assert results["banker"] in results["plain"] and "9,999.99" in results["plain"] and "5,000.00" in results["plain"]
+    assert results["word"] in results["seconds"] and "30" in results["seconds"] and "{" not in results["seconds"]
+    assert results["until words"] in results["until"]
+    assert results["spec"] == f"12.50，{results['enter']}，5 秒，day、week{results['list.or']}month"
+    assert results["missing keys"] == []
+
+
+def _sample(field: str, spec: str) -> object:
+    """A machine value for a field with this spec, as a raise site would pass it."""
+    if spec == "money":
+        return 1250
+    if spec in ("list", "or_list"):
+        return ["banker", "player"] if field == "wagers" else ["one", "two", "three"]
+    if spec == "utc":
+        return "2026-11-22T12:00:00+00:00"
+    if spec == "word":
+        return next(key.rsplit(".", 1)[1] for key in CATALOGUE if key.startswith(f"word.{field}."))
+    if spec == "seconds":
+        return 5
+    if spec in ("name", "a_name"):
+        return "banker"
+    # a field without a spec: a number, or text no catalogue has a name for (the page words such a field by its
+    # name: an unknown wager's code, which the page would name if it knew it)
+    return 7 if field in ("seat", "round", "total", "third", "seats", "shoe", "table") else "nope"
+
+
+def test_the_page_s_english_for_every_code_is_the_server_s():
+    """The same template and params make the same words on the page as in the server's ``message``, except a
+    time (the page shows it in the player's zone) and a list of wagers (the page names each one)."""
+    params = {code: {field: _sample(field, spec or "") for _, field, spec, _ in string.Formatter().parse(template)
+                     if field}
+              for code, template in CATALOGUE.items()}
+    results = _page({code: _code(code, values) for code, values in params.items()})
+    names = {"wager": "Banker", "base": "Banker"}
+    differ = {}
+    for code, values in params.items():
+        server = render(code, values, names=names)
+        if "wagers" in values:
+            server = server.replace("banker, player", "Banker, Player")
+        if "utc" in {spec for _, _, spec, _ in string.Formatter().parse(CATALOGUE[code])}:
+            server = server.replace("2026-11-22 12:00 UTC", "22 Nov 2026, 12:00")
+        if results[code] != server:
+            differ[code] = (results[code], server)
+    assert not differ, "\n".join(f"{code}: page {page!r}, server {server!r}" for code, (page, server) in differ.items())
+    assert results["missing keys"] == []
