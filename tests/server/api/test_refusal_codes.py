@@ -4,7 +4,7 @@ page words each code in each of its languages.
 
 * Both page catalogues (English: ``static/i18n/codes.en.js``, generated from the catalogue; Chinese:
   ``zh-CN.js``) have a key for every code, and every code the server can send is in the catalogue: the codes
-  written at the raise sites, the families' codes, the framework's (``tests/server/test_page_catalogues.py``
+  written at the raise sites, the families' codes, the framework's (``tests/server/test_catalogue_js.py``
   checks the generated file and the page's reading of the templates).
 * Each template's named fields are exactly the params its raise sites pass; every template formats.
 * REST and WebSocket refusals carry ``code`` and ``params`` beside the unchanged ``error``, ``detail``
