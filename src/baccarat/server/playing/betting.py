@@ -137,6 +137,66 @@ def hold_round(s: Session, round_id: int, status: str) -> bool:
     return s.connection().execute(_ROUND_STATUS, {"round": round_id}).scalar_one_or_none() == status
 
 
+def betting_row(connection: Any, table_id: int) -> Any:
+    """The table with its round taking bets (``id`` None when none is) and that round's shoe, or None for no
+    such table: what a bet needs of them, read with one statement."""
+    return connection.execute(_BETTING, {"table": table_id}).first()
+
+
+def check_window(connection: Any, row: Any, table_id: int, now: datetime, round_number: int | None) -> None:
+    """Whether a bet that arrived at ``now`` may go on the round of :func:`betting_row`'s ``row``: refused when it
+    names another round (``round_number``), when no round takes bets, before the window opens and after it
+    closed (with :data:`ON_THE_WAY`).  The one check of the window for a bet alone and for the bets of a batch
+    (:mod:`baccarat.server.playing.bulk_bets`); the round's lock is the caller's."""
+    if round_number is not None and round_number != row.number:
+        _refuse_round(connection, table_id, round_number, row.number)
+    if row.id is None:
+        raise IllegalActionError.coded("bet.round_over")
+    if row.opens_at is not None and aware(row.opens_at) > now:
+        wait = math.ceil((aware(row.opens_at) - now).total_seconds())
+        raise IllegalActionError.coded("bet.opens_in", seconds=wait, round=row.number)
+    if betting_closed(row.closes_at, now):
+        raise IllegalActionError.coded("bet.closed", round=row.number)
+
+
+class NewBet(TypedDict):
+    """A bet's row, first chips of a player on a spot of a round."""
+
+    round_id: int
+    account_id: int
+    seat: int
+    wager: str
+    amount: int
+    balance_before: int
+
+
+class AddedChips(TypedDict):
+    """Chips added to a player's bet already on a spot (:func:`add_to_bets`)."""
+
+    round: int
+    account: int
+    code: str
+    added: int
+
+
+def bet_rows(round_id: int, account_id: int, seat: int, placed: dict[str, int], bets: dict[str, int], *,
+             balance_before: int) -> tuple[list[NewBet], list[AddedChips]]:
+    """Accepted ``bets`` as rows: a new bet per spot the player has nothing on (``placed``), chips added to the
+    bet on each other spot (one bet per player and spot: the unique key holds it)."""
+    new: list[NewBet] = [{"round_id": round_id, "account_id": account_id, "seat": seat, "wager": code,
+                          "amount": amount, "balance_before": balance_before}
+                         for code, amount in bets.items() if code not in placed]
+    added: list[AddedChips] = [{"round": round_id, "account": account_id, "code": code, "added": amount}
+                               for code, amount in bets.items() if code in placed]
+    return new, added
+
+
+def add_to_bets(connection: Any, added: list[AddedChips]) -> None:
+    """Raise bets already on the layout by what was added (one statement for them all)."""
+    if added:
+        connection.execute(_ADD_TO_BET, added)
+
+
 def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int], now: datetime | None = None,
                *, round_number: int | None = None) -> BetAnswer:
     """Put ``bets`` on the open round; the stakes go from the wallet to the round's escrow.
@@ -152,18 +212,12 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     # read once per transaction and table: a group commit (see batch) places many bets in one transaction,
     # and bets change neither the table, nor the round (its status is checked under its lock below), nor the shoe
     known: dict[int, Any] = s.info.setdefault("betting_rows", {})
-    row = known.get(table_id) or connection.execute(_BETTING, {"table": table_id}).first()
+    row = known.get(table_id) or betting_row(connection, table_id)
     if row is None:
         raise UnknownSeatError.coded("table.unknown", table=table_id)
     known[table_id] = row
-    if round_number is not None and round_number != row.number:
-        _refuse_round(connection, table_id, round_number, row.number)
-    if row.id is None:
-        raise IllegalActionError.coded("bet.round_over")
-    if row.opens_at is not None and aware(row.opens_at) > now:
-        wait = math.ceil((aware(row.opens_at) - now).total_seconds())
-        raise IllegalActionError.coded("bet.opens_in", seconds=wait, round=row.number)
-    if betting_closed(row.closes_at, now) or not hold_round(s, row.id, "betting"):
+    check_window(connection, row, table_id, now, round_number)
+    if not hold_round(s, row.id, "betting"):
         known.pop(table_id, None)  # the dealer moved on: the next bet of this transaction reads the table again
         raise IllegalActionError.coded("bet.closed", round=row.number)
     # Read under the round's lock (see leave): the seat cannot be given up between here and the insert.
@@ -185,13 +239,8 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     total = sum(bets.values())
     balance, shown = wallet.stake(s, account_id, wallet.escrow_account(row.id), total,
                                   memo=f"table {row.name} round {row.number}", now=now, shown_before=shown_before)
-    balance_before = balance + total + sum(placed.values())
-    added = [{"round": row.id, "account": account_id, "code": code, "added": amount}
-             for code, amount in bets.items() if code in placed]
-    if added:  # one bet per account and wager: raised by what was added (the unique key holds it)
-        connection.execute(_ADD_TO_BET, added)
-    new = [{"round_id": row.id, "account_id": account_id, "seat": seat, "wager": code, "amount": amount,
-            "balance_before": balance_before} for code, amount in bets.items() if code not in placed]
+    new, added = bet_rows(row.id, account_id, seat, placed, bets, balance_before=balance + total + sum(placed.values()))
+    add_to_bets(connection, added)
     if new:
         connection.execute(_NEW_BET, new)
     metrics.after_commit(s, metrics.count_money(metrics.STAKES, {table_id: total}))

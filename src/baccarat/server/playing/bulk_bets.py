@@ -5,11 +5,12 @@ lock, seat, the bets on the layout, the stake's ledger movement, the wallet, the
 the pending payouts, the stored answer, its savepoint), and at a burst the statements, not the
 database, set the pace.  Here the bets of a batch are read once for all (the tokens, the stored
 answers, the table and its round, held once, the seats, the bets on the layout, the wallets, locked
-in one order, the pending payouts), checked one after another in Python exactly as
-:func:`baccarat.server.playing.betting.place_bets` checks them (the same stake rule,
-:func:`baccarat.core.stakes.check_stakes`, the same refusals in the same words, each wallet's running shown
-balance), and written with one statement per table of rows (executemany): one ledger movement per bet as ever
-and the wallets (:func:`baccarat.server.house.wallet.stake_many`), the bets, the client seeds, the stored answers.
+in one order, the pending payouts), checked one after another in Python by the functions
+:func:`baccarat.server.playing.betting.place_bets` checks a bet alone with (the round's window,
+:func:`~baccarat.server.playing.betting.check_window`; the stake rule, :func:`baccarat.core.stakes.check_stakes`,
+against each wallet's running shown balance), and written with one statement per table of rows (executemany): one
+ledger movement per bet as ever and the wallets (:func:`baccarat.server.house.wallet.stake_many`), the bets
+(:func:`~baccarat.server.playing.betting.bet_rows`), the client seeds, the stored answers.
 
 What is not the common case runs alone as before (:func:`baccarat.server.storage.group_commit.run_one`, its own
 savepoint), every command of its player in order: a player with a protection row (limits and
@@ -17,8 +18,8 @@ breaks are counted under that row's lock, :func:`baccarat.server.house.protectio
 that is not a bet, a table that is not punto banco or has no round taking bets.  Players are
 independent of one another (a bet reads and writes only its own player's key, wallet, bets and
 seed; the round is held for the whole transaction), so the outcomes are those of the commands run
-one by one; ``tests/server/playing/test_bulk_bets.py`` runs the same batches both ways and compares answers,
-wallets, bets and ledger.  If a bulk write fails for any reason but a lost race (which retries the
+one by one (``tests/server/playing/test_bulk_bets.py`` pins a batch's answers and books, through this path and
+through each command alone, on both databases).  If a bulk write fails for any reason but a lost race (which retries the
 batch), its savepoint is rolled back and every command runs alone.
 """
 
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -38,7 +38,7 @@ from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from baccarat.core.errors import ConfigurationError, ConflictError, IllegalActionError
+from baccarat.core.errors import ConfigurationError, ConflictError
 from baccarat.core.registry import get_game
 from baccarat.core.stakes import check_stakes
 from baccarat.server.house import wallet
@@ -68,15 +68,6 @@ log = logging.getLogger(__name__)
 #: A command frame as the client sent it: any JSON object, so its values are truly arbitrary (each field is
 #: checked where it is read: :func:`bet_frame`, :func:`frame_round`).
 CommandFrame = dict[str, Any]
-
-
-class _BetRow(TypedDict):
-    round_id: int
-    account_id: int
-    seat: int
-    wager: str
-    amount: int
-    balance_before: int
 
 
 class _AnswerRow(TypedDict):
@@ -197,7 +188,7 @@ def _stored(connection: Any, pairs: list[tuple[int, str]]) -> Any:
 
 
 class _Betting:
-    """What a batch needs of one table: its row (:data:`betting._BETTING`), game, limits, seats, layout."""
+    """What a batch needs of one table: its row (:func:`betting.betting_row`), game, limits, seats, layout."""
 
     def __init__(self, row: Any, seats: dict[int, int], placed: dict[int, dict[str, int]]) -> None:
         self.row, self.seats, self.placed = row, seats, placed
@@ -244,7 +235,7 @@ def _bulk_commands(s: Session, commands: list[Command]) -> list[int]:
 def _open_punto_banco(s: Session, table_id: int) -> bool:
     """Whether the table has a punto banco round taking bets, now held against the dealer (FOR SHARE)."""
     known: dict[int, Any] = s.info.setdefault("betting_rows", {})  # shared with betting.place_bets
-    row = known.get(table_id) or s.connection().execute(betting._BETTING, {"table": table_id}).first()
+    row = known.get(table_id) or betting.betting_row(s.connection(), table_id)
     if row is None or row.id is None or get_game(row.game, paytable=row.paytable).kind != "punto_banco":
         return False
     if not betting.hold_round(s, row.id, "betting"):
@@ -308,7 +299,7 @@ class _Writes:
 
     def __init__(self) -> None:
         self.stakes: list[tuple[int, str, int, str]] = []  #: (account, escrow, amount, memo): wallet.stake_many
-        self.new_bets: dict[tuple[int, int, str], _BetRow] = {}  # in the order first placed
+        self.new_bets: dict[tuple[int, int, str], betting.NewBet] = {}  # in the order first placed
         self.added: dict[tuple[int, int, str], int] = defaultdict(int)
         self.answers: list[_AnswerRow] = []
         self.seeds: dict[int, set[int]] = defaultdict(set)  # shoe -> accounts whose seed it may take
@@ -321,9 +312,8 @@ class _Writes:
             return
         metrics.after_commit(s, metrics.count_money(metrics.STAKES, self.staked))  # dropped if the savepoint goes
         wallet.stake_many(s, self.stakes)  # the ledger movements and the wallets: the house's to write
-        if self.added:
-            connection.execute(betting._ADD_TO_BET, [{"round": r, "account": a, "code": code, "added": amount}
-                                                    for (r, a, code), amount in self.added.items()])
+        betting.add_to_bets(connection, [{"round": r, "account": a, "code": code, "added": amount}
+                                         for (r, a, code), amount in self.added.items()])
         db.insert_rows(connection, _BETS, list(self.new_bets.values()))
         for shoe, players in self.seeds.items():  # before the shoe's first deal: the players' seeds go in
             taken = set(_read(connection, "seeds_taken", {"shoe": shoe, "accounts": sorted(players)}).scalars())
@@ -355,13 +345,7 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     if not bets:
         raise ConfigurationError.coded("bet.malformed")
     row = table.row
-    if number is not None and number != row.number:
-        betting._refuse_round(connection, command.table_id, number, row.number)
-    if row.opens_at is not None and aware(row.opens_at) > now:
-        wait = math.ceil((aware(row.opens_at) - now).total_seconds())
-        raise IllegalActionError.coded("bet.opens_in", seconds=wait, round=row.number)
-    if betting.betting_closed(row.closes_at, now):
-        raise IllegalActionError.coded("bet.closed", round=row.number)
+    betting.check_window(connection, row, command.table_id, now, number)
     seat = table.seats.get(account) or tables.NO_SEAT
     placed = table.placed[account]
     have = balances.get(account)
@@ -375,15 +359,15 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     balance_before = balance + total + sum(placed.values())
     writes.stakes.append((account, wallet.escrow_account(row.id), total, f"table {row.name} round {row.number}"))
     writes.staked[command.table_id] += total
-    for code, amount in bets.items():
-        spot = (row.id, account, code)
-        if code not in placed:
-            writes.new_bets[spot] = {"round_id": row.id, "account_id": account, "seat": seat, "wager": code,
-                                     "amount": amount, "balance_before": balance_before}
-        elif spot in writes.new_bets:  # first placed in this batch: its row is not written yet
-            writes.new_bets[spot]["amount"] += amount
+    new, added = betting.bet_rows(row.id, account, seat, placed, bets, balance_before=balance_before)
+    for bet in new:
+        writes.new_bets[(row.id, account, bet["wager"])] = bet
+    for chips in added:
+        spot = (row.id, account, chips["code"])
+        if spot in writes.new_bets:  # first placed in this batch: its row is not written yet
+            writes.new_bets[spot]["amount"] += chips["added"]
         else:
-            writes.added[spot] += amount
+            writes.added[spot] += chips["added"]
     if fairness.takes_seeds(row.algorithm, row.client_seeds):
         writes.seeds[row.shoe_id].add(account)
     writes.tables.add(command.table_id)
