@@ -178,7 +178,7 @@ def test_forty_parallel_wrong_passwords_are_limited(client):
     # each attempt reserves its place before its password is hashed: exactly the limit get an answer
     assert Counter(status for status, _ in answers) == {401: ratelimit.LOGIN_FAILURES,
                                                         429: 40 - ratelimit.LOGIN_FAILURES}
-    assert all("for this username; try again in" in detail for status, detail in answers if status == 429)
+    assert all("for this username: try again in" in detail for status, detail in answers if status == 429)
     blocked = _log_in(client, "MALLORY")  # the limit is on the name in any case; even the right password waits
     assert blocked.status_code == 429
     assert 1 <= int(blocked.headers["Retry-After"]) <= 60  # the wait, for clients as well as in the words

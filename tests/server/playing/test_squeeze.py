@@ -179,7 +179,7 @@ def test_two_squeezers_and_a_watcher_see_no_face_before_it_is_turned(sessions):
                for s in samples if s["view"]["squeeze"]["cards"])
     # the table news says who squeezes
     words = {a["text"] for s in samples for a in s["view"]["announcements"]}
-    assert {"alice squeezes the Player's cards", "bob squeezes the Banker's cards"} <= words
+    assert {"alice squeezes the Player's cards.", "bob squeezes the Banker's cards."} <= words
     # the next window opens the results pause after the (earlier) result
     upcoming = _round(sessions, table_id, 2)
     assert _aware(upcoming.opens_at) == result_at + timedelta(seconds=PACE.results)
