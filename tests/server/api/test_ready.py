@@ -24,7 +24,7 @@ from baccarat.server.storage.db import make_engine, session_factory
 from baccarat.server.storage.migrate import code_heads
 from baccarat.server.storage.settings import Settings
 
-from ...conftest import ON_POSTGRESQL, api_client
+from ...conftest import ON_BOTH, ON_POSTGRESQL, api_client
 
 
 def _settings(database_url: str, tmp_path: Path) -> Settings:
@@ -114,12 +114,12 @@ def test_a_schema_behind_the_code_is_not_ready(client: TestClient, database_url:
     assert client.get("/ready").status_code == 200
 
 
-@ON_POSTGRESQL
+@ON_BOTH
 def test_without_a_dealer_it_is_not_ready_and_another_process_dealing_makes_it_ready(
         manual_time: Any, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """This process never gets the dealer's lock: not ready while nobody holds it.  On PostgreSQL, another
-    process taking the lock (here a connection named as a server's dealer is) makes this one ready too, naming
-    that process."""
+    """This process never gets the dealer's lock: not ready while nobody holds it (on SQLite its own election is the
+    only one; on PostgreSQL the database says nobody holds the lock).  On PostgreSQL, another process taking the lock
+    (here a connection named as a server's dealer is) makes this one ready too, naming that process."""
     tries: list[float] = []
     monkeypatch.setattr(Leadership, "try_take", lambda self: tries.append(manual_time.monotonic()) or False)
     for client in api_client(_settings(database_url, tmp_path)):

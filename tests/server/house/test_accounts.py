@@ -374,3 +374,24 @@ def test_a_password_that_cannot_be_stored_and_an_unknown_role_are_refused(sessio
         transaction(sessions, lambda s: accounts.register(s, "nia", "correct horse", grant=0, role="croupier"))
     assert role.value.code == "account.role" and role.value.params == {"roles": ["player", "operator"]}
     assert accounts.inline(lambda: 42) == 42  # the command line hashes in its own thread
+
+
+def test_a_username_that_is_not_text_is_refused_and_a_session_that_is_gone_has_no_start(sessions):
+    for name in (5, None, ["ann"]):
+        with pytest.raises(ConfigurationError) as refused:
+            transaction(sessions, lambda s, n=name: accounts.register(s, n, GOOD, grant=0))
+        assert refused.value.code == "account.username_not_text"
+        with pytest.raises(AuthenticationError) as wrong:  # no account can have that name: the same answer as ever
+            transaction(sessions, lambda s, n=name: accounts.log_in(s, n, GOOD))
+        assert wrong.value.code == "auth.wrong_password"
+    transaction(sessions, lambda s: accounts.register(s, "olive", GOOD, grant=0))
+    token = transaction(sessions, lambda s: accounts.log_in(s, "olive", GOOD))
+    with sessions() as s:
+        started = accounts.session_started(s, token)
+        assert started.tzinfo is not None
+    transaction(sessions, lambda s: accounts.log_out(s, token))
+    transaction(sessions, lambda s: accounts.log_out(s, token))  # logged out twice: nothing more to do
+    for gone in (token, "never-issued"):
+        with sessions() as s, pytest.raises(AuthenticationError) as expired:
+            accounts.session_started(s, gone)
+        assert expired.value.code == "auth.session_expired"

@@ -10,14 +10,14 @@ import threading
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from baccarat.core.errors import AuthenticationError, ConfigurationError, ConflictError, InsufficientFundsError
 from baccarat.server.house import accounts, wallet
 from baccarat.server.storage.db import make_engine, transaction
 from baccarat.server.storage.migrate import upgrade
-from baccarat.server.storage.models import Base, Token
+from baccarat.server.storage.models import Base, LedgerTransaction, Token, Wallet, now
 
 from ...conftest import ON_BOTH
 
@@ -215,3 +215,70 @@ def test_same_wallet_race_has_exactly_one_winner(sessions):
         assert outcomes.count("accepted") == 1 and outcomes.count("refused") == 63
         transaction(sessions, lambda s, rep=repetition: wallet.transfer(
             s, "refund", {wallet.escrow_account(rep): -5_000, wallet.wallet_account(account_id): 5_000}))
+
+
+def _books(sessions) -> tuple[dict[int, int], int, dict[str, int]]:
+    """Every wallet's balance, the ledger's movements and its drift: what a refusal must leave as it was."""
+    with sessions() as s:
+        wallets = {account: balance for account, balance in s.execute(select(Wallet.account_id, Wallet.balance))}
+        return wallets, s.scalar(select(func.count(LedgerTransaction.id))) or 0, wallet.check_ledger(s)
+
+
+def test_a_stake_the_wallet_cannot_cover_is_refused_with_the_shown_balance_and_moves_nothing(sessions):
+    """Defence in depth behind the stake rule (:func:`baccarat.core.stakes.check_stakes`): ``wallet.stake`` called
+    with more than the wallet holds, or more than the balance shown, says what may be staked and moves nothing."""
+    rich, broke = _register(sessions, "gina", grant=500), _register(sessions, "hank", grant=0)
+    before = _books(sessions)
+    moment = now()
+
+    def stake(account: int, amount: int, shown_before: int | None = None):
+        return lambda s: wallet.stake(s, account, wallet.escrow_account(1), amount, memo="round 1", now=moment,
+                                      shown_before=shown_before)
+
+    for account, amount, shown_before, code, params in (
+            (rich, 800, None, "wallet.short", {"amount": 800, "balance": 500}),  # more than the wallet holds
+            (broke, 100, None, "bet.balance_used_up", {"amount": 100}),  # nothing at all to stake
+            # the wallet covers it, the balance shown (less what is not shown yet) does not
+            (rich, 300, 100, "wallet.short", {"amount": 300, "balance": 100}),
+            (rich, 300, 0, "bet.balance_used_up", {"amount": 300})):
+        with pytest.raises(InsufficientFundsError) as refused:
+            transaction(sessions, stake(account, amount, shown_before))
+        assert (refused.value.code, refused.value.params) == (code, params)
+        assert _books(sessions) == before
+    assert transaction(sessions, stake(rich, 500)) == (0, 0)  # the whole balance may be staked
+    transaction(sessions, lambda s: wallet.transfer(s, "refund", {wallet.escrow_account(1): -500,
+                                                                  wallet.wallet_account(rich): 500}))
+    assert _books(sessions)[0] == before[0]
+
+
+def test_movements_the_ledger_cannot_record_are_refused_and_leave_nothing(sessions):
+    """Amounts that are not whole minor units, a round's credits to a wallet that is not there, a batch of stakes
+    a wallet cannot cover (its caller checks them first: this cannot happen but by a bug): refused, nothing kept."""
+    players = [_register(sessions, f"payee{i}", grant=100) for i in range(wallet.BULK)]
+    before = _books(sessions)
+    for postings in ({wallet.CASHIER: -150, wallet.wallet_account(players[0]): 150.0},
+                     {wallet.CASHIER: -1, wallet.wallet_account(players[0]): True}):
+        with pytest.raises(ConfigurationError, match="whole minor units"):
+            transaction(sessions, lambda s, p=postings: wallet.transfer(s, "credit", p))
+    # more wallets than BULK are credited in one statement: one of them missing fails the whole movement
+    credits = {wallet.wallet_account(account): 10 for account in [*players, 999_999]}
+    with pytest.raises(ConfigurationError, match="1 of the wallets credited do not exist"):
+        transaction(sessions, lambda s: wallet.transfer(s, "settle", {wallet.HOUSE: -10 * len(credits), **credits}))
+    # a batch of stakes: the first player's two stakes together are more than the wallet holds
+    stakes = [(players[0], wallet.escrow_account(2), 60, "a"), (players[1], wallet.escrow_account(2), 60, "b"),
+              (players[0], wallet.escrow_account(2), 60, "c")]
+    with pytest.raises(ConfigurationError, match="1 wallets could not be debited"):
+        transaction(sessions, lambda s: wallet.stake_many(s, stakes))
+    transaction(sessions, lambda s: wallet.stake_many(s, []))  # no stakes: nothing written
+    assert _books(sessions) == before
+
+
+def test_an_account_without_a_wallet_is_named(sessions):
+    account = _register(sessions, "ivan")
+    with sessions() as s:
+        for look in (lambda: wallet.balance(s, 999_999), lambda: wallet.hold_shown_balance(s, 999_999, now())):
+            with pytest.raises(ConfigurationError, match="no wallet for account 999999"):
+                look()
+        assert wallet.pending_payouts(s, [], now()) == {}  # no accounts: no statement, nothing pending
+        assert wallet.hold_shown_balance(s, account, now()) == 10_000
+        assert wallet.shown_balances(s, [account, 999_999]) == {account: 10_000}

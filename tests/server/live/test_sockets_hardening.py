@@ -456,7 +456,7 @@ def _origin_allowed(client: TestClient, token: str, origin: str, host: str | Non
         return False
 
 
-def test_origins_the_server_s_own_and_those_configured_no_hard_coded_port(tmp_path, monkeypatch):
+def test_origins_the_server_s_own_and_no_hard_coded_port(tmp_path, monkeypatch):
     monkeypatch.delenv("BACCARAT_ALLOWED_ORIGINS", raising=False)
     assert Settings().allowed_origins == ()
     with TestClient(create_app(Settings(data_dir=tmp_path / "a"))) as client:
@@ -466,6 +466,9 @@ def test_origins_the_server_s_own_and_those_configured_no_hard_coded_port(tmp_pa
         assert not _origin_allowed(client, token, "http://127.0.0.1:8000")
         assert not _origin_allowed(client, token, "http://localhost:8000")
         assert not _origin_allowed(client, token, "https://casino.example")
+
+
+def test_origins_configured_are_allowed_and_no_other(tmp_path, monkeypatch):
     monkeypatch.setenv("BACCARAT_ALLOWED_ORIGINS", " https://casino.example, https://Mirror.example/ ,")
     settings = Settings(data_dir=tmp_path / "b")
     assert settings.allowed_origins == ("https://casino.example", "https://mirror.example")

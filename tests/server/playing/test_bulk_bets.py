@@ -11,11 +11,13 @@ path the bulk one falls back to, through each command alone (its own savepoint),
 from __future__ import annotations
 
 import logging
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text, update
+from sqlalchemy.exc import OperationalError
 
 from baccarat.server.house import accounts, protection, wallet
 from baccarat.server.live.sockets import SIGNED_OUT, Close, SocketCommand, bets_together
@@ -23,7 +25,7 @@ from baccarat.server.playing import betting, fairness, seating, tables
 from baccarat.server.playing import bulk_bets as bulkbets
 from baccarat.server.storage import group_commit as batch
 from baccarat.server.storage.db import transaction
-from baccarat.server.storage.models import Bet, IdempotentRequest, ShoeSeed, Wallet
+from baccarat.server.storage.models import Bet, IdempotentRequest, Round, ShoeSeed, Wallet
 
 from ...conftest import ON_BOTH
 
@@ -199,3 +201,169 @@ def test_a_socket_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(
     with sessions() as s:
         assert s.scalars(select(Bet.account_id).where(Bet.round_id == round_id, Bet.account_id.in_(
             [players[1], players[4]]))).all() == [players[1]]
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many commands each bulk placement of the test took (none: every command ran alone)."""
+    counted: list[int] = []
+    placed = bulkbets._place
+
+    def counting(s: Any, chosen: Any, signed_out: Any) -> Any:
+        counted.append(len(chosen))
+        return placed(s, chosen, signed_out)
+    monkeypatch.setattr(bulkbets, "_place", counting)
+    return counted
+
+
+def _bet(setup: dict[str, Any], player: int, table_id: int, bets: dict[str, int], key: str,
+         at: datetime) -> SocketCommand:
+    account = setup["players"][player]
+    return SocketCommand(table_id, account, setup["digests"][account], {"type": "bet", "key": key, "bets": bets}, at)
+
+
+def _outcome(outcome: tuple[bool, Any]) -> Any:
+    """An answer's stakes and shown balance, or a refusal's code."""
+    ok, answer = outcome
+    return (answer["bets"], answer["balance"]) if ok else answer.code
+
+
+def _staked(sessions: Any) -> list[tuple[int, str, int]]:
+    with sessions() as s:
+        return [tuple(row) for row in s.execute(select(Bet.account_id, Bet.wager, Bet.amount).order_by(Bet.id))]
+
+
+def test_bets_on_a_table_without_an_open_punto_banco_round_run_alone_with_their_own_answers(sessions, monkeypatch):
+    """Only bets on a punto banco round taking bets go the bulk way: a bet on a table that is not there, on a Lucky
+    Draw table, on a closed table runs alone and gets its own refusal; the others of the batch are placed together."""
+    start = datetime.now(UTC)
+    setup = transaction(sessions, lambda s: _setting_up(s, start))
+
+    def more_tables(s: Any) -> tuple[int, int]:
+        lucky = tables.create_table(s, "lucky", "lucky-draw", betting_seconds=600, now=start - timedelta(seconds=1))
+        shut = tables.create_table(s, "shut", "ez", betting_seconds=600, now=start - timedelta(seconds=1))
+        tables.close_table(s, shut.id, start)
+        return lucky.id, shut.id
+    lucky, shut = transaction(sessions, more_tables)
+    counted = _counting(monkeypatch)
+    commands = [_bet(setup, 0, setup["table"], {"banker": 100}, "key-open-table", start),
+                _bet(setup, 1, 99, {"banker": 100}, "key-no-table", start),
+                _bet(setup, 4, lucky, {"enter": 100}, "key-lucky-table", start),
+                _bet(setup, 5, shut, {"banker": 100}, "key-shut-table", start)]
+    outcomes = batch.Batcher(sessions, bulk=bets_together)._commit(commands)
+    assert [_outcome(outcome) for outcome in outcomes] == [
+        ({"banker": 100}, GRANT - 100), "table.unknown", "bet.sit_first", "bet.round_over"]
+    assert counted == [1]  # the bet on the open punto banco round alone went the bulk way
+    assert _staked(sessions) == [(setup["players"][7], "banker", 1_500), (setup["players"][0], "banker", 100)]
+
+
+def test_a_command_of_another_kind_in_the_batch_runs_every_command_alone_in_order(sessions, monkeypatch):
+    """A command that is not a socket's bet could touch anyone's money: nothing goes the bulk way, and each command
+    sees what the commands before it did."""
+    start = datetime.now(UTC)
+    setup = transaction(sessions, lambda s: _setting_up(s, start))
+    first = setup["players"][0]
+    counted = _counting(monkeypatch)
+    commands = [_bet(setup, 0, setup["table"], {"banker": 1_000}, "key-before", start),
+                lambda s: wallet.balance(s, first),
+                _bet(setup, 0, setup["table"], {"banker": 1_000}, "key-after", start)]
+    outcomes = batch.Batcher(sessions, bulk=bets_together)._commit(commands)
+    assert outcomes == [(True, outcomes[0][1]), (True, GRANT - 1_000), (True, outcomes[2][1])]
+    assert [_outcome(outcomes[0]), _outcome(outcomes[2])] == [({"banker": 1_000}, GRANT - 1_000),
+                                                              ({"banker": 2_000}, GRANT - 2_000)]
+    assert counted == []
+
+
+def test_a_round_that_moved_on_before_it_was_held_takes_no_bulk_bets(sessions, monkeypatch):
+    """The round read as taking bets has moved on by the time the batch holds it (the dealer dealt it in between):
+    its bets run alone, which find no round taking bets, and nothing is staked."""
+    start = datetime.now(UTC)
+    setup = transaction(sessions, lambda s: _setting_up(s, start))
+    read_row = betting.betting_row
+    dealt: list[int] = []
+
+    def dealer_in_between(connection: Any, table_id: int) -> Any:
+        row = read_row(connection, table_id)
+        if not dealt and row is not None and row.id is not None:  # once: the dealer moves the round on
+            dealt.append(row.id)
+            connection.execute(update(Round).where(Round.id == row.id).values(status="settled"))
+        return row
+    monkeypatch.setattr(betting, "betting_row", dealer_in_between)
+    counted = _counting(monkeypatch)
+    before = _staked(sessions)
+    commands = [_bet(setup, player, setup["table"], {"player": 100}, f"key-moved-on-{player}", start)
+                for player in (0, 1)]
+    outcomes = batch.Batcher(sessions, bulk=bets_together)._commit(commands)
+    assert [_outcome(outcome) for outcome in outcomes] == ["bet.round_over", "bet.round_over"]
+    assert dealt and counted == []
+    assert _staked(sessions) == before
+
+
+def _database_refuses(s: Any) -> None:
+    """A statement the database refuses (not a lost race): what a disk or a schema fault looks like to the batch."""
+    s.execute(text("SELECT no_such_column FROM wallets"))
+
+
+@pytest.mark.parametrize("where", ["the write", "a bet's check"])
+def test_a_database_error_in_the_bulk_path_rolls_it_back_and_each_bet_runs_alone(sessions, monkeypatch, caplog,
+                                                                                 where):
+    """A database error (not a lost race) in the bulk write, or while one bet of it is checked (it is not that bet's
+    refusal), rolls the bulk path back to its savepoint: the commands run alone, with the same answers and books."""
+    if where == "the write":
+        class Broken(bulkbets._Writes):
+            def run(self, s: Any) -> None:
+                super().run(s)
+                _database_refuses(s)
+        monkeypatch.setattr(bulkbets, "_Writes", Broken)
+    else:
+        checked = bulkbets._one
+        seen: list[str] = []
+
+        def one(command: Any, *args: Any) -> Any:
+            seen.append(command.frame.get("key"))
+            if len(seen) == 3:
+                _database_refuses(args[-1])  # the batch's connection
+            return checked(command, *args)
+        monkeypatch.setattr(bulkbets, "_one", one)
+    with caplog.at_level(logging.ERROR, logger=bulkbets.log.name):
+        setup, counted = _run(sessions, bulk=True, monkeypatch=monkeypatch)
+    assert counted == [22]  # the bulk path ran, and failed
+    failed = [record for record in caplog.records if "bulk bets failed" in record.getMessage()]
+    assert len(failed) == 1 and "no_such_column" in str(failed[0].exc_info[1])
+    _books(sessions, setup)
+
+
+def test_a_lost_race_in_the_bulk_write_runs_the_whole_batch_again(sessions, monkeypatch, caplog):
+    """A lost race (SQLite's lock, a deadlock) in the bulk write is the batch's, not a fault: the transaction runs
+    the whole batch again, the bulk way, with the same answers and books."""
+    lost: list[bool] = []
+
+    class Racing(bulkbets._Writes):
+        def run(self, s: Any) -> None:
+            super().run(s)
+            if not lost:
+                lost.append(True)
+                raise OperationalError("UPDATE wallets", {}, sqlite3.OperationalError("database is locked"))
+    monkeypatch.setattr(bulkbets, "_Writes", Racing)
+    with caplog.at_level(logging.ERROR, logger=bulkbets.log.name):
+        setup, counted = _run(sessions, bulk=True, monkeypatch=monkeypatch)
+    assert lost and counted == [22, 22]  # the bulk path, twice: the second time it was written
+    assert not [record for record in caplog.records if "bulk bets failed" in record.getMessage()]
+    _books(sessions, setup)
+
+
+@pytest.mark.parametrize("bulk", [True, False], ids=["together", "alone"])
+def test_a_bettor_whose_wallet_row_is_gone_is_refused_and_the_others_are_placed(sessions, monkeypatch, bulk):
+    """No code removes a wallet (an account gets its wallet in the transaction that creates it); a database damaged
+    by hand that lost one refuses that player's bets, naming the account, on both paths, and takes the others."""
+    start = datetime.now(UTC)
+    setup = transaction(sessions, lambda s: _setting_up(s, start))
+    gone = setup["players"][0]
+    with sessions.kw["bind"].begin() as connection:
+        connection.execute(text("DELETE FROM wallets WHERE account_id = :account"), {"account": gone})
+    counted = _counting(monkeypatch)
+    commands = [_bet(setup, player, setup["table"], {"player": 100}, f"key-wallet-{player}", start)
+                for player in (0, 1)]
+    (refused, error), answered = batch.Batcher(sessions, bulk=bets_together if bulk else None)._commit(commands)
+    assert not refused and str(error) == f"no wallet for account {gone}"
+    assert _outcome(answered) == ({"player": 100}, GRANT - 100)
+    assert counted == ([2] if bulk else [])

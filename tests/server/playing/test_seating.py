@@ -11,7 +11,7 @@ the test deals the rounds itself (the app's dealer loop is off)."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from baccarat.core.errors import BaccaratError
 from baccarat.server.api import app as app_module
 from baccarat.server.house import accounts
-from baccarat.server.playing import tables
+from baccarat.server.playing import betting, seating, tables
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Round, Seat, aware
 from baccarat.server.storage.settings import Settings
@@ -182,3 +183,46 @@ def test_the_operator_stands_a_player_up(client: TestClient):
     assert again.status_code == 404 and again.json()["code"] == "seat.empty"
     with client.app.state.sessions() as s:  # type: ignore[attr-defined]
         assert s.scalars(select(Seat)).all() == []
+
+
+def test_sitting_down_and_leaving_are_refused_when_they_may_not_and_change_nothing(sessions):
+    """A closed table, a seat the game has not or someone else's, a player on a break: refused with their codes and
+    no seat taken; sitting down again gives the seat already held.  Leaving with chips on the round in play is
+    refused and the seat stays; a break stands the player up from every seat but the one with chips in play."""
+    now = datetime.now(UTC)
+
+    def work(s: Any) -> tuple[int, int, int, int, int]:
+        lucky = tables.create_table(s, "lucky", "lucky-draw", betting_seconds=600, now=now - timedelta(seconds=1))
+        ez = tables.create_table(s, "ez", "ez", betting_seconds=600, now=now - timedelta(seconds=1))
+        shut = tables.create_table(s, "shut", "ez", betting_seconds=600, now=now - timedelta(seconds=1))
+        tables.close_table(s, shut.id, now)
+        ann, ben = (accounts.register(s, name, "correct horse", grant=10_000).id for name in ("ann", "ben"))
+        return lucky.id, ez.id, shut.id, ann, ben
+    lucky, ez, shut, ann, ben = transaction(sessions, work)
+
+    def seats() -> list[tuple[int, int, int]]:
+        with sessions() as s:
+            return sorted((seat.table_id, seat.number, seat.account_id) for seat in s.scalars(select(Seat)))
+
+    def refusal(act: Any) -> tuple[str, dict[str, Any]]:
+        before = seats()
+        with pytest.raises(BaccaratError) as refused:
+            transaction(sessions, act)
+        assert seats() == before
+        return refused.value.code, refused.value.params
+
+    assert refusal(lambda s: seating.sit(s, shut, ann, now=now)) == ("table.closed", {})
+    assert refusal(lambda s: seating.sit(s, lucky, ann, 8, now=now)) == ("seat.out_of_range", {"seats": 7})
+    assert refusal(lambda s: seating.sit(s, lucky, ann, 0, now=now)) == ("seat.out_of_range", {"seats": 7})
+    assert transaction(sessions, lambda s: seating.sit(s, lucky, ann, 4, now=now)) == 4
+    assert transaction(sessions, lambda s: seating.sit(s, lucky, ann, 2, now=now)) == 4  # already seated: that seat
+    assert refusal(lambda s: seating.sit(s, lucky, ben, 4, now=now)) == ("seat.taken", {"seat": 4})
+    assert transaction(sessions, lambda s: seating.sit(s, ez, ann, now=now)) == 1
+    transaction(sessions, lambda s: betting.place_bets(s, lucky, ann, {"enter": 100}, now))
+    assert refusal(lambda s: seating.leave(s, lucky, ann, now)) == ("seat.leave_with_bets", {})
+    transaction(sessions, lambda s: seating.leave(s, lucky, ben, now))  # not seated: nothing to give up
+    # a time-out: stood up at once where no chips are in play; the seat with chips goes after its round
+    transaction(sessions, lambda s: seating.take_break(s, ann, hours=24, now=now))
+    assert seats() == [(lucky, 4, ann)]
+    code, _ = refusal(lambda s: seating.sit(s, ez, ann, now=now))
+    assert code == "protection.timeout"

@@ -392,3 +392,37 @@ def test_a_restart_mid_squeeze_keeps_the_timeline_and_turns_what_is_past_its_dea
         assert [c["card"] for c in view["cards"]] == [d["card"] for d in deal[:2]]
         assert next(c["index"] for c in view["squeeze"]["cards"]) == 2 and view["result"] is None
         assert views.table_view(s, table_id, result_at)["result"] is not None
+
+
+def test_a_peel_or_turn_that_is_not_the_squeezer_s_to_make_now_is_refused_and_changes_nothing(sessions):
+    """What the squeezer sends is checked before anything moves: a card that is not a card's number, a lift outside
+    0 to 1, a table that does not squeeze, no round being squeezed, before the card's squeeze time, a card other than
+    the one being squeezed; each is refused with its code and the round's timeline is as it was."""
+    table_id, (alice,) = _setup(sessions, ("alice",))
+    plain = transaction(sessions, lambda s: tables.create_table(s, "plain", "mini", betting_seconds=10, now=T0).id)
+
+    def refusal(act) -> str:
+        with pytest.raises(BaccaratError) as refused:
+            transaction(sessions, act)
+        return refused.value.code
+
+    at = T0 + timedelta(seconds=1)
+    assert refusal(lambda s: squeeze.peel(s, table_id, alice, "0", 0.5, at)) == "squeeze.card"
+    assert refusal(lambda s: squeeze.turn(s, table_id, alice, True, at)) == "squeeze.card"
+    for lift in (-0.1, 1.5, True, "0.5"):
+        assert refusal(lambda s, lift=lift: squeeze.peel(s, table_id, alice, 0, lift, at)) == "squeeze.lift"
+    assert refusal(lambda s: squeeze.turn(s, plain, alice, 0, at)) == "squeeze.not_now"  # the table does not squeeze
+    assert refusal(lambda s: squeeze.turn(s, table_id, alice, 0, at)) == "squeeze.not_now"  # nothing dealt yet
+    _bet(sessions, table_id, alice, {"player": 1_000}, at)
+    _, closes = _deal(sessions, table_id, 1)
+    planned, result_at = _stored(sessions, table_id, 1)
+    first = datetime.fromisoformat(planned[0]["at"])
+    start = closes + timedelta(seconds=PACE.no_more_bets)
+    assert refusal(lambda s: squeeze.peel(s, table_id, alice, 0, 0.5, start + timedelta(seconds=1))
+                   ) == "squeeze.not_now"  # the four cards are not down yet
+    assert refusal(lambda s: squeeze.peel(s, table_id, alice, 2, 0.5, first - timedelta(seconds=1))
+                   ) == "squeeze.not_now"  # the card being squeezed is the first
+    assert refusal(lambda s: squeeze.turn(s, table_id, alice, 0, result_at + timedelta(seconds=1))
+                   ) == "squeeze.not_now"  # the round's result is out: nothing to squeeze
+    assert _stored(sessions, table_id, 1) == (planned, result_at)
+    assert json.loads(_round(sessions, table_id, 1).squeeze or "{}")["peel"] is None

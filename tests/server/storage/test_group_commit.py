@@ -5,10 +5,12 @@ commit confirms none of its batch and leaves nothing of it."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.exc import OperationalError
 
 from baccarat.core.errors import BetLimitError, InsufficientFundsError, UnknownWagerError
@@ -136,3 +138,59 @@ def test_the_dealer_waits_for_bets_that_arrived_before_the_close(sessions, after
     assert answer["round"] == 1
     with sessions() as s:
         assert s.scalar(select(func.count(Bet.id))) == 1
+
+
+def test_a_command_the_database_refuses_is_rolled_back_alone_and_a_lost_race_is_raised(sessions):
+    """In a shared transaction, a command whose statement the database refuses (not a lost race) gets that error
+    as its outcome, with nothing of it left, and the batch goes on; a lost race (SQLite's lock) is raised, so that
+    the whole batch runs again."""
+    _, (ann, bob) = _table_and_players(sessions, 2)
+
+    def credit(account: int):
+        return lambda s: wallet.transfer(s, "credit", {wallet.CASHIER: -100, wallet.wallet_account(account): 100})
+
+    def refused(s):
+        credit(ann)(s)
+        s.execute(text("SELECT no_such_column FROM wallets"))  # the database refuses it: not a race
+
+    def lost_race(s):
+        raise OperationalError("UPDATE wallets", {}, sqlite3.OperationalError("database is locked"))
+
+    def work(s):
+        outcomes = [batch.run_one(s, refused), batch.run_one(s, credit(bob))]
+        with pytest.raises(OperationalError, match="database is locked"):
+            batch.run_one(s, lost_race)
+        return outcomes
+
+    (ok, error), (credited, _) = transaction(sessions, work)
+    assert not ok and isinstance(error, OperationalError) and "no_such_column" in str(error)
+    assert credited
+    with sessions() as s:
+        assert (wallet.balance(s, ann), wallet.balance(s, bob)) == (1_000, 1_100)  # ann's credit went with its command
+
+
+def test_a_batch_cancelled_mid_commit_gives_its_commands_the_cancellation(sessions):
+    """A stopping server cancels the flusher while a batch is being committed: each command of that batch is
+    answered with the cancellation, and the flusher ends cancelled rather than going on."""
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(s):
+        entered.set()
+        release.wait(30)  # until the test has cancelled the batch
+        return "slow"
+    batcher = batch.Batcher(sessions, window=0)
+
+    async def scene():
+        runs = asyncio.gather(batcher.run(slow), batcher.run(lambda s: "quick"), return_exceptions=True)
+        await asyncio.to_thread(entered.wait, 30)
+        flusher = batcher.flusher
+        assert flusher is not None
+        flusher.cancel()
+        answers = await runs
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await flusher
+        return answers, batcher.batches
+    answers, committed = asyncio.run(scene())
+    assert [type(answer) for answer in answers] == [asyncio.CancelledError, asyncio.CancelledError]
+    assert committed == 0

@@ -81,9 +81,12 @@ class Leadership:
             return False
 
     def drop(self) -> None:
-        """Give the lock up (closing its connection releases it)."""
+        """Give the lock up: its connection is invalidated, so that its PostgreSQL session ends and the lock with
+        it (closed, a connection of the pool would only go back to the pool, its session and the lock alive)."""
         self.leading = False
         if self.connection is not None:
+            with suppress(Exception):
+                self.connection.invalidate()
             with suppress(Exception):
                 self.connection.close()
             self.connection = None

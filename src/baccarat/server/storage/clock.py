@@ -157,6 +157,8 @@ class ManualTime:
         self._order = itertools.count()
         self._known: set[asyncio.Task[object]] = set()
         self._resting: set[asyncio.Task[object]] = set()  # asleep, or waiting for an event
+        #: the event each task in :meth:`wait` waits for: once it is set, that task is about to run, not resting
+        self._waiting: dict[asyncio.Task[object], asyncio.Event] = {}
         self._changed = threading.Condition()
 
     def now(self) -> datetime:
@@ -180,6 +182,9 @@ class ManualTime:
         if event.is_set():
             return True
         owner = asyncio.current_task()
+        if owner is not None:
+            with self._changed:
+                self._waiting[owner] = event
         setting = asyncio.ensure_future(event.wait())
         sleeping = asyncio.ensure_future(self._sleep(timeout, owner))
         try:
@@ -187,6 +192,8 @@ class ManualTime:
         finally:
             for waiting in (setting, sleeping):
                 waiting.cancel()
+            with self._changed:
+                self._waiting.pop(owner, None)  # type: ignore[arg-type]
         self._awake(owner)
         return setting in done and not setting.cancelled()
 
@@ -229,11 +236,13 @@ class ManualTime:
             self.settle()
 
     def settle(self) -> None:
-        """Wait until every task that ever slept here is asleep, waiting for an event, or done (real time, at
-        most :data:`SETTLE` seconds: a task that takes longer is named)."""
+        """Wait until every task that ever slept here is asleep, waiting for an event not yet set, or done (real
+        time, at most :data:`SETTLE` seconds: a task that takes longer is named).  A task whose event was set (by a
+        task woken here, or by the test) is about to run: it is waited for, and time does not move past it."""
         deadline = time.monotonic() + self.SETTLE
         with self._changed:
-            while busy := [task for task in self._known if not task.done() and task not in self._resting]:
+            while busy := [task for task in self._known if not task.done() and (
+                    task not in self._resting or (task in self._waiting and self._waiting[task].is_set()))]:
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"these tasks did not settle in {self.SETTLE:g} s: {busy}")
                 self._changed.wait(0.002)  # a task also settles by ending, which says nothing
