@@ -144,9 +144,9 @@ def betting_row(connection: Any, table_id: int) -> Any:
 
 
 def check_window(connection: Any, row: Any, table_id: int, now: datetime, round_number: int | None) -> None:
-    """Whether a bet that arrived at ``now`` may go on the round of :func:`betting_row`'s ``row``: refused when it
-    names another round (``round_number``), when no round takes bets, before the window opens and after it
-    closed (with :data:`ON_THE_WAY`).  The one check of the window for a bet alone and for the bets of a batch
+    """Refuse a bet that arrived at ``now`` unless it may go on the round of :func:`betting_row`'s ``row``: it is
+    refused when it names another round (``round_number``), when no round takes bets, before the window opens and
+    after it closed (with :data:`ON_THE_WAY`).  The one check of the window for a bet alone and for the bets of a batch
     (:mod:`baccarat.server.playing.bulk_bets`); the round's lock is the caller's."""
     if round_number is not None and round_number != row.number:
         _refuse_round(connection, table_id, round_number, row.number)
