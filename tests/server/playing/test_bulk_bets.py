@@ -100,13 +100,7 @@ def _run(sessions: Any, *, bulk: bool, monkeypatch: pytest.MonkeyPatch) -> tuple
     cases = _batch(players)
     commands = [SocketCommand(table_id, account, digests[account], frame, start + late)
                 for account, frame, late, _ in cases]
-    counted: list[int] = []
-    placed = bulkbets._place
-
-    def counting(s: Any, chosen: Any, signed_out: Any) -> Any:
-        counted.append(len(chosen))
-        return placed(s, chosen, signed_out)
-    monkeypatch.setattr(bulkbets, "_place", counting)
+    counted = _counting(monkeypatch)
     outcomes = batch.Batcher(sessions, bulk=bets_together if bulk else None)._commit(commands)
     monkeypatch.undo()
     for (account, frame, _, wanted), (ok, answer) in zip(cases, outcomes, strict=True):
@@ -187,13 +181,7 @@ def test_a_socket_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(
     commands = [SocketCommand(table_id, account, digests[account],
                               {"type": "bet", "key": f"on-its-way-{account:06d}", "bets": {"player": 100}}, at)
                 for account, at in ((players[1], end - timedelta(milliseconds=1)), (players[4], end))]
-    counted: list[int] = []
-    placed = bulkbets._place
-
-    def counting(s: Any, chosen: Any, signed_out: Any) -> Any:
-        counted.append(len(chosen))
-        return placed(s, chosen, signed_out)
-    monkeypatch.setattr(bulkbets, "_place", counting)
+    counted = _counting(monkeypatch)
     (taken, answer), (refused, refusal) = batch.Batcher(sessions, bulk=bets_together)._commit(commands)
     assert counted == [2]  # both went the bulk way
     assert taken and answer["round"] == 1 and answer["bets"] == {"player": 100}
