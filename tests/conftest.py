@@ -718,3 +718,18 @@ def page(browser: Any, server: Any, page_errors: list[str]) -> Iterator[Any]:
     yield tab
     context.close()
     assert page_errors == [], page_errors  # no JavaScript error on the page
+
+
+def count_bulk_placements(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many commands each bulk placement of the test takes (:mod:`baccarat.server.playing.bulk_bets`; none
+    counted: every command ran alone), counted into the list returned as the test goes on."""
+    from baccarat.server.playing import bulk_bets
+
+    counted: list[int] = []
+    placed = bulk_bets._place
+
+    def counting(s: Any, chosen: Any, signed_out: Any) -> Any:
+        counted.append(len(chosen))
+        return placed(s, chosen, signed_out)
+    monkeypatch.setattr(bulk_bets, "_place", counting)
+    return counted

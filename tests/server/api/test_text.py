@@ -30,7 +30,7 @@ from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Bet, IdempotentRequest
 from baccarat.server.storage.settings import Settings
 
-from ...conftest import ON_POSTGRESQL, api_client
+from ...conftest import ON_POSTGRESQL, api_client, count_bulk_placements
 
 PASSWORD = "correct horse"
 UNSTORABLE = "holds a character that cannot be stored (NUL, U+0000, or half of a surrogate pair, U+D800 to U+DFFF)"
@@ -155,13 +155,7 @@ def test_a_bad_key_in_a_group_commit_leaves_the_other_bets_on_the_bulk_path(sess
               {"type": "bet", "key": "good-bet-0003", "bets": {"banker": 200}}]
     commands = [SocketCommand(table_id, account, digest, frame, now)
                 for (account, digest), frame in zip(players, frames, strict=True)]
-    counted: list[int] = []
-    placed = bulkbets._place
-
-    def counting(s: Any, chosen: Any, signed_out: Any) -> Any:
-        counted.append(len(chosen))
-        return placed(s, chosen, signed_out)
-    monkeypatch.setattr(bulkbets, "_place", counting)
+    counted = count_bulk_placements(monkeypatch)
     with caplog.at_level(logging.ERROR, logger=bulkbets.log.name):
         outcomes = batch.Batcher(sessions, bulk=bets_together)._commit(commands)
     assert not [record for record in caplog.records if "bulk bets failed" in record.getMessage()]

@@ -27,7 +27,7 @@ from baccarat.server.storage import group_commit as batch
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, IdempotentRequest, Round, ShoeSeed, Wallet
 
-from ...conftest import ON_BOTH
+from ...conftest import ON_BOTH, count_bulk_placements
 
 GRANT, SMALL = 20_000, 600
 ON_TIME = timedelta(0)  #: a command that arrives as the batch starts
@@ -100,7 +100,7 @@ def _run(sessions: Any, *, bulk: bool, monkeypatch: pytest.MonkeyPatch) -> tuple
     cases = _batch(players)
     commands = [SocketCommand(table_id, account, digests[account], frame, start + late)
                 for account, frame, late, _ in cases]
-    counted = _counting(monkeypatch)
+    counted = count_bulk_placements(monkeypatch)
     outcomes = batch.Batcher(sessions, bulk=bets_together if bulk else None)._commit(commands)
     monkeypatch.undo()
     for (account, frame, _, wanted), (ok, answer) in zip(cases, outcomes, strict=True):
@@ -181,7 +181,7 @@ def test_a_socket_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(
     commands = [SocketCommand(table_id, account, digests[account],
                               {"type": "bet", "key": f"on-its-way-{account:06d}", "bets": {"player": 100}}, at)
                 for account, at in ((players[1], end - timedelta(milliseconds=1)), (players[4], end))]
-    counted = _counting(monkeypatch)
+    counted = count_bulk_placements(monkeypatch)
     (taken, answer), (refused, refusal) = batch.Batcher(sessions, bulk=bets_together)._commit(commands)
     assert counted == [2]  # both went the bulk way
     assert taken and answer["round"] == 1 and answer["bets"] == {"player": 100}
@@ -189,18 +189,6 @@ def test_a_socket_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(
     with sessions() as s:
         assert s.scalars(select(Bet.account_id).where(Bet.round_id == round_id, Bet.account_id.in_(
             [players[1], players[4]]))).all() == [players[1]]
-
-
-def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many commands each bulk placement of the test took (none: every command ran alone)."""
-    counted: list[int] = []
-    placed = bulkbets._place
-
-    def counting(s: Any, chosen: Any, signed_out: Any) -> Any:
-        counted.append(len(chosen))
-        return placed(s, chosen, signed_out)
-    monkeypatch.setattr(bulkbets, "_place", counting)
-    return counted
 
 
 def _bet(setup: dict[str, Any], player: int, table_id: int, bets: dict[str, int], key: str,
@@ -232,7 +220,7 @@ def test_bets_on_a_table_without_an_open_punto_banco_round_run_alone_with_their_
         tables.close_table(s, shut.id, start)
         return lucky.id, shut.id
     lucky, shut = transaction(sessions, more_tables)
-    counted = _counting(monkeypatch)
+    counted = count_bulk_placements(monkeypatch)
     commands = [_bet(setup, 0, setup["table"], {"banker": 100}, "key-open-table", start),
                 _bet(setup, 1, 99, {"banker": 100}, "key-no-table", start),
                 _bet(setup, 4, lucky, {"enter": 100}, "key-lucky-table", start),
@@ -250,7 +238,7 @@ def test_a_command_of_another_kind_in_the_batch_runs_every_command_alone_in_orde
     start = datetime.now(UTC)
     setup = transaction(sessions, lambda s: _setting_up(s, start))
     first = setup["players"][0]
-    counted = _counting(monkeypatch)
+    counted = count_bulk_placements(monkeypatch)
     commands = [_bet(setup, 0, setup["table"], {"banker": 1_000}, "key-before", start),
                 lambda s: wallet.balance(s, first),
                 _bet(setup, 0, setup["table"], {"banker": 1_000}, "key-after", start)]
@@ -276,7 +264,7 @@ def test_a_round_that_moved_on_before_it_was_held_takes_no_bulk_bets(sessions, m
             connection.execute(update(Round).where(Round.id == row.id).values(status="settled"))
         return row
     monkeypatch.setattr(betting, "betting_row", dealer_in_between)
-    counted = _counting(monkeypatch)
+    counted = count_bulk_placements(monkeypatch)
     before = _staked(sessions)
     commands = [_bet(setup, player, setup["table"], {"player": 100}, f"key-moved-on-{player}", start)
                 for player in (0, 1)]
@@ -348,7 +336,7 @@ def test_a_bettor_whose_wallet_row_is_gone_is_refused_and_the_others_are_placed(
     gone = setup["players"][0]
     with sessions.kw["bind"].begin() as connection:
         connection.execute(text("DELETE FROM wallets WHERE account_id = :account"), {"account": gone})
-    counted = _counting(monkeypatch)
+    counted = count_bulk_placements(monkeypatch)
     commands = [_bet(setup, player, setup["table"], {"player": 100}, f"key-wallet-{player}", start)
                 for player in (0, 1)]
     (refused, error), answered = batch.Batcher(sessions, bulk=bets_together if bulk else None)._commit(commands)
