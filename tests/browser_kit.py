@@ -109,7 +109,16 @@ def balance(page: Page) -> int:
     return round(float(page.locator("#balance").inner_text().replace(",", "").replace("−", "-")) * 100)
 
 
+#: The run of the current test: 1, or 2 when the browser tier runs a failed test again (pytest-rerunfailures);
+#: set by tests/conftest.py for each browser test.
+ATTEMPT = 1
+
+
 def register(page: Page, name: str) -> None:
+    """Register ``name`` (``name-2`` when the test runs again on its module's server, where the first run's
+    account, with its bets, already is) and wait for the lobby and the new account's balance."""
+    if ATTEMPT > 1:
+        name = f"{name}-{ATTEMPT}"
     page.fill("#username", name)
     page.fill("#password", PASSWORD)
     page.click("#register")

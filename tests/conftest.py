@@ -322,6 +322,10 @@ _GUARD = _NoRealSleep()
 def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     _hear_numba_compile()
     item.stash[_STARTED] = (_Spent(), (_ONCE[0], _ONCE[1]))
+    if item.get_closest_marker("browser"):  # a browser test run again registers new names (browser_kit.register)
+        from . import browser_kit
+
+        browser_kit.ATTEMPT = getattr(item, "execution_count", 1)
     if item.stash.get(_TIER, "unit") in FAST_TIERS:
         import asyncio
 
@@ -368,6 +372,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                            f"budget ({BUDGET_VARIABLE}={budget} s of CPU, {WALL_PER_CPU * float(budget):g} s of "
                            "wall): make it faster (drive the clock, not the wall), or mark it slow if it must run "
                            "real processes (the system tier)")
+
+
+_RERUN: list[tuple[str, str]] = []  #: (test, why its first run failed) of the tests run again
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Keep why a system or browser test failed before it was run again (pytest-rerunfailures): the summary names
+    the test alone, and its second run may fail for another reason (or pass)."""
+    if report.outcome == "rerun":
+        _RERUN.append((f"{report.nodeid} ({report.when})", report.longreprtext))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Why each test that was run again failed the first time (the end of its report)."""
+    if not _RERUN:
+        return
+    terminalreporter.section("why the tests run again failed the first time")
+    for name, text in _RERUN:
+        lines = text.splitlines()
+        terminalreporter.write_line(f"--- {name}: the last {min(len(lines), 40)} lines of {len(lines)}")
+        for line in lines[-40:]:
+            terminalreporter.write_line(line)
 
 
 #: A test (or a module, as ``pytestmark``) that runs on PostgreSQL alone: where PostgreSQL is the point (row
