@@ -124,7 +124,8 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
     detail = page.locator("#history tr.detail").first
     expect(detail).to_contain_text("Cards in deal order:")
     expect(detail).to_contain_text(re.compile(r"[AKQJ2-9]|10[♠♥♦♣]"))
-    expect(detail).to_contain_text(re.compile(r"Banker (draws|stands)|natural"))
+    # why the Banker drew or stood, or that a natural stopped the deal (core/messages: reason.*)
+    expect(detail).to_contain_text(re.compile(r"Banker (draws|stands) on \d|Natural: neither hand draws\."))
     assert not re.search(r"\b[2-9TJQKA][cdhs]\b|dragon_7|banker_", detail.inner_text())  # no raw codes
     # the roads fill their panel with cells of 20 px or more; every Bead Plate and Big Road mark has its letter
     sizes = page.evaluate("""() => {
