@@ -85,14 +85,16 @@ def serve(
 ) -> None:
     """Run the table server; prints its address when it is ready (GET /health answers 200).
 
-    Each --rules file adds its game: served like the built-in games, with a table of its own.
+    Each --rules file adds its game: served like the built-in games, with a table of its own. The game's
+    definition is stored with the data: every process serves it, later starts need not pass the file again,
+    and a file that changes a stored game's rules is refused (a change of rules is a new game code).
     """
     import logging.config
 
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
-    from baccarat.core.rulesfile import load_rules
+    from baccarat.core.rulesfile import parse_rules, rules_text
     from baccarat.server.api.app import create_app, tune_for_serving
     from baccarat.server.house.audit_keys import ensure_key
     from baccarat.server.live import connections
@@ -104,8 +106,10 @@ def serve(
         # before anything logs (the audit key's creation below): every line of the process in one form
         form = log_format.value if log_format else logs.default_format()
         logging.config.dictConfig(logs.config(form, log_level.value))
-        for path in rules or ():
-            load_rules(path)
+        # each file read and checked before anything starts; stored with the data once the database is ready
+        given = [(Path(path).name, rules_text(path)) for path in rules or ()]
+        for origin, text in given:
+            parse_rules(text, origin=origin)
         settings = Settings.from_options(data_dir=data_dir, database=database, betting_seconds=betting_seconds)
         # every file the system allows (workers inherit it), and the caps on connections below it: checked here,
         # so that a cap the limit cannot hold is one line (each process's protocol reads them again)
@@ -114,6 +118,8 @@ def serve(
             unavailable(f"--workers {workers} needs PostgreSQL (--database postgresql+psycopg://USER@HOST/DB): "
                          "SQLite takes one writer at a time, so one process serves it; run without --workers")
         url = ready_database(settings)
+        if given:
+            _store_rules(url, given)
         ensure_key(settings)  # read (or made, saying so) here: a key that cannot be used is one line, not a traceback
         # h11 rather than httptools (uvicorn's default when installed): httptools holds a request line
         # and headers of any size (a huge header line takes memory in proportion), h11 refuses a head over
@@ -163,6 +169,16 @@ def serve(
                 raise
             # uvicorn has logged why (the address is in use, or the app's start-up failed); exit 3 is verify's
             unavailable(f"the table server did not start on {host}:{port}")
+
+
+def _store_rules(url: str, given: list[tuple[str, str]]) -> None:
+    """Store the definitions of the --rules files (``(file name, text)``) with the data, in one transaction: a file
+    that would change a stored game's rules is refused (handle_errors says why) and none is stored."""
+    from baccarat.server.playing import definitions
+    from baccarat.server.storage.db import connect, transaction
+
+    with connect(url) as sessions:
+        transaction(sessions, lambda s: [definitions.store(s, text, origin=origin) for origin, text in given])
 
 
 def _serve_metrics(host: str, port: int, workers: int) -> str:

@@ -30,6 +30,7 @@ cannot be priced exactly is refused with the reason; a game read is added to the
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -215,6 +216,18 @@ def _lucky_draw(data: Mapping[str, Any], code: str, name: str, minimum: int, dig
                 paytable=paytable, source=digest, description=description, references=references)
 
 
+def canonical(text: str) -> tuple[str, str]:
+    """A rules file's canonical content (its TOML as JSON, keys sorted: comments, spacing and the order of keys
+    do not count) and that content's SHA-256 (hex), the definition's digest.  A game's ``source`` is the
+    digest's first 16 digits.  Text that is not TOML raises :class:`RulesError`."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RulesError(f"the rules are not valid TOML: {error}") from error
+    content = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return content, hashlib.sha256(content.encode()).hexdigest()
+
+
 def parse_rules(text: str, *, origin: str = "rules file") -> Game:
     """The game a rules file's text defines; :class:`RulesError` names what is wrong and where."""
     try:
@@ -250,7 +263,7 @@ def parse_rules(text: str, *, origin: str = "rules file") -> Game:
     seats = game.get("max_seats", 7)
     if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= 7:
         raise _fail(where, "max_seats is a whole number from 1 to 7")
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    digest = canonical(text)[1][:16]
     if procedure == "lucky_draw":
         return _lucky_draw(data, code, name, minimum, digest, description, tuple(references), where)
     if procedure != "punto_banco":
@@ -275,15 +288,19 @@ def parse_rules(text: str, *, origin: str = "rules file") -> Game:
         raise _fail(where, str(error)) from error
 
 
-def read_rules(path: str | Path) -> Game:
-    """The game defined by the rules file at ``path``."""
+def rules_text(path: str | Path) -> str:
+    """The text of the rules file at ``path``; :class:`RulesError` when it cannot be read."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        return file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         why = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
         raise RulesError(f"cannot read the rules file {str(file)!r}: {why}") from error
-    return parse_rules(text, origin=file.name)
+
+
+def read_rules(path: str | Path) -> Game:
+    """The game defined by the rules file at ``path``."""
+    return parse_rules(rules_text(path), origin=Path(path).name)
 
 
 def load_rules(path: str | Path, *, replace: bool = True) -> Game:

@@ -22,7 +22,7 @@ from baccarat.server.house import accounts, audit, audit_heads, audit_keys
 from baccarat.server.house.rate_limits import HashGate, LoginLimiter
 from baccarat.server.live import cluster
 from baccarat.server.live import sockets as live
-from baccarat.server.playing import dealing, tables
+from baccarat.server.playing import dealing, definitions, tables
 from baccarat.server.playing.dealer import LATE_BETS, Dealer
 from baccarat.server.storage import clock, faults, metrics
 from baccarat.server.storage.db import make_engine, session_factory, transaction
@@ -107,6 +107,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         audit.use_key(sessions, signing_key)
         app.state.sessions = sessions
         app.state.limiter = LoginLimiter(sessions)  # counted in the database: every process sees the attempts
+        # the rules-file games stored with the data, served by every process however it was started
+        transaction(sessions, definitions.load_stored)
         transaction(sessions, lambda s: tables.ensure_default_tables(s, betting_seconds=settings.betting_seconds))
         repaired = transaction(sessions, dealing.repair_deadlines)
         if repaired:

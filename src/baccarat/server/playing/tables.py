@@ -36,7 +36,7 @@ from baccarat.core.games import Game, TableLimits
 from baccarat.core.messages import render
 from baccarat.core.registry import built_in, game_codes, get_game
 from baccarat.core.shoe import check_cut_card, check_decks
-from baccarat.server.playing import fairness
+from baccarat.server.playing import definitions, fairness
 from baccarat.server.playing.game_info import limits_json, stored_limits
 from baccarat.server.playing.shapes import TableView
 from baccarat.server.playing.timeline import Pace
@@ -86,7 +86,8 @@ def create_table(s: Session, name: str, game: str, *, paytable: int | None = Non
     table = GameTable(name=name, game=chosen.code, paytable=chosen.paytable, decks=decks, cut_card=cut_card,
                       betting_seconds=betting_seconds, decision_seconds=decision_seconds, status="open",
                       no_more_bets_seconds=pace.no_more_bets, card_seconds=pace.card, results_seconds=pace.results,
-                      squeeze_seconds=float(squeeze_seconds))
+                      squeeze_seconds=float(squeeze_seconds),
+                      definition=None if built_in(chosen.code) else definitions.digest_of(s, chosen.code))
     s.add(table)
     s.flush()
     _open_round(s, table, 1, now or _now())
@@ -116,7 +117,7 @@ def _new_shoe(s: Session, table: GameTable, number: int) -> ShoeRow:
     seed = new_server_seed()
     row = ShoeRow(table_id=table.id, number=number, server_seed=seed.hex(), commitment=commitment(seed),
                   algorithm=ALGORITHM, decks=table.decks, cut_card=table.cut_card, position=0,
-                  last_coup=False, finished=False)
+                  last_coup=False, finished=False, definition=table.definition)
     s.add(row)
     s.flush()
     return row

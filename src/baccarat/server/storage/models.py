@@ -113,6 +113,19 @@ class IdempotentRequest(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
+class GameDefinition(Base):
+    """A rules-file game's definition (:mod:`baccarat.core.rulesfile`), stored once: its digest (SHA-256 of the
+    file's canonical content, :func:`baccarat.core.rulesfile.canonical`), its game code (one definition per
+    code: a change of rules is a new game), and the file's text as it was given."""
+
+    __tablename__ = "game_definitions"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    code: Mapped[str] = mapped_column(String(16), unique=True)
+    text: Mapped[str] = mapped_column(Text)
+    stored_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
 class GameTable(Base):
     """A table of one game.  Limits changed by an operator wait in ``pending_limits`` for the next round."""
 
@@ -136,6 +149,9 @@ class GameTable(Base):
     results_seconds: Mapped[float] = mapped_column(Float, default=4.0)
     #: A squeeze table's time per card for its squeezer (:mod:`baccarat.server.playing.squeeze`); 0: no squeeze
     squeeze_seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    #: The stored definition of a rules-file game (:class:`GameDefinition`); None for a built-in game
+    definition: Mapped[str | None] = mapped_column(
+        ForeignKey("game_definitions.digest", name="fk_game_tables_definition"), nullable=True)
 
 
 class Seat(Base):
@@ -175,6 +191,9 @@ class ShoeRow(Base):
     #: (and for shoes of the first algorithm, which take none)
     client_seeds: Mapped[str | None] = mapped_column(Text, nullable=True)
     ended: Mapped[str | None] = mapped_column(String(16), nullable=True)  #: last hand, too few cards, table closed
+    #: The definition its table's game was dealt by (a rules-file game's, :class:`GameDefinition`); None: built in
+    definition: Mapped[str | None] = mapped_column(
+        ForeignKey("game_definitions.digest", name="fk_shoes_definition"), nullable=True)
 
 
 class ShoeSeed(Base):

@@ -1,0 +1,131 @@
+"""Rules-file games kept with the data (:mod:`baccarat.server.playing.definitions`, issue 37 item 1): a definition
+stored once per game code and served from the database by every process, its tables and shoes naming its digest,
+and a file that would change a stored game's rules refused with both digests."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from baccarat.core.registry import game_codes, get_game, unregister
+from baccarat.core.rulesfile import RulesError, canonical, parse_rules
+from baccarat.server.playing import definitions, tables
+from baccarat.server.storage.db import connect, transaction
+from baccarat.server.storage.models import GameDefinition, GameTable, ShoeRow
+
+from ...conftest import ON_POSTGRESQL
+
+TIGER = Path(__file__).parents[3] / "catalogue" / "tiger.toml"
+EXE = shutil.which("baccarat", path=str(Path(sys.executable).parent)) or "baccarat"
+
+
+@pytest.fixture
+def tiger_text() -> Iterator[str]:
+    """The catalogue's Tiger Baccarat, taken out of this process's registry after the test."""
+    yield TIGER.read_text(encoding="utf-8")
+    if "tiger" in game_codes():
+        unregister("tiger")
+
+
+def test_the_digest_is_of_the_content_not_of_its_spelling(tiger_text: str):
+    respelled = "# a comment of the house's\n" + tiger_text.replace('code = "tiger"', 'code   =   "tiger"  # same')
+    assert canonical(respelled)[1] == canonical(tiger_text)[1]
+    repaid = tiger_text.replace('pays = "1/2"', 'pays = "9/20"', 1)
+    assert repaid != tiger_text and canonical(repaid)[1] != canonical(tiger_text)[1]
+    assert parse_rules(tiger_text).source == canonical(tiger_text)[1][:16]  # the game's source is its digest
+
+
+def test_a_stored_definition_is_served_by_a_process_that_never_saw_the_file(sessions, tiger_text: str):
+    stored = transaction(sessions, lambda s: definitions.store(s, tiger_text, origin="tiger.toml"))
+    unregister("tiger")  # another process: only the database knows the game
+    assert "tiger" not in game_codes()
+    loaded = transaction(sessions, definitions.load_stored)
+    assert [game.code for game in loaded] == ["tiger"]
+    assert get_game("tiger").source == stored.source
+    assert [wager.code for wager in get_game("tiger").wagers] == [wager.code for wager in stored.wagers]
+
+
+def test_tables_and_shoes_of_a_stored_game_name_its_definition(sessions, tiger_text: str):
+    transaction(sessions, lambda s: definitions.store(s, tiger_text))
+    digest = canonical(tiger_text)[1]
+    table_id = transaction(sessions, lambda s: tables.create_table(s, "tiger-t", "tiger", betting_seconds=5).id)
+    built_in = transaction(sessions, lambda s: tables.create_table(s, "mini-t", "mini", betting_seconds=5).id)
+    with sessions() as s:
+        assert s.get(GameTable, table_id).definition == digest
+        assert s.scalars(select(ShoeRow.definition).where(ShoeRow.table_id == table_id)).all() == [digest]
+        assert s.get(GameTable, built_in).definition is None  # a built-in game is the code's
+        assert s.scalars(select(ShoeRow.definition).where(ShoeRow.table_id == built_in)).all() == [None]
+
+
+def test_the_same_file_again_stores_nothing_more_and_a_changed_one_is_refused_with_both_digests(sessions,
+                                                                                               tiger_text: str):
+    transaction(sessions, lambda s: definitions.store(s, tiger_text))
+    transaction(sessions, lambda s: definitions.store(s, "# again\n" + tiger_text))  # the same content
+    changed = tiger_text.replace('pays = "1/2"', 'pays = "9/20"', 1)
+    with pytest.raises(RulesError) as refused:
+        transaction(sessions, lambda s: definitions.store(s, changed, origin="tiger-new.toml"))
+    message = str(refused.value)
+    assert canonical(tiger_text)[1][:16] in message and canonical(changed)[1][:16] in message
+    assert message.startswith("tiger-new.toml:") and "another game code" in message
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(GameDefinition)) == 1
+        assert s.scalar(select(GameDefinition.digest)) == canonical(tiger_text)[1]
+    assert get_game("tiger").source == canonical(tiger_text)[1][:16]  # this process still serves the stored rules
+
+
+def test_a_stored_definition_that_no_longer_reads_stops_the_start_with_its_name(sessions, tiger_text: str):
+    transaction(sessions, lambda s: definitions.store(s, tiger_text))
+    with sessions.begin() as s:  # as if the vocabulary had lost a fact the stored file uses
+        s.get(GameDefinition, canonical(tiger_text)[1]).text = tiger_text.replace("banker_total", "no_such_fact")
+    with pytest.raises(RulesError, match=r"the stored definition [0-9a-f]{16} of 'tiger'"):
+        transaction(sessions, definitions.load_stored)
+
+
+@pytest.mark.slow
+@ON_POSTGRESQL
+def test_two_workers_serve_and_deal_a_rules_file_game_and_a_restart_without_the_file_still_does(
+        database_url: str, serve, tiger_text: str, tmp_path: Path):
+    """The issue's case: with --workers 2 every request sees the game (each worker loads it from the database),
+    its table deals, and the next start without --rules serves it too; a changed file is refused at the start."""
+    served = serve("--workers", "2", "--database", database_url, "--betting-seconds", "1", "--rules", str(TIGER))
+    for _ in range(8):
+        with httpx.Client(base_url=served.url, timeout=10) as client:  # a new connection: either worker
+            assert "tiger" in [game["code"] for game in client.get("/api/games").json()]
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        client.post("/api/accounts", json={"username": "stripes", "password": "correct horse"})
+        token = client.post("/api/sessions", json={"username": "stripes", "password": "correct horse"}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        table = next(t for t in client.get("/api/tables").json() if t["name"] == "tiger-1")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            answer = client.post(f"/api/tables/{table['id']}/bets", json={"bets": {"banker": 100}},
+                                 headers={**auth, "Idempotency-Key": f"tiger-{time.monotonic_ns()}"})
+            if answer.status_code == 201:
+                break
+            time.sleep(0.2)  # between two windows
+        assert answer.status_code == 201, answer.text
+        while time.monotonic() < deadline and not client.get("/api/history", headers=auth).json():
+            time.sleep(0.2)
+        settled = client.get("/api/history", headers=auth).json()
+        assert settled and settled[0]["table_id"] == table["id"], settled
+    served.stop()
+    again = serve("--database", database_url)  # no --rules
+    with httpx.Client(base_url=again.url, timeout=10) as client:
+        assert "tiger" in [game["code"] for game in client.get("/api/games").json()]
+    again.stop()
+    with connect(database_url) as sessions, sessions() as s:
+        assert s.scalar(select(GameTable.definition).where(GameTable.name == "tiger-1")) == canonical(tiger_text)[1]
+    changed = tmp_path / "tiger.toml"
+    changed.write_text(tiger_text.replace('pays = "1/2"', 'pays = "9/20"', 1), encoding="utf-8")
+    refused = subprocess.run([EXE, "serve", "--port", "0", "--database", database_url, "--data-dir", str(tmp_path),
+                              "--rules", str(changed)], capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "ready at" not in refused.stdout
+    assert canonical(tiger_text)[1][:16] in refused.stderr and canonical(changed.read_text())[1][:16] in refused.stderr
