@@ -406,7 +406,8 @@ def test_verify_refuses_malformed_files(content, tmp_path: Path, capsys):
     (b"\xff\xfe{}", "it is not UTF-8 text (byte 1 cannot be read)"),
     (json.dumps({"game": "pairs", "rounds": [], "shoes": []}).encode(),
      "the verifier knows the rules of ez, lucky-draw, mini (lucky-draw with pay table 1 or 2) and states them "
-     "itself; 'pairs' is not among them (a game from a rules file cannot be verified yet)"),
+     "itself; 'pairs' is not among them, and no rules file of it is in the file (an export of the table server "
+     "carries the definition of each game from a rules file)"),
     (json.dumps({"game": "lucky-draw", "paytable": 7, "rounds": [], "shoes": []}).encode(),
      "'lucky-draw' with pay table 7 is not among them"),
 ])

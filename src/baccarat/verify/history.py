@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from baccarat.verify import definitions
 from baccarat.verify.rules import (
     FIRST_DEAL_WAGERS,
     VOID,
@@ -217,11 +218,16 @@ def verify_export(doc: dict[str, Any]) -> Report:
         raise RecordError("a history export has 'rounds', 'movements' and 'shoes'")
     report = Report("export", [])
     problems: list[str] = []
+    unreadable = _read_definitions(doc.get("definitions", {}), problems)
     verdicts: dict[tuple[object, object], ShoeVerdict] = {}
+    defined: dict[tuple[object, object], object] = {}  # (table, shoe) -> the definition its record names
     for record in records:
         if not isinstance(record, dict):
             raise RecordError("a shoe record is a JSON object")
         label = f"table {record.get('table')} shoe {record.get('shoe')}"
+        defined[(record.get("table_id"), record.get("shoe"))] = record.get("definition")
+        if record.get("definition") in unreadable:  # named once, above: its rounds cannot be checked
+            continue
         verdict = verify_shoe(record, label=label, your_seed=record.get("your_client_seed"))
         report.shoes.append(verdict)
         verdicts[(record.get("table_id"), record.get("shoe"))] = verdict
@@ -239,11 +245,19 @@ def verify_export(doc: dict[str, Any]) -> Report:
             problems.append(said(where, "round number", number, f"a number after {last[table]}",
                                  "the order of the table's rounds needs"))
         last[table] = number
-        game = game_key(claim.get("game"), claim.get("paytable"))
-        if game is None:
-            raise RecordError(f"{where}: {unknown_game(claim.get('game'), claim.get('paytable'))}")
+        definition = defined.get((table, shoe))
+        if definition in unreadable:
+            problems.append(f"{where}: not checked: the definition of its game is not the one its shoe names")
+            continue
+        game = game_key(claim.get("game"), claim.get("paytable"), definition)
         if claim.get("status") not in ("settled", "void"):
             continue  # still in play: its stakes are in the movements, its results are not in yet
+        if game is None and (table, shoe) not in defined:  # a game from a rules file, its shoe still in play
+            waiting = f"table {claim.get('table')} shoe {shoe}"
+            pending[waiting] = pending.get(waiting, 0) + 1
+            continue
+        if game is None:
+            raise RecordError(f"{where}: {unknown_game(claim.get('game'), claim.get('paytable'))}")
         in_shoe = verdicts.get((table, shoe))
         if not claim.get("cards"):  # voided before any card was dealt: every stake handed back
             derived = DealtRound(number, Dealt([], {}), {}, void=True)
@@ -270,6 +284,30 @@ def verify_export(doc: dict[str, Any]) -> Report:
     report.pending = [f"{where}: {n} of your rounds, verifiable when the shoe ends" for where, n in pending.items()]
     report.problems = [p for v in report.shoes for p in v.problems] + problems
     return report
+
+
+def _read_definitions(given: object, problems: list[str]) -> set[object]:
+    """Read the export's rules files (digest -> text), each checked against its digest; those that do not match
+    it, or cannot be read, are named in ``problems`` and returned (their shoes' rounds are not checked)."""
+    if not isinstance(given, dict):
+        raise RecordError("'definitions' is digest -> the text of a rules file")
+    unreadable: set[object] = set()
+    for named, text in given.items():
+        if not isinstance(text, str):
+            raise RecordError("'definitions' is digest -> the text of a rules file")
+        try:
+            actual = definitions.digest(text)
+            if actual != named:
+                unreadable.add(named)
+                problems.append(said(f"the rules file {str(named)[:16]}", "definition", f"content of digest "
+                                     f"{actual[:16]}", f"the content of digest {str(named)[:16]}",
+                                     "the shoe records name"))
+                continue
+            definitions.read(text)
+        except definitions.DefinitionError as error:
+            unreadable.add(named)
+            problems.append(f"the rules file {str(named)[:16]}: {error}")
+    return unreadable
 
 
 Moved = tuple[int, int, int]

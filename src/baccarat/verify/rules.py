@@ -235,19 +235,28 @@ FIRST_DEAL_WAGERS = ("block_bonus",)
 VOID = "Void"
 
 
-def game_key(game: object, paytable: object) -> str | None:
-    """The key of :data:`WAGERS` for a record's game and pay table, or None when unknown."""
+#: The games from rules files read in this run (:mod:`baccarat.verify.definitions`): a definition's digest ->
+#: its key in :data:`WAGERS`.
+DEFINED: dict[str, str] = {}
+
+
+def game_key(game: object, paytable: object, definition: object = None) -> str | None:
+    """The key of :data:`WAGERS` for a record's game and pay table (or the rules file it names by its digest,
+    ``definition``), or None when unknown."""
+    if definition is not None:
+        return DEFINED.get(str(definition))
     key = f"lucky-draw/{1 if paytable is None else paytable}" if game == "lucky-draw" else str(game)
     return key if key in WAGERS else None
 
 
 def unknown_game(game: object, paytable: object) -> str:
     """Why a record of ``game`` cannot be verified: the verifier states the built-in games' rules itself."""
-    known = sorted({key.split("/")[0] for key in WAGERS})
+    known = sorted({key.split("/")[0] for key in WAGERS if "@" not in key})  # the built-in games
     tables = " or ".join(key.split("/")[1] for key in sorted(WAGERS) if key.startswith("lucky-draw/"))
     return (f"the verifier knows the rules of {', '.join(known)} (lucky-draw with pay table {tables}) and states "
             f"them itself; {game!r}" + (f" with pay table {paytable!r}" if paytable is not None else "")
-            + " is not among them (a game from a rules file cannot be verified yet)")
+            + " is not among them, and no rules file of it is in the file (an export of the table server carries "
+              "the definition of each game from a rules file)")
 
 
 def winnings(stake: int, odds: Fraction) -> int:

@@ -175,9 +175,11 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
     game = record.get("game", game)
     paytable = record.get("paytable", paytable)
     if game is not None:
-        key = game_key(game, paytable)
+        key = game_key(game, paytable, record.get("definition"))
         if key is None:
-            raise RecordError(f"{name}: unknown game {game!r} (pay table {paytable!r})")
+            known = "" if record.get("definition") is None else (
+                f", from a rules file whose definition {str(record['definition'])[:16]} is not in the file")
+            raise RecordError(f"{name}: unknown game {game!r} (pay table {paytable!r}){known}")
         kind = "lucky_draw" if key.startswith("lucky-draw") else "punto_banco"
     problems: list[str] = []
     root = record.get("merkle_root")

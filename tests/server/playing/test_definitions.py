@@ -4,22 +4,29 @@ and a file that would change a stored game's rules refused with both digests."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
 from sqlalchemy import func, select
 
+from baccarat import verify as verifier
+from baccarat.cli.app import main
 from baccarat.core.registry import game_codes, get_game, unregister
 from baccarat.core.rulesfile import RulesError, canonical, parse_rules
-from baccarat.server.playing import definitions, tables
-from baccarat.server.storage.db import connect, transaction
-from baccarat.server.storage.models import GameDefinition, GameTable, ShoeRow
+from baccarat.server.house import accounts
+from baccarat.server.playing import betting, definitions, history, tables
+from baccarat.server.playing.dealer import deal_due
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import connect, read, transaction
+from baccarat.server.storage.models import GameDefinition, GameTable, ShoeRow, aware
 
 from ...conftest import ON_POSTGRESQL
 
@@ -87,6 +94,62 @@ def test_a_stored_definition_that_no_longer_reads_stops_the_start_with_its_name(
         s.get(GameDefinition, canonical(tiger_text)[1]).text = tiger_text.replace("banker_total", "no_such_fact")
     with pytest.raises(RulesError, match=r"the stored definition [0-9a-f]{16} of 'tiger'"):
         transaction(sessions, definitions.load_stored)
+
+
+PAIRS = TIGER.parent / "pairs.toml"
+T0 = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
+BETS = {"banker": 500, "player_pair": 100, "perfect_pair": 100}  #: values, ranks and suits
+
+
+def _played_shoe(sessions) -> tuple[int, dict]:
+    """A one-deck table of the catalogue's Pairs game (suits and ranks in its wagers), a player betting on
+    Banker and the pair bets every window until the shoe ends; the player's export, as JSON reads it."""
+    text = PAIRS.read_text(encoding="utf-8")
+
+    def setup(s):
+        definitions.store(s, text, origin="pairs.toml")
+        table = tables.create_table(s, "pairs-t", "pairs", decks=1, betting_seconds=10, pace=Pace(0, 0, 0), now=T0)
+        return table.id, accounts.register(s, "ann", "correct horse", grant=1_000_000).id
+
+    table_id, ann = transaction(sessions, setup)
+    while read(sessions, lambda s: s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id,
+                                                                   ShoeRow.number == 2))) is None:
+        current = read(sessions, lambda s: tables.open_round(s, table_id))
+        closes = aware(current.closes_at)
+        transaction(sessions, lambda s, at=closes - timedelta(seconds=1): betting.place_bets(s, table_id, ann, BETS,
+                                                                                          now=at))
+        deal_due(sessions, closes)
+    with sessions() as s:
+        return table_id, json.loads(json.dumps(history.export(s, ann, now=T0 + timedelta(days=1))))
+
+
+def test_an_export_of_a_rules_file_game_verifies_and_an_edited_pay_is_a_mismatch(sessions, tmp_path: Path):
+    try:
+        table_id, doc = _played_shoe(sessions)
+    finally:
+        unregister("pairs")
+    digest = canonical(PAIRS.read_text(encoding="utf-8"))[1]
+    shoe = next(record for record in doc["shoes"] if record["table_id"] == table_id)
+    assert shoe["definition"] == digest and doc["definitions"] == {digest: PAIRS.read_text(encoding="utf-8")}
+    report = verifier.verify_document(doc)
+    assert report.ok and report.rounds >= 5, report.problems
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(doc))
+    assert main(["verify", str(path)]) == 0
+    # the house pays a pair 12 to 1 where the file says 11: the edited text no longer has its digest
+    edited = json.loads(json.dumps(doc))
+    edited["definitions"][digest] = doc["definitions"][digest].replace('pays = "11"', 'pays = "12"', 1)
+    assert edited["definitions"][digest] != doc["definitions"][digest]
+    report = verifier.verify_document(edited)
+    assert not report.ok and report.problems[0].startswith(f"the rules file {digest[:16]}, definition"), report.problems
+    assert all("not checked" in problem for problem in report.problems[1:]) and len(report.problems) > 1
+    path.write_text(json.dumps(edited))
+    assert main(["verify", str(path)]) == 3
+    # a payout changed in a round is named, against the verifier's own reading of the rules
+    forged = json.loads(json.dumps(doc))
+    round_ = next(r for r in forged["rounds"] if r["table_id"] == table_id)
+    round_["net"]["banker"] += 1
+    assert any("payout of banker" in problem for problem in verifier.verify_document(forged).problems)
 
 
 @pytest.mark.slow

@@ -30,6 +30,7 @@ from baccarat.server.playing.shapes import StoredResult
 from baccarat.server.storage.models import (
     Account,
     Bet,
+    GameDefinition,
     GameTable,
     LedgerTransaction,
     Posting,
@@ -107,6 +108,8 @@ class HistoryExport(TypedDict):
     rounds: list[ExportedRound]
     movements: list[WalletMovement]
     shoes: list[ExportedShoe]
+    definitions: NotRequired[dict[str, str]]
+    """the rules files of the shoes' games that are not built in, by digest (a shoe record's ``definition``)"""
 
 
 def _total(cards: list[str]) -> int:
@@ -144,8 +147,14 @@ def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: dateti
         except IllegalActionError:  # in play, no Merkle root (an older algorithm): verifiable when it ends
             continue
         shoes.append({**record, "your_client_seed": fairness.your_seeds(s, account_id, [shoe_id]).get(shoe_id)})
-    return {"format": EXPORT_FORMAT, "account": account.username, "balance": wallet.balance(s, account_id),
-            "rounds": rounds, "movements": movements, "shoes": shoes}
+    answer: HistoryExport = {"format": EXPORT_FORMAT, "account": account.username,
+                             "balance": wallet.balance(s, account_id), "rounds": rounds, "movements": movements,
+                             "shoes": shoes}
+    named = sorted({shoe["definition"] for shoe in shoes if "definition" in shoe})
+    if named:  # the verifier reads each game's rules from its text, and checks the text against the digest
+        answer["definitions"] = {digest: text for digest, text in s.execute(
+            select(GameDefinition.digest, GameDefinition.text).where(GameDefinition.digest.in_(named)))}
+    return answer
 
 
 def _movements(s: Session, wallet_name: str, round_ids: list[int]) -> list[tuple[WalletMovement, int | None]]:

@@ -88,6 +88,8 @@ class ShoeRecord(TypedDict):
     game: str
     paytable: NotRequired[int]
     """Lucky Draw's DrawWin pay table"""
+    definition: NotRequired[str]
+    """a game from a rules file: the SHA-256 of its definition's canonical content (the export carries the text)"""
     decks: int
     cut_card: int
     commitment: str
@@ -179,6 +181,8 @@ def shoe_record(s: Session, table_id: int, number: int, *, in_play_at: datetime 
                               "algorithm": row.algorithm, "game": table.game}
     if table.paytable is not None:
         record["paytable"] = table.paytable
+    if row.definition is not None:  # a rules-file game: the digest of the definition it was dealt by
+        record["definition"] = row.definition
     record.update(decks=row.decks, cut_card=row.cut_card, commitment=row.commitment)
     if root is not None:
         record["merkle_root"] = root

@@ -1,0 +1,153 @@
+"""The verifier's own reading of a game from a rules file, from the definition an export carries.
+
+A history export names, in each shoe record of such a game, the SHA-256 of the definition's canonical content
+(``definition``) and carries the definition's text once (``definitions``, by digest).  The verifier checks the
+text against the digest, then reads the rules itself, from the file format as ``docs/rules-files.md`` states
+it, with no code of the house's (an import contract keeps it that way): a punto banco wager's events are tried
+in order, the first whose condition holds is the coup's, and it pays its net odds; a Lucky Draw game is the
+built-in Lucky Draw with the file's DrawWin pay table.
+
+The canonical content is the file's TOML as JSON: keys sorted, no spaces, UTF-8 as it is
+(``json.dumps(tomllib.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False)``).
+
+>>> facts({"player": ["7h", "7h", "5s"], "banker": ["3c", "Kc", "7d"]})["player_perfect_pair"]
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from baccarat.verify.rules import DEFINED, LOSE, PUSH, WAGERS, Dealt, total
+
+#: What a condition may name, each fact's value computed below from the dealt hands.
+FACT_NAMES = ("winner", "player_total", "banker_total", "margin", "player_natural", "banker_natural", "natural",
+              "player_cards", "banker_cards", "cards", "winning_total", "player_pair", "banker_pair", "pairs",
+              "twin_pairs", "player_suited", "banker_suited", "player_perfect_pair", "banker_perfect_pair",
+              "perfect_pairs")
+
+
+class DefinitionError(ValueError):
+    """A definition the verifier cannot read: the message says what and where."""
+
+
+def digest(text: str) -> str:
+    """The SHA-256 (hex) of a rules file's canonical content; :class:`DefinitionError` if it is not TOML."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise DefinitionError(f"the definition is not TOML: {error}") from error
+    content = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def facts(hands: Mapping[str, list[str]]) -> dict[str, object]:
+    """Every fact a condition may name, of a punto banco coup's two hands (cards as ``"Td"``)."""
+    player, banker = hands["player"], hands["banker"]
+    p, b = total(player), total(banker)
+    winner = "player" if p > b else "banker" if b > p else "tie"
+    player_natural, banker_natural = total(player[:2]) >= 8, total(banker[:2]) >= 8
+    player_pair, banker_pair = player[0][0] == player[1][0], banker[0][0] == banker[1][0]
+    player_suited, banker_suited = player[0][1] == player[1][1], banker[0][1] == banker[1][1]
+    player_perfect, banker_perfect = player_pair and player_suited, banker_pair and banker_suited
+    found: dict[str, object] = {
+        "winner": winner, "player_total": p, "banker_total": b, "margin": abs(p - b),
+        "player_natural": player_natural, "banker_natural": banker_natural,
+        "natural": player_natural or banker_natural, "player_cards": len(player), "banker_cards": len(banker),
+        "cards": len(player) + len(banker), "winning_total": b if winner == "banker" else p,
+        "player_pair": player_pair, "banker_pair": banker_pair, "pairs": int(player_pair) + int(banker_pair),
+        "twin_pairs": player_pair and banker_pair and player[0][0] == banker[0][0],
+        "player_suited": player_suited, "banker_suited": banker_suited,
+        "player_perfect_pair": player_perfect, "banker_perfect_pair": banker_perfect,
+        "perfect_pairs": int(player_perfect) + int(banker_perfect),
+    }
+    assert tuple(found) == FACT_NAMES
+    return found
+
+
+def _pays(value: object, where: str) -> Fraction:
+    """Net odds as a rules file writes them: ``"11"``, ``"19/20"``, ``11``, ``"push"`` or ``"lose"``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Fraction(value)
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word == "push":
+            return PUSH
+        if word in ("lose", "loses"):
+            return LOSE
+        try:
+            return Fraction(word)
+        except (ValueError, ZeroDivisionError):
+            pass
+    raise DefinitionError(f"{where}: pays {value!r} is not net odds")
+
+
+def _holds(when: Mapping[str, Any], found: Mapping[str, object]) -> bool:
+    """Each fact named has one of the values given (of the same type: ``true`` is not ``1``)."""
+    for name, wanted in when.items():
+        values = wanted if isinstance(wanted, list) else [wanted]
+        if not any(type(v) is type(found[name]) and v == found[name] for v in values):
+            return False
+    return True
+
+
+def _wager(item: Any, game: str) -> tuple[str, tuple[Callable[[Dealt, str], str], dict[str, Fraction]]]:
+    code = item.get("code") if isinstance(item, dict) else None
+    where = f"{game}: wager {code!r}"
+    events = item.get("events") if isinstance(item, dict) else None
+    if not isinstance(code, str) or not isinstance(events, list) or not events:
+        raise DefinitionError(f"{game}: a wager without a code or events")
+    rules: list[tuple[str, Mapping[str, Any]]] = []
+    pays: dict[str, Fraction] = {}
+    for event in events:
+        name, when = event.get("event"), event.get("when", {})
+        if not isinstance(name, str) or not isinstance(when, dict) or set(when) - set(FACT_NAMES):
+            raise DefinitionError(f"{where}: event {name!r} names what the verifier does not know: "
+                                  f"{sorted(set(when) - set(FACT_NAMES)) if isinstance(when, dict) else when!r}")
+        rules.append((name, when))
+        pays.setdefault(name, _pays(event.get("pays"), f"{where}, event {name!r}"))
+    if rules[-1][1]:
+        raise DefinitionError(f"{where}: the last event has a condition, so a coup may have none")
+
+    def classify(dealt: Dealt, seat: str = "") -> str:
+        found = facts(dealt.hands)
+        return next(name for name, when in rules if _holds(when, found))
+
+    return code, (classify, pays)
+
+
+def read(text: str) -> tuple[str, str]:
+    """Read a definition and make its game known to the verifier: (the game's code, its key in
+    :data:`~baccarat.verify.rules.WAGERS`, also given for its digest in :data:`~baccarat.verify.rules.DEFINED`).
+    A punto banco game is added under ``code@digest``; a Lucky Draw game is the built-in Lucky Draw of its pay
+    table."""
+    code, key = _read(text)
+    DEFINED[digest(text)] = key
+    return code, key
+
+
+def _read(text: str) -> tuple[str, str]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise DefinitionError(f"the definition is not TOML: {error}") from error
+    game = data.get("game", {})
+    code, procedure = game.get("code"), game.get("procedure")
+    if not isinstance(code, str):
+        raise DefinitionError("the definition has no [game] code")
+    if procedure == "lucky_draw":
+        key = f"lucky-draw/{game.get('paytable', 1)}"
+        if key not in WAGERS:
+            raise DefinitionError(f"{code}: Lucky Draw pay table {game.get('paytable')!r} is not one the verifier "
+                                  "knows")
+        return code, key
+    if procedure != "punto_banco":
+        raise DefinitionError(f"{code}: procedure {procedure!r} is punto_banco or lucky_draw")
+    key = f"{code}@{digest(text)[:16]}"
+    WAGERS[key] = dict(_wager(item, code) for item in data.get("wagers", []))
+    return code, key
