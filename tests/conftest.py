@@ -381,7 +381,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Keep why a system or browser test failed before it was run again (pytest-rerunfailures): the summary names
     the test alone, and its second run may fail for another reason (or pass)."""
     if report.outcome == "rerun":
-        _RERUN.append((f"{report.nodeid} ({report.when})", report.longreprtext))
+        crash = getattr(report.longrepr, "reprcrash", None)  # where it failed: the end of a deep traceback is not
+        where = f"{crash.path}:{crash.lineno}: {crash.message}\n" if crash is not None else ""
+        _RERUN.append((f"{report.nodeid} ({report.when})", where + report.longreprtext))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -390,8 +392,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     terminalreporter.section("why the tests run again failed the first time")
     for name, text in _RERUN:
-        lines = text.splitlines()
-        terminalreporter.write_line(f"--- {name}: the last {min(len(lines), 40)} lines of {len(lines)}")
+        first, *lines = text.splitlines() or [""]
+        terminalreporter.write_line(f"--- {name}: {first}")
+        terminalreporter.write_line(f"    the last {min(len(lines), 40)} lines of its report's {len(lines)}:")
         for line in lines[-40:]:
             terminalreporter.write_line(line)
 
