@@ -1,5 +1,7 @@
 """A game from a rules file alone on the page (``serve --rules``): the lobby names its table, the table
-lays out its wagers with their pays from GET /api/games, and a bet on a side bet is placed and settled."""
+lays out its wagers with their pays from GET /api/games, and a bet on a side bet is placed and settled;
+Verify reads the game's rules from its stored definition (checked against the digest the shoe's record names)
+and verifies the round, and a definition changed on its way is named."""
 
 from __future__ import annotations
 
@@ -53,3 +55,25 @@ def test_a_game_from_a_file_is_on_the_page(page: Page) -> None:
     page.click("#place")
     expect(page.locator("#refusal")).to_have_class(re.compile("info"))
     shot(page, "rules-super-6")
+
+    # the round settles; Verify deals it again and settles the bets by the rules file's own content
+    row = page.locator("#history tr.row").first
+    expect(row).to_be_visible(timeout=40_000)
+    answer = page.locator("#history tr.fair-answer").first
+    row.locator(".fair-verify").click()
+    expect(answer).to_contain_text("verified", timeout=10_000)
+    expect(answer).not_to_contain_text("MISMATCH")
+    definition = re.compile(r".*/api/games/definitions/[0-9a-f]{64}$")
+
+    def repaid(route):  # type: ignore[no-untyped-def]
+        response = route.fetch()
+        changed = response.json()
+        changed["content"] = changed["content"].replace('"pays":"12"', '"pays":"13"', 1)
+        assert changed["content"] != response.json()["content"]
+        route.fulfill(response=response, json=changed)
+
+    page.route(definition, repaid)  # Super 6 paid 13 to 1: the content no longer has the shoe's digest
+    row.locator(".fair-verify").click()
+    expect(answer).to_contain_text("MISMATCH", timeout=10_000)
+    expect(answer).to_contain_text("the game's rules file is not the one the shoe names")
+    shot(page, "rules-super-6-verify-edited-definition")

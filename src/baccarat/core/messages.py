@@ -179,6 +179,8 @@ CATALOGUE: dict[str, str] = {
                              "Draw wager must equal: you can only stand.",
     # --- shoes, fairness and history
     "shoe.unknown": "There is no shoe {shoe} at table {table}.",
+    "definition.unknown": "There is no rules file with the digest {digest} here: verify with the digest the shoe's "
+                          "record names.",
     "shoe.in_play": "The shoe is still in play: its seed is revealed when it ends.",
     "fairness.client_seed": "A client seed is 1 to 64 letters, digits or punctuation marks, without spaces.",
     "history.still_dealing": "A round of yours is still being dealt: export again in {seconds:seconds}.",

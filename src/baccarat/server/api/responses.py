@@ -25,7 +25,7 @@ from typing_extensions import TypedDict, is_typeddict
 
 from baccarat.server.house import audit, protection
 from baccarat.server.operator import actions, lookup, reports
-from baccarat.server.playing import betting, dealing, fairness, history, records, seating, shapes
+from baccarat.server.playing import betting, dealing, definitions, fairness, history, records, seating, shapes
 
 
 class Answer(BaseModel):
@@ -78,8 +78,8 @@ class Seated(TypedDict):
 
 
 #: The modules whose TypedDicts are answers or parts of answers.
-ANSWERS: tuple[ModuleType, ...] = (shapes, betting, dealing, records, history, fairness, seating, protection, audit,
-                                   lookup, reports, actions, sys.modules[__name__])
+ANSWERS: tuple[ModuleType, ...] = (shapes, betting, dealing, records, history, fairness, seating, definitions,
+                                   protection, audit, lookup, reports, actions, sys.modules[__name__])
 
 
 @cache

@@ -12,11 +12,26 @@ from __future__ import annotations
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
+from baccarat.core.errors import UnknownSeatError
 from baccarat.core.games import Game
 from baccarat.core.registry import register
 from baccarat.core.rulesfile import RulesError, canonical, parse_rules
 from baccarat.server.storage.models import GameDefinition
+
+
+class Definition(TypedDict):
+    """A rules-file game's stored definition, for a verifier: ``content`` is what ``digest`` is the SHA-256 of."""
+
+    digest: str
+    """the SHA-256 (hex) of ``content``, as the game's shoe records name it"""
+    code: str
+    """the game's code"""
+    content: str
+    """the file's canonical content: its TOML as JSON, keys sorted, no spaces"""
+    text: str
+    """the rules file as it was given"""
 
 
 def store(s: Session, text: str, *, origin: str = "rules file") -> Game:
@@ -60,3 +75,11 @@ def _parse(text: str, origin: str) -> Game:
 def digest_of(s: Session, code: str) -> str | None:
     """The digest of the stored definition of the game ``code``; None for a built-in game (or one not stored)."""
     return s.scalar(select(GameDefinition.digest).where(GameDefinition.code == code))
+
+
+def definition(s: Session, digest: str) -> Definition:
+    """``GET /api/games/definitions/{digest}``: the stored definition with that digest, for the page's Verify."""
+    row = s.get(GameDefinition, digest) if len(digest) == 64 else None
+    if row is None:
+        raise UnknownSeatError.coded("definition.unknown", digest=digest[:64])
+    return {"digest": row.digest, "code": row.code, "content": canonical(row.text)[0], "text": row.text}

@@ -63,6 +63,7 @@ window.Fair = (() => {
       checking: "checking…",
       pending: ({ shoe, table }) => `Verifiable when shoe ${shoe} of ${table} ends: its server seed is revealed then.`,
       not_fetched: ({ status }) => `the shoe's record could not be fetched (${status})`,
+      bad_definition: ({ digest, gives }) => `the game's rules file is not the one the shoe names: its digest is ${gives}, the record names ${digest}`,
       could_not: ({ message }) => `could not check: ${message}`,
       verified: "verified",
       verified_rest: ": the revealed seeds deal these cards, this result and these payouts.",
@@ -113,6 +114,7 @@ window.Fair = (() => {
       checking: "验证中…",
       pending: ({ shoe }) => `第 ${shoe} 靴结束后即可验证：届时公开其服务器种子。`,
       not_fetched: ({ status }) => `无法取得本靴记录（${status}）`,
+      bad_definition: ({ digest, gives }) => `本局游戏的规则文件与牌靴记录所写的不符：其摘要为 ${gives}，记录写的是 ${digest}`,
       could_not: () => "无法验证：请稍后再试。",
       verified: "已验证",
       verified_rest: "：公开的种子发出的正是这些牌、这个结果和这些派彩。",
@@ -383,6 +385,57 @@ window.Fair = (() => {
     "lucky-draw/2": lucky([3, 2]),
   };
 
+  // A game from a rules file: its rules read from the file's canonical content (its TOML as JSON), fetched by the
+  // digest the shoe's record names and checked against it; the facts of a coup and the net odds, computed here.
+  function facts(d) {
+    const [player, banker] = [d.hands.player, d.hands.banker];
+    const [p, b] = [total(player), total(banker)];
+    const win = winner(d);
+    const pn = total(player.slice(0, 2)) >= 8;
+    const bn = total(banker.slice(0, 2)) >= 8;
+    const pp = player[0][0] === player[1][0];
+    const bp = banker[0][0] === banker[1][0];
+    const ps = player[0][1] === player[1][1];
+    const bs = banker[0][1] === banker[1][1];
+    return { winner: win, player_total: p, banker_total: b, margin: Math.abs(p - b), player_natural: pn,
+      banker_natural: bn, natural: pn || bn, player_cards: player.length, banker_cards: banker.length,
+      cards: player.length + banker.length, winning_total: win === "banker" ? b : p, player_pair: pp,
+      banker_pair: bp, pairs: Number(pp) + Number(bp), twin_pairs: pp && bp && player[0][0] === banker[0][0],
+      player_suited: ps, banker_suited: bs, player_perfect_pair: pp && ps, banker_perfect_pair: bp && bs,
+      perfect_pairs: Number(pp && ps) + Number(bp && bs) };
+  }
+  function odds(pays) {
+    const word = String(pays).trim().toLowerCase();
+    if (word === "push") return PUSH;
+    if (word === "lose" || word === "loses") return LOSE;
+    const [num, den] = word.split("/").map(Number);
+    return [num, den || 1];
+  }
+  function holds(when, found) {
+    return Object.entries(when || {}).every(([name, wanted]) =>
+      (Array.isArray(wanted) ? wanted : [wanted]).some((v) => typeof v === typeof found[name] && v === found[name]));
+  }
+  async function rulesOf(record, problems) {
+    const response = await fetch(`/api/games/definitions/${record.definition}`);
+    if (!response.ok) throw new Error(say("not_fetched", { status: response.status }));
+    const { content } = await response.json();
+    const gives = hex(await sha256(new TextEncoder().encode(content)));
+    if (gives !== record.definition) {
+      problems.push(say("bad_definition", { digest: record.definition.slice(0, 16), gives: gives.slice(0, 16) }));
+      return null;
+    }
+    const rules = JSON.parse(content);
+    if (rules.game.procedure === "lucky_draw") return `lucky-draw/${rules.game.paytable || 1}`;
+    const key = `${rules.game.code}@${gives.slice(0, 16)}`;
+    WAGERS[key] = Object.fromEntries(rules.wagers.map((wager) => {
+      const pays = {};
+      for (const event of wager.events) if (!(event.event in pays)) pays[event.event] = odds(event.pays);
+      const classify = (d) => wager.events.find((event) => holds(event.when, facts(d))).event;
+      return [wager.code, [classify, pays]];
+    }));
+    return key;
+  }
+
   // A win that is not a whole number of cents is rounded down to the cent (12.50 on Banker wins 11.87).
   function settle(game, code, stake, dealt, seat) {
     const [classify, pays] = WAGERS[game][code];
@@ -490,7 +543,9 @@ window.Fair = (() => {
     const found = inPlay ? await provenRound(record, row.round, problems) : await dealtRound(record, row.round, problems);
     if (!found) return { problems, note, inPlay };
     const { dealt, entry } = found;
-    const game = record.game === "lucky-draw" ? `lucky-draw/${record.paytable || 1}` : record.game;
+    const game = record.definition ? await rulesOf(record, problems)
+      : record.game === "lucky-draw" ? `lucky-draw/${record.paytable || 1}` : record.game;
+    if (!game) return { problems, note, inPlay };
     const { field, wager: wagerWords, winner: winnerWords, event: eventWords } = words();
     const claim = (name, said, gives, display = show) => {
       if (!same(said, gives)) {

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
-from baccarat.server.playing import game_info, shapes
+from baccarat.server.api.deps import REFUSALS, look
+from baccarat.server.playing import definitions, game_info, shapes
 
-router = APIRouter(tags=["games"])
+router = APIRouter(tags=["games"], responses=REFUSALS)
 
 
 @router.get("/api/games", response_model=list[shapes.GameInfo])
 def games() -> list[shapes.GameInfo]:
     """Every game's wagers with their names and pays (Lucky Draw once per DrawWin pay table)."""
     return game_info.games_json()
+
+
+@router.get("/api/games/definitions/{digest}", response_model=definitions.Definition)
+def game_definition(request: Request, digest: str) -> definitions.Definition:
+    """The rules file of a game served from one (its shoe records name its digest): what the page's Verify reads
+    the game's rules from, after checking the content against the digest."""
+    return look(request, lambda s: definitions.definition(s, digest))

@@ -359,6 +359,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "decision.no_enter": "您本局没有入局注。",
   "decision.already_made": "您本局已经做过决定。",
   "shoe.unknown": "{table} 号牌桌没有第 {shoe} 靴。",
+  "definition.unknown": "这里没有摘要为 {digest} 的规则文件：请用牌靴记录所写的摘要核验。",
   "shoe.in_play": "这一靴还在进行中：结束后才公布种子。",
   "fairness.client_seed": "客户端种子为 1 到 64 个字母、数字或标点符号，不能有空格。",
   "history.still_dealing": "您的一局还在发牌：请在 {seconds} 秒后再导出。",
