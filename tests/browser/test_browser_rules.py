@@ -63,7 +63,7 @@ def test_a_game_from_a_file_is_on_the_page(page: Page) -> None:
     row.locator(".fair-verify").click()
     expect(answer).to_contain_text("verified", timeout=10_000)
     expect(answer).not_to_contain_text("MISMATCH")
-    definition = re.compile(r".*/api/games/definitions/[0-9a-f]{64}$")
+    definition = re.compile(r".*/api/games/definition\?digest=[0-9a-f]{64}$")
 
     def repaid(route):  # type: ignore[no-untyped-def]
         response = route.fetch()

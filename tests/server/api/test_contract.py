@@ -43,7 +43,7 @@ OPERATION_IDS = {
     "DELETE /api/sessions": "logOut",
     "GET /api/me": "whoAmI",
     "GET /api/games": "games",
-    "GET /api/games/definitions/{digest}": "gameDefinition",
+    "GET /api/games/definition": "gameDefinition",
     "GET /api/tables": "listTables",
     "GET /api/tables/{table_id}": "showTable",
     "GET /api/tables/{table_id}/you": "yourState",

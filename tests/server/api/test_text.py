@@ -206,8 +206,9 @@ def _strings(spec: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any
 
 
 def _free(strings: list[dict[str, Any]]) -> bool:
-    """Free text: the refusal must be ``request.bad_text`` (a value off a list or a date may say so instead)."""
-    return not any("enum" in s or "format" in s or "const" in s for s in strings)
+    """Free text: the refusal must be ``request.bad_text`` (a value off a list, a date or a pattern, such as a
+    digest's 64 hexadecimal digits, may say so instead)."""
+    return not any("enum" in s or "format" in s or "const" in s or "pattern" in s for s in strings)
 
 
 def _body_fields(spec: dict[str, Any], schema: dict[str, Any], path: tuple[str, ...] = ()

@@ -102,23 +102,24 @@ def test_a_stored_definition_that_no_longer_reads_stops_the_start_with_its_name(
 
 
 def test_the_page_reads_a_stored_definition_by_its_digest(manual_time, tmp_path: Path, tiger_text: str):
-    """``GET /api/games/definitions/{digest}``: the canonical content, whose SHA-256 is the digest, and the text;
-    a digest not stored is a 404 with its code."""
+    """``GET /api/games/definition?digest=``: the canonical content, whose SHA-256 is the digest, and the text;
+    a digest not stored is a 404 with its code, one that is not a SHA-256 a 422."""
     settings = Settings(data_dir=tmp_path, betting_seconds=600)
     with connect(settings.url) as sessions:
         upgrade(settings.url)
         transaction(sessions, lambda s: definitions.store(s, tiger_text))
     digest = canonical(tiger_text)[1]
     with TestClient(create_app(settings)) as client:
-        answer = client.get(f"/api/games/definitions/{digest}")
+        answer = client.get("/api/games/definition", params={"digest": digest})
         assert answer.status_code == 200, answer.text
         body = answer.json()
         assert hashlib.sha256(body["content"].encode()).hexdigest() == digest
         assert body["code"] == "tiger" and body["text"] == tiger_text and body["digest"] == digest
         assert json.loads(body["content"])["game"]["code"] == "tiger"
-        missing = client.get(f"/api/games/definitions/{'0' * 64}")
+        missing = client.get("/api/games/definition", params={"digest": "0" * 64})
         assert missing.status_code == 404 and missing.json()["code"] == "definition.unknown"
-        assert client.get("/api/games/definitions/short").json()["params"] == {"digest": "short"}
+        assert missing.json()["params"] == {"digest": "0" * 64}
+        assert client.get("/api/games/definition", params={"digest": "short"}).status_code == 422
 
 
 PAIRS = TIGER.parent / "pairs.toml"

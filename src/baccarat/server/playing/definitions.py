@@ -78,8 +78,8 @@ def digest_of(s: Session, code: str) -> str | None:
 
 
 def definition(s: Session, digest: str) -> Definition:
-    """``GET /api/games/definitions/{digest}``: the stored definition with that digest, for the page's Verify."""
-    row = s.get(GameDefinition, digest) if len(digest) == 64 else None
+    """``GET /api/games/definition?digest=``: the stored definition with that digest, for the page's Verify."""
+    row = s.get(GameDefinition, digest)
     if row is None:
         raise UnknownSeatError.coded("definition.unknown", digest=digest[:64])
     return {"digest": row.digest, "code": row.code, "content": canonical(row.text)[0], "text": row.text}

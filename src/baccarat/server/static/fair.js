@@ -416,7 +416,7 @@ window.Fair = (() => {
       (Array.isArray(wanted) ? wanted : [wanted]).some((v) => typeof v === typeof found[name] && v === found[name]));
   }
   async function rulesOf(record, problems) {
-    const response = await fetch(`/api/games/definitions/${record.definition}`);
+    const response = await fetch(`/api/games/definition?digest=${encodeURIComponent(record.definition)}`);
     if (!response.ok) throw new Error(say("not_fetched", { status: response.status }));
     const { content } = await response.json();
     const gives = hex(await sha256(new TextEncoder().encode(content)));

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 
 from baccarat.server.api.deps import REFUSALS, look
 from baccarat.server.playing import definitions, game_info, shapes
@@ -16,8 +18,10 @@ def games() -> list[shapes.GameInfo]:
     return game_info.games_json()
 
 
-@router.get("/api/games/definitions/{digest}", response_model=definitions.Definition)
-def game_definition(request: Request, digest: str) -> definitions.Definition:
+@router.get("/api/games/definition", response_model=definitions.Definition)
+def game_definition(request: Request, digest: Annotated[str, Query(
+        pattern="^[0-9a-f]{64}$", description="the SHA-256 (hex) a shoe record names as its definition")]
+                    ) -> definitions.Definition:
     """The rules file of a game served from one (its shoe records name its digest): what the page's Verify reads
     the game's rules from, after checking the content against the digest."""
     return look(request, lambda s: definitions.definition(s, digest))
