@@ -36,14 +36,21 @@ class DefinitionError(ValueError):
     """A definition the verifier cannot read: the message says what and where."""
 
 
-def digest(text: str) -> str:
-    """The SHA-256 (hex) of a rules file's canonical content; :class:`DefinitionError` if it is not TOML."""
+def _toml(text: str) -> dict[str, Any]:
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise DefinitionError(f"the definition is not TOML: {error}") from error
+
+
+def _digest_of(data: Mapping[str, Any]) -> str:
     content = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(content.encode()).hexdigest()
+
+
+def digest(text: str) -> str:
+    """The SHA-256 (hex) of a rules file's canonical content; :class:`DefinitionError` if it is not TOML."""
+    return _digest_of(_toml(text))
 
 
 def facts(hands: Mapping[str, list[str]]) -> dict[str, object]:
@@ -126,16 +133,14 @@ def read(text: str) -> tuple[str, str]:
     :data:`~baccarat.verify.rules.WAGERS`, also given for its digest in :data:`~baccarat.verify.rules.DEFINED`).
     A punto banco game is added under ``code@digest``; a Lucky Draw game is the built-in Lucky Draw of its pay
     table."""
-    code, key = _read(text)
-    DEFINED[digest(text)] = key
+    data = _toml(text)
+    named = _digest_of(data)
+    code, key = _read(data, named)
+    DEFINED[named] = key
     return code, key
 
 
-def _read(text: str) -> tuple[str, str]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise DefinitionError(f"the definition is not TOML: {error}") from error
+def _read(data: Mapping[str, Any], named: str) -> tuple[str, str]:
     game = data.get("game", {})
     code, procedure = game.get("code"), game.get("procedure")
     if not isinstance(code, str):
@@ -148,6 +153,6 @@ def _read(text: str) -> tuple[str, str]:
         return code, key
     if procedure != "punto_banco":
         raise DefinitionError(f"{code}: procedure {procedure!r} is punto_banco or lucky_draw")
-    key = f"{code}@{digest(text)[:16]}"
+    key = f"{code}@{named[:16]}"
     WAGERS[key] = dict(_wager(item, code) for item in data.get("wagers", []))
     return code, key

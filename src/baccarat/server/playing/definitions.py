@@ -81,5 +81,5 @@ def definition(s: Session, digest: str) -> Definition:
     """``GET /api/games/definition?digest=``: the stored definition with that digest, for the page's Verify."""
     row = s.get(GameDefinition, digest)
     if row is None:
-        raise UnknownSeatError.coded("definition.unknown", digest=digest[:64])
+        raise UnknownSeatError.coded("definition.unknown", digest=digest)  # 64 hexadecimal digits (the route's)
     return {"digest": row.digest, "code": row.code, "content": canonical(row.text)[0], "text": row.text}

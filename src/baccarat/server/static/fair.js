@@ -430,7 +430,10 @@ window.Fair = (() => {
     WAGERS[key] = Object.fromEntries(rules.wagers.map((wager) => {
       const pays = {};
       for (const event of wager.events) if (!(event.event in pays)) pays[event.event] = odds(event.pays);
-      const classify = (d) => wager.events.find((event) => holds(event.when, facts(d))).event;
+      const classify = (d) => {
+        const found = facts(d);
+        return wager.events.find((event) => holds(event.when, found)).event;
+      };
       return [wager.code, [classify, pays]];
     }));
     return key;
