@@ -135,11 +135,10 @@ def test_the_verifiers_pay_tables_are_the_houses(code, paytable):
 
 
 def test_the_verifiers_block_bonus_is_the_houses():
-    deck = [str(c) for c in standard_deck()]
-    for first, second, up in itertools.product(deck, deck, deck):
+    cards = [(str(c), c) for c in standard_deck()]  # each card written and parsed once: 52^3 hands follow
+    for (first, c1), (second, c2), (up, c3) in itertools.product(cards, cards, cards):
         dealt = rules.Dealt([], {"seat:1": [first, second], "dealer": [up]})
-        house = block_bonus_event(Card.parse(first), Card.parse(second), Card.parse(up))
-        assert rules.settle("lucky-draw/1", "block_bonus", 100, dealt, "seat:1")[0] == house
+        assert rules.settle("lucky-draw/1", "block_bonus", 100, dealt, "seat:1")[0] == block_bonus_event(c1, c2, c3)
 
 
 # --- transcripts --------------------------------------------------------------------------
