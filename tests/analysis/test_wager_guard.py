@@ -54,7 +54,7 @@ def coups(draw: st.DrawFn) -> Coup:
     return deal_coup(iter(cards).__next__)
 
 
-@settings(max_examples=examples(400), deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(coups())
 def test_every_wager_s_event_on_a_real_coup_is_the_analysis_s_event(coup: Coup) -> None:
     table = coup_table()

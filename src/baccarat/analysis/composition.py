@@ -107,6 +107,11 @@ class Composition:
         return None
 
     @property
+    def card_counts(self) -> tuple[int, ...] | None:
+        """Cards of each of the 52 kinds (index ``rank * 4 + suit``), when the shoe is full decks."""
+        return (self.decks,) * 52 if self.decks is not None else None
+
+    @property
     def size(self) -> int:
         """Number of cards."""
         return sum(self.counts)

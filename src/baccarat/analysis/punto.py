@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from baccarat.analysis import patterns
+from baccarat.analysis import cards, patterns
 from baccarat.analysis.composition import Composition
 from baccarat.analysis.keys import coup_table, key_weights
+from baccarat.core import cardfacts
 from baccarat.core.cards import Card
 from baccarat.core.coup import Coup
 from baccarat.core.errors import ConfigurationError
@@ -109,6 +110,8 @@ def unpriceable(wager: Wager[Any], composition: Composition | None = None, *, ga
             return ("it reads the cards' ranks or suits, not only their point values; declare it on the "
                     "coup's facts (a rules file, or depends and rule) to price it exactly")
         return None
+    if wager.depends == "cards":
+        return _unpriceable_cards(wager, composition)
     if wager.rule is None:
         return (f"it reads the cards' {wager.depends} through code the analysis cannot follow; declare its events "
                 "on the coup's facts (a rules file) to price it exactly")
@@ -116,6 +119,21 @@ def unpriceable(wager: Wager[Any], composition: Composition | None = None, *, ga
         return "it depends on the cards' ranks; give full decks (--decks) or a shoe by rank (13 counts, A..K)"
     if composition is not None and wager.depends == "suits" and composition.decks is None:
         return "it depends on the cards' suits, so it needs full decks (--decks), not a partly dealt shoe"
+    return None
+
+
+def _unpriceable_cards(wager: Wager[Any], composition: Composition | None) -> str | None:
+    """Why a wager declared on facts of the cards cannot be priced in ``composition``, or None."""
+    if wager.declared is None:
+        return ("it reads the cards through code the analysis cannot follow; declare its events on the facts of the "
+                "cards (a rules file) to price it exactly")
+    if composition is None:
+        return None
+    first, _ = cardfacts.needs_of(cards.read_facts(wager.declared)[1])
+    if composition.ranks is None and max(first.rank, first.suit) > 0:
+        return "it reads the cards' ranks; give full decks (--decks) or a shoe by rank (13 counts, A..K)"
+    if composition.card_counts is None and first.suit > 0:
+        return "it reads the cards' suits or colours, so it needs full decks (--decks), not a partly dealt shoe"
     return None
 
 
@@ -141,6 +159,11 @@ def event_combinations(game: Game, composition: Composition,
     result: dict[str, dict[str, int]] = {}
     for wager in chosen:
         events = list(wager.paytable)
+        if wager.depends == "cards":
+            assert wager.declared is not None and composition.ranks is not None
+            result[wager.code] = cards.event_counts(wager.declared, events, cards=composition.card_counts,
+                                                    ranks=composition.ranks)
+            continue
         if wager.rule is not None and wager.depends != "values":
             if by_pattern is None:
                 assert composition.ranks is not None

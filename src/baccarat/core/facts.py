@@ -27,8 +27,13 @@ from typing import Literal
 
 from baccarat.core.coup import Coup, Winner
 
-Level = Literal["values", "ranks", "suits"]
-LEVELS: tuple[Level, ...] = ("values", "ranks", "suits")
+Level = Literal["values", "ranks", "suits", "cards"]
+#: ``cards``: a wager that reads the facts of :mod:`baccarat.core.cardfacts` (any card's rank, suit or colour,
+#: counts, combinations), priced by :mod:`baccarat.analysis.cards`.
+LEVELS: tuple[Level, ...] = ("values", "ranks", "suits", "cards")
+#: What a wager of each level reads, in words (for refusals).
+LEVEL_WORDS = {"values": "the cards' point values", "ranks": "the cards' ranks", "suits": "the cards' suits",
+               "cards": "the cards themselves (ranks, suits or colours by position)"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +51,7 @@ class CoupFacts:
     banker_cards: int
     cards: int  #: 4, 5 or 6
     winning_total: int  #: the total of the winning hand (of both hands on a tie)
+    totals_sum: int  #: the Player's total plus the Banker's (0-18)
     player_pair: bool  #: the Player's first two cards are the same rank
     banker_pair: bool
     pairs: int  #: how many hands have a pair (0, 1, 2)
@@ -62,7 +68,7 @@ FACTS: dict[str, tuple[Level, type]] = {
     "winner": ("values", str), "player_total": ("values", int), "banker_total": ("values", int),
     "margin": ("values", int), "player_natural": ("values", bool), "banker_natural": ("values", bool),
     "natural": ("values", bool), "player_cards": ("values", int), "banker_cards": ("values", int),
-    "cards": ("values", int), "winning_total": ("values", int),
+    "cards": ("values", int), "winning_total": ("values", int), "totals_sum": ("values", int),
     "player_pair": ("ranks", bool), "banker_pair": ("ranks", bool), "pairs": ("ranks", int),
     "twin_pairs": ("ranks", bool),
     "player_suited": ("suits", bool), "banker_suited": ("suits", bool),
@@ -75,7 +81,7 @@ assert set(FACTS) == {f.name for f in fields(CoupFacts)}  # said once: the recor
 FACT_VALUES: dict[str, tuple[object, ...]] = {
     "winner": ("player", "banker", "tie"),
     **{name: tuple(range(10)) for name in ("player_total", "banker_total", "margin", "winning_total")},
-    "player_cards": (2, 3), "banker_cards": (2, 3), "cards": (4, 5, 6),
+    "player_cards": (2, 3), "banker_cards": (2, 3), "cards": (4, 5, 6), "totals_sum": tuple(range(19)),
     "pairs": (0, 1, 2), "perfect_pairs": (0, 1, 2),
     **{name: (False, True) for name, (_, kind) in FACTS.items() if kind is bool},
 }
@@ -120,7 +126,8 @@ def facts_from(coup: Coup, pattern: Pattern) -> CoupFacts:
         winner=coup.winner, player_total=coup.player_total, banker_total=coup.banker_total, margin=coup.margin,
         player_natural=coup.player_natural, banker_natural=coup.banker_natural, natural=coup.natural,
         player_cards=len(coup.player_cards), banker_cards=len(coup.banker_cards), cards=len(coup.deal_order),
-        winning_total=winning, player_pair=pattern.player_pair, banker_pair=pattern.banker_pair,
+        winning_total=winning, totals_sum=coup.player_total + coup.banker_total,
+        player_pair=pattern.player_pair, banker_pair=pattern.banker_pair,
         pairs=int(pattern.player_pair) + int(pattern.banker_pair), twin_pairs=pattern.twin,
         player_suited=pattern.player_suited, banker_suited=pattern.banker_suited,
         player_perfect_pair=player_perfect, banker_perfect_pair=banker_perfect,

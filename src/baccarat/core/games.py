@@ -37,11 +37,15 @@ class Wager(Generic[R]):
     requires: str | None = None  #: code of the base wager this side wager needs
     placed: Literal["betting", "decision"] = "betting"  #: Draw is placed at the decision
     settles: Literal["coup", "first_deal"] = "coup"  #: Block Bonus settles after the first deal
-    #: What pricing it needs to know of the cards (:mod:`baccarat.core.facts`): point values only, or
-    #: the ranks (and suits) of each hand's first two cards.  A wager that reads ranks or suits is
-    #: priced exactly only through ``rule``, its event as a function of the coup's facts.
+    #: What pricing it needs to know of the cards (:mod:`baccarat.core.facts`): point values only, the ranks
+    #: (and suits) of each hand's first two cards, or any card (``cards``).  A wager that reads ranks or suits is
+    #: priced exactly only through ``rule``, its event as a function of the coup's facts, and one that reads the
+    #: cards only through ``declared``.
     depends: Level = "values"
     rule: Callable[[CoupFacts], str] | None = None
+    #: A rules file's events as declared, in order: (event, ((fact, values it may have), ...)); the last has no
+    #: condition.  The analysis of a wager that reads the cards (``depends="cards"``) and the simulator read it.
+    declared: tuple[tuple[str, tuple[tuple[str, tuple[object, ...]], ...]], ...] | None = None
 
     def __post_init__(self) -> None:
         if self.depends not in LEVELS:

@@ -34,10 +34,12 @@ import json
 import re
 import tomllib
 from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from baccarat.core.cardfacts import CARD_FACTS, facts_of_coup
 from baccarat.core.coup import Coup
 from baccarat.core.errors import ConfigurationError, InvalidAmountError
 from baccarat.core.facts import FACT_VALUES, FACTS, CoupFacts, coup_facts, level_of
@@ -88,20 +90,31 @@ def _amount(value: object, where: str) -> int:
 
 
 def parse_pays(value: object, where: str) -> Fraction:
-    """Net odds: ``"11"``, ``"19/20"``, ``"1/2"``, ``"push"`` (0) or ``"lose"`` (-1)."""
+    """Net odds: ``"11"`` (11 to 1), ``"19/20"``, ``"1/2"``, ``"push"`` (0), ``"lose"`` (-1), or ``"9 for 1"``: the
+    player gets 9 for each 1 staked, the stake included (net 8 to 1)."""
+    usage = f"pays is a fraction such as \"11\", \"19/20\", \"9 for 1\", \"push\" or \"lose\", not {value!r}"
     if isinstance(value, bool):
-        raise _fail(where, f"pays is a fraction such as \"11\", \"19/20\", \"push\" or \"lose\", not {value!r}")
+        raise _fail(where, usage)
     if isinstance(value, int):
         value = str(value)
     if not isinstance(value, str):
-        raise _fail(where, f"pays is a fraction such as \"11\", \"19/20\", \"push\" or \"lose\", not {value!r}")
+        raise _fail(where, usage)
     word = value.strip().lower()
     if word == "push":
         return PUSH
     if word in ("lose", "loses"):
         return LOSE
+    for_one = re.fullmatch(r"([0-9]{1,6}(?:/[0-9]{1,6})?)\s+for\s+1", word)
+    if for_one:
+        try:
+            gross = Fraction(for_one.group(1))
+        except ZeroDivisionError as error:
+            raise _fail(where, f"pays {value!r} divides by zero") from error
+        if gross <= 1:
+            raise _fail(where, f"pays {value!r}: \"N for 1\" pays the stake back within N, so N must be over 1")
+        return gross - 1
     if not re.fullmatch(r"-?[0-9]{1,6}(/[0-9]{1,6})?", word):
-        raise _fail(where, f"pays is a fraction such as \"11\", \"19/20\", \"push\" or \"lose\", not {value!r}")
+        raise _fail(where, usage)
     try:
         pays = Fraction(word)
     except ZeroDivisionError as error:
@@ -111,21 +124,33 @@ def parse_pays(value: object, where: str) -> Fraction:
     return pays
 
 
+def _allowed(name: str) -> tuple[type, tuple[object, ...]] | None:
+    """A fact's type and the values a condition may name, or None for a name that is no fact."""
+    if name in FACTS:
+        return FACTS[name][1], FACT_VALUES[name]
+    if name in CARD_FACTS:
+        return CARD_FACTS[name].kind, CARD_FACTS[name].values
+    return None
+
+
 def _condition(when: object, where: str) -> Condition:
     if not isinstance(when, dict) or not when:
         raise _fail(where, "when is a table of facts, e.g. { winner = \"banker\", banker_total = 6 }")
     out = []
     for name, wanted in when.items():
-        if name not in FACTS:
-            raise _fail(where, f"unknown fact {name!r}; facts are: {', '.join(FACTS)}")
+        allowed = _allowed(name)
+        if allowed is None:
+            raise _fail(where, f"unknown fact {name!r}; the facts are listed in docs/rules-files.md (for example "
+                               f"{', '.join(list(FACTS)[:6])}, player_third_rank, count_red_first_four, "
+                               "most_of_a_rank)")
+        kind, possible = allowed
         values = tuple(wanted) if isinstance(wanted, list) else (wanted,)
         if not values:
             raise _fail(where, f"{name} lists no value")
         for v in values:
-            kind = FACTS[name][1]
-            if type(v) is not kind or v not in FACT_VALUES[name]:
-                allowed = ", ".join(repr(x) for x in FACT_VALUES[name])
-                raise _fail(where, f"{name} cannot be {v!r}; it is one of {allowed}")
+            if type(v) is not kind or v not in possible:
+                listed = ", ".join(repr(x) for x in possible)
+                raise _fail(where, f"{name} cannot be {v!r}; it is one of {listed}")
         out.append((name, values))
     return tuple(out)
 
@@ -138,6 +163,20 @@ def _rule(events: tuple[tuple[str, Condition], ...]) -> Callable[[CoupFacts], st
     def event_of(facts: CoupFacts) -> str:
         for event, condition in events:
             if _holds(condition, facts):
+                return event
+        raise AssertionError("the last event has no condition")  # pragma: no cover - checked at load
+
+    return event_of
+
+
+def _card_rule(events: tuple[tuple[str, Condition], ...], names: set[str]) -> Callable[[Coup], str]:
+    """The event of a dealt coup, for a wager that reads facts of the cards (:mod:`baccarat.core.cardfacts`)."""
+    card_names = sorted(names & set(CARD_FACTS))
+
+    def event_of(coup: Coup) -> str:
+        found = {**asdict(coup_facts(coup)), **facts_of_coup(coup, card_names)}
+        for event, condition in events:
+            if all(found[name] in values for name, values in condition):
                 return event
         raise AssertionError("the last event has no condition")  # pragma: no cover - checked at load
 
@@ -195,8 +234,13 @@ def _wager(data: object, index: int, game: str) -> tuple[Wager[Coup], int]:
         events.append((event, condition))
     if not any(p > 0 for p in pays.values()):
         raise _fail(where, "no event pays: a wager needs at least one winning event")
-    rule = _rule(tuple(events))
-    return Wager(code, name, _classify(rule), pays, requires=requires, depends=level_of(used), rule=rule), maximum
+    declared = tuple(events)
+    if used & set(CARD_FACTS):
+        return Wager(code, name, _card_rule(declared, used), pays, requires=requires, depends="cards",
+                     declared=declared), maximum
+    rule = _rule(declared)
+    return Wager(code, name, _classify(rule), pays, requires=requires, depends=level_of(used), rule=rule,
+                 declared=declared), maximum
 
 
 def _lucky_draw(data: Mapping[str, Any], code: str, name: str, minimum: int, digest: str,

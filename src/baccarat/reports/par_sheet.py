@@ -16,6 +16,7 @@ from fractions import Fraction
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.composition import LABEL_VALUES, VALUE_LABELS, Composition
 from baccarat.analysis.results import GameAnalysis, WagerAnalysis, format_pays
+from baccarat.core.facts import LEVEL_WORDS
 from baccarat.core.games import Game
 from baccarat.core.money import format_amount
 from baccarat.core.registry import game_codes, register
@@ -100,8 +101,8 @@ def build(game: Game, *, decks: int = 8, shoes: int = 20_000, count_shoes: int =
         if game.kind != "punto_banco":
             counts[wager.code] = "counting studies are for punto banco games"
         elif game.wager(wager.code).depends != "values":
-            counts[wager.code] = f"it depends on the cards' {game.wager(wager.code).depends}; a count by point " \
-                                 "value cannot follow it"
+            counts[wager.code] = f"it depends on {LEVEL_WORDS[game.wager(wager.code).depends]}; a count by " \
+                                 "point value cannot follow it"
         elif wager.eor is None or (tags := count_tags(wager.eor)) is None:
             counts[wager.code] = "no effect of removal to count"
         elif count_shoes:

@@ -29,6 +29,7 @@ import numpy.typing as npt
 from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.composition import LABEL_VALUES, VALUE_LABELS
 from baccarat.core.errors import ConfigurationError
+from baccarat.core.facts import LEVEL_WORDS
 from baccarat.core.registry import all_games, get_game
 from baccarat.sim.compiled import kernels
 from baccarat.sim.outcome_tables import punto_banco_tables, shoe_tables
@@ -97,9 +98,9 @@ class CountPlan(ChunkedRun):
         if self.wager not in codes:
             raise ConfigurationError(f"unknown wager {self.wager!r} in {self.game}; wagers are: {', '.join(codes)}")
         if game.wager(self.wager).depends != "values":
-            raise ConfigurationError(f"{game.wager(self.wager).name} depends on the cards' "
-                                     f"{game.wager(self.wager).depends}: a count by point value cannot follow it; "
-                                     "count a wager on point values")
+            raise ConfigurationError(f"{game.wager(self.wager).name} depends on "
+                                     f"{LEVEL_WORDS[game.wager(self.wager).depends]}: a count by point value cannot "
+                                     "follow it; count a wager on point values")
         if not math.isfinite(self.trigger):
             raise ConfigurationError("the trigger must be a finite number")
         if (not isinstance(self.initial_count, int) or isinstance(self.initial_count, bool)

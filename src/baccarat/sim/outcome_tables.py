@@ -88,6 +88,9 @@ def _punto_banco_arrays(game: Game) -> dict[str, npt.NDArray[np.generic]]:
 
     for wager in game.wagers:
         why = unpriceable(wager, game=game)
+        if why is None and wager.depends == "cards":
+            why = ("it reads the cards themselves (ranks, suits or colours by position), which the simulator does not "
+                   "deal by card yet; price it exactly with baccarat analyze")
         if why is not None:
             raise ConfigurationError(f"{wager.name} cannot be simulated: {why}")
     banker = np.zeros((10, 11), dtype=bool)

@@ -23,13 +23,34 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from baccarat.verify.rules import DEFINED, LOSE, PUSH, WAGERS, Dealt, total
+from baccarat.verify.rules import DEFINED, LOSE, PUSH, RANKS, SUITS, WAGERS, Dealt, total
 
-#: What a condition may name, each fact's value computed below from the dealt hands.
-FACT_NAMES = ("winner", "player_total", "banker_total", "margin", "player_natural", "banker_natural", "natural",
-              "player_cards", "banker_cards", "cards", "winning_total", "player_pair", "banker_pair", "pairs",
-              "twin_pairs", "player_suited", "banker_suited", "player_perfect_pair", "banker_perfect_pair",
+#: What a condition may name of the hands (values, and each hand's first two cards), computed by :func:`facts`.
+HAND_FACTS = ("winner", "player_total", "banker_total", "margin", "player_natural", "banker_natural", "natural",
+              "player_cards", "banker_cards", "cards", "winning_total", "totals_sum", "player_pair", "banker_pair",
+              "pairs", "twin_pairs", "player_suited", "banker_suited", "player_perfect_pair", "banker_perfect_pair",
               "perfect_pairs")
+_SUIT_WORDS = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+_ORDINALS = ("first", "second", "third")
+_SCOPES = {"": "all", "_first_four": "first_four"}
+
+
+def _card_fact_names() -> tuple[str, ...]:
+    names = [f"{hand}_{nth}_{what}" for hand in ("player", "banker") for nth in _ORDINALS
+             for what in ("rank", "suit", "colour", "face")]
+    for suffix in _SCOPES:
+        names += [f"{what}{suffix}" for what in ("count_red", "count_black", "count_face", "one_colour")]
+        names += [f"count_rank_{r.lower()}{suffix}" for r in RANKS]
+        names += [f"count_suit_{w}{suffix}" for w in _SUIT_WORDS.values()]
+        names += [f"count_card_{r.lower()}{s}{suffix}" for r in RANKS for s in SUITS]
+        names += [f"{what}{suffix}" for what in ("most_of_a_rank", "rank_pairs", "rank_trips", "rank_quads",
+                                                 "full_house", "most_of_a_suit", "most_of_a_card")]
+    return (*names, "player_one_colour", "banker_one_colour")
+
+
+#: Facts of the cards themselves (docs/rules-files.md, "Facts of the cards").
+CARD_FACTS = _card_fact_names()
+FACT_NAMES = HAND_FACTS + CARD_FACTS
 
 
 class DefinitionError(ValueError):
@@ -73,7 +94,52 @@ def facts(hands: Mapping[str, list[str]]) -> dict[str, object]:
         "player_perfect_pair": player_perfect, "banker_perfect_pair": banker_perfect,
         "perfect_pairs": int(player_perfect) + int(banker_perfect),
     }
-    assert tuple(found) == FACT_NAMES
+    found["totals_sum"] = p + b
+    found.update(card_facts(player, banker))
+    assert set(found) == set(FACT_NAMES)
+    return found
+
+
+def _red(card: str) -> bool:
+    return card[1] in "dh"
+
+
+def _one_colour(cards: list[str]) -> bool:
+    return len({_red(c) for c in cards}) == 1
+
+
+def card_facts(player: list[str], banker: list[str]) -> dict[str, object]:
+    """The facts of the cards themselves, of a coup's two hands (cards as ``"Td"``, each hand in the order dealt)."""
+    found: dict[str, object] = {}
+    for hand, cards in (("player", player), ("banker", banker)):
+        for nth, ordinal in enumerate(_ORDINALS):
+            card = cards[nth] if nth < len(cards) else None
+            found[f"{hand}_{ordinal}_rank"] = card[0] if card else "none"
+            found[f"{hand}_{ordinal}_suit"] = _SUIT_WORDS[card[1]] if card else "none"
+            found[f"{hand}_{ordinal}_colour"] = ("red" if _red(card) else "black") if card else "none"
+            found[f"{hand}_{ordinal}_face"] = card is not None and card[0] in "JQK"
+    for suffix, scope in _SCOPES.items():
+        cards = player + banker if scope == "all" else player[:2] + banker[:2]
+        found[f"count_red{suffix}"] = sum(_red(c) for c in cards)
+        found[f"count_black{suffix}"] = sum(not _red(c) for c in cards)
+        found[f"count_face{suffix}"] = sum(c[0] in "JQK" for c in cards)
+        found[f"one_colour{suffix}"] = _one_colour(cards)
+        for r in RANKS:
+            found[f"count_rank_{r.lower()}{suffix}"] = sum(c[0] == r for c in cards)
+        for letter, word in _SUIT_WORDS.items():
+            found[f"count_suit_{word}{suffix}"] = sum(c[1] == letter for c in cards)
+        for r in RANKS:
+            for letter in SUITS:
+                found[f"count_card_{r.lower()}{letter}{suffix}"] = cards.count(r + letter)
+        of_rank = sorted((sum(c[0] == r for c in cards) for r in RANKS), reverse=True)
+        found[f"most_of_a_rank{suffix}"] = of_rank[0]
+        found[f"rank_pairs{suffix}"] = of_rank.count(2)
+        found[f"rank_trips{suffix}"] = of_rank.count(3)
+        found[f"rank_quads{suffix}"] = sum(n >= 4 for n in of_rank)
+        found[f"full_house{suffix}"] = of_rank[0] >= 3 and of_rank[1] >= 2
+        found[f"most_of_a_suit{suffix}"] = max(sum(c[1] == letter for c in cards) for letter in SUITS)
+        found[f"most_of_a_card{suffix}"] = max(cards.count(c) for c in cards)
+    found["player_one_colour"], found["banker_one_colour"] = _one_colour(player), _one_colour(banker)
     return found
 
 
@@ -87,7 +153,10 @@ def _pays(value: object, where: str) -> Fraction:
             return PUSH
         if word in ("lose", "loses"):
             return LOSE
+        gross, _, one = word.partition(" for ")
         try:
+            if one.strip() == "1":  # "9 for 1": 9 back for each 1 staked, the stake among them
+                return Fraction(gross.strip()) - 1
             return Fraction(word)
         except (ValueError, ZeroDivisionError):
             pass
