@@ -225,6 +225,8 @@ def test_kernels_compiled_ahead_of_time_deal_exactly_like_the_jit():
                                pb.pays_by_key)),
         ("lucky_draw_chunk", (555, shoe.deck, shoe.value_of, shoe.burn, 30, ld.dealer_draws, draws, ld.enter_pay,
                               ld.block_event, ld.block_pay)),
+        ("punto_banco_deals_chunk", (40, shoe.deck, shoe.value_of, shoe.burn, 30, pb.player_draws, pb.banker_draws,
+                                     pb.natural)),
     ]
     for perfect, true_count in ((False, True), (False, False), (True, True)):
         polynomial = _polynomial("ez", row) if perfect else (np.zeros(2, dtype=np.int64),) * 3 + (np.zeros(1),)
@@ -460,3 +462,84 @@ def test_a_console_without_the_symbols_gets_question_marks_not_a_traceback(encod
         done.stdout.decode(encoding)  # what was written is the console's own encoding
         if encoding == "ascii":  # every suit, dash and ± became "?"
             assert b"?" in done.stdout
+
+
+# --- wagers on the cards themselves -----------------------------------------------------------------------
+
+CARD_GAME = """
+[game]
+code = "cards-test"
+name = "Wagers on the cards"
+procedure = "punto_banco"
+minimum = "1.00"
+
+[[wagers]]
+code = "banker"
+name = "Banker"
+maximum = "100.00"
+events = [
+  { event = "Banker wins", when = { winner = "banker" }, pays = "19/20" },
+  { event = "Tie", when = { winner = "tie" }, pays = "push" },
+  { event = "Player wins", pays = "lose" },
+]
+
+[[wagers]]
+code = "colour_match"
+name = "Colour Match"
+maximum = "100.00"
+events = [
+  { event = "One colour", when = { one_colour_first_four = true }, pays = "6 for 1" },
+  { event = "Mixed", pays = "lose" },
+]
+
+[[wagers]]
+code = "three_of_a_rank"
+name = "Three of a rank"
+maximum = "100.00"
+events = [
+  { event = "Three or more of a rank", when = { most_of_a_rank = [3, 4, 5, 6] }, pays = "10" },
+  { event = "A red third card", when = { player_third_colour = "red", banker_third_colour = "red" }, pays = "3" },
+  { event = "Player pair", when = { player_pair = true }, pays = "2" },
+  { event = "Else", pays = "lose" },
+]
+"""
+
+
+@pytest.fixture()
+def card_game(tmp_path):
+    from baccarat.core.registry import unregister
+    from baccarat.core.rulesfile import load_rules
+
+    path = tmp_path / "cards.toml"
+    path.write_text(CARD_GAME, encoding="utf-8")
+    game = load_rules(path)
+    yield game
+    unregister(game.code)
+
+
+def test_the_deals_kernel_keeps_each_coup_s_cards_as_the_engine_deals_them(card_game):
+    shoe, p = shoe_tables(8), punto_banco_tables(card_game.code)
+    keys, dealt, shoe_of, hands = kernels.punto_banco_deals_chunk(
+        20, chunk_state(3, 0), shoe.deck, shoe.value_of, shoe.burn, 14, p.player_draws, p.banker_draws, p.natural)
+    assert len(keys) == hands.sum() == len(shoe_of) > 20 * 60 and np.array_equal(np.bincount(shoe_of), hands)
+    for key, row in zip(keys, dealt, strict=True):
+        player, banker = [CARD_KINDS[c] for c in row[:3] if c >= 0], [CARD_KINDS[c] for c in row[3:] if c >= 0]
+        order = [player[0], banker[0], player[1], banker[1], *player[2:], *banker[2:]]
+        coup = deal_coup(iter(order).__next__)
+        assert (coup.player_cards, coup.banker_cards) == (tuple(player), tuple(banker))
+        # the key: the two-card totals, then the fifth and sixth cards' values (0 where not dealt)
+        two = (sum(c.value for c in player[:2]) % 10) * 10 + sum(c.value for c in banker[:2]) % 10
+        fifth = coup.deal_order[4][1].value if len(coup.deal_order) > 4 else 0
+        sixth = coup.deal_order[5][1].value if len(coup.deal_order) > 5 else 0
+        assert key == (two * 10 + fifth) * 10 + sixth
+
+
+@pytest.mark.slow
+def test_a_wager_on_the_cards_is_dealt_as_the_analysis_prices_it(card_game):
+    plan = Plan(card_game.code, 4000, 13)
+    result = summarize(card_game, plan, run(plan, workers=2))
+    assert result.hands > 300_000
+    for wager in result.wagers:
+        assert abs(wager.mean - wager.exact) < 4 * wager.std_error, wager.code
+        assert sum(wager.events.values()) == result.hands
+    assert np.array_equal(run(plan, workers=1)[0], run(plan, workers=3)[0])

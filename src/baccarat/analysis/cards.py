@@ -283,7 +283,9 @@ def event_counts(declared: Declared, events: list[str], *, cards: Sequence[int] 
     return out
 
 
-def _values_of_keys(value_names: Iterable[str], keys: IntArray) -> dict[str, IntArray]:
+def value_facts(value_names: Iterable[str], keys: IntArray) -> dict[str, IntArray]:
+    """Each named point-value fact's code for coups given by their keys (``((pt * 10 + bt) * 10 + fifth) * 10
+    + sixth``)."""
     codes = _coup_codes()
     coup = coup_table().index.ravel()[keys]
     return {name: codes[name][coup] for name in value_names}
@@ -337,7 +339,7 @@ def _by_first_four(declared: Declared, value_names: list[str], card_names: list[
         rows = group == g
         by_key[g] = rest[rows].T @ first_four[rows]
     keys = np.repeat(np.arange(10_000), len(codes))
-    facts = {**_values_of_keys(value_names, keys),
+    facts = {**value_facts(value_names, keys),
              **{name: np.tile(tuples[:, i], 10_000) for i, name in enumerate(card_names)}}
     event = events_of(declared, facts, len(keys))
     weights = by_key.reshape(-1)
@@ -377,7 +379,7 @@ def _walk_all(declared: Declared, value_names: list[str], card_names: list[str],
             return
         keys, weight = keys[keep], weight[keep]
         cards = Cards(cards.rank[keep], cards.suit[keep])
-        facts = {**_values_of_keys(value_names, keys), **compute(cards, card_names)}
+        facts = {**value_facts(value_names, keys), **compute(cards, card_names)}
         event = events_of(declared, facts, len(keys))
         for i in range(len(declared)):
             totals[i] += weight[event == i].sum()

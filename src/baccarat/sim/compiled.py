@@ -55,6 +55,9 @@ EXPORTS: dict[str, tuple[tuple[Argument, ...], tuple[Argument, ...]]] = {
     "punto_banco_cards_chunk": (_CHUNK_RESULT, (
         _INT, ("uint64", 1), ("int32", 1), ("int32", 1), ("int32", 1), ("int32", 1), ("int64", 1), ("int64", 1),
         _INT, ("int64", 1), ("int64", 2), ("int64", 1), ("float64", 2))),
+    "punto_banco_deals_chunk": ((("int64", 1), ("int64", 2), ("int64", 1), ("int64", 1)), (
+        _INT, ("uint64", 1), ("int32", 1), ("int32", 1), ("int64", 1), _INT, ("int64", 1), ("int64", 2),
+        ("int64", 1))),
     "lucky_draw_chunk": (_CHUNK_RESULT, (
         _INT, ("uint64", 1), ("int32", 1), ("int32", 1), ("int64", 1), _INT, ("int64", 1), ("int64", 3),
         ("float64", 1), ("int8", 3), ("float64", 1))),
@@ -84,6 +87,7 @@ class Kernels(NamedTuple):
 
     punto_banco_chunk: Callable[..., Any]
     punto_banco_cards_chunk: Callable[..., Any]
+    punto_banco_deals_chunk: Callable[..., Any]
     lucky_draw_chunk: Callable[..., Any]
     count_chunk: Callable[..., Any]
     ahead_of_time: bool  #: False: numba's JIT (no C compiler, or ``BACCARAT_KERNELS=jit``)

@@ -241,6 +241,56 @@ def punto_banco_cards_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, val
 
 
 @numba.njit(cache=True)
+def punto_banco_deals_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: np.ndarray, burn: np.ndarray,
+                            cut_card: int, player_draws: np.ndarray, banker_draws: np.ndarray, natural: np.ndarray
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Deal ``shoes`` shoes of real cards as :func:`punto_banco_cards_chunk` does, and give back every coup: its key,
+    its cards by hand position (Player first, second, third, Banker first, second, third; card kinds, -1 where a
+    third card was not dealt) and its shoe, with each shoe's number of coups.  For wagers on the cards themselves,
+    whose events are computed from the cards outside the kernel."""
+    size = deck.shape[0]
+    most = shoes * (size // 4 + 1)
+    keys = np.empty(most, dtype=np.int64)
+    dealt = np.full((most, 6), -1, dtype=np.int64)
+    shoe_of = np.empty(most, dtype=np.int64)
+    hands = np.zeros(shoes, dtype=np.int64)
+    cards = deck.copy()
+    values = np.empty(size, dtype=np.int32)
+    cut_index = size - cut_card
+    n = 0
+    for shoe in range(shoes):
+        shuffle_in_place(cards, state)
+        for i in range(size):
+            values[i] = value_of[cards[i]]
+        pos = 1 + burn[values[0]]
+        last = False
+        while size - pos >= 6:
+            start = pos
+            pt = _DIGIT[values[pos] + values[pos + 2]]
+            play = 1 - (natural[pt] | natural[_DIGIT[values[pos + 1] + values[pos + 3]]])
+            player_drew = play * player_draws[pt]
+            key, pos = punto_banco_coup(values, pos, player_draws, banker_draws, natural)
+            dealt[n, 0], dealt[n, 1] = cards[start], cards[start + 2]
+            dealt[n, 3], dealt[n, 4] = cards[start + 1], cards[start + 3]
+            taken = pos - start
+            if taken == 6:
+                dealt[n, 2], dealt[n, 5] = cards[start + 4], cards[start + 5]
+            elif taken == 5 and player_drew == 1:
+                dealt[n, 2] = cards[start + 4]
+            elif taken == 5:
+                dealt[n, 5] = cards[start + 4]
+            keys[n] = key
+            shoe_of[n] = shoe
+            hands[shoe] += 1
+            n += 1
+            if last:
+                break
+            if pos > cut_index:
+                last = True
+    return keys[:n], dealt[:n], shoe_of[:n], hands
+
+
+@numba.njit(cache=True)
 def lucky_draw_chunk(shoes: int, state: np.ndarray, deck: np.ndarray, value_of: np.ndarray, burn: np.ndarray,
                      cut_card: int, dealer_draws: np.ndarray, draws: np.ndarray, enter_pay: np.ndarray,
                      block_event: np.ndarray,

@@ -74,6 +74,9 @@ class PuntoBancoTables:
     events: IntArray  #: [wager, bin] -> the event's position in the wager's pay table
     patterns: int = 1  #: card patterns per key: 1 when every wager reads point values only
     pattern_index: IntArray | None = None  #: pattern bits (see kernels.punto_banco_cards_chunk) -> pattern
+    #: A wager reads the cards themselves: a bin is ``key * patterns + combination``, the combination of the events
+    #: of the wagers that read cards (:func:`card_bins`), computed from each coup's cards outside the kernel.
+    cards: bool = False
 
 
 def needs_cards(game: Game) -> bool:
@@ -88,11 +91,10 @@ def _punto_banco_arrays(game: Game) -> dict[str, npt.NDArray[np.generic]]:
 
     for wager in game.wagers:
         why = unpriceable(wager, game=game)
-        if why is None and wager.depends == "cards":
-            why = ("it reads the cards themselves (ranks, suits or colours by position), which the simulator does not "
-                   "deal by card yet; price it exactly with baccarat analyze")
         if why is not None:
             raise ConfigurationError(f"{wager.name} cannot be simulated: {why}")
+    if any(w.depends == "cards" for w in game.wagers):
+        return _card_arrays(game)
     banker = np.zeros((10, 11), dtype=bool)
     for total, row in BANKER_CHART.items():
         banker[total] = row
@@ -122,6 +124,76 @@ def _punto_banco_arrays(game: Game) -> dict[str, npt.NDArray[np.generic]]:
             "events": np.array(event_rows, dtype=np.int64), "patterns": np.array([count]), "pattern_index": bits}
 
 
+#: The most combinations of events of the wagers that read cards (the bins per coup key).
+MAX_COMBINATIONS = 1024
+
+
+def _combined(game: Game) -> list[tuple[int, int]]:
+    """(position among the game's wagers, stride) of each wager that reads cards, in a game with a wager on the
+    cards themselves: its event is one digit of a coup's combination."""
+    stride, found = 1, []
+    for i, wager in enumerate(game.wagers):
+        if wager.depends != "values":
+            found.append((i, stride))
+            stride *= len(wager.paytable)
+    if stride > MAX_COMBINATIONS:
+        raise ConfigurationError(f"{game.name} cannot be simulated: its wagers on the cards have {stride:,} "
+                                 f"combinations of events, more than the {MAX_COMBINATIONS:,} the simulator counts")
+    return found
+
+
+def _card_arrays(game: Game) -> dict[str, npt.NDArray[np.generic]]:
+    """The kernel tables of a game with a wager on the cards: bins ``key * combinations + combination``."""
+    from baccarat.analysis.keys import coup_table
+
+    combined = dict(_combined(game))
+    count = int(np.prod([len(game.wagers[i].paytable) for i in combined], dtype=np.int64))
+    table = coup_table()
+    combination = np.tile(np.arange(count), 10_000)
+    pays_rows, event_rows = [], []
+    for i, wager in enumerate(game.wagers):
+        odds = np.array([float(p) for p in wager.paytable.values()])
+        if i in combined:
+            by_bin = combination // combined[i] % len(wager.paytable)
+        else:
+            by_coup = np.array([list(wager.paytable).index(wager.event(c)) for c in table.coups])
+            by_bin = np.repeat(by_coup[table.index.ravel()], count)
+        event_rows.append(by_bin)
+        pays_rows.append(odds[by_bin])
+    banker = np.zeros((10, 11), dtype=bool)
+    for total, row in BANKER_CHART.items():
+        banker[total] = row
+    natural = np.array([is_natural(total) for total in range(10)], dtype=np.int64)
+    return {"player_draws": np.array(PLAYER_CHART, dtype=np.int64), "banker_draws": banker.astype(np.int64),
+            "natural": natural, "pays": np.ascontiguousarray(np.array(pays_rows)),
+            "events": np.array(event_rows, dtype=np.int64), "patterns": np.array([count]),
+            "pattern_index": np.zeros(1, dtype=np.int64), "cards": np.array([1])}
+
+
+def card_bins(game: Game, keys: IntArray, dealt: IntArray) -> IntArray:
+    """The bin of each coup of a game with a wager on the cards, from its key and its cards by hand position (card
+    kinds, -1 where not dealt): the events of the wagers that read cards, by the analysis's interpreter of the facts
+    (:mod:`baccarat.analysis.cards`)."""
+    from baccarat.analysis import cards as engine
+
+    rank_of, suit_of = card_kinds()
+    held = np.maximum(dealt, 0)
+    rank = np.where(dealt >= 0, rank_of[held], -1).astype(np.int64)
+    suit = np.where(dealt >= 0, suit_of[held], -1).astype(np.int64)
+    combined = _combined(game)
+    declared = [game.wagers[i].declared for i, _ in combined]
+    value_names = sorted({n for d in declared if d for n in engine.read_facts(d)[0]})
+    card_names = sorted({n for d in declared if d for n in engine.read_facts(d)[1]})
+    facts = {**engine.value_facts(value_names, keys), **engine.compute(engine.Cards(rank, suit), card_names)}
+    combination = np.zeros(len(keys), dtype=np.int64)
+    for (i, stride), rules in zip(combined, declared, strict=True):
+        assert rules is not None  # a wager on the cards is declared (a rules file)
+        order = np.array([list(game.wagers[i].paytable).index(event) for event, _ in rules], dtype=np.int64)
+        combination += order[engine.events_of(rules, facts, len(keys))] * stride
+    count = int(np.prod([len(game.wagers[i].paytable) for i, _ in combined], dtype=np.int64))
+    return keys * count + combination
+
+
 @cache
 def punto_banco_tables(code: str) -> PuntoBancoTables:
     """Kernel tables for a punto banco game (by code, so worker processes can rebuild them).
@@ -135,7 +207,7 @@ def punto_banco_tables(code: str) -> PuntoBancoTables:
                     lambda: _punto_banco_arrays(game))
     return PuntoBancoTables(a["player_draws"], a["banker_draws"], a["natural"], a["pays"],
                             np.ascontiguousarray(a["pays"].T), a["events"], int(a["patterns"][0]),
-                            a["pattern_index"])
+                            a["pattern_index"], bool(a["cards"][0]) if "cards" in a else False)
 
 
 @cache

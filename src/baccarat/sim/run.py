@@ -29,7 +29,15 @@ from baccarat.core.shoe import check_cut_card, check_decks
 from baccarat.sim import early
 from baccarat.sim.compiled import kernels
 from baccarat.sim.early import MAX_WORKERS, MIN_WORKERS
-from baccarat.sim.outcome_tables import card_kinds, lucky_draw_tables, punto_banco_tables, shoe_tables
+from baccarat.sim.outcome_tables import (
+    PuntoBancoTables,
+    ShoeTables,
+    card_bins,
+    card_kinds,
+    lucky_draw_tables,
+    punto_banco_tables,
+    shoe_tables,
+)
 from baccarat.sim.seeds import state_words
 
 #: Shoes per chunk by default: a chunk is a fraction of a second of work, so the per-task
@@ -134,6 +142,8 @@ def run_chunk(plan: Plan, index: int) -> ChunkResult:
             t.enter_pay, t.block_event, t.block_pay)
         return result
     p = punto_banco_tables(plan.game)
+    if p.cards:  # a wager reads the cards themselves: its events come from each coup's cards
+        return _cards_chunk(plan, p, shoes, state, shoe)
     if p.patterns > 1:  # a wager reads ranks or suits: deal real cards
         rank_of, suit_of = card_kinds()
         assert p.pattern_index is not None
@@ -144,6 +154,27 @@ def run_chunk(plan: Plan, index: int) -> ChunkResult:
     result = kernels().punto_banco_chunk(shoes, state, shoe.deck_values, shoe.burn, plan.cut_card,
                                          p.player_draws, p.banker_draws, p.natural, p.pays_by_key)
     return result
+
+
+def _cards_chunk(plan: Plan, p: PuntoBancoTables, shoes: int, state: npt.NDArray[np.uint64],
+                 shoe: ShoeTables) -> ChunkResult:
+    """A chunk of a game with a wager on the cards themselves: the kernel deals and keeps every coup's cards, the
+    analysis's interpreter of the facts gives each coup's bin, and the shoes' sums are those of
+    ``kernels._add_shoe`` (each shoe's net added coup by coup, in deal order)."""
+    keys, dealt, shoe_of, hands = kernels().punto_banco_deals_chunk(
+        shoes, state, shoe.deck, shoe.value_of, shoe.burn, plan.cut_card, p.player_draws, p.banker_draws, p.natural)
+    bins = card_bins(get_game(plan.game), keys, dealt)
+    histogram = np.bincount(bins, minlength=p.pays.shape[1]).astype(np.int64)
+    wagers = p.pays.shape[0]
+    net = np.zeros((shoes, wagers))
+    np.add.at(net, shoe_of, p.pays_by_key[bins])
+    counts = hands.astype(np.float64)
+    sums = np.zeros((wagers + 1, 3))
+    sums[:wagers, 0] = net.sum(axis=0)
+    sums[:wagers, 1] = (net * net).sum(axis=0)
+    sums[:wagers, 2] = (net * counts[:, None]).sum(axis=0)
+    sums[wagers] = counts.sum(), (counts * counts).sum(), shoes
+    return histogram, sums
 
 
 class _Counter:
