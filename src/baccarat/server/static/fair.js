@@ -402,12 +402,59 @@ window.Fair = (() => {
       cards: player.length + banker.length, winning_total: win === "banker" ? b : p, player_pair: pp,
       banker_pair: bp, pairs: Number(pp) + Number(bp), twin_pairs: pp && bp && player[0][0] === banker[0][0],
       player_suited: ps, banker_suited: bs, player_perfect_pair: pp && ps, banker_perfect_pair: bp && bs,
-      perfect_pairs: Number(pp && ps) + Number(bp && bs) };
+      perfect_pairs: Number(pp && ps) + Number(bp && bs), totals_sum: p + b, ...cardFacts(player, banker) };
+  }
+  // The facts of the cards themselves (docs/rules-files.md, "The facts"): each card by position, counts over all the
+  // cards dealt or the first four, combinations of ranks, suits and identical cards.
+  const SUIT_WORDS = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
+  const red = (card) => "dh".includes(card[1]);
+  const oneColour = (cards) => new Set(cards.map(red)).size === 1;
+  const most = (cards, key) => {
+    const tally = {};
+    for (const card of cards) tally[key(card)] = (tally[key(card)] || 0) + 1;
+    return Object.values(tally).sort((x, y) => y - x);
+  };
+  function cardFacts(player, banker) {
+    const found = {};
+    for (const [hand, cards] of [["player", player], ["banker", banker]]) {
+      ["first", "second", "third"].forEach((nth, i) => {
+        const card = cards[i];
+        found[`${hand}_${nth}_rank`] = card ? card[0] : "none";
+        found[`${hand}_${nth}_suit`] = card ? SUIT_WORDS[card[1]] : "none";
+        found[`${hand}_${nth}_colour`] = card ? (red(card) ? "red" : "black") : "none";
+        found[`${hand}_${nth}_face`] = Boolean(card) && "JQK".includes(card[0]);
+      });
+      found[`${hand}_one_colour`] = oneColour(cards);
+    }
+    for (const [suffix, cards] of [["", [...player, ...banker]], ["_first_four", [...player.slice(0, 2), ...banker.slice(0, 2)]]]) {
+      const count = (test) => cards.filter(test).length;
+      found[`count_red${suffix}`] = count(red);
+      found[`count_black${suffix}`] = count((c) => !red(c));
+      found[`count_face${suffix}`] = count((c) => "JQK".includes(c[0]));
+      found[`one_colour${suffix}`] = oneColour(cards);
+      for (const r of RANKS) found[`count_rank_${r.toLowerCase()}${suffix}`] = count((c) => c[0] === r);
+      for (const [letter, word] of Object.entries(SUIT_WORDS)) found[`count_suit_${word}${suffix}`] = count((c) => c[1] === letter);
+      for (const r of RANKS) for (const letter of SUITS) found[`count_card_${r.toLowerCase()}${letter}${suffix}`] = count((c) => c === r + letter);
+      const ranks = [...most(cards, (c) => c[0]), 0, 0];
+      found[`most_of_a_rank${suffix}`] = ranks[0];
+      found[`rank_pairs${suffix}`] = ranks.filter((n) => n === 2).length;
+      found[`rank_trips${suffix}`] = ranks.filter((n) => n === 3).length;
+      found[`rank_quads${suffix}`] = ranks.filter((n) => n >= 4).length;
+      found[`full_house${suffix}`] = ranks[0] >= 3 && ranks[1] >= 2;
+      found[`most_of_a_suit${suffix}`] = most(cards, (c) => c[1])[0];
+      found[`most_of_a_card${suffix}`] = most(cards, (c) => c)[0];
+    }
+    return found;
   }
   function odds(pays) {
     const word = String(pays).trim().toLowerCase();
     if (word === "push") return PUSH;
     if (word === "lose" || word === "loses") return LOSE;
+    const forOne = word.match(/^(\d+)(?:\/(\d+))?\s+for\s+1$/);  // "9 for 1": the stake among the 9, so 8 to 1
+    if (forOne) {
+      const den = Number(forOne[2] || 1);
+      return [Number(forOne[1]) - den, den];
+    }
     const [num, den] = word.split("/").map(Number);
     return [num, den || 1];
   }
@@ -715,5 +762,5 @@ window.Fair = (() => {
       .catch((error) => { panel.querySelector("#client-seed-note").textContent = error.message; });
   }
 
-  return { shoePanel, showShoe, verifyButton, check, shoeOrder, streamKey, proves, ALGORITHM };
+  return { shoePanel, showShoe, verifyButton, check, shoeOrder, streamKey, proves, facts, odds, ALGORITHM };
 })();

@@ -1,0 +1,61 @@
+"""The page's Verify reads a rules file's facts and pays itself (static/fair.js run by Node, where it is installed):
+every fact of the hands and the cards is the verifier's on real coups, and pays are read as the verifier reads
+them ("N for 1" included)."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from baccarat.core.cards import standard_deck
+from baccarat.core.coup import deal_coup
+from baccarat.server import catalogue_js
+from baccarat.verify import definitions
+
+FAIR = Path(catalogue_js.__file__).parent / "static" / "fair.js"
+
+_HARNESS = r"""
+const fs = require("fs"), vm = require("vm");
+const [file, hands, pays] = JSON.parse(fs.readFileSync(0, "utf8"));
+const context = { console, Math, JSON, Number, String, Array, Object, Set, Map, RegExp, TextEncoder };
+context.window = context;
+vm.createContext(context);
+vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
+const facts = hands.map((h) => context.Fair.facts({ hands: h }));
+process.stdout.write(JSON.stringify({ facts, odds: pays.map((p) => context.Fair.odds(p)) }));
+"""
+
+
+def _run(hands: list[dict[str, list[str]]], pays: list[str]) -> dict[str, list]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node is not installed: the page's scripts are not run here (the browser tests run them)")
+    done = subprocess.run([node, "-e", _HARNESS], input=json.dumps([str(FAIR), hands, pays]), capture_output=True,
+                          text=True, check=True, env={"PATH": ""})
+    result: dict[str, list] = json.loads(done.stdout)
+    return result
+
+
+def test_every_fact_on_real_coups_is_the_verifier_s():
+    rng = random.Random(5)
+    shoe = list(standard_deck()) * 2
+    hands = []
+    for _ in range(400):
+        coup = deal_coup(iter(rng.sample(shoe, 6)).__next__)
+        hands.append({"player": [str(c) for c in coup.player_cards], "banker": [str(c) for c in coup.banker_cards]})
+    page = _run(hands, [])["facts"]
+    for theirs, found in zip(page, hands, strict=True):
+        assert theirs == definitions.facts(found), found
+
+
+@pytest.mark.parametrize(("pays", "net"), [("11", "11"), ("19/20", "19/20"), ("push", "0"), ("lose", "-1"),
+                                            ("9 for 1", "8"), ("3/2 for 1", "1/2")])
+def test_pays_are_read_as_the_verifier_reads_them(pays: str, net: str):
+    num, den = _run([], [pays])["odds"][0]
+    assert Fraction(num, den) == Fraction(net) == definitions._pays(pays, "test")
