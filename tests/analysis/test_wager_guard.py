@@ -4,6 +4,7 @@ and a wager the analysis by point values cannot price is refused, never priced w
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baccarat.analysis import punto
+from baccarat.analysis import cards, punto
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.batch import BatchEvaluator
 from baccarat.analysis.composition import Composition
@@ -32,6 +33,8 @@ from ..conftest import examples
 CATALOGUE = Path(__file__).resolve().parents[2] / "catalogue"
 GAMES = [MINI, EZ, *(read_rules(path) for path in sorted(CATALOGUE.glob("*.toml")) if "lucky" not in path.name)]
 DECK = [Card(rank, suit) for rank in RANKS for suit in SUITS]
+#: Each distinct wager once (the catalogue's files repeat the same Player, Banker and Tie): (game, wager).
+DISTINCT = list({(w.declared or (g.code, w.code)): (g, w) for g in GAMES for w in g.wagers}.values())
 #: Each declared wager's events by (coup of the coup table, pattern), as the simulation's tables have them.
 EVENTS = {(g.code, w.code): coup_events(w.rule, list(w.paytable)) for g in GAMES for w in g.wagers if w.rule}
 
@@ -60,16 +63,40 @@ def test_every_wager_s_event_on_a_real_coup_is_the_analysis_s_event(coup: Coup) 
     table = coup_table()
     stands_for = table.coups[table.index.ravel()[_key(coup)]]  # what the analysis prices this coup as
     pattern = PATTERNS.index(pattern_of(coup))
+    for game, wager in DISTINCT:
+        if wager.depends == "cards":
+            continue  # the next test, many coups at once
+        events = list(wager.paytable)
+        real = wager.event(coup)
+        if wager.rule is not None:
+            assert wager.rule(facts_from(stands_for, pattern_of(coup))) == real, (game.code, wager.code)
+            assert events[EVENTS[(game.code, wager.code)][table.index.ravel()[_key(coup)], pattern]] == real
+        else:
+            assert wager.depends == "values"
+            assert wager.event(stands_for) == real, (game.code, wager.code)
+
+
+def test_every_wager_on_the_cards_has_on_real_coups_the_event_the_analysis_gives_it() -> None:
+    """For the catalogue's wagers on the cards themselves: the analysis's event of a coup (the point-value facts of
+    its key, the facts of its cards by the analysis's interpreter, :mod:`baccarat.analysis.cards`) against the
+    table's (the one-coup interpreter), for 1,500 coups of two decks at once."""
+    rng = random.Random(17)
+    coups = [deal_coup(iter(rng.sample(DECK * 2, 6)).__next__) for _ in range(1500)]
+    keys = np.array([_key(coup) for coup in coups], dtype=np.int64)
+    held = cards.cards_of(coups)
+    checked = 0
     for game in GAMES:
         for wager in game.wagers:
-            events = list(wager.paytable)
-            real = wager.event(coup)
-            if wager.rule is not None:
-                assert wager.rule(facts_from(stands_for, pattern_of(coup))) == real, (game.code, wager.code)
-                assert events[EVENTS[(game.code, wager.code)][table.index.ravel()[_key(coup)], pattern]] == real
-            else:
-                assert wager.depends == "values"
-                assert wager.event(stands_for) == real, (game.code, wager.code)
+            if wager.depends != "cards":
+                continue
+            assert wager.declared is not None
+            value_names, card_names = cards.read_facts(wager.declared)
+            facts = {**cards.value_facts(value_names, keys), **cards.compute(held, card_names)}
+            found = cards.events_of(wager.declared, facts, len(coups))
+            names = [event for event, _ in wager.declared]
+            assert [names[i] for i in found] == [wager.event(coup) for coup in coups], (game.code, wager.code)
+            checked += 1
+    assert checked >= 8  # Colour Match, 3 Giving 8 (two), Majestic Match (two), Lucky Match, Monkey 6, Grand Monkey...
 
 
 def _player_pair_in_code() -> Wager[Any]:

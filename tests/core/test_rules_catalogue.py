@@ -133,3 +133,94 @@ def test_wagers_on_ranks_match_a_full_enumeration_of_a_small_shoe() -> None:
         assert exact[wager.code] == counted[wager.code]
     assert sum(counted["player_pair"].values()) == falling(len(cards), 6)
     assert counted["player_pair"]["Player pair"] > 0 and counted["either_pair"]["A pair in either hand"] > 0
+
+
+# --- published side bets on the cards themselves and on totals (issue 37, item 6) ---------------------------------
+
+#: Published house edges (percent, as printed) of the catalogue's bets on the facts of the cards and on totals; each
+#: file names its source.  (file, wager, decks, percent)
+PUBLISHED_SIDE_BETS = [
+    ("colour-match", "colour_match", 8, "13.7635"),  # E. Jacobson
+    ("three-giving-eight", "three_giving_8", 8, "8.682"),  # Advanced Advantage Play (Wizard of Odds: 8.68%)
+    ("three-giving-eight", "three_giving_8_180", 8, "17.77"),  # Wizard of Odds
+    ("perfect-pairs-v1", "perfect_pairs", 8, "13.03"),  # Wizard of Odds
+    ("perfect-pairs-v1", "perfect_pairs", 6, "17.07"),
+    ("perfect-pairs-v1", "perfect_pairs_26", 8, "9.68"),
+    ("perfect-pairs-v1", "perfect_pairs_26", 6, "13.88"),
+    ("monkey", "monkey_6", 8, "23.14"),  # Wizard of Odds
+    ("monkey", "monkey_6_tie", 8, "12.29"),
+    ("monkey", "grand_monkey", 8, "19.86"),
+    ("eights-and-nines", "eights_and_nines", 8, "7.372"),  # Advanced Advantage Play
+    ("nine-over-seven", "nine_over_seven", 8, "8.103"),
+    ("bad-beat", "bad_beat", 8, "8.459"),
+    ("three-card-win", "player_3_card_win", 8, "5.69"),  # Wizard of Odds
+    ("three-card-win", "banker_3_card_win", 8, "8.30"),
+]
+#: The same for bets whose exact count takes seconds (the first four cards known to the card, or every rank of six
+#: cards): in the system tier.
+PUBLISHED_SLOW = [
+    ("majestic-match", "majestic_player", 8, "6.46"),  # Wizard of Odds
+    ("majestic-match", "majestic_banker", 8, "6.46"),
+    ("majestic-match", "majestic_player", 6, "6.67"),  # as blackjack's Royal Match, the same two cards
+    ("majestic-match", "majestic_player", 1, "10.86"),
+    ("lucky-match", "lucky_match", 8, "8.89"),  # Wizard of Odds
+]
+#: Published winning combinations (Wizard of Odds' tables, 8 decks, ordered six-card deals of 416 cards).
+PUBLISHED_COUNTS = [
+    ("three-giving-eight", "three_giving_8", "Banker 3 gives an 8", 22_708_577_366_016),
+    ("monkey", "monkey_6", "Monkey 6", 295_533_789_192_192),
+    ("monkey", "monkey_6_tie", "Monkey 6 on a tie", 29_035_119_366_144),
+    ("monkey", "grand_monkey", "Six Monkeys", 667_474_778_880),
+]
+LUCKY_MATCH_COUNTS = {  # Wizard of Odds, Lucky Match, 8 decks
+    "Five or six of a kind": 356_942_987_520, "Two threes of a kind": 616_417_689_600,
+    "Four of a kind": 12_273_961_559_040, "Full house": 40_022_630_768_640,
+    "Three of a kind": 207_858_985_697_280, "Two or three pairs": 385_294_498_430_976,
+}
+
+
+def _file(name: str) -> Game:
+    return read_rules(CATALOGUE / f"{name}.toml")
+
+
+def _edge(name: str, wager: str, decks: int) -> Fraction:
+    chosen = _file(name)
+    found = event_combinations(chosen, Composition.full(decks), (chosen.wager(wager),))[wager]
+    pays = chosen.wager(wager).paytable
+    return -sum((Fraction(n) * pays[event] for event, n in found.items()), Fraction(0)) / sum(found.values())
+
+
+def _near(edge: Fraction, percent: str) -> bool:
+    """Within one unit of the published figure's last digit."""
+    return abs(edge * 100 - Fraction(percent)) <= Fraction(1, 10 ** len(percent.split(".")[1]))
+
+
+@pytest.mark.parametrize(("name", "wager", "decks", "percent"), PUBLISHED_SIDE_BETS)
+def test_the_catalogue_s_side_bets_reproduce_their_published_house_edges(name, wager, decks, percent):
+    assert _near(_edge(name, wager, decks), percent), float(_edge(name, wager, decks))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "wager", "decks", "percent"), PUBLISHED_SLOW)
+def test_the_catalogue_s_card_side_bets_reproduce_their_published_house_edges(name, wager, decks, percent):
+    assert _near(_edge(name, wager, decks), percent), float(_edge(name, wager, decks))
+
+
+@pytest.mark.parametrize(("name", "wager", "event", "count"), PUBLISHED_COUNTS)
+def test_the_winning_deals_are_the_published_counts(name, wager, event, count):
+    chosen = _file(name)
+    assert event_combinations(chosen, Composition.full(8), (chosen.wager(wager),))[wager][event] == count
+
+
+@pytest.mark.slow
+def test_lucky_match_s_events_are_the_published_counts():
+    chosen = _file("lucky-match")
+    found = event_combinations(chosen, Composition.full(8), (chosen.wager("lucky_match"),))["lucky_match"]
+    assert {event: found[event] for event in LUCKY_MATCH_COUNTS} == LUCKY_MATCH_COUNTS
+
+
+def test_colour_match_is_its_closed_form_at_every_number_of_decks():
+    for decks in (1, 2, 6, 8):
+        reds = 26 * decks
+        one_colour = Fraction(2 * falling(reds, 4), falling(2 * reds, 4))
+        assert _edge("colour-match", "colour_match", decks) == 1 - 7 * one_colour
