@@ -16,6 +16,7 @@ from ..browser_kit import (
     Server,
     expect,
     need_chromium,
+    new_page,
     register,
     running_server,
     shot,
@@ -77,3 +78,23 @@ def test_a_game_from_a_file_is_on_the_page(page: Page) -> None:
     expect(answer).to_contain_text("MISMATCH", timeout=10_000)
     expect(answer).to_contain_text("the game's rules file is not the one the shoe names")
     shot(page, "rules-super-6-verify-edited-definition")
+
+
+def test_a_game_from_a_file_is_named_in_chinese_and_its_spots_sit_where_the_file_says(browser, server: Server) -> None:
+    """The names and the felt are the file's data: in Chinese the game, the side bet and its events read as the file
+    names them, and Super 6 sits on the Banker's side, last."""
+    errors: list[str] = []
+    context, page = new_page(browser, server.url, locale="zh-CN", errors=errors)
+    register(page, "lin")
+    card = page.locator("[data-table]", has_text="超级6百家乐")
+    expect(card).to_be_visible()
+    sit(page, int(card.get_attribute("data-table") or "0"))
+    spot = page.locator("[data-spot=super_6]")
+    expect(spot).to_contain_text("超级6")
+    expect(spot).to_have_class(re.compile("banker-side"))
+    expect(page.locator("#layout [data-spot]").last).to_have_attribute("data-spot", "super_6")
+    expect(page.locator("[data-spot=player]")).to_contain_text("闲")  # a rules file's Player: the built-in words
+    expect(page.locator("#paytables")).to_contain_text("庄家 6 点赢")
+    shot(page, "rules-super-6-zh")
+    context.close()
+    assert errors == []

@@ -63,6 +63,14 @@ def _wager(body: str) -> str:
             ' { event = "B", pays = "lose" }]\n'), "at least the table minimum"),
     (_wager('maximum = "5"\nodds = 3\nevents = [{ event = "A", when = { cards = 4 }, pays = "1" },'
             ' { event = "B", pays = "lose" }]\n'), "unknown keys odds"),
+    (_wager('maximum = "5"\nnames = { fr = "Côté" }\nevents = [{ event = "A", when = { cards = 4 }, pays = "1" },'
+            ' { event = "B", pays = "lose" }]\n'), "names are given in en, zh-CN, not fr"),
+    (_wager('maximum = "5"\nfelt = { side = "left" }\nevents = [{ event = "A", when = { cards = 4 }, pays = "1" },'
+            ' { event = "B", pays = "lose" }]\n'), "a spot's side is player, banker or centre"),
+    (_wager('maximum = "5"\nfelt = { row = -1 }\nevents = [{ event = "A", when = { cards = 4 }, pays = "1" },'
+            ' { event = "B", pays = "lose" }]\n'), "whole numbers from 0 to 99"),
+    (_wager('maximum = "5"\nevents = [{ event = "A", when = { cards = 4 }, pays = "1", names = { "zh-CN" = 3 } },'
+            ' { event = "B", pays = "lose" }]\n'), "names is a table of texts by language"),
     (HEADER.replace("punto_banco", "lucky_draw") + PLAYER, "Lucky Draw game's wagers are Enter"),
     (HEADER.replace("punto_banco", "lucky_draw") + "[limits]\nenter = \"500.00\"\n", "give [limits] with enter"),
 ])
@@ -72,6 +80,22 @@ def test_mistakes_are_refused_at_load_with_what_to_do(text: str, says: str) -> N
         parse_rules(text)
     assert says in str(refused.value), str(refused.value)
     assert game_codes() == before  # nothing was registered
+
+
+def test_names_and_the_felt_come_from_the_file_and_a_standard_player_takes_the_built_in_ones() -> None:
+    game = parse_rules(HEADER + 'names = { "zh-CN" = "测试" }\n' + PLAYER + _wager(
+        'maximum = "5"\nnames = { "zh-CN" = "边注" }\nevents = [{ event = "A", when = { cards = 4 }, pays = "1", '
+        'names = { "zh-CN" = "四张" } }, { event = "B", pays = "lose" }]\n')[len(HEADER + PLAYER):])
+    assert game.names == {"zh-CN": "测试"}
+    player, side = game.wager("player"), game.wager("side")
+    assert player.names == MINI.wager("player").names and player.felt == MINI.wager("player").felt
+    assert player.event_in("Banker wins", "zh-CN") == "庄赢"
+    assert side.name_in("zh-CN") == "边注" and side.name_in("en") == "Side"
+    assert side.event_in("A", "zh-CN") == "四张" and side.event_in("B", "zh-CN") == "B"
+    assert (side.felt.side, side.felt.row, side.felt.order) == ("centre", 0, 6)  # after Player, Tie and Banker
+    placed = parse_rules(_wager('maximum = "5"\nfelt = { side = "banker", row = 1, order = 2 }\nevents = ['
+                                '{ event = "A", when = { cards = 4 }, pays = "1" }, { event = "B", pays = "lose" }]\n'))
+    assert (placed.wager("side").felt.side, placed.wager("side").felt.row) == ("banker", 1)
 
 
 def test_a_lucky_draw_game_from_a_file_takes_its_pay_table_and_limits() -> None:

@@ -26,6 +26,7 @@ import pytest
 
 from baccarat.core.messages import CATALOGUE, SPECS, render
 from baccarat.server import catalogue_js
+from baccarat.server.playing.game_info import games_json
 
 STATIC = Path(catalogue_js.__file__).parent / "static"
 I18N = STATIC / "i18n"
@@ -121,7 +122,7 @@ def test_a_spec_or_a_conversion_the_page_cannot_read_is_refused(monkeypatch: pyt
 
 _HARNESS = r"""
 const fs = require("fs"), vm = require("vm");
-const [files, language, expressions] = JSON.parse(fs.readFileSync(0, "utf8"));
+const [files, language, expressions, games] = JSON.parse(fs.readFileSync(0, "utf8"));
 const stored = { lang: language };
 const context = {
   console, Intl, Date, Math, JSON, Number, String, Array, Object, Set, Map, RegExp, performance,
@@ -134,6 +135,7 @@ const context = {
 context.window = context;
 vm.createContext(context);
 for (const file of files) vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
+vm.runInContext(`rememberGames(${JSON.stringify(games)})`, context);  // GET /api/games: the games' own names
 const results = {};
 for (const [name, expression] of Object.entries(expressions)) {
   try { results[name] = vm.runInContext(expression, context); } catch (error) { results[name] = `ERROR ${error}`; }
@@ -151,7 +153,7 @@ def _page(expressions: dict[str, str], language: str = "en") -> dict[str, Any]:
     node = shutil.which("node")
     if node is None:
         pytest.skip("Node is not installed: the page's scripts are not run here (the browser tests run them)")
-    done = subprocess.run([node, "-e", _HARNESS], input=json.dumps([_FILES, language, expressions]),
+    done = subprocess.run([node, "-e", _HARNESS], input=json.dumps([_FILES, language, expressions, games_json()]),
                           capture_output=True, text=True, check=True, env={"TZ": "UTC", "PATH": ""})
     results: dict[str, Any] = json.loads(done.stdout)
     return results
@@ -212,7 +214,7 @@ def test_the_page_reads_each_spec_as_the_server_does():
 def test_chinese_templates_with_plain_names_and_with_specs_both_read():
     results = _page({
         "plain": _code("bet.above_maximum", {"wager": "banker", "amount": 999_999, "maximum": 500_000}),
-        "banker": 't("wager.banker")',
+        "banker": 'wagerName("banker")',
         "seconds": _code("rate.limited", {"rule": "username", "seconds": 30}),
         "word": 't("word.rule.username")',
         "until": _code("protection.timeout", {"until": "2026-11-22T12:00:30+00:00", "help_phone": "0800 000",
@@ -221,7 +223,7 @@ def test_chinese_templates_with_plain_names_and_with_specs_both_read():
         "spec": 'fill("{amount:money}，{base:a_name}，{s:seconds}，{p:or_list}", '
                 '{amount: 1250, base: "enter", s: 5, p: ["day", "week", "month"]}, String)',
         "list.or": 't("list.or")',
-        "enter": 't("wager.enter")',
+        "enter": 'wagerName("enter")',
     }, language="zh-CN")
     assert results["banker"] in results["plain"] and "9,999.99" in results["plain"] and "5,000.00" in results["plain"]
     assert results["word"] in results["seconds"] and "30" in results["seconds"] and "{" not in results["seconds"]

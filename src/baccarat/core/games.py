@@ -26,6 +26,35 @@ LOSE = Fraction(-1)
 PUSH = Fraction(0)
 
 
+#: The languages of the page besides English: a game's and a wager's names may be given in each.
+LANGUAGES = ("en", "zh-CN")
+FeltSide = Literal["player", "banker", "centre"]
+
+
+@dataclass(frozen=True, slots=True)
+class Felt:
+    """Where a wager's spot sits on the felt: on the Player's side, the Banker's or between them, in which row
+    (0 nearest the players) and at which place in its row (left to right)."""
+
+    side: FeltSide = "centre"
+    row: int = 0
+    order: int = 0
+
+    def __post_init__(self) -> None:
+        if self.side not in ("player", "banker", "centre"):
+            raise ConfigurationError(f"a spot's side is player, banker or centre, not {self.side!r}")
+        for value in (self.row, self.order):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 99:
+                raise ConfigurationError(f"a spot's row and order are whole numbers from 0 to 99, not {value!r}")
+
+
+def _names(names: Mapping[str, str], what: str) -> Mapping[str, str]:
+    unknown = sorted(set(names) - set(LANGUAGES))
+    if unknown:
+        raise ConfigurationError(f"{what}: names are given in {', '.join(LANGUAGES)}, not {', '.join(unknown)}")
+    return MappingProxyType(dict(names))
+
+
 @dataclass(frozen=True)
 class Wager(Generic[R]):
     """One wager: its code (as in scripts and the API), name, event classifier and pay table."""
@@ -46,6 +75,12 @@ class Wager(Generic[R]):
     #: A rules file's events as declared, in order: (event, ((fact, values it may have), ...)); the last has no
     #: condition.  The analysis of a wager that reads the cards (``depends="cards"``) and the simulator read it.
     declared: tuple[tuple[str, tuple[tuple[str, tuple[object, ...]], ...]], ...] | None = None
+    felt: Felt = Felt()  #: where its spot sits on the table
+    #: Its name in the page's languages (:data:`LANGUAGES`), where it differs from :attr:`name` ("en": the page's
+    #: English, when it is not the name itself).
+    names: Mapping[str, str] = field(default_factory=dict)
+    #: Its events' words in the page's languages, where they differ from the event: language -> event -> words.
+    event_names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.depends not in LEVELS:
@@ -54,6 +89,23 @@ class Wager(Generic[R]):
             if odds < 0 and odds != LOSE:
                 raise ConfigurationError(f"{self.code}: event {event!r} has odds {odds}; a loss is -1")
         object.__setattr__(self, "paytable", MappingProxyType(dict(self.paytable)))
+        object.__setattr__(self, "names", _names(self.names, self.code))
+        for language, words in self.event_names.items():
+            _names({language: ""}, self.code)
+            unknown = sorted(set(words) - set(self.paytable))
+            if unknown:
+                raise ConfigurationError(f"{self.code}: words are given for events it does not have: "
+                                         f"{', '.join(unknown)}")
+        object.__setattr__(self, "event_names", MappingProxyType(
+            {language: MappingProxyType(dict(words)) for language, words in self.event_names.items()}))
+
+    def name_in(self, language: str) -> str:
+        """Its name in ``language`` (its :attr:`name` where none is given)."""
+        return self.names.get(language, self.name)
+
+    def event_in(self, event: str, language: str) -> str:
+        """An event's words in ``language`` (the event itself where none are given)."""
+        return self.event_names.get(language, {}).get(event, event)
 
     def event(self, result: R) -> str:
         """The pay-table event this result falls in."""
@@ -100,8 +152,10 @@ class Game:
     source: str | None = None
     description: str = ""  #: the rules in a sentence or two (rules files; the PAR sheet shows it)
     references: tuple[str, ...] = ()  #: published analyses of its wagers
+    names: Mapping[str, str] = field(default_factory=dict)  #: its name in the page's languages, where it differs
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "names", _names(self.names, self.code))
         codes = [w.code for w in self.wagers]
         if len(set(codes)) != len(codes):
             raise ConfigurationError(f"{self.code}: two wagers share a code")

@@ -14,11 +14,13 @@ lucky-draw     1.00             Enter 500; Block Bonus 100; Draw always equals E
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 from baccarat.core.coup import Coup, Side
 from baccarat.core.errors import ConfigurationError
-from baccarat.core.games import LOSE, PUSH, Game, TableLimits, Wager
+from baccarat.core.games import LOSE, PUSH, Felt, Game, TableLimits, Wager
 from baccarat.core.lucky import BLOCK_EVENTS, LuckyDrawHand
 
 F = Fraction
@@ -78,11 +80,41 @@ _DRAGON_BONUS_PAYS = {
 }
 
 
+# --- the built-in games' names in the page's other language, and where their spots sit ---------------------
+
+#: The events' words in Simplified Chinese (each wager takes those of its own events).
+_ZH_EVENTS = {
+    "Player wins": "闲赢", "Banker wins": "庄赢", "Tie": "和局", "Dealer wins": "荷官赢", "Natural win": "例牌赢",
+    "Win by 9": "赢 9 点", "Win by 8": "赢 8 点", "Win by 7": "赢 7 点", "Win by 6": "赢 6 点", "Win by 5": "赢 5 点",
+    "Win by 4": "赢 4 点", "Win by 1-3": "赢 1 至 3 点", "Natural tie": "例牌和局", "Tie without natural": "非例牌和局",
+    "Hand loses": "该方输", "Dragon 7 (Banker pushes)": "龙7（庄退回本金）", "Dragon 7": "龙7",
+    "No Dragon 7": "没有龙7", "Panda 8": "熊猫8", "No Panda 8": "没有熊猫8",
+    "Lucky 9 (3-card 9)": "幸运9（三张牌 9 点）", "Lucky 8 (3-card 8)": "幸运8（三张牌 8 点）",
+    "Lucky 7 (3-card 7)": "幸运7（三张牌 7 点）",
+    "Win with 6 or less": "以 6 点或以下赢", **{event: word for event, word in zip(
+        BLOCK_EVENTS, ("至尊封牌", "对子封牌", "同花封牌", "普通封牌", "无封牌"), strict=True)},
+}
+#: English words of events where the page says more than the event's name.
+_EN_EVENTS = {"Win by 1-3": "Win by 1 to 3", "Tie without natural": "Tie without a natural"}
+
+
+def _named(wager: Wager[Any], zh: str, felt: Felt, *, en_events: dict[str, str] | None = None,
+           zh_events: dict[str, str] | None = None) -> Wager[Any]:
+    """A built-in wager with its Chinese name, its events' words and its place on the felt."""
+    english = {e: w for e, w in {**_EN_EVENTS, **(en_events or {})}.items() if e in wager.paytable}
+    chinese = {e: w for e, w in {**_ZH_EVENTS, **(zh_events or {})}.items() if e in wager.paytable}
+    return replace(wager, names={"zh-CN": zh}, felt=felt,
+                   event_names={"en": english, "zh-CN": chinese} if english else {"zh-CN": chinese})
+
+
 def _punto_banco_wagers(banker_win: Fraction) -> list[Wager[Coup]]:
     return [
-        Wager("player", "Player", _side_event, {"Player wins": F(1), "Tie": PUSH, "Banker wins": LOSE}),
-        Wager("banker", "Banker", _side_event, {"Banker wins": banker_win, "Tie": PUSH, "Player wins": LOSE}),
-        Wager("tie", "Tie", _side_event, {"Tie": F(8), "Player wins": LOSE, "Banker wins": LOSE}),
+        _named(Wager("player", "Player", _side_event, {"Player wins": F(1), "Tie": PUSH, "Banker wins": LOSE}),
+               "闲", Felt("player", 0, 1)),
+        _named(Wager("banker", "Banker", _side_event, {"Banker wins": banker_win, "Tie": PUSH, "Player wins": LOSE}),
+               "庄", Felt("banker", 0, 3)),
+        _named(Wager("tie", "Tie", _side_event, {"Tie": F(8), "Player wins": LOSE, "Banker wins": LOSE}),
+               "和", Felt("centre", 0, 2)),
     ]
 
 
@@ -92,11 +124,12 @@ MINI = Game(
     kind="punto_banco",
     wagers=(
         *_punto_banco_wagers(F(19, 20)),  # 1 to 1 less 5% commission
-        Wager("dragon_bonus_player", "Dragon Bonus (Player)", _dragon_bonus("player"), _DRAGON_BONUS_PAYS,
-              requires="player"),
-        Wager("dragon_bonus_banker", "Dragon Bonus (Banker)", _dragon_bonus("banker"), _DRAGON_BONUS_PAYS,
-              requires="banker"),
+        _named(Wager("dragon_bonus_player", "Dragon Bonus on Player", _dragon_bonus("player"), _DRAGON_BONUS_PAYS,
+                     requires="player"), "闲龙宝", Felt("player", 0, 0)),
+        _named(Wager("dragon_bonus_banker", "Dragon Bonus on Banker", _dragon_bonus("banker"), _DRAGON_BONUS_PAYS,
+                     requires="banker"), "庄龙宝", Felt("banker", 0, 4)),
     ),
+    names={"zh-CN": "迷你百家乐"},
     limits=TableLimits(
         100,
         {"player": 500_000, "banker": 500_000, "tie": 50_000,
@@ -109,19 +142,22 @@ EZ = Game(
     name="EZ Baccarat",
     kind="punto_banco",
     wagers=(
-        Wager("player", "Player", _side_event, {"Player wins": F(1), "Tie": PUSH, "Banker wins": LOSE}),
-        Wager(
+        _named(Wager("player", "Player", _side_event, {"Player wins": F(1), "Tie": PUSH, "Banker wins": LOSE}),
+               "闲", Felt("player", 0, 1)),
+        _named(Wager(
             "banker",
             "Banker",
             _ez_banker_event,
             {"Banker wins": F(1), "Dragon 7 (Banker pushes)": PUSH, "Tie": PUSH, "Player wins": LOSE},
-        ),
-        Wager("tie", "Tie", _side_event, {"Tie": F(8), "Player wins": LOSE, "Banker wins": LOSE}),
-        Wager("dragon_7", "Dragon 7", lambda c: "Dragon 7" if is_dragon_7(c) else "No Dragon 7",
-              {"Dragon 7": F(40), "No Dragon 7": LOSE}),
-        Wager("panda_8", "Panda 8", lambda c: "Panda 8" if is_panda_8(c) else "No Panda 8",
-              {"Panda 8": F(25), "No Panda 8": LOSE}),
+        ), "庄", Felt("banker", 0, 3)),
+        _named(Wager("tie", "Tie", _side_event, {"Tie": F(8), "Player wins": LOSE, "Banker wins": LOSE}),
+               "和", Felt("centre", 0, 2)),
+        _named(Wager("dragon_7", "Dragon 7", lambda c: "Dragon 7" if is_dragon_7(c) else "No Dragon 7",
+                     {"Dragon 7": F(40), "No Dragon 7": LOSE}), "龙7", Felt("banker", 0, 4)),
+        _named(Wager("panda_8", "Panda 8", lambda c: "Panda 8" if is_panda_8(c) else "No Panda 8",
+                     {"Panda 8": F(25), "No Panda 8": LOSE}), "熊猫8", Felt("player", 0, 0)),
     ),
+    names={"zh-CN": "免佣百家乐"},
     limits=TableLimits(100, {code: 2_500 for code in ("player", "banker", "tie", "dragon_7", "panda_8")}),
 )
 
@@ -143,6 +179,11 @@ def _draw_event(hand: LuckyDrawHand) -> str:
     )
 
 
+#: At Lucky Draw the Player is the seat's own hand.
+_YOUR_HAND = {"Player wins": "Your hand wins"}
+_ZH_YOUR_HAND = {"Player wins": "您的牌赢"}
+
+
 def lucky_draw(paytable: int = 1) -> Game:
     """Lucky Draw Baccarat with DrawWin pay table 1 or 2."""
     if paytable not in DRAWWIN_LUCKY_7:
@@ -154,8 +195,9 @@ def lucky_draw(paytable: int = 1) -> Game:
         kind="lucky_draw",
         paytable=paytable,
         wagers=(
-            Wager("enter", "Enter", _enter_event, {"Player wins": F(1), "Tie": PUSH, "Dealer wins": LOSE}),
-            Wager(
+            _named(Wager("enter", "Enter", _enter_event, {"Player wins": F(1), "Tie": PUSH, "Dealer wins": LOSE}),
+                   "入局注", Felt("centre", 0, 0), en_events=_YOUR_HAND, zh_events=_ZH_YOUR_HAND),
+            _named(Wager(
                 "draw",
                 "Draw",
                 _draw_event,
@@ -169,10 +211,11 @@ def lucky_draw(paytable: int = 1) -> Game:
                 },
                 requires="enter",
                 placed="decision",
-            ),
-            Wager("block_bonus", "Block Bonus", lambda hand: hand.block_bonus, block_pays,
-                  requires="enter", settles="first_deal"),
+            ), "补牌注", Felt("centre", 0, 1), en_events=_YOUR_HAND, zh_events=_ZH_YOUR_HAND),
+            _named(Wager("block_bonus", "Block Bonus", lambda hand: hand.block_bonus, block_pays,
+                         requires="enter", settles="first_deal"), "封牌奖", Felt("centre", 0, 2)),
         ),
+        names={"en": "Lucky Draw Baccarat", "zh-CN": "幸运补牌百家乐"},
         limits=TableLimits(100, {"enter": 50_000, "block_bonus": 10_000}),
     )
 

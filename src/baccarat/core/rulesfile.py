@@ -34,7 +34,7 @@ import json
 import re
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -43,9 +43,9 @@ from baccarat.core.cardfacts import CARD_FACTS, facts_of_coup
 from baccarat.core.coup import Coup
 from baccarat.core.errors import ConfigurationError, InvalidAmountError
 from baccarat.core.facts import FACT_VALUES, FACTS, CoupFacts, coup_facts, level_of
-from baccarat.core.games import LOSE, PUSH, Game, TableLimits, Wager
+from baccarat.core.games import LANGUAGES, LOSE, PUSH, Felt, Game, TableLimits, Wager
 from baccarat.core.money import MAX_AMOUNT, parse_amount
-from baccarat.core.registry import DRAWWIN_LUCKY_7, built_in, lucky_draw, register
+from baccarat.core.registry import DRAWWIN_LUCKY_7, MINI, built_in, lucky_draw, register
 
 _CODE = re.compile(r"^[a-z][a-z0-9_-]{0,15}$")
 _WAGER_CODE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -195,9 +195,10 @@ def _wager(data: object, index: int, game: str) -> tuple[Wager[Coup], int]:
     if not _WAGER_CODE.fullmatch(code):
         raise _fail(where, f"code {code!r} must be lower-case letters, digits and _ (up to 32), starting with a letter")
     where = f"{game}: wager {code}"
-    unknown = sorted(set(data) - {"code", "name", "maximum", "events", "requires"})
+    unknown = sorted(set(data) - {"code", "name", "maximum", "events", "requires", "names", "felt"})
     if unknown:
-        raise _fail(where, f"unknown keys {', '.join(unknown)}; a wager has code, name, maximum, requires, events")
+        raise _fail(where, f"unknown keys {', '.join(unknown)}; a wager has code, name, maximum, requires, events, "
+                           "names and felt")
     name = _text(data, "name", where)
     if "maximum" not in data:
         raise _fail(where, "give it a maximum (e.g. maximum = \"500.00\"): a wager without limits is refused")
@@ -210,14 +211,15 @@ def _wager(data: object, index: int, game: str) -> tuple[Wager[Coup], int]:
         raise _fail(where, "give events: a list of at least two { event, when, pays }, the last without when")
     events: list[tuple[str, Condition]] = []
     pays: dict[str, Fraction] = {}
+    event_names: dict[str, dict[str, str]] = {}
     used: set[str] = set()
     for number, item in enumerate(raw, start=1):
         at = f"{where}: event {number}"
         if not isinstance(item, dict):
             raise _fail(at, "an event is { event = \"...\", when = { ... }, pays = \"...\" }")
-        extra = sorted(set(item) - {"event", "when", "pays"})
+        extra = sorted(set(item) - {"event", "when", "pays", "names"})
         if extra:
-            raise _fail(at, f"unknown keys {', '.join(extra)}; an event has event, when and pays")
+            raise _fail(at, f"unknown keys {', '.join(extra)}; an event has event, when, pays and names")
         event = _text(item, "event", at)
         if event in pays:
             raise _fail(at, f"event {event!r} is listed twice; give each event once")
@@ -232,15 +234,59 @@ def _wager(data: object, index: int, game: str) -> tuple[Wager[Coup], int]:
             raise _fail(at, "give pays, e.g. \"11\", \"1/2\", \"push\" or \"lose\"")
         pays[event] = parse_pays(item["pays"], at)
         events.append((event, condition))
+        for language, words in _languages(item.get("names"), at).items():
+            event_names.setdefault(language, {})[event] = words
     if not any(p > 0 for p in pays.values()):
         raise _fail(where, "no event pays: a wager needs at least one winning event")
     declared = tuple(events)
+    shown = _shown(code, name, list(pays), _felt(data.get("felt"), index, where), index,
+                   _languages(data.get("names"), where), event_names)
     if used & set(CARD_FACTS):
         return Wager(code, name, _card_rule(declared, used), pays, requires=requires, depends="cards",
-                     declared=declared), maximum
+                     declared=declared, **shown), maximum
     rule = _rule(declared)
     return Wager(code, name, _classify(rule), pays, requires=requires, depends=level_of(used), rule=rule,
-                 declared=declared), maximum
+                 declared=declared, **shown), maximum
+
+
+def _languages(names: object, where: str) -> dict[str, str]:
+    """``names = { "zh-CN" = "..." }``: a name in each of the page's languages (:data:`LANGUAGES`)."""
+    if names is None:
+        return {}
+    if not isinstance(names, dict) or not all(isinstance(v, str) and v.strip() for v in names.values()):
+        raise _fail(where, "names is a table of texts by language, e.g. names = { \"zh-CN\" = \"老虎\" }")
+    unknown = sorted(set(names) - set(LANGUAGES))
+    if unknown:
+        raise _fail(where, f"names are given in {', '.join(LANGUAGES)}, not {', '.join(unknown)}")
+    return {language: text.strip() for language, text in names.items()}
+
+
+def _shown(code: str, name: str, events: list[str], felt: Felt | None, index: int, names: dict[str, str],
+           event_names: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """Where a wager sits and its words.  A file's Player, Banker or Tie (the built-in code and name) takes the
+    built-in wager's place, names and events' words where the file gives none, as a casino's layout would; any
+    other wager without a felt sits after them in the file's order, between the two sides."""
+    standard = next((w for w in MINI.wagers if w.code == code and w.name == name and w.requires is None), None)
+    if standard is not None:
+        names = {**standard.names, **names}
+        for language, words in standard.event_names.items():
+            inherited = {event: word for event, word in words.items() if event in events}
+            event_names[language] = {**inherited, **event_names.get(language, {})}
+    if felt is None:
+        felt = standard.felt if standard is not None else Felt("centre", 0, 5 + index)
+    return {"felt": felt, "names": names, "event_names": event_names}
+
+
+def _felt(felt: object, index: int, where: str) -> Felt | None:
+    """``felt = { side = "banker", row = 0, order = 3 }``, or None when the file gives none."""
+    if felt is None:
+        return None
+    if not isinstance(felt, dict) or set(felt) - {"side", "row", "order"}:
+        raise _fail(where, "felt is { side = \"player\" | \"banker\" | \"centre\", row = 0, order = 0 }")
+    try:
+        return Felt(felt.get("side", "centre"), felt.get("row", 0), felt.get("order", index))
+    except ConfigurationError as error:
+        raise _fail(where, str(error)) from error
 
 
 def _lucky_draw(data: Mapping[str, Any], code: str, name: str, minimum: int, digest: str,
@@ -301,7 +347,7 @@ def parse_rules(text: str, *, origin: str = "rules file") -> Game:
     if not isinstance(references, list) or not all(isinstance(r, str) for r in references):
         raise _fail(where, "references is a list of texts")
     extra = sorted(set(game) - {"code", "name", "procedure", "minimum", "description", "references", "paytable",
-                                "max_seats"})
+                                "max_seats", "names"})
     if extra:
         raise _fail(where, f"unknown keys in [game]: {', '.join(extra)}")
     seats = game.get("max_seats", 7)
@@ -309,7 +355,8 @@ def parse_rules(text: str, *, origin: str = "rules file") -> Game:
         raise _fail(where, "max_seats is a whole number from 1 to 7")
     digest = canonical(text)[1][:16]
     if procedure == "lucky_draw":
-        return _lucky_draw(data, code, name, minimum, digest, description, tuple(references), where)
+        return replace(_lucky_draw(data, code, name, minimum, digest, description, tuple(references), where),
+                       names=_languages(game.get("names"), where))
     if procedure != "punto_banco":
         raise _fail(where, f"procedure is punto_banco or lucky_draw, not {procedure!r}")
     if "paytable" in game:
@@ -327,7 +374,7 @@ def parse_rules(text: str, *, origin: str = "rules file") -> Game:
     try:
         return Game(code=code, name=name, kind="punto_banco", wagers=tuple(wagers),
                     limits=TableLimits(minimum, maximums), max_seats=seats, source=digest,
-                    description=description, references=tuple(references))
+                    description=description, references=tuple(references), names=_languages(game.get("names"), where))
     except ConfigurationError as error:
         raise _fail(where, str(error)) from error
 

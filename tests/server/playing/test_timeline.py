@@ -355,7 +355,7 @@ def test_the_games_catalogue_names_every_wager_with_its_pays(sessions):
     assert set(catalogue) == {("mini", None), ("ez", None), ("lucky-draw", 1), ("lucky-draw", 2)}
     mini = {w["code"]: w for w in catalogue[("mini", None)]["wagers"]}
     assert mini["banker"]["summary"] == "0.95:1" and mini["tie"]["summary"] == "8:1"
-    assert mini["dragon_bonus_banker"]["name"] == "Dragon Bonus (Banker)"
+    assert mini["dragon_bonus_banker"]["name"] == "Dragon Bonus on Banker"
     assert mini["dragon_bonus_banker"]["summary"] == "up to 30:1"
     ez = {w["code"]: w for w in catalogue[("ez", None)]["wagers"]}
     assert ez["dragon_7"]["summary"] == "40:1" and ez["panda_8"]["summary"] == "25:1"

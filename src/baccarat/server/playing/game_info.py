@@ -55,7 +55,10 @@ def _wager_json(wager: Wager[Any], limits: TableLimits, game: Game) -> shapes.Wa
     named = paytable_name(game, wager.code)
     best = max(wager.paytable.values())
     winning = [odds_label(odds) for odds in wager.paytable.values() if odds > 0]
-    return {"code": wager.code, "name": wager.name, "placed": wager.placed, "requires": wager.requires,
+    felt: shapes.FeltInfo = {"side": wager.felt.side, "row": wager.felt.row, "order": wager.felt.order}
+    return {"code": wager.code, "name": wager.name, "names": dict(wager.names),
+            "event_names": {language: dict(words) for language, words in wager.event_names.items()}, "felt": felt,
+            "placed": wager.placed, "requires": wager.requires,
             "settles": wager.settles, "maximum": limits.maximum(wager.code), "pays": pays,
             "summary": winning[0] if len(set(winning)) == 1 else f"up to {odds_label(best)}",
             "headline": None if named is None else _pay(*named)}
@@ -69,7 +72,8 @@ def wagers_json(game_code: str, paytable: int | None, stored: str | None) -> tup
 
 
 def game_json(game: Game) -> shapes.GameInfo:
-    return {"code": game.code, "name": game.name, "kind": game.kind, "paytable": game.paytable,
+    return {"code": game.code, "name": game.name, "names": dict(game.names), "kind": game.kind,
+            "paytable": game.paytable,
             "max_seats": game.max_seats, "minimum": game.limits.minimum,
             "wagers": [_wager_json(w, game.limits, game) for w in game.wagers],
             "paytable_name": _paytable_name(game), "dealer_draws": _dealer_draws(game),

@@ -128,9 +128,25 @@ class Pay(TypedDict):
     """what the event means (Block Bonus), from the registry"""
 
 
+class FeltInfo(TypedDict):
+    """Where a wager's spot sits on the table (the game's data: the page has no arrangement of its own)."""
+
+    side: str
+    """player, banker or centre"""
+    row: int
+    """0 nearest the players"""
+    order: int
+    """left to right within its row"""
+
+
 class WagerInfo(TypedDict):
     code: str
     name: str
+    names: dict[str, str]
+    """its name in the page's other languages, by language (en: the page's English where it differs)"""
+    event_names: dict[str, dict[str, str]]
+    """its events' words by language, where they differ from the event"""
+    felt: FeltInfo
     placed: str
     """betting (before the deal) or decision (Lucky Draw's Draw)"""
     requires: str | None
@@ -162,6 +178,8 @@ class GameInfo(TypedDict):
 
     code: str
     name: str
+    names: dict[str, str]
+    """its name in the page's languages, where it differs from name"""
     kind: str
     """the procedure: punto_banco or lucky_draw"""
     paytable: int | None

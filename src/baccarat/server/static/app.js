@@ -226,6 +226,7 @@ async function route() {
   if (!token) { loginView(); return; }
   try {
     if (!me) await refreshMe();
+    await gamesKnown();  // the games' names, in every language, are the registry's
     const match = location.hash.match(/^#\/table\/(\d+)$/);
     if (location.hash === "#/protection") {
       leaveView = protectionView();

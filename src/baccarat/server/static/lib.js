@@ -198,23 +198,28 @@ async function api(method, path, body, key) {
 
 // ---------------------------------------------------------------- words for codes
 
-/** The registry's wager names (code -> name), for wagers without words in the catalogues (a rules file's);
- *  filled from GET /api/games and each table view's ``wagers``. */
-const wagerNamesByCode = {};
+/** The registry's words for the wagers (GET /api/games and each table view's ``wagers``): code -> its name, its
+ *  names in the page's languages and its events' words by language.  The games' data says them, built-in games and
+ *  rules files' alike: the catalogues hold none. */
+const wagersByCode = {};
 
 function rememberWagers(wagers) {
-  for (const wager of wagers || []) wagerNamesByCode[wager.code] = wager.name;
+  for (const wager of wagers || []) {
+    wagersByCode[wager.code] = { name: wager.name, names: wager.names || {}, events: wager.event_names || {} };
+  }
 }
 
-/** A wager's name: in the player's language for the built-in wagers, else as the registry names it. */
+/** A wager's name in the player's language (its registry name where its game gives none in that language). */
 function wagerName(code, fallback) {
-  return has(`wager.${code}`) ? t(`wager.${code}`) : (fallback || wagerNamesByCode[code] || code);
+  const known = wagersByCode[code];
+  return known ? known.names[lang] || known.name : (fallback || code);
 }
 
-/** A pay-table event ("Win by 9", "Banker wins") in the player's words. */
+/** A pay-table event ("Win by 9", "Banker wins") in the player's words: the game's words for it in the player's
+ *  language, else in English, else the event itself. */
 function eventName(event, code) {
-  if (code && has(`event.${code}.${event}`)) return t(`event.${code}.${event}`);
-  return has(`event.${event}`) ? t(`event.${event}`) : event;
+  const events = (wagersByCode[code] || {}).events || {};
+  return (events[lang] || {})[event] || (events.en || {})[event] || event;
 }
 
 /** A wager's pay table as players name it, from the registry's headline: "Draw: Lucky 7 (3-card 7) pays 2:1"
@@ -238,20 +243,27 @@ function paysLabel(label) {
   return upTo ? t("pays.up_to", { pays: upTo[1] }) : label;
 }
 
-/** The games of the server's registry (GET /api/games): code -> {name, kind}. */
+/** The games of the server's registry (GET /api/games): code -> {name, names, kind}. */
 const gamesByCode = {};
+let gamesAsked = null;
 
 function rememberGames(games) {
   for (const game of games || []) {
-    gamesByCode[game.code] = { name: game.name, kind: game.kind };
+    gamesByCode[game.code] = { name: game.name, names: game.names || {}, kind: game.kind };
     rememberWagers(game.wagers);
   }
 }
 
-/** A game's name: in the player's language for the built-in games, else as the registry names it. */
+/** The registry's games, asked once (a page that opens on a table knows its game's names before it draws). */
+function gamesKnown() {
+  if (!gamesAsked) gamesAsked = api("GET", "/api/games").then(rememberGames).catch(() => { gamesAsked = null; });
+  return gamesAsked;
+}
+
+/** A game's name in the player's language (its registry name where the game gives none in that language). */
 function gameName(code) {
-  if (has(`game.${code}`)) return t(`game.${code}`);
-  return (gamesByCode[code] && gamesByCode[code].name) || code;
+  const known = gamesByCode[code];
+  return known ? known.names[lang] || known.name : code;
 }
 
 /** Whether a game is dealt as Lucky Draw (a seat against the dealer) rather than punto banco. */
@@ -262,7 +274,7 @@ function isLuckyDraw(code) {
 /** Whether a table name is a game's default table ("ez-1"): it reads as its game and number. */
 function defaultTable(name) {
   const match = /^([a-z][a-z0-9_-]*?)-(\d+)$/.exec(name || "");
-  return match && (has(`game.${match[1]}`) || gamesByCode[match[1]]) ? match : null;
+  return match && gamesByCode[match[1]] ? match : null;
 }
 
 /** A table's name: the default tables ("ez-1") read as their game and number in every language. */
@@ -270,7 +282,7 @@ function tableName(name, game) {
   const match = defaultTable(name);
   if (match) return t("table.numbered", { game: gameName(match[1]), n: match[2] });
   const squeeze = /^([a-z][a-z0-9_]*)-squeeze$/.exec(name || "");  // the default squeeze table ("mini-squeeze")
-  if (squeeze && (has(`game.${squeeze[1]}`) || gamesByCode[squeeze[1]])) return t("table.squeeze_name", { game: gameName(squeeze[1]) });
+  if (squeeze && gamesByCode[squeeze[1]]) return t("table.squeeze_name", { game: gameName(squeeze[1]) });
   return name || gameName(game);
 }
 

@@ -4,14 +4,6 @@
 // Draw's decisions, the roads and the player's history.  The page never computes ahead of a view.
 "use strict";
 
-// Where the spots sit on the felt (positions only: names and pays come from the server's registry).
-const ARRANGEMENT = {
-  ez: ["panda_8", "player", "tie", "banker", "dragon_7"],
-  mini: ["dragon_bonus_player", "player", "tie", "banker", "dragon_bonus_banker"],
-  "lucky-draw": ["enter", "draw", "block_bonus"],
-};
-const SIDE_OF = { player: "player-side", panda_8: "player-side", dragon_bonus_player: "player-side",
-                  banker: "banker-side", dragon_7: "banker-side", dragon_bonus_banker: "banker-side" };
 const CHIPS = [1, 5, 25, 100, 500];  // chip values in currency units; amounts travel in cents
 const RECONNECT_MS = [300, 700, 1000, 1500, 2000];
 
@@ -335,16 +327,22 @@ function tableView(tableId) {
     const v = view();
     S.built = v.game;
     rememberWagers(v.wagers);
-    const order = [...(ARRANGEMENT[v.game] || [])].filter((code) => wager(code));
-    for (const w of wagers()) if (!order.includes(w.code)) order.push(w.code);
+    // where each spot sits is the game's data (its felt: side, row, place in the row), built-in games' and rules
+    // files' alike
+    const felt = (w) => w.felt || { side: "centre", row: 0, order: 0 };
+    const order = [...wagers()].sort((a, b) => felt(a).row - felt(b).row || felt(a).order - felt(b).order)
+      .map((w) => w.code);
+    const rows = new Set(wagers().map((w) => felt(w).row)).size;
     el.layout.className = `layout n${order.length} ${lucky() ? "lucky" : ""}`;
     el.layout.replaceChildren(...order.map((code) => {
       const w = wager(code);
-      return h("button", { type: "button", class: `spot ${SIDE_OF[code] || ""}`, "data-spot": code, onclick: () => stake(code) },
+      const side = { player: "player-side", banker: "banker-side" }[felt(w).side] || "";
+      return h("button", { type: "button", class: `spot ${side}`, "data-spot": code, onclick: () => stake(code),
+        style: rows > 1 ? { gridRow: String(felt(w).row + 1) } : null },
         h("span", { class: "name" }, wagerName(code, w.name)),
         h("span", { class: "pays" }, w.placed === "decision" ? t("spot.draw_pays", { pays: paysLabel(w.summary) }) : paysLabel(w.summary)),
         h("span", { class: "note" }, (w.pays || []).filter((p) => p.label === "push" && !/tie/i.test(p.event))
-          .map((p) => eventName(p.event)).join(" · ")),
+          .map((p) => eventName(p.event, code)).join(" · ")),
         h("span", { class: "limits" }),
         h("span", { class: "crowd" }),
         // the seats on the spot, and your own chips drawn as a stack beside them (drawStack)
