@@ -349,14 +349,16 @@ def test_sigterm_to_the_workers_supervisor_stops_every_worker_gracefully(databas
     """``baccarat serve --workers 2``: SIGTERM to the supervisor is passed to each worker, which closes its
     table sockets with 1012 and stops; the whole service is gone within 10 s."""
     served = server_kit.serve("--database", database_url, "--workers", "2", data_dir=tmp_path)
-    token = _bettors(database_url, 1)[0][1]
-    sockets = [_table_socket(served.url, token)[0] for _ in range(4)]  # spread over the two workers
-    stopped = time.monotonic()
-    served.process.send_signal(signal.SIGTERM)
-    codes = [_until_closed(socket, {}) for socket in sockets]
-    served.process.wait(timeout=STOP_WITHIN + 5)
-    took = time.monotonic() - stopped
-    served.stop()
+    try:  # a failure before the signal must not leave the supervisor and its workers running
+        token = _bettors(database_url, 1)[0][1]
+        sockets = [_table_socket(served.url, token)[0] for _ in range(4)]  # spread over the two workers
+        stopped = time.monotonic()
+        served.process.send_signal(signal.SIGTERM)
+        codes = [_until_closed(socket, {}) for socket in sockets]
+        served.process.wait(timeout=STOP_WITHIN + 5)
+        took = time.monotonic() - stopped
+    finally:
+        served.stop()
     assert codes == [1012] * len(sockets), codes
     assert took < STOP_WITHIN, took
     with pytest.raises(httpx.TransportError):
