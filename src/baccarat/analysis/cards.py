@@ -178,6 +178,13 @@ def _coup_codes() -> dict[str, IntArray]:
     return {name: np.array([code_of(name, getattr(f, name)) for f in rows], dtype=np.int64) for name in value_names}
 
 
+def prepare() -> None:
+    """Compute what every pricing of a wager on the cards reads first (the coup table, each coup's point-value
+    facts, who draws the fifth and sixth cards): a process that will price many does it once, up front."""
+    _coup_codes()
+    _draws()
+
+
 def events_of(declared: Declared, found: Mapping[str, IntArray], rows: int) -> IntArray:
     """Each row's event (its position in ``declared``): the first whose condition holds."""
     out = np.full(rows, len(declared) - 1, dtype=np.int64)
@@ -219,9 +226,10 @@ def _last_three(size: int) -> IntArray:
     return np.stack(np.meshgrid(*(np.arange(size),) * 3, indexing="ij"), axis=-1).reshape(-1, 3).astype(np.int64)
 
 
-def _first_fours(size: int, lead: int) -> IntArray:
-    """Every class sequence of the first four cards that starts with class ``lead``: [size^3, 4]."""
-    rest = _last_three(size)
+def _first_fours(live: IntArray, lead: int) -> IntArray:
+    """Every sequence of the first four cards' classes that starts with class ``lead`` and takes the rest from the
+    classes the shoe holds (``live``): [len(live)^3, 4]."""
+    rest = live[_last_three(len(live))]
     return np.column_stack([np.full(len(rest), lead, dtype=np.int64), rest])
 
 
@@ -256,13 +264,18 @@ def event_counts(declared: Declared, events: list[str], *, cards: Sequence[int] 
     known; a wager whose facts read suits or colours then raises :class:`ConfigurationError`.
     """
     value_names, card_names = read_facts(declared)
-    first_needs, third_needs = cardfacts.needs_of(card_names)
+    # a rank fact whose every condition names ranks A to 9 only is decided by the point values (3 Giving 8's
+    # "the Player's third card is an 8"): its cards need not be known by rank
+    plain = {name for name in card_names if all(cardfacts.by_value(name, values) for _, condition in declared
+                                                for named, values in condition if named == name)}
+    first_needs, third_needs = cardfacts.needs_of(card_names, plain)
     first = classes(first_needs.rank, first_needs.suit)
     third = classes(third_needs.rank, third_needs.suit)
     n_first = class_counts(first, cards, ranks)
     n_third = class_counts(third, cards, ranks)
     size = int(n_first.sum())
-    by_event = (third_needs.rank, third_needs.suit) == (0, 0)
+    # facts of the first four cards only: the third cards are walked by point value, through the coup key
+    by_event = all(cardfacts.DECLARED[name].needs.scope == "first_four" for name in card_names)
     walk = first.size ** 4 if by_event else first.size ** 4 * (1 + third.size + third.size ** 2) // 3
     if walk > MAX_SEQUENCES:
         raise ConfigurationError(
@@ -302,10 +315,9 @@ def _by_first_four(declared: Declared, value_names: list[str], card_names: list[
     summed = np.zeros(10_000 * span if dense else 0)
     parts: list[tuple[IntArray, IntArray]] = []
     value = first.value
-    for lead in range(first.size):
-        if counts[lead] == 0:
-            continue
-        seq = _first_fours(first.size, lead)
+    live = np.flatnonzero(counts > 0)
+    for lead in live:
+        seq = _first_fours(live, int(lead))
         weight = _falling(counts, seq)
         seq, weight = seq[weight > 0], weight[weight > 0]
         found = compute(_cards(first, seq), card_names)
@@ -385,10 +397,9 @@ def _walk_all(declared: Declared, value_names: list[str], card_names: list[str],
             totals[i] += weight[event == i].sum()
         grand += int(weight.sum())
 
-    for lead in range(first.size):
-        if n_first[lead] == 0:
-            continue
-        seq = _first_fours(first.size, lead)
+    live = np.flatnonzero(n_first > 0)
+    for lead in live:
+        seq = _first_fours(live, int(lead))
         weight = _falling(n_first, seq)
         seq, weight = seq[weight > 0], weight[weight > 0]
         pt = (value[seq[:, 0]] + value[seq[:, 2]]) % 10
@@ -400,7 +411,7 @@ def _walk_all(declared: Declared, value_names: list[str], card_names: list[str],
         base = (pt * 10 + bt) * 100
         four = who == 0
         add(base[four], _cards(first, seq[four]), weight[four] * (size - 4) * (size - 5))
-        for c5 in range(third.size):
+        for c5 in np.flatnonzero(n_third > 0):
             left5 = n_third[c5] - used[:, c5]
             v5 = third_value[c5]
             banker = who == 2
@@ -412,7 +423,7 @@ def _walk_all(declared: Declared, value_names: list[str], card_names: list[str],
             c = np.full(int(five.sum()), c5)
             add(base[five] + v5 * 10, _cards(first, seq[five], third, c, None), weight[five] * left5[five] * (size - 5))
             six = player & (sixth_dealt[pt, bt, v5] == 1)
-            for c6 in range(third.size):
+            for c6 in np.flatnonzero(n_third > 0):
                 left6 = n_third[c6] - used[:, c6] - int(c6 == c5)
                 c, d = np.full(int(six.sum()), c5), np.full(int(six.sum()), c6)
                 add(base[six] + v5 * 10 + third_value[c6], _cards(first, seq[six], third, c, d),

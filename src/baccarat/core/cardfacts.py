@@ -255,16 +255,31 @@ CARD_FACTS: dict[str, CardFact] = {fact.name: fact for fact in (
 DECLARED: dict[str, CardFact] = {**CARD_FACTS, **PAIR_FACTS}
 
 
-def needs_of(names: Iterable[str]) -> tuple[Needs, Needs]:
-    """How finely the analysis must know (the first four cards, the third cards) to compute these facts.
+def by_value(name: str, values: Iterable[object]) -> bool:
+    """Whether a condition on a rank fact is decided by the cards' point values: it names ranks A to 9 only (each
+    its own value) or a missing card, and none of T, J, Q, K (which share the value 0)."""
+    fact = DECLARED[name]
+    if fact.attribute != "rank":
+        return False
+    if fact.measure == "at":
+        return all(v in RANKS[:9] or v == NONE for v in values)
+    return fact.measure == "count" and fact.target < 9
+
+
+def needs_of(names: Iterable[str], decided_by_value: Iterable[str] = ()) -> tuple[Needs, Needs]:
+    """How finely the analysis must know (the first four cards, the third cards) to compute these facts
+    (``decided_by_value``: those of them whose conditions the point values decide, :func:`by_value`).
 
     The first four are known at least as finely as the third cards, so that the cards left for a third card can be
     counted from the first four.
     """
     first = [0, 0]
     third = [0, 0]
+    plain = set(decided_by_value)
     for name in names:
         needs = DECLARED[name].needs
+        if name in plain:
+            needs = Needs(needs.scope, 0, needs.suit)
         for target in ((first,) if needs.scope == "first_four" else (third,) if needs.scope == "third_cards"
                        else (first, third)):
             target[0], target[1] = max(target[0], needs.rank), max(target[1], needs.suit)
