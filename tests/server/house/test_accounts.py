@@ -13,10 +13,12 @@ import sys
 import threading
 import time
 from collections import Counter
+from datetime import UTC, timedelta
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from baccarat.core.errors import AuthenticationError, ConfigurationError, RateLimitedError
 from baccarat.server.api.app import create_app
@@ -397,3 +399,21 @@ def test_a_username_that_is_not_text_is_refused_and_a_session_that_is_gone_has_n
         with sessions() as s, pytest.raises(AuthenticationError) as expired:
             accounts.session_started(s, gone)
         assert expired.value.code == "auth.session_expired"
+
+
+# --- rounds that must never stop a table (attack: a wall-clock step) ----------------------------------------
+
+
+def test_tokens_issued_under_a_clock_ahead_are_cut_to_one_lifetime(sessions):
+    from baccarat.server.storage.models import Token, now
+
+    token = transaction(sessions, lambda s: (accounts.register(s, "tess", "correct horse", grant=0),
+                                             accounts.log_in(s, "tess", "correct horse"))[1])
+    with sessions.begin() as s:
+        s.query(Token).update({Token.expires_at: now() + timedelta(hours=13) + accounts.TOKEN_LIFETIME})
+    assert transaction(sessions, accounts.repair_token_lifetimes) == 1
+    with sessions() as s:
+        expires = s.scalar(select(Token.expires_at))
+        expires = expires if expires.tzinfo else expires.replace(tzinfo=UTC)
+        assert expires <= now() + accounts.TOKEN_LIFETIME
+        assert accounts.authenticate(s, token).username == "tess"

@@ -4,6 +4,7 @@ edit of any field of any entry (or a removed entry) named by ``baccarat audit ve
 
 from __future__ import annotations
 
+import io
 import itertools
 import shutil
 import sqlite3
@@ -15,6 +16,7 @@ from sqlalchemy import delete, select, text, update
 from sqlalchemy.exc import DBAPIError
 
 from baccarat.cli.app import main
+from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts, audit, audit_keys
 from baccarat.server.storage.db import connect, sqlite_url, transaction
 from baccarat.server.storage.models import AuditEntry
@@ -221,3 +223,53 @@ def test_a_database_no_server_has_used_is_refused_not_made(empty_database_url, t
         engine = create_engine(database_url)
         assert inspect(engine).get_table_names() == []  # nothing was set up there either
         engine.dispose()
+
+
+# --- review findings (attack: the trail emptied at once, a grant left out, a time zone that broke the chain) ---
+# (red-team findings: each test failed before its fix; see the commit that brought it)
+
+
+@pytest.fixture
+def any_database(tmp_path: Path, database_url: str):
+    settings = Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=600)
+    with TestClient(create_app(settings)):  # the app's start-up migrates the database
+        yield settings
+
+
+@ON_BOTH
+@pytest.mark.slow
+def test_the_database_refuses_to_empty_the_audit_trail_at_once(any_database):
+    """TRUNCATE fires no row trigger on PostgreSQL: it emptied the trail, and the empty chain checked."""
+    with connect(any_database.url) as sessions:
+        transaction(sessions, lambda s: audit.record(s, "someone", "credit", "account 1", {}, {"amount": 1}))
+        wipe = "TRUNCATE audit_log" if any_database.url.startswith("postgresql") else "DELETE FROM audit_log"
+        with pytest.raises(DBAPIError, match="append-only"):
+            transaction(sessions, lambda s: s.execute(text(wipe)))
+        with sessions() as s:
+            assert audit.verify(s)["entries"] == 1
+
+
+def test_creating_an_operator_account_is_written_to_the_audit_trail(tmp_path, monkeypatch, capsys):
+    """An operator's powers are granted by ``baccarat operator``: that grant was the one operator
+    action missing from the trail."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("correct horse\n"))
+    assert main(["operator", "new_boss", "--data-dir", str(tmp_path)]) in (0, None)
+    assert "operator new_boss created" in capsys.readouterr().out
+    with connect(Settings(data_dir=tmp_path).url) as sessions, sessions() as s:
+        entries = audit.trail(s)
+        assert audit.verify(s)["ok"]
+    assert [(e["action"], e["after"]["username"], e["after"]["role"]) for e in entries] == [
+        ("create_operator", "new_boss", "operator")]
+    assert entries[0]["actor"].startswith("command line: ")
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)  # SQLite stores no time zone
+def test_the_audit_chain_checks_on_a_postgresql_server_whose_time_zone_is_not_utc(sessions):
+    """PostgreSQL hands timestamps back in the session's TimeZone (often the server's local zone):
+    the digest of an entry written at 12:00+00:00 was checked against 21:00+09:00, and every entry
+    of an untouched trail was reported as edited."""
+    transaction(sessions, lambda s: audit.record(s, "someone", "credit", "account 1", {}, {"amount": 1}))
+    with sessions() as s:
+        s.execute(text("SET TIME ZONE 'Asia/Tokyo'"))  # as ALTER DATABASE ... SET timezone would
+        assert audit.verify(s)["ok"], audit.verify(s)
+        assert audit.trail(s)[0]["at"].endswith("+00:00")

@@ -1,6 +1,7 @@
 """Player protection: loss and stake limits enforced in the bet's own transaction (also under 64
 racing bets), a looser limit waiting 24 hours on an injected clock, time-outs and self-exclusion
-refused over REST and the WebSocket alike, and refusals in the player's words."""
+refused over REST and the WebSocket alike, and refusals in the player's words; and the review's findings on
+them (a clock stepped back, results not yet shown, a break's end and a limit never set)."""
 
 from __future__ import annotations
 
@@ -285,3 +286,120 @@ def test_lucky_draw_s_draw_counts_as_a_stake_and_standing_is_never_refused(sessi
         assert s.scalar(select(func.count(Bet.id)).where(Bet.wager == "draw")) == 0
     manual_clock.advance(seconds=1)
     deal_due(sessions, now=manual_clock.now())
+
+
+# --- review findings (attack: limits and breaks read or passed around) --------------------------------------
+# (red-team findings: each test failed before its fix; see the commit that brought it)
+
+
+def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, str]:
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        transaction(sessions, lambda s: accounts.register(s, name, "correct horse", grant=50_000, role=role))
+    token = client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_a_clock_stepped_back_between_two_bets_never_lets_them_pass_a_limit(manual_clock, sessions):
+    """The window's first movement was found by time and the window read from its id on, taking
+    ids and times to rise together within a minute.  A server restarted after the wall clock was
+    stepped back an hour (or a second process anchored on a different wall clock) dates new
+    movements earlier than older ones: the player's stake before the step fell out of the count."""
+    from datetime import timedelta
+
+    from baccarat.core.errors import ProtectionError
+    from baccarat.server.house import protection
+    from baccarat.server.playing import betting, seating, tables
+
+    start = manual_clock.now()  # 2026-11-22 12:00 UTC
+    held = manual_clock
+
+    def setup(s):
+        table = tables.create_table(s, "mini-c", "mini", betting_seconds=600, now=start)
+        ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
+        seating.sit(s, table.id, ann)
+        protection.set_limit(s, ann, "stake", "day", 5_000)
+        return table.id, ann
+    table_id, ann = transaction(sessions, setup)
+    held.advance(minutes=1)
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"banker": 3_000}))
+    held.moment = start - timedelta(minutes=50)  # a process whose wall clock is an hour behind...
+    transaction(sessions, lambda s: accounts.register(s, "bob", "correct horse", grant=1_000))  # any movement
+    held.moment = start + timedelta(minutes=2)  # ...and this one, on time
+    with pytest.raises(ProtectionError, match=r"stake limit of 50\.00"):
+        transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"player": 3_000}))
+    with sessions() as s:
+        assert protection.status(s, ann)["limits"][0]["used"] == 3_000
+
+
+def test_a_break_names_the_end_of_whichever_runs_longer(manual_clock, sessions):
+    """A six-week time-out taken late in a six-month self-exclusion runs past it: the refusal said
+    "your self-exclusion runs until <its end> ... play again after that", and after that the player
+    was still refused."""
+    from datetime import timedelta
+
+    from baccarat.server.playing import seating
+
+    held = manual_clock  # at 2026-11-22 12:00 UTC
+    ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
+    transaction(sessions, lambda s: seating.take_break(s, ann, months=6))
+    held.advance(days=170)
+    answer = transaction(sessions, lambda s: seating.take_break(s, ann, hours=1008))
+    assert answer["blocked"]["until"] == (held.now() + timedelta(hours=1008)).isoformat()
+    assert answer["blocked"]["kind"] == "time-out"
+
+
+def test_removing_a_limit_that_was_never_set_shows_no_limit_being_removed(client):
+    ivy = _log_in(client, "ivy")
+    answer = client.put("/api/protection/limits", json={"kind": "loss", "period": "day", "amount": None}, headers=ivy)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["limits"] == []
+
+
+def test_the_limits_never_tell_a_result_before_the_table_shows_it(manual_clock, sessions):
+    """The balance and the reality check leave out payouts still to be shown; the limits' "used"
+    and "left" counted them, so a player with a loss limit could read a win off them (or off a
+    refusal's "X is left") while the cards were still being turned."""
+    from baccarat.server.house import protection
+    from baccarat.server.playing import betting, seating, tables
+    from baccarat.server.playing.dealer import deal_due
+    from baccarat.server.playing.timeline import Pace
+
+    start = manual_clock.now()  # 2026-11-22 12:00 UTC
+    held = manual_clock
+
+    def setup(s):
+        table = tables.create_table(s, "mini-s", "mini", betting_seconds=10, pace=Pace(1, 2, 4), now=start)
+        ann = accounts.register(s, "ann", "correct horse", grant=1_000_000).id
+        seating.sit(s, table.id, ann)
+        protection.set_limit(s, ann, "loss", "day", 5_000)
+        return table.id, ann
+    table_id, ann = transaction(sessions, setup)
+    # both sides: whichever wins (or a tie) pays, so the worst-case loss falls once results are in
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"player": 1_000, "banker": 1_000}))
+    held.advance(seconds=11)
+    deal_due(sessions, now=held.now())  # dealt and settled now; shown card by card over seconds
+    with sessions() as s:
+        assert protection.status(s, ann, held.now())["limits"][0]["used"] == 2_000
+        assert protection.session_result(s, ann, start, held.now())["net"] == -2_000
+    held.advance(minutes=1)  # the result is on show now
+    with sessions() as s:
+        assert protection.status(s, ann, held.now())["limits"][0]["used"] <= 50
+
+
+def test_a_break_s_refusal_never_names_a_minute_it_still_runs_in(manual_clock, sessions):
+    """A time-out taken at 12:00:30 ends at 12:00:30 the next day; the refusal said "until 12:00",
+    and at 12:00:10 the player, told to play again after that, was refused again."""
+    from datetime import timedelta
+
+    from baccarat.core.errors import ProtectionError
+    from baccarat.server.house import protection
+    from baccarat.server.playing import seating
+
+    start = datetime(2026, 11, 22, 12, 0, 30, tzinfo=UTC)
+    held = manual_clock
+    held.moment = start
+    ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
+    transaction(sessions, lambda s: seating.take_break(s, ann, hours=24))
+    held.moment = start + timedelta(hours=24, seconds=-20)  # 12:00:10 the next day
+    with sessions() as s, pytest.raises(ProtectionError, match="time-out until 2026-11-23 12:01 UTC"):
+        protection.check_play(s, ann)

@@ -21,6 +21,7 @@ import selectors
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ import pytest
 import uvicorn
 from websockets.sync.client import connect as ws_connect
 
+from baccarat.cli.common import EXIT_UNAVAILABLE
 from baccarat.core.errors import ConfigurationError
 from baccarat.server.live.arrival import StampedWebSocketProtocol
 from baccarat.server.live.connections import (
@@ -47,6 +49,7 @@ from baccarat.server.storage.settings import Settings
 
 from ... import server_kit
 from ...conftest import until
+from ...server_kit import Served
 
 PROBE = b"GET / HTTP/1.1\r\nHost: x\r\n"  # a request head without its closing blank line: never complete
 
@@ -494,3 +497,97 @@ def test_a_websocket_protocol_that_cannot_hold_a_place_gets_none_and_leaks_none(
         assert server.ledger.total == 0  # and nothing given back twice
     finally:
         server.stop()
+
+
+# --- the HTTP edge under attack (issue 11, items 4 and 8): request heads capped, on a real server -----------
+
+
+EXE = shutil.which("baccarat", path=str(Path(sys.executable).parent))
+
+
+def _peak_rss_mb(served: Served) -> float:
+    """The server process's peak resident memory so far (VmHWM)."""
+    status = Path(f"/proc/{served.pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    if not Path("/proc/self/status").exists():
+        pytest.skip("reads the server's memory from /proc")
+    with server_kit.served(data_dir=tmp_path_factory.mktemp("served")) as server:
+        yield server
+
+
+def _exchange(served: Served, head: bytes, body: Iterator[bytes]) -> tuple[int, dict[str, str], bytes, int]:
+    """Send ``head`` then ``body`` on a raw socket (in a thread, so that a server that stops
+    reading cannot block us) and read the answer; returns status, headers, body and bytes sent."""
+    sock = socket.create_connection((served.host, served.port), timeout=60)
+    sent = [0]
+
+    def send() -> None:
+        try:
+            sock.sendall(head)
+            for piece in body:
+                sock.sendall(piece)
+                sent[0] += len(piece)
+        except OSError:  # the server answered and closed: it read no further
+            pass
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    answer = b""
+    try:
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                break
+            answer += data
+            head_end = answer.find(b"\r\n\r\n")
+            if head_end >= 0:
+                length = re.search(rb"content-length: (\d+)", answer[:head_end], re.IGNORECASE)
+                if length and len(answer) >= head_end + 4 + int(length.group(1)):
+                    break
+    except ConnectionResetError:
+        pass
+    sender.join(timeout=60)
+    sock.close()
+    head_bytes, _, content = answer.partition(b"\r\n\r\n")
+    lines = head_bytes.decode("latin-1").split("\r\n")
+    assert lines and lines[0].startswith("HTTP/1.1 "), answer[:200]
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, content, sent[0]
+
+
+# --- (attack: an endless request head) ----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_an_endless_request_head_is_refused_not_buffered(served: Served):
+    """Before: uvicorn's httptools parser held a header line of any size (128 MB: +256 MB of RSS)."""
+    before = _peak_rss_mb(served)
+    status, _, _, sent = _exchange(served, b"GET /health HTTP/1.1\r\nHost: test\r\nX-Filler: ",
+                                   iter([b"a" * 65_536] * 512))  # 32 MB, never ending the line
+    grown = _peak_rss_mb(served) - before
+    assert 400 <= status < 500
+    assert grown < 16, f"the server grew {grown:.0f} MB on a request head it refused ({sent / 2**20:.0f} MB sent)"
+    status, _, content, _ = _exchange(served, b"GET /health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n",
+                                      iter([]))
+    assert status == 200 and json.loads(content) == {"status": "ok"}
+
+
+# --- start-up failures: an address in use -------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_an_address_in_use_is_not_a_verification_mismatch(tmp_path: Path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert EXE is not None
+        done = subprocess.run([EXE, "serve", "--port", str(port), "--data-dir", str(tmp_path)], capture_output=True,
+                              text=True, timeout=60)
+    assert done.returncode == EXIT_UNAVAILABLE, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == f"error: the table server did not start on 127.0.0.1:{port}"

@@ -7,15 +7,19 @@ from __future__ import annotations
 import itertools
 import json
 from collections import defaultdict
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from baccarat.analysis.analyze import analyze
 from baccarat.analysis.composition import Composition
+from baccarat.core.errors import ConfigurationError
 from baccarat.core.registry import get_game
+from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts, wallet
 from baccarat.server.operator import actions as operations
 from baccarat.server.operator import lookup
@@ -23,8 +27,9 @@ from baccarat.server.operator import reports as reports
 from baccarat.server.playing import betting, dealing, seating, tables
 from baccarat.server.playing.dealer import deal_due
 from baccarat.server.playing.timeline import Pace
-from baccarat.server.storage.db import transaction
+from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.models import Bet, GameTable, LedgerTransaction, Posting, Round, Settlement
+from baccarat.server.storage.settings import Settings
 
 from ...conftest import ON_BOTH
 
@@ -188,3 +193,41 @@ def test_a_report_span_is_checked(sessions):
         reports.tables_report(s, T0.date(), T0.date() - timedelta(days=1))
     with sessions() as s, pytest.raises(Exception, match="at most 366 days"):
         reports.wagers_report(s, T0.date() - timedelta(days=400), T0.date())
+
+
+# --- review findings (attack: reports asked for the calendar's ends) ----------------------------------------
+# (red-team findings: each test failed before its fix; see the commit that brought it)
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    settings = Settings(data_dir=tmp_path, betting_seconds=600)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as test_client:
+        test_client.settings = settings  # type: ignore[attr-defined]
+        yield test_client
+    with connect(settings.url) as sessions, sessions() as s:
+        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+
+
+def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, str]:
+    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
+        transaction(sessions, lambda s: accounts.register(s, name, "correct horse", grant=50_000, role=role))
+    token = client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.mark.parametrize("query", ["from=9999-12-31&to=9999-12-31", "to=0001-01-01", "to=9999-12-31",
+                                   "from=0001-01-01&to=0001-01-01"])
+@pytest.mark.parametrize("report", ["tables", "wagers"])
+def test_reports_at_the_ends_of_the_calendar_are_refused_in_words_not_500(client, report, query):
+    boss = _log_in(client, "pit_boss", "operator")
+    answer = client.get(f"/api/operator/reports/{report}?{query}", headers=boss)
+    assert answer.status_code in (200, 422), answer.text
+    if answer.status_code == 422:
+        assert "day" in answer.json()["message"]
+
+
+def test_a_report_span_reaching_past_the_calendar_names_the_days_allowed():
+    with pytest.raises(ConfigurationError, match="Choose"):
+        reports.span(None, date(1, 1, 1), now=datetime(2026, 11, 22, tzinfo=UTC))
+    assert reports.span(date(1, 1, 1), date(1, 1, 1)) == (date(1, 1, 1), date(1, 1, 1))

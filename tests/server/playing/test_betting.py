@@ -1,18 +1,30 @@
 """The pieces of a bet that a bet alone (:func:`betting.place_bets`) and the bets of a batch
 (:mod:`baccarat.server.playing.bulk_bets`) share: the round's window (:func:`betting.check_window`) and the rows
 accepted bets become (:func:`betting.bet_rows`).  The stake rule is ``tests/core/test_stakes.py``'s; the whole
-pipeline on both databases is ``test_bulk_bets.py``'s."""
+pipeline on both databases is ``test_bulk_bets.py``'s.  On a database: a bet racing its player's departure from
+the seat never both succeed, and a bet that names its round is refused once that round's betting has closed
+(after the allowance for bets on their way), never moved to the next."""
 
 from __future__ import annotations
 
+import os
+import threading
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
-from baccarat.core.errors import BaccaratError
-from baccarat.server.playing import betting
+from baccarat.core.errors import BaccaratError, IllegalActionError
+from baccarat.server.house import accounts
+from baccarat.server.playing import betting, seating, tables
+from baccarat.server.playing.dealer import deal_due
+from baccarat.server.playing.timeline import Pace
+from baccarat.server.storage.db import transaction
+from baccarat.server.storage.models import Bet, Seat
+
+from ...conftest import ON_BOTH
 
 OPENED = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
 CLOSES = OPENED + timedelta(seconds=15)
@@ -74,3 +86,125 @@ def test_accepted_bets_become_new_bets_and_chips_added_to_bets_on_the_layout() -
     assert new == [{"round_id": 45, "account_id": 7, "seat": 0, "wager": "player", "amount": 200,
                     "balance_before": 20_000}]
     assert added == [{"round": 45, "account": 7, "code": "banker", "added": 500}]
+
+
+# --- rounds that must never stop a table: bets on the database, each racing or naming its round -------------
+
+
+T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+#: Repetitions of the seat race; CI runs more (``BACCARAT_RACE_REPETITIONS``).
+RACE_REPETITIONS = int(os.environ.get("BACCARAT_RACE_REPETITIONS", "20"))
+
+
+def _table(sessions, game: str, name: str, players: tuple[str, ...], **options):
+    def work(s):
+        # these are the reliability tests: cards are shown at once (the timeline has its own tests)
+        table = tables.create_table(s, name, game, betting_seconds=10, now=T0, **{"pace": Pace(0, 0, 0), **options})
+        ids = [accounts.register(s, player, "correct horse", grant=100_000).id for player in players]
+        for account_id in ids:
+            seating.sit(s, table.id, account_id)
+        return table.id, ids
+    return transaction(sessions, work)
+
+
+def _closes_at(sessions, table_id: int) -> datetime:
+    with sessions() as s:
+        closes = tables.open_round(s, table_id).closes_at
+    return closes if closes.tzinfo else closes.replace(tzinfo=UTC)
+
+
+def _bet(sessions, table_id, account_id, bets, at, **options):
+    return transaction(sessions, lambda s: betting.place_bets(s, table_id, account_id, bets, now=at, **options))
+
+
+# --- rounds that must never stop a table (attack: the seat race) --------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["ez", "lucky-draw"])
+@ON_BOTH
+@pytest.mark.slow
+def test_a_bet_and_leaving_the_seat_never_both_succeed(sessions, game):
+    """A player's bet racing their own departure: in Lucky Draw one of them wins, never both (on
+    PostgreSQL the bet once read its seat before the departure committed and was left on a seat
+    nobody held); in punto banco, where a bet needs no seat, a bet after the departure is a bet
+    without a seat, never one on the seat just left."""
+    table_id, (ann,) = _table(sessions, game, "race", ("ann",))
+    wager = "banker" if game == "ez" else "enter"
+    both = 0
+    for _ in range(RACE_REPETITIONS):
+        closes = _closes_at(sessions, table_id)
+        outcome: dict[str, bool] = {}
+        barrier = threading.Barrier(2)
+
+        def bet(closes=closes, outcome=outcome, barrier=barrier):
+            barrier.wait()
+            try:
+                _bet(sessions, table_id, ann, {wager: 100}, closes - timedelta(seconds=1))
+                outcome["bet"] = True
+            except IllegalActionError:
+                outcome["bet"] = False
+
+        def leave(outcome=outcome, barrier=barrier):
+            barrier.wait()
+            try:
+                transaction(sessions, lambda s: seating.leave(s, table_id, ann))
+                outcome["left"] = True
+            except IllegalActionError:
+                outcome["left"] = False
+
+        threads = [threading.Thread(target=bet), threading.Thread(target=leave)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        both += outcome["bet"] and outcome["left"]
+        with sessions() as s:
+            seated = s.scalar(select(Seat.id).where(Seat.table_id == table_id, Seat.account_id == ann))
+            current = tables.open_round(s, table_id)
+            on_layout = s.scalar(select(Bet.seat).where(Bet.round_id == current.id, Bet.account_id == ann))
+        if game == "lucky-draw":
+            assert outcome["bet"] != outcome["left"] or not outcome["bet"], outcome
+            assert on_layout is None or seated is not None  # no bet without its player's seat
+        else:  # the bet came first (and the departure was refused), or after it, without a seat
+            assert on_layout is None or seated is not None or on_layout == tables.NO_SEAT
+        if seated is None:
+            transaction(sessions, lambda s: seating.sit(s, table_id, ann))
+        if on_layout is not None:  # settle it (Lucky Draw: the decision times out and stands)
+            deal_due(sessions, now=closes)
+            deal_due(sessions, now=closes + timedelta(seconds=30))
+    assert both == 0 or game == "ez"
+
+
+# --- rounds that must never stop a table: bets name their round ---------------------------------------------
+
+
+def test_a_bet_for_a_closed_round_is_refused_not_moved_to_the_next(sessions):
+    table_id, (ann,) = _table(sessions, "ez", "named", ("ann",))
+    closes = _closes_at(sessions, table_id)
+    assert _bet(sessions, table_id, ann, {"banker": 100}, closes - timedelta(seconds=1), round_number=1)["round"] == 1
+    late = closes + betting.ON_THE_WAY  # the allowance for bets on their way is over
+    with pytest.raises(IllegalActionError, match="betting closed for round 1"):
+        _bet(sessions, table_id, ann, {"player": 100}, late, round_number=1)
+    deal_due(sessions, now=closes)
+    with pytest.raises(IllegalActionError, match=r"betting closed for round 1\. Bet on round 2, which is open"):
+        _bet(sessions, table_id, ann, {"player": 100}, closes, round_number=1)
+    with pytest.raises(IllegalActionError, match="Round 3 is not open for bets yet"):
+        _bet(sessions, table_id, ann, {"player": 100}, closes, round_number=3)
+    assert _bet(sessions, table_id, ann, {"player": 100}, closes)["round"] == 2  # unnamed: the open round
+    deal_due(sessions, now=closes + timedelta(seconds=10))
+
+
+def test_a_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(sessions):
+    """A bet is judged by its arrival, and one sent just before the close arrives just after it: the
+    allowance for bets on their way (betting.ON_THE_WAY) takes it, and nothing after."""
+    table_id, (ann, ben) = _table(sessions, "ez", "on-its-way", ("ann", "ben"))
+    closes = _closes_at(sessions, table_id)
+    with sessions() as s:
+        round_id = tables.open_round(s, table_id).id
+    end = closes + betting.ON_THE_WAY
+    assert _bet(sessions, table_id, ann, {"banker": 100}, end - timedelta(milliseconds=1), round_number=1)["round"] == 1
+    with pytest.raises(IllegalActionError, match=r"betting closed for round 1\. Bet on the next round"):
+        _bet(sessions, table_id, ben, {"banker": 100}, end)
+    deal_due(sessions, now=end)
+    with sessions() as s:
+        assert s.scalars(select(Bet.account_id).where(Bet.round_id == round_id)).all() == [ann]

@@ -5,14 +5,15 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 from collections.abc import Callable, Coroutine
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from baccarat.server.storage.clock import ManualTime, RealTime
+from baccarat.server.storage.clock import ManualTime, RealTime, SteadyClock
 
 START = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -135,3 +136,60 @@ def test_a_task_that_never_settles_is_named_after_the_settle_time():
         running.loop.call_soon_threadsafe(release.set)
     assert running.join() == "released"
     held.settle()  # it ended: nothing is busy now
+
+
+# --- rounds that must never stop a table (attack: a wall-clock step) ----------------------------------------
+
+
+T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+def test_the_steady_clock_ignores_wall_clock_steps(ticks):
+    wall = [T0]
+    ticks.value = 100.0
+    clock = SteadyClock(wall=lambda: wall[0], monotonic=ticks)
+    wall[0] = T0 + timedelta(hours=13)  # the wall clock jumps forward...
+    ticks.advance(2)
+    assert clock.now() == T0 + timedelta(seconds=2)
+    wall[0] = T0 - timedelta(hours=13)  # ...and back
+    ticks.advance(3)
+    assert clock.now() == T0 + timedelta(seconds=5)
+
+
+@pytest.mark.slow
+def test_a_wall_clock_step_does_not_stop_a_live_table(tmp_path):
+    """The whole server with the process's wall clock moved 13 hours forward and then back: rounds
+    still close on time and tokens stay valid (old servers kept rounds closing 13 h ahead)."""
+    import time
+
+    import time_machine
+    from fastapi.testclient import TestClient
+
+    from baccarat.server.api.app import create_app
+    from baccarat.server.storage.settings import Settings
+
+    settings = Settings(data_dir=tmp_path, betting_seconds=0.5)
+    with TestClient(create_app(settings)) as client:
+        client.post("/api/accounts", json={"username": "walt", "password": "correct horse"})
+        token = client.post("/api/sessions", json={"username": "walt", "password": "correct horse"}).json()["token"]
+        me = {"Authorization": f"Bearer {token}"}
+        table = client.get("/api/tables").json()[1]  # EZ
+        assert client.post(f"/api/tables/{table['id']}/seats", json={}, headers=me).status_code == 201
+        with time_machine.travel(datetime.now(UTC) + timedelta(hours=13), tick=True):
+            time.sleep(1.2)
+        with time_machine.travel(datetime.now(UTC) - timedelta(hours=13), tick=True):
+            time.sleep(1.2)
+            assert client.get("/api/me", headers=me).status_code == 200  # still logged in
+            # a table nobody watches and nobody bets at waits: walt bets (1.00, whenever betting is open)
+            def number() -> int | None:  # the round on show (none between a result and the next window)
+                return (client.get(f"/api/tables/{table['id']}").json()["round"] or {}).get("number")
+
+            before = number()
+            deadline = time.monotonic() + 20  # a window, then the paced deal and the result
+            for attempt in itertools.count():
+                if number() not in (before, None):
+                    break
+                assert time.monotonic() < deadline, "the table stopped dealing after the clock step"
+                client.post(f"/api/tables/{table['id']}/bets", json={"bets": {"banker": 100}},
+                            headers={**me, "Idempotency-Key": f"clock-step-{attempt:04d}"})
+                time.sleep(0.1)
