@@ -24,7 +24,7 @@ from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, Round, Settlement
 
-from ...conftest import ON_BOTH
+from ...conftest import ON_BOTH, ON_POSTGRESQL
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -263,3 +263,36 @@ def test_bets_racing_the_dealer_land_in_the_round_it_settles_or_are_refused(sess
         stranded = [bet for bet, status, _ in rows if status != "betting" and bet not in settled]
         assert stranded == []  # every bet of a dealt round was settled with it
         assert sum(amount for *_, amount in rows) == 100 * outcomes["placed"]  # chips on one spot add up
+
+
+@ON_POSTGRESQL
+def test_processes_starting_together_make_the_default_tables_once_and_number_them_in_order(database_url):
+    """``serve --workers``: every process makes the default tables at its start.  Two at once on a fresh database
+    both found it fresh, the second's inserts failed on the names after using up ids, and the tables were numbered
+    1, 3, 4, 5 (a worker answered "There is no table 2").  The first now holds the tables' lock until it commits."""
+    import threading
+
+    from baccarat.server.storage.db import connect
+    from baccarat.server.storage.models import GameTable
+
+    together = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            with connect(database_url) as sessions:
+                together.wait()
+                transaction(sessions, lambda s: tables.ensure_default_tables(s))
+        except BaseException as error:
+            errors.append(error)
+
+    workers = [threading.Thread(target=start) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert errors == []
+    with connect(database_url) as sessions, sessions() as s:
+        made = s.execute(select(GameTable.id, GameTable.name).order_by(GameTable.id)).all()
+    assert len(made) >= 4 and [row.id for row in made] == list(range(1, len(made) + 1)), made
+    assert len({row.name for row in made}) == len(made)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from baccarat.core.coup import MAX_COUP_CARDS
@@ -96,7 +96,14 @@ def create_table(s: Session, name: str, game: str, *, paytable: int | None = Non
 
 def ensure_default_tables(s: Session, *, betting_seconds: float = 15.0, pace: Pace | None = None) -> None:
     """One table per served game on a database that has none; and a game from a rules file that has no
-    table yet gets one (``serve --rules``), unless its table's name is taken."""
+    table yet gets one (``serve --rules``), unless its table's name is taken.
+
+    Processes starting together (``serve --workers``) make them one at a time: on PostgreSQL the first holds the
+    tables' lock until it commits, and the others then find the tables made (without it, two processes both found
+    the database fresh; the second's inserts failed on the names and had used up ids, so the tables were not
+    numbered 1, 2, 3 and a worker answered "There is no table 2").  SQLite's writers take turns already."""
+    if s.get_bind().dialect.name == "postgresql":
+        s.execute(text("LOCK TABLE game_tables IN SHARE ROW EXCLUSIVE MODE"))
     fresh = s.scalar(select(func.count(GameTable.id))) == 0
     for name, game in default_tables():
         if not fresh and (built_in(game) or s.scalar(select(GameTable.id).where(
