@@ -97,3 +97,21 @@ def test_bad_input_is_a_usage_error(capsys, args):
     code, out, _ = run(capsys, *args)
     assert code == 2
     assert out == ""
+
+
+LIGHTNING = str(__import__("pathlib").Path(__file__).parents[2] / "catalogue" / "lightning.toml")
+
+
+def test_struck_cards_and_fees_are_priced_exactly_with_the_return_to_player(capsys):
+    doc = run_json(capsys, "lightning", "--rules", LIGHTNING)
+    player = doc["wagers"]["player"]
+    assert player["fee"] == "1/5" and player["multiplied"] is True
+    numerator, denominator = map(int, player["return_to_player_exact"].split("/"))
+    assert f"{numerator / denominator:.6%}" == f"{player['return_to_player']:.6%}"
+    assert f"{player['return_to_player']:.4%}" == "98.7333%"
+    wins = next(e for e in player["events"] if e["event"] == "Player wins")
+    assert Fraction(wins["pays_exact"]) > 1  # the average multiplied pay of an even-money win
+    code, out, _ = run(capsys, "lightning", "--rules", LIGHTNING)
+    assert code == 0 and "return to player 98.7333%" in out and "average with the struck cards" in out
+    code, out, _ = run(capsys, "lightning", "--rules", LIGHTNING, "--shoe", "31,32,32,32,32,32,32,32,32,128")
+    assert code == 0 and "player: not analysed: struck cards are priced in a full shoe only" in out

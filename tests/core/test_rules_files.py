@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,22 @@ PLAYER = ('[[wagers]]\ncode = "player"\nname = "Player"\nmaximum = "100.00"\neve
           '  { event = "Player wins", when = { winner = "player" }, pays = "1" },\n'
           '  { event = "Tie", when = { winner = "tie" }, pays = "push" },\n'
           '  { event = "Banker wins", pays = "lose" },\n]\n')
+
+
+MULTIPLIERS = ('[multipliers]\nwagers = ["player"]\ncap = 64\n'
+               'struck = [{ cards = 1, weight = 3 }, { cards = 2, weight = 1 }]\n'
+               'values = [{ multiplier = 2, weight = 5 }, { multiplier = 8, weight = 1 }]\n')
+
+
+def test_a_fee_and_struck_cards_are_read_as_fractions_and_weight_tables() -> None:
+    game = parse_rules(HEADER + PLAYER.replace('maximum = "100.00"', 'maximum = "100.00"\nfee = "20%"')
+                       + MULTIPLIERS)
+    assert game.wager("player").fee == Fraction(1, 5)
+    assert game.multipliers is not None and game.multipliers.cap == 64
+    assert game.multipliers.counts == ((1, 3), (2, 1)) and game.multipliers.values == ((2, 5), (8, 1))
+    assert game.multiplies("player") and not game.multiplies("banker")
+    assert parse_rules(HEADER + PLAYER.replace('maximum = "100.00"', 'maximum = "100.00"\nfee = "3/20"')
+                       ).wager("player").fee == Fraction(3, 20)
 
 
 def _wager(body: str) -> str:
@@ -73,6 +90,18 @@ def _wager(body: str) -> str:
             ' { event = "B", pays = "lose" }]\n'), "names is a table of texts by language"),
     (HEADER.replace("punto_banco", "lucky_draw") + PLAYER, "Lucky Draw game's wagers are Enter"),
     (HEADER.replace("punto_banco", "lucky_draw") + "[limits]\nenter = \"500.00\"\n", "give [limits] with enter"),
+    (_wager('maximum = "5"\nfee = "1"\nevents = [{ event = "A", when = { cards = 4 }, pays = "1" },'
+            ' { event = "B", pays = "lose" }]\n'), "fee is a fraction of the stake below 1"),
+    (_wager('maximum = "5"\nfee = 0.2\nevents = [{ event = "A", when = { cards = 4 }, pays = "1" },'
+            ' { event = "B", pays = "lose" }]\n'), "such as \"1/5\" or \"20%\""),
+    (HEADER + PLAYER + MULTIPLIERS.replace('["player"]', '["panda"]'), "does not have: panda"),
+    (HEADER + PLAYER + MULTIPLIERS.replace("cap = 64", "cap = 1"), "cap is a whole number from 2"),
+    (HEADER + PLAYER + MULTIPLIERS.replace("multiplier = 8", "multiplier = 1"), "values are 2 to 1000"),
+    (HEADER + PLAYER + MULTIPLIERS.replace("values = [", "odds = ["), "unknown keys odds"),
+    (HEADER + PLAYER + MULTIPLIERS.replace("{ cards = 2, weight = 1 }", "{ cards = 2 }"),
+     "struck is a list of { cards = ..., weight = ... }"),
+    (HEADER.replace("punto_banco", "lucky_draw") + "[limits]\nenter = \"5.00\"\nblock_bonus = \"5.00\"\n"
+     + MULTIPLIERS, "punto banco wagers only"),
 ])
 def test_mistakes_are_refused_at_load_with_what_to_do(text: str, says: str) -> None:
     before = game_codes()

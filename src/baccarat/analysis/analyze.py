@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 
 from baccarat.analysis import lucky_draw as ld
+from baccarat.analysis import multipliers as mult
 from baccarat.analysis.block import block_combinations, kind_counts
 from baccarat.analysis.composition import LABEL_VALUES, Composition
 from baccarat.analysis.punto import event_combinations, unpriceable
@@ -56,9 +57,22 @@ def _punto_banco(game: Game, composition: Composition, *, eor: bool) -> GameAnal
     by_value = tuple(w for w in priced if w.depends == "values")
     removed = [event_combinations(game, composition.without(v), by_value) if eor and composition.counts[v] else None
                for v in range(10)]
+    returns: dict[str, mult.MultipliedReturn] = {}
+    if any(game.multiplies(w.code) or w.fee for w in priced):
+        if composition.decks is None or composition != Composition.full(composition.decks):
+            for w in priced:
+                if game.multiplies(w.code):
+                    skipped[w.code] = ("struck cards are priced in a full shoe only (which cards of a depleted shoe "
+                                       "are of which suit is not known); give --decks")
+            priced = tuple(w for w in priced if w.code not in skipped)
+        else:
+            returns = mult.multiplied_returns(game, composition.decks)
     wagers = []
     for wager in priced:
         lines = _lines(wager, combinations[wager.code])
+        if game.multiplies(wager.code):
+            average = {event: pays for event, _, pays in returns[wager.code].events}
+            lines = tuple(EventLine(line.event, average[line.event], line.combinations) for line in lines)
         effects: tuple[Fraction, ...] | None = None
         notes: tuple[str, ...] = ()
         if eor and wager.depends == "values":
@@ -70,9 +84,13 @@ def _punto_banco(game: Game, composition: Composition, *, eor: bool) -> GameAnal
         elif eor:
             notes = ("Effects of removal are not computed for a wager on suits (removing one card breaks the "
                      "suits' symmetry).",)
-        wagers.append(WagerAnalysis(wager.code, wager.name, lines, eor=effects, notes=notes))
-    return GameAnalysis(game.code, game.name, composition, tuple(wagers),
-                        skipped={code: f"cannot be priced exactly: {why}" for code, why in skipped.items()})
+        if game.multiplies(wager.code):
+            effects = None
+        wagers.append(WagerAnalysis(wager.code, wager.name, lines, eor=effects, notes=notes, fee=wager.fee,
+                                    multiplied=game.multiplies(wager.code)))
+    reasons = {code: why if why.startswith("struck") else f"cannot be priced exactly: {why}"
+               for code, why in skipped.items()}
+    return GameAnalysis(game.code, game.name, composition, tuple(wagers), skipped=reasons)
 
 
 def _rank_eor(game: Game, wager: Wager[object], composition: Composition, full: Fraction) -> tuple[Fraction, ...]:

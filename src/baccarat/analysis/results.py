@@ -34,6 +34,9 @@ class WagerAnalysis:
     draw_probability: Fraction | None = None  #: Lucky Draw's Enter: how often the seat draws
     eor: tuple[Fraction, ...] | None = None  #: effect of removal, indexed by point value (0 = ten-value)
     notes: tuple[str, ...] = ()
+    fee: Fraction = Fraction(0)  #: charged at the bet, per unit staked (:attr:`house_edge` leaves it out)
+    #: True when struck cards multiply its wins: a winning line's pays is then its average multiplied pay
+    multiplied: bool = False
 
     @property
     def total(self) -> int:
@@ -50,6 +53,16 @@ class WagerAnalysis:
     @property
     def house_edge(self) -> Fraction:
         return -self.expected_value
+
+    @property
+    def return_to_player(self) -> Fraction:
+        """What comes back per unit the player pays, stake and fee: ``(1 + EV) / (1 + fee)``."""
+        return (1 + self.expected_value) / (1 + self.fee)
+
+    @property
+    def house_edge_with_fee(self) -> Fraction:
+        """The house's share of everything the player pays, stake and fee."""
+        return 1 - self.return_to_player
 
     @property
     def house_edge_excluding_ties(self) -> Fraction | None:
@@ -142,11 +155,18 @@ def format_wager(analysis: WagerAnalysis, composition: Composition) -> str:
         f"{'Total':<{width}}  {'':<{pays_width}}  {analysis.total:>{comb_width},}  "
         f"{1:<11.6f}  {float(analysis.expected_value):>9.6f}"
     )
-    edge = f"House edge {percent(analysis.house_edge)}"
+    edge = f"House edge {percent(analysis.house_edge)}" + (" per unit staked, the fee left out" if analysis.fee else "")
     if analysis.house_edge_excluding_ties is not None:
         edge += f" ({percent(analysis.house_edge_excluding_ties)} excluding ties)"
     rows.append(edge)
     rows.append(f"Exactly {analysis.house_edge}")
+    if analysis.fee:
+        rows.append(f"With the fee of {percent(analysis.fee)} of the stake: return to player "
+                    f"{percent(analysis.return_to_player)}, house edge {percent(analysis.house_edge_with_fee)} of "
+                    f"what is paid (exactly {analysis.house_edge_with_fee})")
+    if analysis.multiplied:
+        rows.append("A winning line's pays is its average with the struck cards' multipliers; the standard "
+                    "deviation below leaves the multipliers' spread out.")
     rows.append(f"Standard deviation {analysis.std_dev:.4f}; hit frequency {percent(analysis.hit_frequency)}")
     if analysis.element_of_risk is not None and analysis.draw_probability is not None:
         rows.append(
@@ -219,6 +239,15 @@ def wager_json(analysis: WagerAnalysis, composition: Composition) -> dict[str, A
     }
     if analysis.house_edge_excluding_ties is not None:
         data["house_edge_excluding_ties"] = float(analysis.house_edge_excluding_ties)
+    if analysis.fee:
+        data["fee"] = _fraction(analysis.fee)
+        data["return_to_player"] = float(analysis.return_to_player)
+        data["return_to_player_exact"] = _fraction(analysis.return_to_player)
+        data["house_edge_with_fee"] = float(analysis.house_edge_with_fee)
+    if analysis.multiplied:
+        data["multiplied"] = True
+        for event, line in zip(data["events"], analysis.lines, strict=True):
+            event["pays_exact"] = _fraction(line.pays)
     if analysis.element_of_risk is not None and analysis.draw_probability is not None:
         data["element_of_risk"] = float(analysis.element_of_risk)
         data["draw_probability"] = float(analysis.draw_probability)

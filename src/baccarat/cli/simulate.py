@@ -83,6 +83,12 @@ def simulate(
             return
         if any(option is not None for option in (wager, trigger)) or running_count or initial_count:
             raise UsageProblem("--wager, --trigger, --running-count and --initial-count need --count")
+        if chosen.multipliers is not None:
+            if workers != 1 or scheduler is not None:
+                raise UsageProblem("a game with struck cards is simulated in one process: leave out --workers and "
+                                   "--scheduler")
+            sys.stdout.write(_strike_study(chosen.code, shoes, chosen_seed, decks, cut_card, as_json))
+            return
         from baccarat.cli.simulate_text import plan_for, result_text
         from baccarat.sim.run import run
 
@@ -91,6 +97,33 @@ def simulate(
             totals = run(plan, workers=workers, scheduler=scheduler, progress=advance)
         text = result_text(chosen, plan, totals, as_json=as_json)
     sys.stdout.write(text)
+
+
+def _strike_study(game: str, shoes: int, seed: int, decks: int, cut_card: int, as_json: bool) -> str:
+    """Whole shoes with their strikes drawn (:mod:`baccarat.sim.strikes`), each multiplied wager's mean beside its
+    exact value."""
+    from baccarat.analysis.multipliers import multiplied_returns
+    from baccarat.core.registry import get_game
+    from baccarat.sim.strikes import simulate as simulate_strikes
+
+    with _progress_bar(shoes, f"Dealing {shoes:,} shoes with struck cards") as advance:
+        measured = simulate_strikes(game, shoes, decks=decks, cut_card=cut_card, seed=seed, progress=advance)
+    exact = multiplied_returns(get_game(game), decks)
+    rows = {code: {"coups": m.coups, "mean": m.mean, "standard_error": m.standard_error,
+                   "return_to_player": m.return_to_player, "exact_mean": float(exact[code].expected_value),
+                   "exact_return_to_player": float(exact[code].return_to_player), "fee": m.fee}
+            for code, m in measured.items()}
+    if as_json:
+        import json
+
+        return json.dumps({"game": game, "shoes": shoes, "seed": seed, "decks": decks, "cut_card": cut_card,
+                           "wagers": rows}, indent=2, allow_nan=False) + "\n"
+    lines = [f"{game}: {shoes:,} shoes, seed {seed}, {decks} decks, cut card {cut_card} (struck cards drawn)"]
+    for code, row in rows.items():
+        lines.append(f"{code:<12} mean {row['mean']:+.5f} per unit staked (SE {row['standard_error']:.5f}), exact "
+                     f"{row['exact_mean']:+.5f}; return to player with the {row['fee']:.0%} fee "
+                     f"{row['return_to_player']:.4%}, exact {row['exact_return_to_player']:.4%}")
+    return "\n".join(lines) + "\n"
 
 
 def _count_study(game: str, count: str, wager: str | None, trigger: float | None, running_count: bool,

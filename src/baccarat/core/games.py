@@ -18,6 +18,7 @@ from typing import Any, Generic, Literal, TypeVar
 from baccarat.core.errors import ConfigurationError, UnknownWagerError
 from baccarat.core.facts import LEVELS, CoupFacts, Level
 from baccarat.core.money import settle_net
+from baccarat.core.strikes import Multipliers
 
 R = TypeVar("R")
 GameKind = Literal["punto_banco", "lucky_draw"]
@@ -81,8 +82,14 @@ class Wager(Generic[R]):
     names: Mapping[str, str] = field(default_factory=dict)
     #: Its events' words in the page's languages, where they differ from the event: language -> event -> words.
     event_names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: A fee charged at the bet, as a fraction of the stake (Lightning-style games charge 20% on the main bets):
+    #: the player pays stake and fee; the fee is the house's whatever the coup, and is refunded only with a void.
+    fee: Fraction = Fraction(0)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.fee, Fraction) or not 0 <= self.fee < 1:
+            raise ConfigurationError(f"{self.code}: a fee is a fraction of the stake from 0 up to (not) 1, "
+                                     f"not {self.fee!r}")
         if self.depends not in LEVELS:
             raise ConfigurationError(f"{self.code}: depends is one of {', '.join(LEVELS)}, not {self.depends!r}")
         for event, odds in self.paytable.items():
@@ -153,10 +160,19 @@ class Game:
     description: str = ""  #: the rules in a sentence or two (rules files; the PAR sheet shows it)
     references: tuple[str, ...] = ()  #: published analyses of its wagers
     names: Mapping[str, str] = field(default_factory=dict)  #: its name in the page's languages, where it differs
+    #: Struck cards with random multipliers (:mod:`baccarat.core.strikes`), when the game has them.
+    multipliers: Multipliers | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", _names(self.names, self.code))
         codes = [w.code for w in self.wagers]
+        if self.multipliers is not None:
+            if self.kind != "punto_banco":
+                raise ConfigurationError(f"{self.code}: struck cards multiply punto banco wagers only")
+            unknown = sorted(set(self.multipliers.wagers) - set(codes))
+            if unknown:
+                raise ConfigurationError(f"{self.code}: the multipliers name wagers the game does not have: "
+                                         f"{', '.join(unknown)}")
         if len(set(codes)) != len(codes):
             raise ConfigurationError(f"{self.code}: two wagers share a code")
         for wager in self.wagers:
@@ -184,6 +200,10 @@ class Game:
         """Codes of the wagers placed during the betting window."""
         return tuple(w.code for w in self.wagers if w.placed == "betting")
 
+    def multiplies(self, code: str) -> bool:
+        """Whether struck cards multiply the wins of the wager ``code``."""
+        return self.multipliers is not None and code in self.multipliers.wagers
+
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
@@ -201,8 +221,18 @@ class Settlement:
         return self.stake + self.net
 
 
-def settle(wager: Wager[R], result: R, stake: int) -> Settlement:
-    """Settle ``stake`` on ``wager`` from the dealt ``result`` (rounding per :mod:`baccarat.core.money`)."""
+def settle(wager: Wager[R], result: R, stake: int, *, factor: int = 1) -> Settlement:
+    """Settle ``stake`` on ``wager`` from the dealt ``result`` (rounding per :mod:`baccarat.core.money`); a win's
+    odds are multiplied by ``factor`` (the struck cards' product, :func:`baccarat.core.strikes.coup_factor`, for a
+    multiplied wager)."""
     event = wager.event(result)
     odds = wager.paytable[event]
+    if odds > 0:
+        odds *= factor
     return Settlement(wager.code, stake, event, odds, settle_net(stake, odds))
+
+
+def fee_of(wager: Wager[Any], stake: int) -> int:
+    """The fee charged with ``stake`` on ``wager``, in minor units: its fraction of the stake, rounded up to a
+    whole minor unit (as the Banker's commission is, the fraction of a cent stays with the house)."""
+    return -((-stake * wager.fee.numerator) // wager.fee.denominator)

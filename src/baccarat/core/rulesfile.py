@@ -46,6 +46,7 @@ from baccarat.core.facts import FACT_VALUES, FACTS, CoupFacts, coup_facts, level
 from baccarat.core.games import LANGUAGES, LOSE, PUSH, Felt, Game, TableLimits, Wager
 from baccarat.core.money import MAX_AMOUNT, parse_amount
 from baccarat.core.registry import DRAWWIN_LUCKY_7, MINI, built_in, lucky_draw, register
+from baccarat.core.strikes import Multipliers
 
 _CODE = re.compile(r"^[a-z][a-z0-9_-]{0,15}$")
 _WAGER_CODE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -195,10 +196,10 @@ def _wager(data: object, index: int, game: str) -> tuple[Wager[Coup], int]:
     if not _WAGER_CODE.fullmatch(code):
         raise _fail(where, f"code {code!r} must be lower-case letters, digits and _ (up to 32), starting with a letter")
     where = f"{game}: wager {code}"
-    unknown = sorted(set(data) - {"code", "name", "maximum", "events", "requires", "names", "felt"})
+    unknown = sorted(set(data) - {"code", "name", "maximum", "events", "requires", "names", "felt", "fee"})
     if unknown:
         raise _fail(where, f"unknown keys {', '.join(unknown)}; a wager has code, name, maximum, requires, events, "
-                           "names and felt")
+                           "names, felt and fee")
     name = _text(data, "name", where)
     if "maximum" not in data:
         raise _fail(where, "give it a maximum (e.g. maximum = \"500.00\"): a wager without limits is refused")
@@ -241,12 +242,60 @@ def _wager(data: object, index: int, game: str) -> tuple[Wager[Coup], int]:
     declared = tuple(events)
     shown = _shown(code, name, list(pays), _felt(data.get("felt"), index, where), index,
                    _languages(data.get("names"), where), event_names)
+    shown["fee"] = _fee(data.get("fee"), where)
     if used & set(CARD_FACTS):
         return Wager(code, name, _card_rule(declared, used), pays, requires=requires, depends="cards",
                      declared=declared, **shown), maximum
     rule = _rule(declared)
     return Wager(code, name, _classify(rule), pays, requires=requires, depends=level_of(used), rule=rule,
                  declared=declared, **shown), maximum
+
+
+def _fee(value: object, where: str) -> Fraction:
+    """``fee = "1/5"`` (or ``"20%"``): charged at the bet, a fraction of the stake below 1."""
+    if value is None:
+        return Fraction(0)
+    usage = f"fee is a fraction of the stake below 1, such as \"1/5\" or \"20%\", not {value!r}"
+    if not isinstance(value, str) or not re.fullmatch(r"\s*[0-9]{1,6}(/[0-9]{1,6}|(\.[0-9]{1,4})?%)\s*", value):
+        raise _fail(where, usage)
+    text = value.strip()
+    try:
+        fee = Fraction(text[:-1]) / 100 if text.endswith("%") else Fraction(text)
+    except ZeroDivisionError as error:
+        raise _fail(where, f"fee {value!r} divides by zero") from error
+    if not 0 < fee < 1:
+        raise _fail(where, usage)
+    return fee
+
+
+def _rows(raw: object, key: str, where: str) -> list[tuple[int, int]]:
+    usage = (f"{key} is a list of {{ {key[:-1] if key == 'values' else 'cards'} = ..., weight = ... }} rows, e.g. "
+             + ("values = [{ multiplier = 2, weight = 35 }, { multiplier = 8, weight = 5 }]" if key == "values"
+                else "struck = [{ cards = 1, weight = 60 }, { cards = 2, weight = 40 }]"))
+    name = "multiplier" if key == "values" else "cards"
+    if not isinstance(raw, list) or not raw or not all(isinstance(r, dict) and set(r) == {name, "weight"}
+                                                        for r in raw):
+        raise _fail(where, usage)
+    return [(r[name], r["weight"]) for r in raw]
+
+
+def _multipliers(data: object, where: str) -> Multipliers:
+    """``[multipliers]``: the wagers whose wins struck cards multiply, the weight tables of how many cards are
+    struck and of each one's multiplier, and an optional cap on the product."""
+    where = f"{where}: [multipliers]"
+    if not isinstance(data, dict):
+        raise _fail(where, "[multipliers] is a table with wagers, struck, values and cap")
+    unknown = sorted(set(data) - {"wagers", "struck", "values", "cap"})
+    if unknown:
+        raise _fail(where, f"unknown keys {', '.join(unknown)}; [multipliers] has wagers, struck, values and cap")
+    wagers = data.get("wagers")
+    if not isinstance(wagers, list) or not wagers or not all(isinstance(w, str) for w in wagers):
+        raise _fail(where, "wagers is the list of wager codes whose wins are multiplied, e.g. [\"player\"]")
+    try:
+        return Multipliers(tuple(wagers), tuple(_rows(data.get("struck"), "struck", where)),
+                           tuple(_rows(data.get("values"), "values", where)), data.get("cap"))
+    except ConfigurationError as error:
+        raise _fail(where, str(error)) from error
 
 
 def _languages(names: object, where: str) -> dict[str, str]:
@@ -327,10 +376,10 @@ def parse_rules(text: str, *, origin: str = "rules file") -> Game:
     game = data.get("game")
     if not isinstance(game, dict):
         raise RulesError(f"{origin}: give a [game] table with code, name, procedure and minimum")
-    unknown = sorted(set(data) - {"game", "wagers", "limits"})
+    unknown = sorted(set(data) - {"game", "wagers", "limits", "multipliers"})
     if unknown:
         raise RulesError(f"{origin}: unknown tables {', '.join(unknown)}; "
-                         "a rules file has [game], [[wagers]] and [limits]")
+                         "a rules file has [game], [[wagers]], [limits] and [multipliers]")
     code = _text(game, "code", origin)
     if not _CODE.fullmatch(code):
         raise RulesError(f"{origin}: game code {code!r} must be lower-case letters, digits, - and _ (up to 16)")
@@ -355,6 +404,8 @@ def parse_rules(text: str, *, origin: str = "rules file") -> Game:
         raise _fail(where, "max_seats is a whole number from 1 to 7")
     digest = canonical(text)[1][:16]
     if procedure == "lucky_draw":
+        if "multipliers" in data:
+            raise _fail(where, "struck cards multiply punto banco wagers only; a Lucky Draw game has none")
         return replace(_lucky_draw(data, code, name, minimum, digest, description, tuple(references), where),
                        names=_languages(game.get("names"), where))
     if procedure != "punto_banco":
@@ -371,10 +422,12 @@ def parse_rules(text: str, *, origin: str = "rules file") -> Game:
         wager, maximum = _wager(item, index, code)
         wagers.append(wager)
         maximums[wager.code] = maximum
+    multipliers = _multipliers(data["multipliers"], where) if "multipliers" in data else None
     try:
         return Game(code=code, name=name, kind="punto_banco", wagers=tuple(wagers),
                     limits=TableLimits(minimum, maximums), max_seats=seats, source=digest,
-                    description=description, references=tuple(references), names=_languages(game.get("names"), where))
+                    description=description, references=tuple(references), names=_languages(game.get("names"), where),
+                    multipliers=multipliers)
     except ConfigurationError as error:
         raise _fail(where, str(error)) from error
 
