@@ -224,14 +224,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # together rather than one of them starting the longest last (sorted is stable: the rest keep their order)
     items[:] = sorted(items, key=lambda item: not (item.stash[_TIER] in ("system", "browser")
                                                    and getattr(getattr(item, "module", None), "LONG", False)))
-    # the browser tier runs a file's tests on one worker (``--dist loadgroup``: its module-scoped server and
-    # pages), except a file that sets ``SPLIT = True``: each of its tests may go to a worker of its own (the
-    # layout journeys wait on betting windows for minutes; on one worker they ran one after another)
-    for item in items:
-        if item.stash[_TIER] == "browser" and item.get_closest_marker("xdist_group") is None:
-            module = getattr(item, "module", None)
-            split = getattr(module, "SPLIT", False)
-            item.add_marker(pytest.mark.xdist_group(item.nodeid if split else item.nodeid.split("::")[0]))
     if os.environ.get(BUDGET_VARIABLE) and any(item.stash[_TIER] in FAST_TIERS for item in items):
         _warm_up()
 

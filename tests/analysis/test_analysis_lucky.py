@@ -104,7 +104,7 @@ def test_cell_counts_are_the_five_and_six_card_sequences_summed(counts):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("decks", "paytable"), [(1, 1), (6, 1), (8, 1), (8, 2)])
+@pytest.mark.parametrize(("decks", "paytable"), [(1, 1), (8, 1), (8, 2)])  # the smallest shoe and the rule card's
 def test_optimal_strategy_agrees_with_direct_enumeration(decks, paytable):
     game = lucky_draw(paytable)
     composition = Composition.full(decks)

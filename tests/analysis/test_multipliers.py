@@ -128,3 +128,11 @@ def test_struck_cards_in_a_depleted_shoe_are_not_priced_and_say_why() -> None:
     analysis = analyze(game, Composition.full(8).without(3))
     assert not analysis.wagers
     assert "full shoe only" in analysis.skipped["player"]
+
+
+def test_the_batch_evaluator_leaves_multiplied_wagers_out_and_says_why() -> None:
+    from baccarat.analysis.batch import BatchEvaluator
+
+    evaluator = BatchEvaluator(read_rules(CATALOGUE / "lightning.toml"))
+    assert set(evaluator.refused) == {"player", "banker", "tie"}
+    assert "struck cards multiply it" in evaluator.refused["player"]

@@ -42,8 +42,7 @@ from .test_browser_i18n_a11y import serious
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 need_chromium()
-LONG = True  #: started first (tests/conftest.py): three journeys of seven players
-SPLIT = True  #: each journey on a worker of its own, with a server of its own (they mostly wait on the rounds)
+LONG = True  #: started first (tests/conftest.py): three journeys of seven players, one after another
 BETTING_SECONDS = 30  # six players bet by hand, and every page is measured with the news, before the close
 ROUND = 60_000  # ms: more than a whole round
 SIZES = ((1366, 768), (1280, 720), (390, 844))

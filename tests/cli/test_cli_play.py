@@ -170,3 +170,16 @@ def test_the_session_scoreboard_follows_the_shoe_and_starts_again_with_the_next(
     assert board.stats["hands"] == len(current)
     assert [c.outcome for c in board.bead_plate] == [c.outcome for c in roads(parse_hands(letters)).bead_plate]
     assert board.big_eye_boy == roads(parse_hands(letters)).big_eye_boy
+
+
+def test_a_game_with_struck_cards_or_fees_is_refused_and_told_where_it_is_played(capsys: pytest.CaptureFixture[str]
+                                                                                 ) -> None:
+    from baccarat.core.registry import unregister
+
+    lightning = str(Path(__file__).parents[2] / "catalogue" / "lightning.toml")
+    try:
+        assert main(["play", "lightning", "--rules", lightning]) == 2
+    finally:
+        unregister("lightning")
+    said = " ".join(capsys.readouterr().err.replace("│", " ").split())  # the words, out of Rich's box
+    assert "the terminal game does not deal them" in said

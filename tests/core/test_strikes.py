@@ -125,7 +125,7 @@ def test_a_fee_is_its_fraction_of_the_stake_rounded_up_to_a_minor_unit() -> None
 
 @pytest.mark.parametrize(("counts", "values", "cap", "words"), [
     ((), ((2, 1),), None, "struck cards table is empty"),
-    (((0, 1),), ((2, 1),), None, "values are 1 to 10"),
+    (((53, 1),), ((2, 1),), None, "values are 1 to 52"),
     (((1, 1),), ((1, 1),), None, "values are 2 to 1000"),
     (((1, 0),), ((2, 1),), None, "weights are whole numbers"),
     (((1, 1), (1, 2)), ((2, 1),), None, "lists a value twice"),

@@ -59,3 +59,36 @@ def test_every_fact_on_real_coups_is_the_verifier_s():
 def test_pays_are_read_as_the_verifier_reads_them(pays: str, net: str):
     num, den = _run([], [pays])["odds"][0]
     assert Fraction(num, den) == Fraction(net) == definitions._pays(pays, "test")
+
+
+_STRIKES = r"""
+const fs = require("fs"), vm = require("vm");
+const [file, key, positions, feature] = JSON.parse(fs.readFileSync(0, "utf8"));
+const context = { console, Math, JSON, Number, String, Array, Object, Set, Map, RegExp, TextEncoder, Uint8Array,
+                  DataView, Promise, crypto: globalThis.crypto };
+context.window = context;
+vm.createContext(context);
+vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
+(async () => {
+  const bytes = Uint8Array.from(Buffer.from(key, "hex"));
+  const out = [];
+  for (const p of positions) out.push(await context.Fair.strikeOf(bytes, p, feature));
+  process.stdout.write(JSON.stringify(out));
+})();
+"""
+
+
+def test_the_page_draws_each_coup_s_struck_cards_as_the_house_does():
+    """Step 9 in the page's own code (Web Crypto): the same struck cards and multipliers as the house draws."""
+    from baccarat.core.strikes import Multipliers, draw, strike_json
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node is not installed: the page's scripts are not run here (the browser tests run them)")
+    key = bytes(range(32))
+    feature = Multipliers(("player",), ((1, 2), (3, 1), (5, 2)), ((2, 4), (8, 1), (3, 2)), cap=64)
+    positions = [4, 11, 300, 65535]
+    given = {"struck": [list(r) for r in feature.counts], "values": [list(r) for r in feature.values], "cap": 64}
+    done = subprocess.run([node, "-e", _STRIKES], input=json.dumps([str(FAIR), key.hex(), positions, given]),
+                          capture_output=True, text=True, check=True, env={"PATH": ""})
+    assert json.loads(done.stdout) == [strike_json(draw(key, p, feature)) for p in positions]

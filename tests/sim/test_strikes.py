@@ -53,3 +53,10 @@ def test_ten_million_rounds_agree_with_the_exact_returns_within_3_standard_error
         z = (found.mean - float(exact[code].expected_value)) / found.standard_error
         assert abs(z) < 3, (code, found.mean, float(exact[code].expected_value), found.standard_error)
         assert found.standard_error < {"player": 0.0007, "banker": 0.0006, "tie": 0.004}[code]  # the test can tell
+
+
+def test_a_counting_study_of_a_multiplied_wager_is_refused(lightning: str) -> None:
+    from baccarat.sim.counting import CountPlan
+
+    with pytest.raises(ConfigurationError, match="multiplied by struck cards or charged a fee"):
+        CountPlan(lightning, "player", (0,) * 10, 1.0, 10, 1)

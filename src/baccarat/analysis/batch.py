@@ -93,7 +93,9 @@ class BatchEvaluator:
         for wager in game.wagers:
             why = unpriceable(wager, game=game) or (
                 None if wager.depends == "values" else
-                f"it depends on the cards' {wager.depends}, and the batch evaluator works by point value")
+                f"it depends on the cards' {wager.depends}, and the batch evaluator works by point value") or (
+                "struck cards multiply it, priced in a full shoe only (baccarat analyze)"
+                if game.multiplies(wager.code) else None)
             if why is not None:
                 self.refused[wager.code] = why
         wagers = tuple(w for w in game.wagers if w.code not in self.refused)

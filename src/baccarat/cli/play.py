@@ -53,6 +53,9 @@ def play(
 
     with handle_errors():
         chosen = choose_game(game, paytable, rules)
+        if chosen.multipliers is not None or any(w.fee for w in chosen.wagers):
+            raise UsageProblem(f"{chosen.code} strikes cards or charges fees: the terminal game does not deal them; "
+                               "analyse or simulate it, or play it at the table server (baccarat serve)")
         session = Session(chosen, bankroll=parse_amount(bankroll), seed=seed, decks=decks, cut_card=cut_card,
                           client_seed=client_seed)
     with handle_errors():

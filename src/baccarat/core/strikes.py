@@ -47,7 +47,7 @@ from baccarat.core.fair import HmacStream
 #: A coup's struck cards, in the order drawn, each with its multiplier.
 Strike = tuple[tuple[Card, int], ...]
 #: The most cards a game may strike in one coup, and the largest multiplier and cap it may declare.
-MAX_STRUCK = 10
+MAX_STRUCK = 52
 MAX_MULTIPLIER = 1000
 MAX_CAP = 10**6
 

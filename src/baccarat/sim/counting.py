@@ -101,6 +101,9 @@ class CountPlan(ChunkedRun):
             raise ConfigurationError(f"{game.wager(self.wager).name} depends on "
                                      f"{LEVEL_WORDS[game.wager(self.wager).depends]}: a count by point value cannot "
                                      "follow it; count a wager on point values")
+        if game.multiplies(self.wager) or game.wager(self.wager).fee:
+            raise ConfigurationError(f"{game.wager(self.wager).name} is multiplied by struck cards or charged a fee: "
+                                     "a counting study follows fixed pays; count another wager")
         if not math.isfinite(self.trigger):
             raise ConfigurationError("the trigger must be a finite number")
         if (not isinstance(self.initial_count, int) or isinstance(self.initial_count, bool)

@@ -49,6 +49,21 @@ class Measured:
         return (1 + self.mean) / (1 + self.fee)
 
 
+def _distinct(rng: np.random.Generator, n: int, most: int) -> IntArray:
+    """``n`` rows of ``most`` distinct cards of 52, each ordered choice as likely (the first ``k`` of a row are then
+    a uniform ``k``-set): rows drawn with a card twice are drawn again (few, for a handful of cards); for many
+    cards, the first ``most`` of a random order."""
+    if most > 8:
+        return np.argpartition(rng.random((n, 52)), most - 1, axis=1)[:, :most].astype(np.int64)
+    struck = rng.integers(0, 52, size=(n, most))
+    again = np.arange(n)
+    while again.size:
+        ordered = np.sort(struck[again], axis=1)
+        again = again[(ordered[:, 1:] == ordered[:, :-1]).any(axis=1)]
+        struck[again] = rng.integers(0, 52, size=(again.size, most))
+    return struck
+
+
 def struck_factors(feature: Multipliers, cards: IntArray, rng: np.random.Generator) -> IntArray:
     """For each row of ``cards`` (the winning hand's cards as indexes into :func:`standard_deck`, -1 for none), a
     fresh strike's capped product over them."""
@@ -59,16 +74,17 @@ def struck_factors(feature: Multipliers, cards: IntArray, rng: np.random.Generat
     value_p = np.array([w for _, w in feature.values], dtype=np.float64)
     how_many = rng.choice(counts, size=n, p=count_p / count_p.sum())
     most = int(counts.max())
-    # k distinct cards of 52, each set as likely: the first k of a random order
-    struck = np.argsort(rng.random((n, 52)), axis=1)[:, :most]
+    struck = _distinct(rng, n, most)
     multiplier = rng.choice(values, size=(n, most), p=value_p / value_p.sum())
-    live = np.arange(most)[None, :] < how_many[:, None]
-    product = np.ones(n, dtype=np.int64)
-    for column in range(cards.shape[1]):
-        card = cards[:, column]
-        hit = live & (struck == card[:, None]) & (card[:, None] >= 0)
-        product *= np.where(hit, multiplier, 1).prod(axis=1)
-    return product if feature.cap is None else np.minimum(product, feature.cap)
+    # each row's multiplier of every card (1 where not struck; column 52 stands for "no card")
+    rows = np.arange(n)
+    of = np.ones((n, 53), dtype=np.int32)
+    for column in range(most):
+        live = column < how_many
+        of[rows[live], struck[live, column]] = multiplier[live, column]
+    held = np.where(cards >= 0, cards, 52)
+    product = of[rows[:, None], held].astype(np.int64).prod(axis=1)
+    return product if feature.cap is None else np.asarray(np.minimum(product, feature.cap), dtype=np.int64)
 
 
 def simulate(code: str, shoes: int, *, decks: int = 8, cut_card: int = 14, seed: int = 1,

@@ -24,6 +24,7 @@ from fractions import Fraction
 from typing import Any
 
 from baccarat.verify.rules import DEFINED, LOSE, PUSH, RANKS, SUITS, WAGERS, Dealt, total
+from baccarat.verify.strikes import MULTIPLIED, feature
 
 #: What a condition may name of the hands (values, and each hand's first two cards), computed by :func:`facts`.
 HAND_FACTS = ("winner", "player_total", "banker_total", "margin", "player_natural", "banker_natural", "natural",
@@ -224,4 +225,9 @@ def _read(data: Mapping[str, Any], named: str) -> tuple[str, str]:
         raise DefinitionError(f"{code}: procedure {procedure!r} is punto_banco or lucky_draw")
     key = f"{code}@{named[:16]}"
     WAGERS[key] = dict(_wager(item, code) for item in data.get("wagers", []))
+    if "multipliers" in data:
+        try:
+            MULTIPLIED[key] = feature(data["multipliers"], code)
+        except ValueError as error:
+            raise DefinitionError(str(error)) from error
     return code, key

@@ -19,8 +19,10 @@ from baccarat.verify.rules import (
     settle,
     total,
     unknown_game,
+    winnings,
 )
 from baccarat.verify.shoe import DealtRound, RecordError, ShoeVerdict, said, verify_shoe
+from baccarat.verify.strikes import MULTIPLIED, factor
 
 #: The ``format`` of the table server's history export (``GET /api/history/export``).
 EXPORT_FORMAT = "baccarat history export/1"
@@ -92,11 +94,14 @@ def check_round(where: str, game: str, claim: dict[str, Any], derived: DealtRoun
         raise RecordError(f"{where}: 'events' and 'net' are wager code -> event / cents")
     moved = 0
     block = None
+    multiplied = _strike_factor(where, game, claim, derived, problems)
     for code, stake in bets.items():
         if (derived.void and code not in FIRST_DEAL_WAGERS) or not dealt.hands:
             event, net = VOID, 0  # handed back: the round was voided before it was settled
         else:
             event, net = settle(game, code, stake, dealt, seat)
+            if multiplied is not None and code in multiplied[0] and net > 0:
+                net = winnings(stake, WAGERS[game][code][1][event] * multiplied[1])
         block = event if code == "block_bonus" else block
         if events.get(code) != event:
             problems.append(said(where, f"event of {code}", events.get(code), event, derived.source))
@@ -108,6 +113,25 @@ def check_round(where: str, game: str, claim: dict[str, Any], derived: DealtRoun
     if "callouts" in claim and dealt.hands and not derived.void and claim["callouts"] != callouts(game, dealt, block):
         problems.append(said(where, "callouts", claim["callouts"], callouts(game, dealt, block), derived.source))
     return moved
+
+
+def _strike_factor(where: str, game: str, claim: dict[str, Any], derived: DealtRound, problems: list[str]
+                   ) -> tuple[tuple[str, ...], int] | None:
+    """A game with struck cards: the wagers multiplied and what the coup's strike multiplies their wins by.  The
+    strike is the seed's (the record's must be the same); while the seed is not revealed, the record's."""
+    game_feature = MULTIPLIED.get(game)
+    if game_feature is None or not derived.dealt.hands or derived.void:
+        return None
+    recorded = claim.get("strike")
+    struck = derived.strike
+    if struck is None:  # the shoe is in play: the strike is checked when its seed is revealed
+        if not isinstance(recorded, list) or not all(isinstance(s, dict) and set(s) == {"card", "multiplier"}
+                                                     for s in recorded):
+            raise RecordError(f"{where}: 'strike' is a list of {{card, multiplier}}")
+        struck = recorded
+    elif recorded != struck:
+        problems.append(said(where, "struck cards", recorded, struck, derived.source))
+    return game_feature.wagers, factor(struck, derived.dealt.hands, derived.dealt.winner(), game_feature.cap)
 
 
 def verify_transcript(doc: dict[str, Any]) -> Report:

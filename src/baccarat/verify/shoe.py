@@ -11,6 +11,7 @@ from typing import Any
 
 from baccarat.verify.merkle import proves, salt_of, shoe_root
 from baccarat.verify.rules import Dealt, burn_count, deal_lucky_draw, deal_punto_banco, game_key, is_card
+from baccarat.verify.strikes import MULTIPLIED, strike
 
 ALGORITHM = "hmac-sha256-fisher-yates/3"
 ALGORITHM_2 = "hmac-sha256-fisher-yates/2"
@@ -104,6 +105,8 @@ class DealtRound:
     void: bool = False
     #: what its hands come from, as mismatch lines say: the seed, or (a shoe in play) the proven cards
     source: str = "the seed gives"
+    #: a game with struck cards: the coup's strike as the seed draws it (None while the seed is not revealed)
+    strike: list[dict[str, object]] | None = None
 
 
 @dataclass
@@ -172,6 +175,7 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
     seeds = _client_seeds(record, name) if algorithm in SEEDED else []
     numbers = [_round_number(entry, name) for entry in entries]
     kind = None
+    key: str | None = None
     game = record.get("game", game)
     paytable = record.get("paytable", paytable)
     if game is not None:
@@ -181,6 +185,7 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
                 f", from a rules file whose definition {str(record['definition'])[:16]} is not in the file")
             raise RecordError(f"{name}: unknown game {game!r} (pay table {paytable!r}){known}")
         kind = "lucky_draw" if key.startswith("lucky-draw") else "punto_banco"
+    game_feature = MULTIPLIED.get(key) if key is not None else None
     problems: list[str] = []
     root = record.get("merkle_root")
     if algorithm == ALGORITHM and not _is_root(root):
@@ -254,9 +259,12 @@ def verify_shoe(record: dict[str, Any], *, label: object = None, game: object = 
             problems.append(said(where, "cards", recorded, round_.cards))
         if proofs is not None:
             proofs.check(where, "card", recorded, entry.get("proof"), position)
+        struck = None
+        if game_feature is not None and kind == "punto_banco":
+            struck = strike(stream_key(algorithm, seed, seeds), position, game_feature)
         position += len(round_.cards)
         cards += len(round_.cards)
-        dealt[number] = DealtRound(number, round_, entry, void)
+        dealt[number] = DealtRound(number, round_, entry, void, strike=struck)
         course.dealt(position)
     if burn_differs and rounds_differ == len(entries) and algorithm in SEEDED:
         # nothing of the shoe matches: the seeds were changed, not a card (said first, before the cards)

@@ -6,18 +6,25 @@ names its round."""
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import select
 
+from baccarat import verify as verifier
+from baccarat.cli.app import main
+from baccarat.core.cards import Card
+from baccarat.core.coup import deal_coup
 from baccarat.core.errors import BaccaratError, IllegalActionError
+from baccarat.core.registry import get_game, unregister
+from baccarat.core.strikes import coup_factor, strike_from_json
 from baccarat.server.house import accounts, wallet
-from baccarat.server.playing import betting, dealing, seating, tables
+from baccarat.server.playing import betting, dealing, definitions, history, seating, tables, views
 from baccarat.server.playing.dealer import deal_due
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import transaction
-from baccarat.server.storage.models import Bet, Round, Settlement
+from baccarat.server.storage.models import Bet, Round, Settlement, ShoeRow
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -160,3 +167,108 @@ def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(manual_clo
         assert in_play is not None and (in_play.number, in_play.status) == (2, "decision")
     with pytest.raises(IllegalActionError, match="round 1"):
         transaction(sessions, lambda s: dealing.decide(s, table_id, ann, "draw", round_number=1))
+
+
+# --- struck cards: drawn with the shoe, shown from the close, multiplying the winning hand's pays -------------
+
+#: a game with struck cards (no fee: the tables do not charge fees yet), twenty cards struck at 2x or 3x each coup,
+#: so that most rounds multiply a win
+STRUCK = """[game]
+code = "struck"
+name = "Struck"
+procedure = "punto_banco"
+minimum = "1.00"
+
+[[wagers]]
+code = "player"
+name = "Player"
+maximum = "5000.00"
+events = [
+  { event = "Player wins", when = { winner = "player" }, pays = "1" },
+  { event = "Tie", when = { winner = "tie" }, pays = "push" },
+  { event = "Banker wins", pays = "lose" },
+]
+
+[[wagers]]
+code = "banker"
+name = "Banker"
+maximum = "5000.00"
+events = [
+  { event = "Banker wins", when = { winner = "banker" }, pays = "19/20" },
+  { event = "Tie", when = { winner = "tie" }, pays = "push" },
+  { event = "Player wins", pays = "lose" },
+]
+
+[[wagers]]
+code = "tie"
+name = "Tie"
+maximum = "500.00"
+events = [
+  { event = "Tie", when = { winner = "tie" }, pays = "5" },
+  { event = "No tie", pays = "lose" },
+]
+
+[multipliers]
+wagers = ["player", "banker", "tie"]
+cap = 512
+struck = [{ cards = 20, weight = 1 }]
+values = [{ multiplier = 2, weight = 1 }, { multiplier = 3, weight = 1 }]
+"""
+
+
+def _shoe_ended(sessions, table_id: int) -> bool:
+    with sessions() as s:
+        return s.scalar(select(ShoeRow.id).where(ShoeRow.table_id == table_id, ShoeRow.number == 2)) is not None
+
+
+def test_struck_cards_are_drawn_with_the_shoe_shown_from_the_close_and_multiply_the_winning_hand(sessions,
+                                                                                                  tmp_path):
+    def setup(s):
+        definitions.store(s, STRUCK, origin="struck.toml")
+        table = tables.create_table(s, "struck-1", "struck", decks=1, betting_seconds=10, pace=Pace(2, 0, 1), now=T0)
+        return table.id, accounts.register(s, "ann", "correct horse", grant=1_000_000).id
+
+    bets = {"player": 1_000, "banker": 1_000, "tie": 100}
+    multiplied = 0
+    try:
+        table_id, ann = transaction(sessions, setup)
+        game = get_game("struck")
+        while not _shoe_ended(sessions, table_id):
+            closes = _closes_at(sessions, table_id)
+            _bet(sessions, table_id, ann, bets, closes - timedelta(seconds=1))
+            with sessions() as s:  # while betting, no strike is shown
+                assert views.table_view(s, table_id, closes - timedelta(seconds=1))["strike"] is None
+            deal_due(sessions, closes)
+            with sessions() as s:
+                done = s.scalars(select(Round).where(Round.table_id == table_id, Round.status == "settled")
+                                 .order_by(Round.id.desc())).first()
+                stored = json.loads(done.result)
+                shown = views.table_view(s, table_id, closes + timedelta(seconds=1))  # the first card comes at 2 s
+                assert shown["strike"] == stored["strike"] and shown["cards"] == []  # shown before the first card
+                net = {bet.wager: s.scalar(select(Settlement.net).where(Settlement.bet_id == bet.id))
+                       for bet in s.scalars(select(Bet).where(Bet.round_id == done.id))}
+            strike = strike_from_json(stored["strike"])
+            assert len(strike) == 20 and {m for _, m in strike} <= {2, 3}
+            coup = deal_coup(iter(Card.parse(c) for c in stored["cards"]).__next__)
+            factor = stored["factor"]
+            assert factor == coup_factor(strike, coup, game.multipliers)
+            for code, stake in bets.items():  # a win is its odds times the factor, rounded down; a loss the stake
+                odds = game.wager(code).odds(coup)
+                assert net[code] == (-stake if odds < 0 else math.floor(stake * odds * (factor if odds else 1))), code
+            multiplied += factor > 1
+        assert multiplied >= 1  # (each round's win is multiplied with probability about 0.7)
+        with sessions() as s:
+            doc = json.loads(json.dumps(history.export(s, ann, now=T0 + timedelta(days=1))))
+    finally:
+        unregister("struck")
+    assert all("strike" in r for r in doc["rounds"] if r["table_id"] == table_id)
+    report = verifier.verify_document(doc)
+    assert report.ok and report.rounds >= 5, report.problems
+    # a multiplier changed in the export: the seed draws another strike, and the verifier says so (exit 3)
+    forged = json.loads(json.dumps(doc))
+    first = next(r for r in forged["rounds"] if r["table_id"] == table_id)
+    first["strike"][0]["multiplier"] = 5 - first["strike"][0]["multiplier"]
+    assert any("struck cards" in problem for problem in verifier.verify_document(forged).problems)
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    assert main(["verify", str(path)]) == 3

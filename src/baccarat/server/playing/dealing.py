@@ -25,13 +25,14 @@ from baccarat.core.events import BetSettled, CardDealt, CoupResolved
 from baccarat.core.games import settle
 from baccarat.core.roads import hand_json, hand_of
 from baccarat.core.shoe import Shoe
+from baccarat.core.strikes import coup_factor, strike_json
 from baccarat.core.table import Table
 from baccarat.server.house import protection, wallet
 from baccarat.server.playing import fairness, squeeze
 from baccarat.server.playing.betting import hold_round
 from baccarat.server.playing.scoreboards import core_seats
 from baccarat.server.playing.seating import SIT_OUT_ROUNDS, count_idle
-from baccarat.server.playing.shapes import DealtCard, StoredResult
+from baccarat.server.playing.shapes import DealtCard, StoredResult, StruckCard
 from baccarat.server.playing.tables import game_of, limits_of, next_round, open_again, table_row
 from baccarat.server.playing.timeline import later, pace_of, schedule, stamp
 from baccarat.server.storage import metrics, notify
@@ -147,9 +148,12 @@ def _replay_coup(core: Table, shoe_row: ShoeRow, current: Round, bets: list[Bet]
     current.first_card = start
     events = core.deal()
     coup = next(e.coup for e in events if isinstance(e, CoupResolved))
-    wagers = {w.code: w for w in core.game.wagers}
+    game = core.game
+    wagers = {w.code: w for w in game.wagers}
+    strike = fairness.strike_of(shoe_row, game, start)
+    factor = coup_factor(strike, coup, game.multipliers) if game.multipliers is not None else 1
     for bet in bets:
-        done = settle(wagers[bet.wager], coup, bet.amount)
+        done = settle(wagers[bet.wager], coup, bet.amount, factor=factor if game.multiplies(bet.wager) else 1)
         events.append(BetSettled(core.round_no, seat=bet.account_id, wager=done.wager, stake=bet.amount,
                                  event=done.event, odds=done.odds, net=done.net))
     return core, shoe, events, {bet.account_id: bet.account_id for bet in bets}
@@ -312,7 +316,13 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
     shoe_row.position, shoe_row.last_coup, shoe_row.finished = shoe.position, shoe.last_coup, shoe.finished
     result: StoredResult = {"cards": [str(e.card) for e in events if isinstance(e, CardDealt)], "deal": deal}
     coup = next((e.coup for e in events if isinstance(e, CoupResolved)), None)
+    game = game_of(table)
     if coup is not None:
+        # the struck cards of a game with multipliers: shown from the close of betting, before the first card
+        strike = fairness.strike_of(shoe_row, game, current.first_card) if current.first_card is not None else ()
+        factor = coup_factor(strike, coup, game.multipliers) if game.multipliers is not None else 1
+        if game.multipliers is not None:
+            result.update({"strike": cast(list[StruckCard], strike_json(strike)), "factor": factor})
         result.update({"player_cards": [str(c) for c in coup.player_cards],
                        "banker_cards": [str(c) for c in coup.banker_cards],
                        "player_total": coup.player_total, "banker_total": coup.banker_total, "winner": coup.winner,
@@ -320,8 +330,10 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
                        "reason_codes": {side: {"code": code, "params": params}
                                         for side, (code, params) in reasons(coup).items()},
                        "hand": hand_json(hand_of(coup)),
-                       "spots": {w.code: {"event": w.event(coup), "odds": str(w.odds(coup))}
-                                 for w in game_of(table).wagers}})
+                       "spots": {w.code: {"event": w.event(coup),
+                                          "odds": str(w.odds(coup) * (factor if game.multiplies(w.code)
+                                                                      and w.odds(coup) > 0 else 1))}
+                                 for w in game.wagers}})
     else:
         result["hands"] = _first_deal(events)
         decided = decided or {}  # Lucky Draw: whose hands, and when the decisions opened

@@ -31,7 +31,9 @@ from typing_extensions import TypedDict
 from baccarat.core.cards import Card
 from baccarat.core.errors import UnknownSeatError
 from baccarat.core.fair import ALGORITHM, SEEDED, CardProof, ShoeTree, check_client_seed, fair_cards, shoe_key
+from baccarat.core.games import Game
 from baccarat.core.shoe import Shoe
+from baccarat.core.strikes import Strike, draw
 from baccarat.server.storage.models import Account, ShoeRow, ShoeSeed
 
 _ACCOUNTS = cast(SqlTable, Account.__table__)
@@ -104,6 +106,15 @@ def _cards(algorithm: str, server_seed: str, client_seeds: str, decks: int) -> t
     """Kept for the shoes in play: each round is dealt from its shoe again."""
     key = shoe_key(algorithm, bytes.fromhex(server_seed), json.loads(client_seeds))
     return tuple(fair_cards(key, decks))
+
+
+def strike_of(shoe: ShoeRow, game: Game, position: int) -> Strike:
+    """The struck cards of the coup whose first card is at shoe ``position`` (step 9 of docs/fairness.md, from the
+    shoe's stream key: secret until the seed is revealed, like the cards); none for a game without them."""
+    if game.multipliers is None:
+        return ()
+    key = shoe_key(shoe.algorithm, bytes.fromhex(shoe.server_seed), seeds_of(shoe))
+    return draw(key, position, game.multipliers)
 
 
 def merkle_root(shoe: ShoeRow) -> str | None:

@@ -26,7 +26,7 @@ from baccarat.core.errors import IllegalActionError, UnknownSeatError
 from baccarat.server.house import wallet
 from baccarat.server.playing import fairness, records, scoreboards, tables
 from baccarat.server.playing.records import ShoeRecord
-from baccarat.server.playing.shapes import StoredResult
+from baccarat.server.playing.shapes import StoredResult, StruckCard
 from baccarat.server.storage.models import (
     Account,
     Bet,
@@ -90,6 +90,8 @@ class ExportedRound(TypedDict):
     dealer_total: NotRequired[int]
     result: NotRequired[str]
     """player, banker or tie; Lucky Draw: player, dealer or tie"""
+    strike: NotRequired[list[StruckCard]]
+    """a game with multipliers: the coup's struck cards (docs/fairness.md, step 9)"""
 
 
 class ExportedShoe(ShoeRecord):
@@ -220,6 +222,8 @@ def _rounds(s: Session, account_id: int, round_ids: list[int]
         }
         if "void" in result:
             entry["void"] = result["void"]
+        if "strike" in result:
+            entry["strike"] = result["strike"]
         if "player_cards" in result:
             entry.update({"player_cards": result["player_cards"], "banker_cards": result["banker_cards"],
                           "player_total": result["player_total"], "banker_total": result["banker_total"],

@@ -40,6 +40,15 @@ class SpotOutcome(TypedDict):
     odds: str
 
 
+class StruckCard(TypedDict):
+    """A card struck for the coup (a game with multipliers, docs/rules-files.md): a winning pay is multiplied by
+    each struck card in the winning hand."""
+
+    card: str
+    """rank and suit: 7h, Ks"""
+    multiplier: int
+
+
 class RoundDetail(TypedDict, total=False):
     """What a round's stored result shows once it is due, less its cards and winner (the recall's
     ``detail``), each key only where the round has it: the coup's hands, totals and reasons; Lucky Draw's
@@ -61,6 +70,10 @@ class RoundDetail(TypedDict, total=False):
     """Lucky Draw: when the decisions opened"""
     void: str
     """the reason a voided round was voided"""
+    strike: list[StruckCard]
+    """a game with multipliers: the coup's struck cards, drawn from the shoe's stream (docs/fairness.md, step 9)"""
+    factor: int
+    """a game with multipliers: what the struck cards in the winning hand multiply a winning pay by (1: none)"""
 
 
 class ShownResult(RoundDetail, total=False):
@@ -415,6 +428,9 @@ class TableView(TypedDict):
     squeeze: SqueezeView | None
     """a squeeze table's squeeze: who squeezes each side and the cards face down (never a face); None
     elsewhere"""
+    strike: list[StruckCard] | None
+    """a game with multipliers: the struck cards of the round on show, from the close of its betting (before
+    its first card); None elsewhere and while betting"""
 
 
 # --- a player's own state, the scoreboards, the recall ---------------------------------------------------

@@ -248,6 +248,7 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[shapes.Tabl
     game = get_game(table.game, paytable=table.paytable)
     view: shapes.TableView = {
         "squeeze": None,  # a squeeze table's, below
+        "strike": None,  # a game with multipliers', below
         "id": table.id, "name": table.name, "game": table.game, "game_name": game.name, "status": table.status,
         "paytable": table.paytable, "betting_seconds": table.betting_seconds,
         "decision_seconds": table.decision_seconds,
@@ -315,6 +316,8 @@ def table_view_at(s: Session, table_id: int, now: datetime) -> tuple[shapes.Tabl
         if state.result_due:
             view["result"] = _result(game, current.number, state.stored, state.started)
     view["players"] = players
+    stored_strike = state.stored.get("strike")
+    view["strike"] = stored_strike if stored_strike is not None and state.phase not in ("betting", "closed") else None
     view["squeeze"] = squeezed = _squeeze(state)
     if squeezed is not None and squeezed["cards"] and state.phase == "no_more_bets":  # the cards are down, face down
         state.phase = view["phase"] = "dealing"

@@ -76,7 +76,7 @@ window.Fair = (() => {
       bad_burn: ({ said, gives }) => `burned cards: the record says ${said}, the seed gives ${gives}`,
       no_round: ({ round }) => `round ${round} is not in the shoe's record`,
       claim: ({ field, said, gives }) => `${field}: your history says ${said}, the seeds give ${gives}`,
-      field: { cards: "cards", your_cards: "your cards", dealer_cards: "the dealer's cards", player: "Player's cards",
+      field: { strike: "struck cards", cards: "cards", your_cards: "your cards", dealer_cards: "the dealer's cards", player: "Player's cards",
         banker: "Banker's cards", result: "result" },
       wager: { player: "Player", banker: "Banker", tie: "Tie", dragon_bonus_player: "Dragon Bonus on Player",
         dragon_bonus_banker: "Dragon Bonus on Banker", dragon_7: "Dragon 7", panda_8: "Panda 8", enter: "Enter",
@@ -127,7 +127,7 @@ window.Fair = (() => {
       bad_burn: ({ said, gives }) => `烧牌：记录为 ${said}，种子得出 ${gives}`,
       no_round: ({ round }) => `第 ${round} 局不在本靴记录中`,
       claim: ({ field, said, gives }) => `${field}：您的记录为 ${said}，种子得出 ${gives}`,
-      field: { cards: "牌", your_cards: "您的牌", dealer_cards: "荷官的牌", player: "闲家的牌", banker: "庄家的牌", result: "结果" },
+      field: { strike: "闪电牌", cards: "牌", your_cards: "您的牌", dealer_cards: "荷官的牌", player: "闲家的牌", banker: "庄家的牌", result: "结果" },
       wager: { player: "闲", banker: "庄", tie: "和", dragon_bonus_player: "闲龙宝", dragon_bonus_banker: "庄龙宝",
         dragon_7: "龙7", panda_8: "熊猫8", enter: "入局注", draw: "补牌注", block_bonus: "封牌奖" },
       winner: { player: "闲赢", banker: "庄赢", tie: "和局" },
@@ -213,31 +213,70 @@ window.Fair = (() => {
 
   // The stream: block k = HMAC-SHA256(key, k as 8 bytes big-endian), read as 32-bit big-endian
   // words; an index below n by rejection sampling; Fisher-Yates from the last position down.
-  async function shoeOrder(key, decks) {
-    const stream = await hmacKey(key);
+  async function stream(key) {
+    const hashed = await hmacKey(key);
     let block = 0;
     let words = [];
     async function word() {
       if (!words.length) {
         const counter = new Uint8Array(8);
         new DataView(counter.buffer).setUint32(4, block++);
-        const digest = await hmac(stream, counter);
+        const digest = await hmac(hashed, counter);
         const view = new DataView(digest.buffer);
         words = Array.from({ length: 8 }, (_, i) => view.getUint32(4 * i));
       }
       return words.shift();
     }
-    const order = [];
-    for (let d = 0; d < decks; d++) for (const suit of SUITS) for (const rank of RANKS) order.push(rank + suit);
-    for (let i = order.length - 1; i > 0; i--) {
-      const bound = i + 1;
+    return async function below(bound) {
       const limit = 2 ** 32 - (2 ** 32 % bound);
       let w = await word();
       while (w >= limit) w = await word();
-      const j = w % bound;
+      return w % bound;
+    };
+  }
+
+  async function shoeOrder(key, decks) {
+    const below = await stream(key);
+    const order = [];
+    for (let d = 0; d < decks; d++) for (const suit of SUITS) for (const rank of RANKS) order.push(rank + suit);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = await below(i + 1);
       [order[i], order[j]] = [order[j], order[i]];
     }
     return order;
+  }
+
+  // Step 9, struck cards: the key HMAC-SHA256(stream key, "strike" + the coup's first position as 2 bytes
+  // big-endian); how many cards, then each card (an index into the deck not yet struck) and its multiplier,
+  // each located in its weight table from the smallest value up.
+  async function strikeOf(key, position, feature) {
+    const message = new Uint8Array([...encoder.encode("strike"), position >> 8, position & 255]);
+    const below = await stream(await hmac(await hmacKey(key), message));
+    const located = async (table) => {
+      let index = await below(table.reduce((sum, [, weight]) => sum + weight, 0));
+      for (const [value, weight] of table) {
+        if (index < weight) return value;
+        index -= weight;
+      }
+      return null;
+    };
+    const deck = [];
+    for (const suit of SUITS) for (const rank of RANKS) deck.push(rank + suit);
+    const struck = [];
+    for (let n = await located(feature.struck); n > 0; n--) {
+      const [card] = deck.splice(await below(deck.length), 1);
+      struck.push({ card, multiplier: await located(feature.values) });
+    }
+    return struck;
+  }
+
+  // What a strike multiplies a winning pay by: the winning hand's struck cards (both hands on a tie), capped.
+  function strikeFactor(struck, dealt, feature) {
+    const of = Object.fromEntries((struck || []).map((s) => [s.card, s.multiplier]));
+    const who = winner(dealt);
+    const cards = who === "tie" ? [...dealt.hands.player, ...dealt.hands.banker] : dealt.hands[who];
+    const product = cards.reduce((p, card) => p * (of[card] || 1), 1);
+    return feature.cap == null ? product : Math.min(product, feature.cap);
   }
 
   // ------------------------------------------------------------------ algorithm 3: a card proven
@@ -371,6 +410,8 @@ window.Fair = (() => {
     };
   }
   // Mini: Banker 19 to 20 (1 to 1 less 5%).  EZ: a Banker win with a three-card 7 pushes.
+  // games from definitions that strike cards: their key in WAGERS -> { wagers, cap, struck, values }
+  const STRUCK = {};
   const WAGERS = {
     mini: { player: [sideEvent, SIDE], banker: [sideEvent, { "Banker wins": [19, 20], Tie: PUSH, "Player wins": LOSE }],
       tie: [sideEvent, TIE], dragon_bonus_player: [dragonBonus("player"), DRAGON_BONUS],
@@ -474,6 +515,11 @@ window.Fair = (() => {
     const rules = JSON.parse(content);
     if (rules.game.procedure === "lucky_draw") return `lucky-draw/${rules.game.paytable || 1}`;
     const key = `${rules.game.code}@${gives.slice(0, 16)}`;
+    if (rules.multipliers) {
+      const table = (rows, name) => rows.map((row) => [row[name], row.weight]).sort((a, b) => a[0] - b[0]);
+      STRUCK[key] = { wagers: rules.multipliers.wagers, cap: rules.multipliers.cap ?? null,
+        struck: table(rules.multipliers.struck, "cards"), values: table(rules.multipliers.values, "multiplier") };
+    }
     WAGERS[key] = Object.fromEntries(rules.wagers.map((wager) => {
       const pays = {};
       for (const event of wager.events) if (!(event.event in pays)) pays[event.event] = odds(event.pays);
@@ -487,16 +533,19 @@ window.Fair = (() => {
   }
 
   // A win that is not a whole number of cents is rounded down to the cent (12.50 on Banker wins 11.87).
-  function settle(game, code, stake, dealt, seat) {
+  function settle(game, code, stake, dealt, seat, factor = 1) {
     const [classify, pays] = WAGERS[game][code];
     const event = classify(dealt, seat);
     const [num, den] = pays[event];
-    return [event, num === -1 ? -stake : Math.floor((stake * num) / den)];
+    return [event, num === -1 ? -stake : Math.floor((stake * num * (num > 0 ? factor : 1)) / den)];
   }
 
   // ------------------------------------------------------------------ one round, checked
 
   function cents(minor) { return (minor / 100).toFixed(2); }
+  function showStrike(struck) {
+    return (struck || []).map((s) => `${showCards([s.card])} ×${s.multiplier}`).join(" ") || "—";
+  }
   function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
   function show(value) { return Array.isArray(value) ? value.join(" ") : String(value); }
   // cards as the table shows them ("Kc" -> "K♣", "Td" -> "10♦"): the same in every language
@@ -515,7 +564,8 @@ window.Fair = (() => {
     if (digest !== String(record.commitment).toLowerCase()) {
       problems.push(say("bad_commitment", { said: record.commitment, digest }));
     }
-    const order = await shoeOrder(await streamKey(record, seed), record.decks);
+    const key = await streamKey(record, seed);
+    const order = await shoeOrder(key, record.decks);
     let position = burnCount(order[0]);
     if (record.burned && !same(record.burned, order.slice(0, position))) {
       problems.push(say("bad_burn", { said: showCards(record.burned), gives: showCards(order.slice(0, position)) }));
@@ -525,7 +575,7 @@ window.Fair = (() => {
       const left = order.slice(position);
       const dealt = luckyDraw ? dealLuckyDraw(left, entry.seats, entry.void ? [] : entry.drew || [], !("void" in entry))
         : dealPuntoBanco(left);
-      if (entry.round === number) return { dealt, entry };
+      if (entry.round === number) return { dealt, entry, key, position };
       position += dealt.cards.length;
     }
     problems.push(say("no_round", { round: number }));
@@ -614,8 +664,18 @@ window.Fair = (() => {
       claim(field.banker, detail.banker_cards, dealt.hands.banker, showCards);
       claim(field.result, row.winner, winner(dealt), (who) => winnerWords[who] || who);
     }
+    // struck cards: drawn again from the seeds (in play, before the seed: those your history shows)
+    const feature = STRUCK[game];
+    let factor = 1;
+    if (feature && !voided) {
+      const struck = found.key ? await strikeOf(found.key, found.position, feature) : detail.strike;
+      claim(field.strike, showStrike(detail.strike), showStrike(struck));
+      factor = strikeFactor(struck, dealt, feature);
+    }
     for (const [code, bet] of Object.entries(row.bets)) {
-      const [event, net] = voided && code !== "block_bonus" ? ["Void", 0] : settle(game, code, bet.amount, dealt, seat);
+      const multiplied = feature && feature.wagers.includes(code) ? factor : 1;
+      const [event, net] = voided && code !== "block_bonus" ? ["Void", 0]
+        : settle(game, code, bet.amount, dealt, seat, multiplied);
       claim(wagerWords[code] || code, [bet.event, bet.net], [event, net],
         ([what, amount]) => `${eventWords[`${code}.${what}`] || eventWords[what] || what} ${cents(amount)}`);
     }
@@ -762,5 +822,6 @@ window.Fair = (() => {
       .catch((error) => { panel.querySelector("#client-seed-note").textContent = error.message; });
   }
 
-  return { shoePanel, showShoe, verifyButton, check, shoeOrder, streamKey, proves, facts, odds, ALGORITHM };
+  return { shoePanel, showShoe, verifyButton, check, shoeOrder, streamKey, strikeOf, strikeFactor, proves, facts, odds,
+    ALGORITHM };
 })();

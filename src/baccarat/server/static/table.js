@@ -36,6 +36,8 @@ function tableView(tableId) {
     news: h("ul", { class: "news", id: "news", "aria-label": t("news.title") }),
     seats: h("ol", { class: "seats", id: "seats", "aria-label": t("seats.title") }),
     hands: h("div", { class: "hands", id: "hands" }),
+    // a game with multipliers: the coup's struck cards, from the close of betting (before the first card)
+    strike: h("p", { class: "strike", id: "strike", hidden: "" }),
     banner: h("div", { class: "banner", id: "banner" }),
     // the player's own round in one line ("You win 47.50"), beside the banner: the round's net from the
     // settlement the server showed (S.you.settlement), never computed here
@@ -81,7 +83,7 @@ function tableView(tableId) {
       h("div", { class: "status-row" }, el.title,
         h("div", { class: "phase-box" }, el.phase, el.round, el.countdown)),
       h("div", { class: "phase-bar", "aria-hidden": "true" }, el.bar),
-      h("div", { class: "felt-info" }, el.lastResult, el.shoe), el.pending, el.news, el.seats, el.hands,
+      h("div", { class: "felt-info" }, el.lastResult, el.shoe), el.pending, el.news, el.seats, el.strike, el.hands,
       h("div", { class: "result-row" }, el.banner, el.yours), el.callouts, el.decision,
       el.rail, el.layout, el.refusal,
       h("div", { class: "tray", id: "tray" },
@@ -628,6 +630,11 @@ function tableView(tableId) {
       if (!S.firstFrame) turned = true;
     }
     if (turned) Sound.play("card");  // one sound a frame, however many cards it shows
+    const struck = v.strike || [];
+    el.strike.hidden = !struck.length;
+    text(el.strike, struck.length
+      ? t("table.strike", { cards: struck.map((s) => t("table.struck_card", { card: cardLabel(s.card), x: s.multiplier })).join("  ") })
+      : "");
     renderSqueeze();
     // the dealer's face-down card(s) while seats decide
     if (lucky()) {

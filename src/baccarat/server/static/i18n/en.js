@@ -85,6 +85,8 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "hand.dealer": "DEALER",
   "hand.you": "YOU",
   "hand.seat": "Seat {seat} {name}",
+  "table.strike": "Struck cards: {cards}",
+  "table.struck_card": "{card} ×{x}",
   "hand.total": "{n}",
 
   "card.name": "{rank} of {suit}",

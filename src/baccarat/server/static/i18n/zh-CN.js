@@ -92,6 +92,8 @@ window.BACCARAT_I18N["zh-CN"] = {
   "hand.dealer": "荷官",
   "hand.you": "您",
   "hand.seat": "{seat} 号座位 {name}",
+  "table.strike": "闪电牌：{cards}",
+  "table.struck_card": "{card} ×{x}",
   "hand.total": "{n} 点",
 
   "card.name": "{suit}{rank}",
