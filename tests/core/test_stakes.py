@@ -114,3 +114,32 @@ def test_what_is_accepted_keeps_every_limit_and_more_balance_never_refuses_it(
     assert all(minimum <= after[code] <= maximum for code in bets)
     assert sum(bets.values()) <= balance
     assert check_stakes(EZ, limits, placed, bets, balance=balance + 1) == after
+
+
+# --- fees (a rules file's fee = "1/5"): the own limits and the balance see the stake and its fee ----------------
+
+def _with_fee():
+    from dataclasses import replace
+    from fractions import Fraction
+
+    wagers = tuple(replace(w, fee=Fraction(1, 5)) if w.code == "player" else w for w in MINI.wagers)
+    return replace(MINI, wagers=wagers)
+
+
+def test_a_fee_is_on_each_spot_s_total_however_the_chips_went_down() -> None:
+    from baccarat.core.stakes import fee_for, fees_of
+
+    game = _with_fee()
+    assert fee_for(game, {}, {"player": 1_001, "banker": 1_000}) == 201  # 20% of 10.01 rounded up; Banker has none
+    assert fee_for(game, {"player": 1_001}, {"player": 1_001}) == 200  # 20% of 20.02 is 4.01: 2.01 paid already
+    assert fees_of(game, {"player": 2_002, "banker": 500}) == 401
+
+
+def test_the_balance_and_the_own_limits_count_the_fee() -> None:
+    game = _with_fee()
+    assert check_stakes(game, game.limits, {}, {"player": 1_000}, balance=1_200) == {"player": 1_000}
+    with pytest.raises(InsufficientFundsError) as short:
+        check_stakes(game, game.limits, {}, {"player": 1_000}, balance=1_199)
+    assert short.value.params["amount"] == 1_200  # the stake and its fee
+    with pytest.raises(ProtectionError):
+        check_stakes(game, game.limits, {}, {"player": 1_000}, own_limits=[OwnLimit("stake", "day", 1_100, 0)])

@@ -16,6 +16,9 @@ problem found:
 4. the player's own limits (stake and loss limits over a period, counted by the house);
 5. the balance shown to the player.
 
+A wager with a fee (a rules file's ``fee``) costs its stake and the fee: the own limits and the balance are
+checked against both (:func:`fee_for`).
+
 >>> from baccarat.core.registry import MINI
 >>> check_stakes(MINI, MINI.limits, {"banker": 1_000}, {"banker": 500, "tie": 100})
 {'banker': 1500, 'tie': 100}
@@ -37,7 +40,7 @@ from baccarat.core.errors import (
     ProtectionError,
     WagerPrerequisiteError,
 )
-from baccarat.core.games import Game, TableLimits
+from baccarat.core.games import Game, TableLimits, fee_of
 from baccarat.core.money import check_amount
 
 
@@ -73,13 +76,30 @@ def check_stakes(game: Game, limits: TableLimits, placed: Mapping[str, int], bet
         if required is not None and required not in combined:
             raise WagerPrerequisiteError.coded("bet.needs_base", wager=code, base=required, names={
                 "wager": game.wager(code).name, "base": game.wager(required).name})
-    total = sum(bets.values())
+    total = sum(bets.values()) + fee_for(game, placed, bets)
     check_own_limits(own_limits, total)
     if balance is not None and total > balance:
         # nothing left: "more than your balance of 0.00" asks for a smaller chip that does not exist
         raise (InsufficientFundsError.coded("bet.balance_used_up", amount=total) if balance <= 0
                else InsufficientFundsError.coded("bet.balance", amount=total, balance=balance))
     return combined
+
+
+def fee_for(game: Game, placed: Mapping[str, int], bets: Mapping[str, int]) -> int:
+    """The fee charged with ``bets`` added to ``placed``: on each spot, the fee of its new total less the fee of
+    what was on it (so the fees of a spot always come to the fee of its total, however the chips went down)."""
+    total = 0
+    for code, amount in bets.items():
+        wager = game.wager(code)
+        if wager.fee:
+            before = placed.get(code, 0)
+            total += fee_of(wager, before + amount) - fee_of(wager, before)
+    return total
+
+
+def fees_of(game: Game, stakes: Mapping[str, int]) -> int:
+    """The fees paid on ``stakes`` (wager code -> the spot's total)."""
+    return sum(fee_of(game.wager(code), amount) for code, amount in stakes.items())
 
 
 def check_own_limits(own_limits: Sequence[OwnLimit], stake: int) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from baccarat.verify.rules import DEFINED, LOSE, PUSH, RANKS, SUITS, WAGERS, Dealt, total
+from baccarat.verify.rules import DEFINED, FEES, LOSE, PUSH, RANKS, SUITS, WAGERS, Dealt, total
 from baccarat.verify.strikes import MULTIPLIED, feature
 
 #: What a condition may name of the hands (values, and each hand's first two cards), computed by :func:`facts`.
@@ -164,6 +164,19 @@ def _pays(value: object, where: str) -> Fraction:
     raise DefinitionError(f"{where}: pays {value!r} is not net odds")
 
 
+def _fee(value: object, where: str) -> Fraction:
+    """A fee as a rules file writes it: ``"1/5"`` or ``"20%"``, a fraction of the stake below 1."""
+    try:
+        if isinstance(value, str):
+            text = value.strip()
+            found = Fraction(text[:-1]) / 100 if text.endswith("%") else Fraction(text)
+            if 0 <= found < 1:
+                return found
+    except (ValueError, ZeroDivisionError):
+        pass
+    raise DefinitionError(f"{where}: fee {value!r} is not a fraction of the stake below 1")
+
+
 def _holds(when: Mapping[str, Any], found: Mapping[str, object]) -> bool:
     """Each fact named has one of the values given (of the same type: ``true`` is not ``1``)."""
     for name, wanted in when.items():
@@ -225,6 +238,8 @@ def _read(data: Mapping[str, Any], named: str) -> tuple[str, str]:
         raise DefinitionError(f"{code}: procedure {procedure!r} is punto_banco or lucky_draw")
     key = f"{code}@{named[:16]}"
     WAGERS[key] = dict(_wager(item, code) for item in data.get("wagers", []))
+    FEES[key] = {item["code"]: _fee(item["fee"], f"{code}: wager {item['code']!r}")
+                 for item in data.get("wagers", []) if isinstance(item, dict) and "fee" in item}
     if "multipliers" in data:
         try:
             MULTIPLIED[key] = feature(data["multipliers"], code)

@@ -15,6 +15,7 @@ from baccarat.verify.rules import (
     WAGERS,
     Dealt,
     callouts,
+    fee,
     game_key,
     settle,
     total,
@@ -298,7 +299,8 @@ def verify_export(doc: dict[str, Any]) -> Report:
         net = check_round(where, game, claim, derived, str(claim.get("seat", "")), problems)
         report.rounds += 1
         report.proven += in_shoe is not None and in_shoe.proven
-        _round_money(where, claim, net, returned.get((table, number)), problems)
+        fees = sum(fee(game, code, stake) for code, stake in claim["bets"].items())
+        _round_money(where, claim, net, returned.get((table, number)), problems, fees=fees, void=derived.void)
     for key, (first_id, *_rest) in returned.items():
         if key not in listed:
             problems.append(f"movement {first_id}: for table {key[0]} round {key[1]}, which is not among the rounds")
@@ -362,16 +364,18 @@ def _movements(movements: list[Any], problems: list[str]) -> dict[tuple[object, 
     return rounds
 
 
-def _round_money(where: str, claim: dict[str, Any], net: int, moved: Moved | None, problems: list[str]) -> None:
-    """A round's stakes and what it paid back, in the wallet's movements.  (Its balance before and
-    after are those movements' balances: with rounds at several tables under way at once, no other
-    figure is exact.)"""
+def _round_money(where: str, claim: dict[str, Any], net: int, moved: Moved | None, problems: list[str], *,
+                 fees: int = 0, void: bool = False) -> None:
+    """A round's stakes (with their fees, for a game that charges them) and what it paid back, in the wallet's
+    movements; a void hands the fees back too.  (Its balance before and after are those movements' balances: with
+    rounds at several tables under way at once, no other figure is exact.)"""
     staked = sum(claim["bets"].values())
     if moved is None:
         problems.append(f"{where}: no movement of your wallet for this round")
         return
     _first, stakes, returns = moved
-    if -stakes != staked:
-        problems.append(said(where, "stakes", -stakes, staked, "the bets come to"))
-    if returns != staked + net:
-        problems.append(said(where, "paid back", returns, staked + net))
+    if -stakes != staked + fees:
+        problems.append(said(where, "stakes", -stakes, staked + fees,
+                             "the bets and their fees come to" if fees else "the bets come to"))
+    if returns != staked + net + (fees if void else 0):
+        problems.append(said(where, "paid back", returns, staked + net + (fees if void else 0)))

@@ -238,6 +238,14 @@ VOID = "Void"
 #: The games from rules files read in this run (:mod:`baccarat.verify.definitions`): a definition's digest ->
 #: its key in :data:`WAGERS`.
 DEFINED: dict[str, str] = {}
+#: The fees of those games' wagers (a fraction of the stake, paid with it): key -> wager code -> fee.
+FEES: dict[str, dict[str, Fraction]] = {}
+
+
+def fee(game: str, wager: str, stake: int) -> int:
+    """The fee paid with ``stake`` on ``wager``: its fraction of the stake, rounded up to the cent."""
+    part = FEES.get(game, {}).get(wager, Fraction(0))
+    return -((-stake * part.numerator) // part.denominator)
 
 
 def game_key(game: object, paytable: object, definition: object = None) -> str | None:

@@ -343,3 +343,38 @@ def test_a_bettor_whose_wallet_row_is_gone_is_refused_and_the_others_are_placed(
     assert not refused and str(error) == f"no wallet for account {gone}"
     assert _outcome(answered) == ({"player": 100}, GRANT - 100)
     assert counted == ([2] if bulk else [])
+
+
+@pytest.mark.parametrize("bulk", [True, False], ids=["bulk", "alone"])
+def test_socket_bets_pay_their_fees_with_their_stakes_in_both_paths(sessions, monkeypatch, bulk):
+    """A game with a fee of 20% on Player and Banker: each socket bet takes its stake and the fee on its spot's new
+    total; a bet whose stake and fee pass the balance is refused, as place_bets would."""
+    from baccarat.core.registry import unregister
+    from baccarat.server.playing import definitions
+
+    from .test_dealing import STRUCK
+
+    start = datetime.now(UTC)
+
+    def setup(s: Any) -> tuple[int, int, str]:
+        definitions.store(s, STRUCK, origin="struck.toml")
+        table = tables.create_table(s, "fees", "struck", betting_seconds=600, now=start - timedelta(seconds=1))
+        account = accounts.register(s, "feepayer", "correct horse", grant=3_000).id
+        return table.id, account, accounts._digest(accounts.log_in(s, "feepayer", "correct horse"))
+
+    try:
+        table_id, account, digest = transaction(sessions, setup)
+        frames = [{"type": "bet", "key": "key-fee-one", "bets": {"player": 1_000}},
+                  {"type": "bet", "key": "key-fee-two", "bets": {"player": 1_001}},
+                  {"type": "bet", "key": "key-fee-three", "bets": {"banker": 500}}]
+        commands = [SocketCommand(table_id, account, digest, frame, start) for frame in frames]
+        outcomes = batch.Batcher(sessions, bulk=bets_together if bulk else None)._commit(commands)
+    finally:
+        unregister("struck")
+    (ok1, one), (ok2, two), (ok3, three) = outcomes
+    assert ok1 and one["balance"] == 3_000 - 1_000 - 200
+    assert ok2 and two["balance"] == 1_800 - 1_001 - 201 and two["bets"] == {"player": 2_001}  # 20% of 20.01: 4.01
+    assert not ok3 and three.code == "bet.balance"  # 5.00 and its fee of 1.00 pass the 5.98 left
+    with sessions() as s:
+        assert wallet.balance(s, account) == 598
+        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}

@@ -23,7 +23,7 @@ from baccarat.server.house import accounts, wallet
 from baccarat.server.playing import betting, dealing, definitions, history, seating, tables, views
 from baccarat.server.playing.dealer import deal_due
 from baccarat.server.playing.timeline import Pace
-from baccarat.server.storage.db import transaction
+from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Bet, Round, Settlement, ShoeRow
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -171,8 +171,8 @@ def test_a_draw_meant_for_an_earlier_round_never_lands_on_a_later_one(manual_clo
 
 # --- struck cards: drawn with the shoe, shown from the close, multiplying the winning hand's pays -------------
 
-#: a game with struck cards (no fee: the tables do not charge fees yet), twenty cards struck at 2x or 3x each coup,
-#: so that most rounds multiply a win
+#: a game with struck cards and a fee of 20% on Player and Banker, twenty cards struck at 2x or 3x each coup, so
+#: that most rounds multiply a win
 STRUCK = """[game]
 code = "struck"
 name = "Struck"
@@ -183,6 +183,7 @@ minimum = "1.00"
 code = "player"
 name = "Player"
 maximum = "5000.00"
+fee = "1/5"
 events = [
   { event = "Player wins", when = { winner = "player" }, pays = "1" },
   { event = "Tie", when = { winner = "tie" }, pays = "push" },
@@ -193,6 +194,7 @@ events = [
 code = "banker"
 name = "Banker"
 maximum = "5000.00"
+fee = "20%"
 events = [
   { event = "Banker wins", when = { winner = "banker" }, pays = "19/20" },
   { event = "Tie", when = { winner = "tie" }, pays = "push" },
@@ -235,7 +237,10 @@ def test_struck_cards_are_drawn_with_the_shoe_shown_from_the_close_and_multiply_
         game = get_game("struck")
         while not _shoe_ended(sessions, table_id):
             closes = _closes_at(sessions, table_id)
+            before = read(sessions, lambda s: wallet.balance(s, ann))
             _bet(sessions, table_id, ann, bets, closes - timedelta(seconds=1))
+            # the stakes and the fees of Player and Banker (2.00 each) leave the wallet with the bet
+            assert read(sessions, lambda s: wallet.balance(s, ann)) == before - 2_100 - 400
             with sessions() as s:  # while betting, no strike is shown
                 assert views.table_view(s, table_id, closes - timedelta(seconds=1))["strike"] is None
             deal_due(sessions, closes)
@@ -256,7 +261,10 @@ def test_struck_cards_are_drawn_with_the_shoe_shown_from_the_close_and_multiply_
                 odds = game.wager(code).odds(coup)
                 assert net[code] == (-stake if odds < 0 else math.floor(stake * odds * (factor if odds else 1))), code
             multiplied += factor > 1
+            # settled: the stakes come back with the nets, the fees stay with the house
+            assert read(sessions, lambda s: wallet.balance(s, ann)) == before - 400 + sum(net.values())
         assert multiplied >= 1  # (each round's win is multiplied with probability about 0.7)
+        assert read(sessions, lambda s: wallet.check_ledger(s)) == {"total": 0, "unbalanced": 0, "wallets": 0}
         with sessions() as s:
             doc = json.loads(json.dumps(history.export(s, ann, now=T0 + timedelta(days=1))))
     finally:
@@ -272,3 +280,28 @@ def test_struck_cards_are_drawn_with_the_shoe_shown_from_the_close_and_multiply_
     path = tmp_path / "forged.json"
     path.write_text(json.dumps(forged))
     assert main(["verify", str(path)]) == 3
+    # a fee left out of the export's movements: the stakes no longer come to the bets and their fees
+    forged = json.loads(json.dumps(doc))
+    stake = next(m for m in forged["movements"] if m.get("table_id") == table_id and m["kind"] == "stake")
+    stake["amount"] += 400
+    assert any("the bets and their fees come to" in p for p in verifier.verify_document(forged).problems)
+
+
+def test_a_void_hands_back_the_stakes_and_their_fees(sessions):
+    def setup(s):
+        definitions.store(s, STRUCK, origin="struck.toml")
+        table = tables.create_table(s, "struck-void", "struck", betting_seconds=10, pace=Pace(0, 0, 0), now=T0)
+        return table.id, accounts.register(s, "ben", "correct horse", grant=100_000).id
+
+    try:
+        table_id, ben = transaction(sessions, setup)
+        closes = _closes_at(sessions, table_id)
+        _bet(sessions, table_id, ben, {"player": 1_001}, closes - timedelta(seconds=1))
+        assert read(sessions, lambda s: wallet.balance(s, ben)) == 100_000 - 1_001 - 201  # 20% of 10.01, rounded up
+        _bet(sessions, table_id, ben, {"player": 1_001}, closes - timedelta(seconds=1))  # the spot's fee: 20% of 20.02
+        assert read(sessions, lambda s: wallet.balance(s, ben)) == 100_000 - 2_002 - 401
+        transaction(sessions, lambda s: dealing.void_round(s, table_id, 1, reason="a misdeal", now=closes))
+        assert read(sessions, lambda s: wallet.balance(s, ben)) == 100_000
+        assert read(sessions, lambda s: wallet.check_ledger(s)) == {"total": 0, "unbalanced": 0, "wallets": 0}
+    finally:
+        unregister("struck")

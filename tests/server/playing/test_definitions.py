@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 from pathlib import Path
 
 import httpx
@@ -93,13 +94,14 @@ def test_the_same_file_again_stores_nothing_more_and_a_changed_one_is_refused_wi
     assert get_game("tiger").source == canonical(tiger_text)[1][:16]  # this process still serves the stored rules
 
 
-def test_a_game_with_fees_is_not_served_yet_and_the_refusal_says_so(sessions):
+def test_a_game_with_fees_and_struck_cards_is_stored_and_served(sessions):
     lightning = (TIGER.parent / "lightning.toml").read_text(encoding="utf-8")
-    with pytest.raises(RulesError, match=r"lightning\.toml: fees are priced .* serve a file without fee"):
-        transaction(sessions, lambda s: definitions.store(s, lightning, origin="lightning.toml"))
-    with sessions() as s:
-        assert s.scalar(select(func.count()).select_from(GameDefinition)) == 0
-    assert "lightning" not in game_codes()
+    try:
+        game = transaction(sessions, lambda s: definitions.store(s, lightning, origin="lightning.toml"))
+        assert game.multipliers is not None and game.wager("player").fee == Fraction(1, 5)
+        assert get_game("lightning") is game
+    finally:
+        unregister("lightning")
 
 
 def test_a_stored_definition_that_no_longer_reads_stops_the_start_with_its_name(sessions, tiger_text: str):

@@ -19,7 +19,7 @@ from baccarat.core.errors import (
     UnknownSeatError,
 )
 from baccarat.core.registry import get_game
-from baccarat.core.stakes import check_stakes
+from baccarat.core.stakes import check_stakes, fee_for, fees_of
 from baccarat.server.house import protection, wallet
 from baccarat.server.playing import fairness
 from baccarat.server.playing.game_info import stored_limits
@@ -236,14 +236,15 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
         _PLACED, {"round": row.id, "account": account_id})}
     together = check_stakes(game, stored_limits(row.game, row.paytable, row.limits), placed, bets, own_limits=own,
                             balance=shown_before)
-    total = sum(bets.values())
+    total = sum(bets.values()) + fee_for(game, placed, bets)  # the stakes and their fees go into escrow together
     balance, shown = wallet.stake(s, account_id, wallet.escrow_account(row.id), total,
                                   memo=f"table {row.name} round {row.number}", now=now, shown_before=shown_before)
-    new, added = bet_rows(row.id, account_id, seat, placed, bets, balance_before=balance + total + sum(placed.values()))
+    new, added = bet_rows(row.id, account_id, seat, placed, bets,
+                          balance_before=balance + total + sum(placed.values()) + fees_of(game, placed))
     add_to_bets(connection, added)
     if new:
         connection.execute(_NEW_BET, new)
-    metrics.after_commit(s, metrics.count_money(metrics.STAKES, {table_id: total}))
+    metrics.after_commit(s, metrics.count_money(metrics.STAKES, {table_id: sum(bets.values())}))
     if fairness.takes_seeds(row.algorithm, row.client_seeds):  # before its first deal: the player's seed goes in
         fairness.take_client_seed(s, row.shoe_id, account_id)
     notify.changed(s, table_id)

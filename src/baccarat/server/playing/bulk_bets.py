@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session
 
 from baccarat.core.errors import ConfigurationError, ConflictError
 from baccarat.core.registry import get_game
-from baccarat.core.stakes import check_stakes
+from baccarat.core.stakes import check_stakes, fee_for, fees_of
 from baccarat.server.house import wallet
 from baccarat.server.playing import betting, fairness, tables
 from baccarat.server.playing.betting import BetAnswer
@@ -354,11 +354,11 @@ def _one(command: BetCommand, table: _Betting, stored: dict[tuple[int, str], tup
     unshown = sum(amount for at, amount in ahead.get(account, ()) if at > now)
     # the spendable balance is the shown one (wallet.hold_shown_balance); these players have no own limits
     together = check_stakes(table.game, table.limits, placed, bets, balance=max(have - unshown, 0))
-    total = sum(bets.values())
+    total = sum(bets.values()) + fee_for(table.game, placed, bets)  # the stakes and their fees, as place_bets
     balance = balances[account] = have - total
-    balance_before = balance + total + sum(placed.values())
+    balance_before = balance + total + sum(placed.values()) + fees_of(table.game, placed)
     writes.stakes.append((account, wallet.escrow_account(row.id), total, f"table {row.name} round {row.number}"))
-    writes.staked[command.table_id] += total
+    writes.staked[command.table_id] += sum(bets.values())  # (the metric counts stakes, not fees)
     new, added = betting.bet_rows(row.id, account, seat, placed, bets, balance_before=balance_before)
     for bet in new:
         writes.new_bets[(row.id, account, bet["wager"])] = bet

@@ -22,7 +22,7 @@ from baccarat.core.errors import (
     UnknownSeatError,
 )
 from baccarat.core.events import BetSettled, CardDealt, CoupResolved
-from baccarat.core.games import settle
+from baccarat.core.games import fee_of, settle
 from baccarat.core.roads import hand_json, hand_of
 from baccarat.core.shoe import Shoe
 from baccarat.core.strikes import coup_factor, strike_json
@@ -173,9 +173,11 @@ def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], event
         return
     escrow = wallet.escrow_account(current.id)
     postings: dict[str, int] = {escrow: 0, wallet.HOUSE: 0}
+    game = game_of(table)
     for bet, event in settled:
-        postings[escrow] -= bet.amount
-        postings[wallet.HOUSE] -= event.net
+        fee = fee_of(game.wager(bet.wager), bet.amount)  # escrowed with the stake, the house's whatever the coup
+        postings[escrow] -= bet.amount + fee
+        postings[wallet.HOUSE] += fee - event.net
         owner = wallet.wallet_account(bet.account_id)
         postings[owner] = postings.get(owner, 0) + bet.amount + event.net
     entry = wallet.transfer(s, "settle", {account: amount for account, amount in postings.items() if amount},
@@ -410,9 +412,11 @@ def void_round(s: Session, table_id: int, number: int, *, reason: str, now: date
     paid = set(s.scalars(select(Settlement.bet_id).where(Settlement.bet_id.in_([b.id for b in bets]))))
     open_bets = [bet for bet in bets if bet.id not in paid]
     refunds: dict[str, int] = {}
+    wagers = {w.code: w for w in game_of(table).wagers}  # (a round is voided whatever its rows hold)
     for bet in open_bets:
         owner = wallet.wallet_account(bet.account_id)
-        refunds[owner] = refunds.get(owner, 0) + bet.amount
+        fee = fee_of(wagers[bet.wager], bet.amount) if bet.wager in wagers else 0
+        refunds[owner] = refunds.get(owner, 0) + bet.amount + fee  # the stake, and its fee back too
     if refunds:
         entry = wallet.transfer(s, "refund", {wallet.escrow_account(current.id): -sum(refunds.values()), **refunds},
                                 memo=f"table {table.name} round {number} void: {reason.strip()[:120]}")

@@ -39,9 +39,6 @@ def store(s: Session, text: str, *, origin: str = "rules file") -> Game:
     checks it) unless it is stored already, and serve its game in this process.  A different definition stored
     for the same game code is refused (:class:`~baccarat.core.rulesfile.RulesError`), and nothing is stored."""
     game = _parse(text, origin)
-    if any(w.fee for w in game.wagers):
-        raise RulesError(f"{origin}: fees are priced (baccarat analyze) and simulated, but the tables do not charge "
-                         "them yet: serve a file without fee")
     digest = canonical(text)[1]
     stored = s.scalar(select(GameDefinition).where(GameDefinition.code == game.code))
     if stored is None:

@@ -61,7 +61,9 @@ def _wager_json(wager: Wager[Any], limits: TableLimits, game: Game) -> shapes.Wa
             "placed": wager.placed, "requires": wager.requires,
             "settles": wager.settles, "maximum": limits.maximum(wager.code), "pays": pays,
             "summary": winning[0] if len(set(winning)) == 1 else f"up to {odds_label(best)}",
-            "headline": None if named is None else _pay(*named)}
+            "headline": None if named is None else _pay(*named),
+            "fee": None if not wager.fee else f"{wager.fee.numerator}/{wager.fee.denominator}",
+            "multiplied": game.multiplies(wager.code)}
 
 
 @lru_cache(maxsize=64)

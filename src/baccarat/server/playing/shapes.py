@@ -173,6 +173,10 @@ class WagerInfo(TypedDict):
     headline: Pay | None
     """the event its pay table is named by at the table and its pay ("Lucky 7 pays 2:1": Lucky Draw's Draw
     and Block Bonus), if named"""
+    fee: str | None
+    """a fee charged with each stake, as a fraction of it ("1/5"), paid at the bet; none for most wagers"""
+    multiplied: bool
+    """whether struck cards multiply its wins (a game with multipliers)"""
 
 
 class DrawingRules(TypedDict):

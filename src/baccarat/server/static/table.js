@@ -342,7 +342,10 @@ function tableView(tableId) {
       return h("button", { type: "button", class: `spot ${side}`, "data-spot": code, onclick: () => stake(code),
         style: rows > 1 ? { gridRow: String(felt(w).row + 1) } : null },
         h("span", { class: "name" }, wagerName(code, w.name)),
-        h("span", { class: "pays" }, w.placed === "decision" ? t("spot.draw_pays", { pays: paysLabel(w.summary) }) : paysLabel(w.summary)),
+        h("span", { class: "pays" }, w.placed === "decision" ? t("spot.draw_pays", { pays: paysLabel(w.summary) }) : paysLabel(w.summary),
+          w.multiplied ? t("spot.multiplied") : "",
+          // a fee paid with each stake (a fraction of it, "1/5"), shown as a percentage
+          w.fee ? t("spot.fee", { percent: Math.round(10000 * Number(w.fee.split("/")[0]) / Number(w.fee.split("/")[1])) / 100 }) : ""),
         h("span", { class: "note" }, (w.pays || []).filter((p) => p.label === "push" && !/tie/i.test(p.event))
           .map((p) => eventName(p.event, code)).join(" · ")),
         h("span", { class: "limits" }),
@@ -448,6 +451,13 @@ function tableView(tableId) {
     return v.phase_ends_at;
   }
 
+  // The bar is touched only when its step (half a percent) or its colour changes: ten ticks a second that each
+  // set a width (with a transition) kept every open table repainting without end (a seventh of a core a page).
+  function drawBar(scale, hurry) {
+    if (S.barScale !== scale) { S.barScale = scale; el.bar.style.transform = `scaleX(${scale})`; }
+    if (S.barHurry !== hurry) { S.barHurry = hurry; el.bar.classList.toggle("hurry", hurry); }
+  }
+
   function renderCountdown() {
     const v = view();
     if (!v) return;
@@ -460,10 +470,9 @@ function tableView(tableId) {
     if (ends && started && (v.phase === "betting" || v.phase === "decisions" || v.phase === "result")) {
       const span = Date.parse(ends) - Date.parse(started);
       const fraction = span > 0 ? Math.min(1, Math.max(0, (Date.parse(ends) - serverNow()) / span)) : 0;
-      el.bar.style.width = `${(100 * fraction).toFixed(1)}%`;
-      el.bar.className = `used ${left != null && left <= 3 ? "hurry" : ""}`;
+      drawBar((Math.round(200 * fraction) / 200).toFixed(3), left != null && left <= 3);
     } else {
-      el.bar.style.width = "0";
+      drawBar("0", false);
     }
     // the window closes on the server's clock, between two frames: the buttons follow it
     const open = bettingOpen();

@@ -87,6 +87,8 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "hand.seat": "Seat {seat} {name}",
   "table.strike": "Struck cards: {cards}",
   "table.struck_card": "{card} ×{x}",
+  "spot.multiplied": " × struck cards",
+  "spot.fee": " · fee {percent}%",
   "hand.total": "{n}",
 
   "card.name": "{rank} of {suit}",

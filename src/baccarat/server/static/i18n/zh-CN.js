@@ -94,6 +94,8 @@ window.BACCARAT_I18N["zh-CN"] = {
   "hand.seat": "{seat} 号座位 {name}",
   "table.strike": "闪电牌：{cards}",
   "table.struck_card": "{card} ×{x}",
+  "spot.multiplied": " × 闪电牌",
+  "spot.fee": " · 佣金 {percent}%",
   "hand.total": "{n} 点",
 
   "card.name": "{suit}{rank}",
