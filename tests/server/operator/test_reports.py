@@ -231,3 +231,21 @@ def test_a_report_span_reaching_past_the_calendar_names_the_days_allowed():
     with pytest.raises(ConfigurationError, match="Choose"):
         reports.span(None, date(1, 1, 1), now=datetime(2026, 11, 22, tzinfo=UTC))
     assert reports.span(date(1, 1, 1), date(1, 1, 1)) == (date(1, 1, 1), date(1, 1, 1))
+
+
+def test_a_wager_with_a_fee_and_struck_cards_has_its_fee_in_its_house_edge():
+    """Lightning-style Player: EV +18.48% per unit staked with the multipliers, and the fee of 20% kept whatever
+    the coup: the house wins 1.52% of each stake (1.2667% of stake and fee)."""
+    from baccarat.analysis.multipliers import multiplied_returns
+    from baccarat.core.registry import unregister
+    from baccarat.core.rulesfile import load_rules
+
+    game = load_rules(Path(__file__).parents[3] / "catalogue" / "lightning.toml")
+    try:
+        edges = reports.house_edges("lightning", None, 8)
+    finally:
+        unregister("lightning")
+    exact = multiplied_returns(game, 8)["player"]
+    assert edges["player"] == exact.fee - exact.expected_value
+    assert edges["player"] == exact.house_edge * (1 + exact.fee)  # the same, per unit staked
+    assert f"{float(edges['player']):.4%}" == "1.5200%"

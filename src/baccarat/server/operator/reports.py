@@ -46,8 +46,9 @@ MOST_DAYS = 366
 
 @lru_cache(maxsize=32)
 def house_edges(game: str, paytable: int | None, decks: int) -> dict[str, Fraction]:
-    """Wager code -> exact house edge at ``decks`` full decks (Lucky Draw: the optimal strategy;
-    its Draw wager 0, its value being in Enter's).  Kept on disk by the analysis cache."""
+    """Wager code -> exact house edge per unit staked at ``decks`` full decks, a wager's fee included (the house
+    keeps the fee whatever the coup; Lucky Draw: the optimal strategy; its Draw wager 0, its value being in
+    Enter's).  Kept on disk by the analysis cache, under the rules file's digest too."""
     from baccarat.analysis import cache
 
     def compute() -> dict[str, str]:
@@ -55,9 +56,11 @@ def house_edges(game: str, paytable: int | None, decks: int) -> dict[str, Fracti
         from baccarat.analysis.composition import Composition
 
         analysis = analyze(get_game(game, paytable=paytable), Composition.full(decks))
-        return {wager.code: str(wager.house_edge) for wager in analysis.wagers}
+        return {wager.code: str(wager.house_edge + wager.fee) for wager in analysis.wagers}
 
-    stored = cache.json_value("house-edges", {"game": game, "paytable": paytable, "decks": decks}, compute)
+    source = get_game(game, paytable=paytable).source
+    stored = cache.json_value("house-edges", {"game": game, "paytable": paytable, "decks": decks, "source": source},
+                              compute)
     edges = {code: Fraction(value) for code, value in stored.items()}
     if game == "lucky-draw":
         edges["draw"] = Fraction(0)
