@@ -238,3 +238,24 @@ def test_the_catalogue_s_lucky_draw_file_is_the_rule_card_s_game_with_its_own_li
         unregister("lucky-draw-low")
     assert doc["paytable"] == 2
     assert doc["wagers"]["enter"]["house_edge_exact"] == "653066236804/19524993263685"  # the rule card's 3.34%
+
+
+def test_the_docs_worked_example_is_priced_as_the_docs_say() -> None:
+    """docs/rules-files.md designs Red Natural from nothing: its file parses, and the figures it quotes are the
+    analysis's (the combinations, the edge at 12 to 1 and at 19 to 1)."""
+    from baccarat.analysis.analyze import analyze
+    from baccarat.analysis.composition import Composition
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "rules-files.md").read_text(encoding="utf-8")
+    section = page[page.index("### A side bet from nothing"):]
+    block = section.split("```toml", 1)[1].split("```", 1)[0]
+    text = "\n".join(line[4:] for line in block.splitlines())
+    section = " ".join(section.split())  # the words, whatever the lines
+    for pays, edge in (("12", Fraction(32, 83)), ("19", Fraction(59, 1079))):
+        game = parse_rules(text.replace('pays = "12"', f'pays = "{pays}"'))
+        (wager,) = [w for w in analyze(game, Composition.full(8)).wagers if w.code == "red_natural"]
+        assert wager.house_edge == edge
+        assert f"exactly {edge.numerator}/{edge.denominator}" in section
+        assert f"{float(edge):.4%}" in section
+        wins = next(line for line in wager.lines if line.event == "Red natural")
+        assert f"{wins.combinations:,} of {wager.total:,}" in section
