@@ -17,7 +17,7 @@ from baccarat.cli.script import parse_line
 from baccarat.cli.session import Session
 from baccarat.core.fair import fair_cards
 from baccarat.core.registry import get_game
-from baccarat.verify import shoe
+from baccarat.verify import shoe, stream
 from baccarat.verify.shoe import ALGORITHM_1, RecordError, verify_shoe
 
 Record = dict[str, Any]
@@ -177,7 +177,7 @@ def test_a_seed_whose_stream_gives_a_word_past_the_last_whole_range_skips_it_as_
     in would favour the low indexes).  This seed's stream gives one such word in an eight-deck shoe; the verifier
     and the house skip it alike."""
     key = hashlib.sha256(b"rejection 9639").digest()
-    words, skipped = shoe._stream(key), 0
+    words, skipped = stream.words(key), 0
     for i in range(52 * 8 - 1, 0, -1):
         while next(words) >= 2**32 - 2**32 % (i + 1):
             skipped += 1

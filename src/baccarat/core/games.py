@@ -226,10 +226,14 @@ def settle(wager: Wager[R], result: R, stake: int, *, factor: int = 1) -> Settle
     odds are multiplied by ``factor`` (the struck cards' product, :func:`baccarat.core.strikes.coup_factor`, for a
     multiplied wager)."""
     event = wager.event(result)
-    odds = wager.paytable[event]
-    if odds > 0:
-        odds *= factor
+    odds = paid_odds(wager, event, factor)
     return Settlement(wager.code, stake, event, odds, settle_net(stake, odds))
+
+
+def paid_odds(wager: Wager[Any], event: str, factor: int = 1) -> Fraction:
+    """The net odds ``event`` pays on ``wager``: a win's multiplied by ``factor``, a push or a loss as they are."""
+    odds = wager.paytable[event]
+    return odds * factor if odds > 0 else odds
 
 
 def fee_of(wager: Wager[Any], stake: int) -> int:

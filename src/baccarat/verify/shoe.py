@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from baccarat.verify.merkle import proves, salt_of, shoe_root
 from baccarat.verify.rules import Dealt, burn_count, deal_lucky_draw, deal_punto_banco, game_key, is_card
+from baccarat.verify.stream import below, words
 from baccarat.verify.strikes import MULTIPLIED, strike
 
 ALGORITHM = "hmac-sha256-fisher-yates/3"
@@ -43,26 +43,12 @@ def said(where: str, what: str, record: object, derived: object, source: str = "
     return f"{where}, {what}: the record says {describe(record)}, {source} {describe(derived)}"
 
 
-def _stream(key: bytes) -> Iterator[int]:
-    block = 0
-    while True:
-        digest = hmac.new(key, block.to_bytes(8, "big"), hashlib.sha256).digest()
-        block += 1
-        for i in range(0, 32, 4):
-            yield int.from_bytes(digest[i:i + 4], "big")
-
-
 def shoe_order(key: bytes, decks: int) -> list[str]:
     """The recomputed card order of the shoe, before the burn, for the stream key ``key``."""
-    words = _stream(key)
+    stream = words(key)
     order = [rank + suit for _ in range(decks) for suit in _SUITS for rank in _RANKS]
     for i in range(len(order) - 1, 0, -1):
-        bound = i + 1
-        limit = 2**32 - 2**32 % bound
-        word = next(words)
-        while word >= limit:
-            word = next(words)
-        j = word % bound
+        j = below(stream, i + 1)
         order[i], order[j] = order[j], order[i]
     return order
 

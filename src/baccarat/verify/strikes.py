@@ -10,6 +10,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from baccarat.verify.stream import below
+from baccarat.verify.stream import words as stream
+
 _RANKS = "A23456789TJQK"
 _SUITS = "cdhs"
 
@@ -47,25 +50,8 @@ def feature(data: Mapping[str, Any], where: str) -> Feature:
     return Feature(tuple(wagers), rows("struck", "cards"), rows("values", "multiplier"), cap)
 
 
-def _words(key: bytes) -> Iterator[int]:
-    block = 0
-    while True:
-        digest = hmac.new(key, block.to_bytes(8, "big"), hashlib.sha256).digest()
-        block += 1
-        for i in range(0, 32, 4):
-            yield int.from_bytes(digest[i:i + 4], "big")
-
-
-def _below(words: Iterator[int], n: int) -> int:
-    limit = 2**32 - 2**32 % n
-    word = next(words)
-    while word >= limit:
-        word = next(words)
-    return word % n
-
-
 def _located(words: Iterator[int], table: tuple[tuple[int, int], ...]) -> int:
-    index = _below(words, sum(weight for _, weight in table))
+    index = below(words, sum(weight for _, weight in table))
     for value, weight in table:
         if index < weight:
             return value
@@ -75,11 +61,11 @@ def _located(words: Iterator[int], table: tuple[tuple[int, int], ...]) -> int:
 
 def strike(stream_key: bytes, position: int, game: Feature) -> list[dict[str, object]]:
     """The struck cards of the coup whose first card is at ``position``: ``[{"card", "multiplier"}, ...]``."""
-    words = _words(hmac.new(stream_key, b"strike" + position.to_bytes(2, "big"), hashlib.sha256).digest())
+    words = stream(hmac.new(stream_key, b"strike" + position.to_bytes(2, "big"), hashlib.sha256).digest())
     deck = [rank + suit for suit in _SUITS for rank in _RANKS]
     out: list[dict[str, object]] = []
     for _ in range(_located(words, game.struck)):
-        card = deck.pop(_below(words, len(deck)))
+        card = deck.pop(below(words, len(deck)))
         out.append({"card": card, "multiplier": _located(words, game.values)})
     return out
 

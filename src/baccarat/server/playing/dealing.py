@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 from typing_extensions import TypedDict
 
-from baccarat.core.coup import reasons
+from baccarat.core.coup import Coup, reasons
 from baccarat.core.errors import (
     ConfigurationError,
     ConflictError,
@@ -22,10 +22,10 @@ from baccarat.core.errors import (
     UnknownSeatError,
 )
 from baccarat.core.events import BetSettled, CardDealt, CoupResolved
-from baccarat.core.games import fee_of, settle
+from baccarat.core.games import Game, fee_of, paid_odds, settle
 from baccarat.core.roads import hand_json, hand_of
 from baccarat.core.shoe import Shoe
-from baccarat.core.strikes import coup_factor, strike_json
+from baccarat.core.strikes import Strike, coup_factor, strike_json
 from baccarat.core.table import Table
 from baccarat.server.house import protection, wallet
 from baccarat.server.playing import fairness, squeeze
@@ -150,8 +150,7 @@ def _replay_coup(core: Table, shoe_row: ShoeRow, current: Round, bets: list[Bet]
     coup = next(e.coup for e in events if isinstance(e, CoupResolved))
     game = core.game
     wagers = {w.code: w for w in game.wagers}
-    strike = fairness.strike_of(shoe_row, game, start)
-    factor = coup_factor(strike, coup, game.multipliers) if game.multipliers is not None else 1
+    _, factor = _struck(shoe_row, game, start, coup)
     for bet in bets:
         done = settle(wagers[bet.wager], coup, bet.amount, factor=factor if game.multiplies(bet.wager) else 1)
         events.append(BetSettled(core.round_no, seat=bet.account_id, wager=done.wager, stake=bet.amount,
@@ -303,6 +302,14 @@ def _first_deal(events: list[Any]) -> dict[str, list[str]]:
     return shown
 
 
+def _struck(shoe_row: ShoeRow, game: Game, start: int, coup: Coup) -> tuple[Strike, int]:
+    """The coup's struck cards (none for a game without multipliers) and what they multiply a win by."""
+    if game.multipliers is None:
+        return (), 1
+    strike = fairness.strike_of(shoe_row, game, start)
+    return strike, coup_factor(strike, coup, game.multipliers)
+
+
 def round_shoe(s: Session, current: Round) -> ShoeRow:
     shoe = s.get(ShoeRow, current.shoe_id)
     assert shoe is not None  # a foreign key
@@ -321,8 +328,8 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
     game = game_of(table)
     if coup is not None:
         # the struck cards of a game with multipliers: shown from the close of betting, before the first card
-        strike = fairness.strike_of(shoe_row, game, current.first_card) if current.first_card is not None else ()
-        factor = coup_factor(strike, coup, game.multipliers) if game.multipliers is not None else 1
+        strike, factor = (_struck(shoe_row, game, current.first_card, coup) if current.first_card is not None
+                          else ((), 1))
         if game.multipliers is not None:
             result.update({"strike": cast(list[StruckCard], strike_json(strike)), "factor": factor})
         result.update({"player_cards": [str(c) for c in coup.player_cards],
@@ -333,8 +340,8 @@ def _close(s: Session, table: GameTable, current: Round, bets: list[Bet], shoe: 
                                         for side, (code, params) in reasons(coup).items()},
                        "hand": hand_json(hand_of(coup)),
                        "spots": {w.code: {"event": w.event(coup),
-                                          "odds": str(w.odds(coup) * (factor if game.multiplies(w.code)
-                                                                      and w.odds(coup) > 0 else 1))}
+                                          "odds": str(paid_odds(w, w.event(coup),
+                                                                factor if game.multiplies(w.code) else 1))}
                                  for w in game.wagers}})
     else:
         result["hands"] = _first_deal(events)
