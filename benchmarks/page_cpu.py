@@ -4,9 +4,11 @@ A ``baccarat serve`` on a fresh SQLite database; ``--pages`` players (3) registe
 headless Chromium (Debian's ``chromium``, through Playwright), and the CPU time of every Chromium process is
 read from ``/proc`` over ``--seconds`` (20) of betting windows, deals and results.  Reported: Chromium's CPU
 seconds in all, per page per second (a page that repaints without end costs a seventh of a core), repeated
-``--runs`` times (3) with the median.  Every browser test and every player's phone pays this.
+``--runs`` times (3) with the median.  Every browser test and every player's phone pays this.  Also: what one
+new page costs Chromium (a fresh context, a page, ``/health`` loaded), the median of ten, which every browser
+test pays for each player it opens; ``--chromium chromium-headless-shell`` measures the build the tests drive.
 
-    python benchmarks/page_cpu.py [--pages 3] [--seconds 20] [--runs 3] [--json out.json]
+    python benchmarks/page_cpu.py [--pages 3] [--seconds 20] [--runs 3] [--chromium chromium] [--json out.json]
 """
 
 from __future__ import annotations
@@ -47,8 +49,9 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def measure(pages: int, seconds: float) -> float:
-    """Chromium's CPU seconds over ``seconds`` with ``pages`` players seated at table 1."""
+def measure(pages: int, seconds: float, executable: str) -> tuple[float, float]:
+    """Chromium's CPU seconds over ``seconds`` with ``pages`` players seated at table 1, and the median CPU
+    seconds of a new page (ten fresh contexts, each loading ``/health``)."""
     from playwright.sync_api import sync_playwright
     from tests.browser_kit import register, sit
 
@@ -66,8 +69,7 @@ def measure(pages: int, seconds: float) -> float:
             except OSError:
                 time.sleep(0.2)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=shutil.which("chromium"),
-                                        args=["--no-sandbox", "--disable-gpu"])
+            browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
             opened = []
             for n in range(pages):
                 page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
@@ -79,8 +81,16 @@ def measure(pages: int, seconds: float) -> float:
             start = chromium_cpu()
             opened[0].wait_for_timeout(seconds * 1000)
             used = chromium_cpu() - start
+            costs = []
+            for _ in range(10):
+                before = chromium_cpu()
+                context = browser.new_context()
+                context.new_page().goto(f"http://127.0.0.1:{port}/health")
+                opened[0].wait_for_timeout(300)  # what the new renderer does once the page is loaded
+                costs.append(chromium_cpu() - before)
+                context.close()
             browser.close()
-        return used
+        return used, statistics.median(costs)
     finally:
         server.terminate()
         server.wait()
@@ -91,18 +101,24 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--chromium", default="chromium", help="the Chromium to run (a name on the PATH or a path)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    if shutil.which("chromium") is None:
-        sys.exit("page_cpu: Debian's chromium is needed (apt-get install chromium)")
-    runs = [measure(args.pages, args.seconds) for _ in range(args.runs)]
+    executable = shutil.which(args.chromium)
+    if executable is None:
+        sys.exit(f"page_cpu: no {args.chromium} on the PATH (apt-get install chromium chromium-headless-shell)")
+    measured = [measure(args.pages, args.seconds, executable) for _ in range(args.runs)]
+    runs = [used for used, _ in measured]
     median = statistics.median(runs)
     per_page = median / args.pages / args.seconds
-    print(f"Chromium CPU over {args.seconds:.0f} s with {args.pages} pages seated: "
-          f"{', '.join(f'{r:.1f}' for r in runs)} s (median {median:.1f} s), {per_page:.1%} of a core a page")
+    new_page = statistics.median(cost for _, cost in measured)
+    print(f"{args.chromium}: CPU over {args.seconds:.0f} s with {args.pages} pages seated: "
+          f"{', '.join(f'{r:.1f}' for r in runs)} s (median {median:.1f} s), {per_page:.1%} of a core a page; "
+          f"a new page {new_page:.2f} s")
     if args.json:
-        args.json.write_text(json.dumps({"pages": args.pages, "seconds": args.seconds, "runs": runs,
-                                         "median": median, "core_per_page": per_page}, indent=2))
+        args.json.write_text(json.dumps({"chromium": args.chromium, "pages": args.pages, "seconds": args.seconds,
+                                         "runs": runs, "median": median, "core_per_page": per_page,
+                                         "new_page": new_page}, indent=2))
 
 
 if __name__ == "__main__":

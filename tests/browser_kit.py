@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import socket
 import time
 import urllib.request
@@ -26,8 +25,9 @@ if not os.environ.get("BACCARAT_REQUIRE_BROWSER"):
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from . import server_kit
+from .provision import chromium_binary
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = chromium_binary()
 SHOTS = Path(os.environ.get("BACCARAT_SCREENSHOTS", Path(__file__).parents[1] / "artifacts" / "screenshots"))
 PASSWORD = "correct horse battery"
 #: the server's pace (``baccarat.server.playing.timeline``): no more bets, one card, the results pause

@@ -70,8 +70,13 @@ def nginx_binary() -> str | None:
     return shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
 
 
-def _chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+def chromium_binary() -> str | None:
+    """The Chromium the browser tests drive: ``BACCARAT_CHROMIUM``, else Debian's ``chromium-headless-shell``
+    (scripts/provision installs it): the same Chromium build, Blink and V8 as the ``chromium`` package without
+    the desktop browser's profile services, so that a new page costs Chromium about 0.16 s of CPU rather than
+    0.6 s (benchmarks/page_cpu.py; Playwright's own headless default is this shell too); else ``chromium``."""
+    return (os.environ.get("BACCARAT_CHROMIUM") or shutil.which("chromium-headless-shell")
+            or shutil.which("chromium") or shutil.which("chromium-browser"))
 
 
 def _tail(text: str, lines: int = 3) -> str:
@@ -155,7 +160,7 @@ class Provisioner:
         self.notes["postgres"] = f"PostgreSQL {version} throw-away server on 127.0.0.1:{port} ({seconds:.1f} s)"
 
     def provision_browser(self) -> None:
-        found = _chromium()
+        found = chromium_binary()
         then = "fail" if os.environ.get("BACCARAT_REQUIRE_BROWSER") else "skip"
         self.notes["browser"] = (f"chromium at {found}" if found
                                  else f"no chromium, the browser tests {then}: {HOW_BROWSER}")
