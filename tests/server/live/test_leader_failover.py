@@ -17,11 +17,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select, text, update
 
 from baccarat.server.house import wallet
 from baccarat.server.storage.db import connect
-from baccarat.server.storage.models import Bet, IdempotentRequest, LedgerTransaction, Round, Settlement
+from baccarat.server.storage.models import Bet, GameTable, IdempotentRequest, LedgerTransaction, Round, Settlement
 
 pytestmark = pytest.mark.slow  # two real servers, the dealing one SIGKILLed and restarted 12 times
 #: (the reliability spec's 25 crash-restart cycles a CI run are test_dealer_crash_loop.py's; these add failovers)
@@ -60,6 +60,11 @@ def test_the_dealer_sigkilled_12_times_another_deals_and_nothing_is_dealt_twice(
         server = serve("--database", database_url, "--betting-seconds", "0.5")
         return server.process, server.url
     servers = [start(), start()]
+    # the table at a quick pace (rounds of about 2 s, not 9.5): more deals for the kills to fall among, and a
+    # cycle's load meets a betting window; read from the table's row at each deal, as an operator's change is
+    with connect(database_url) as sessions, sessions.begin() as s:
+        s.execute(update(GameTable).where(GameTable.id == TABLE).values(
+            no_more_bets_seconds=0.2, card_seconds=0.1, results_seconds=0.5))
     tokens = []
     with httpx.Client(base_url=servers[0][1], timeout=10) as client:
         for i in range(PLAYERS):
@@ -108,6 +113,11 @@ def test_the_dealer_sigkilled_12_times_another_deals_and_nothing_is_dealt_twice(
         for worker in workers:
             worker.start()
         time.sleep(rng.uniform(0.3, 1.5))
+        # a kill with a bet of this cycle acknowledged (at the default pace a cycle's load could miss every
+        # window: one run took 5 bets in all), waiting at most a few rounds
+        waited = time.monotonic() + 10
+        while not any(key.startswith(f"c{cycle}-") for key in list(acknowledged)) and time.monotonic() < waited:
+            time.sleep(0.05)
         pid = _dealer(database_url)
         for _ in range(40):  # just restarted: the dealer's lock may be between two processes
             if pid in (process.pid for process, _ in servers):
@@ -122,7 +132,7 @@ def test_the_dealer_sigkilled_12_times_another_deals_and_nothing_is_dealt_twice(
         for worker in workers:
             worker.join()
         servers[leader] = start()
-    time.sleep(9)  # the last rounds are dealt and their results shown (the default pace)
+    time.sleep(3)  # the last rounds are dealt and their results shown
     for process, _ in servers:
         process.terminate()
         process.wait(timeout=30)
