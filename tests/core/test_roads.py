@@ -140,7 +140,7 @@ def test_asks_are_empty_together_or_opposite_colours(history):
             assert getattr(roads([*history, Hand("B")]), road)[-1].colour == banker
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(150), deadline=None)  # 300 took 1.09 s of CPU in ci30, over the fast budget
 @given(hands, st.data())
 def test_ties_change_no_derived_road_and_no_big_road_position(history, data):
     at = data.draw(st.integers(0, len(history)))
