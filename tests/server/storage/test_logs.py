@@ -9,6 +9,7 @@ import logging
 import re
 import sqlite3
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -67,7 +68,8 @@ def test_json_lines_name_request_table_account_and_hold_no_secret(tmp_path: Path
         assert request_id != "picked-by-client" and re.fullmatch(r"[0-9a-f]{32}", request_id)
         account_id = me.json()["id"]
         assert client.post("/api/tables/1/seats", json={}, headers=auth).json() == {"seat": 1}
-        with ws_connect(base.replace("http://", "ws://") + "/ws/tables/1") as socket:
+        # a client that puts its token in the socket's URL too: uvicorn names the URL, the query is cut off
+        with ws_connect(base.replace("http://", "ws://") + f"/ws/tables/1?token={token}") as socket:
             socket.send(json.dumps({"type": "auth", "token": token}))
             assert json.loads(socket.recv(timeout=10))["type"] == "state"
             socket.send(json.dumps({"type": "bet", "key": "bet-log-0001", "bets": {"banker": 100}}))
@@ -107,6 +109,8 @@ def test_json_lines_name_request_table_account_and_hold_no_secret(tmp_path: Path
     assert len({e["request_id"] for e in entries if e["event"] == "request"}) == len(
         [e for e in entries if e["event"] == "request"])  # one id each
 
+    assert [e["event"].split(" - ")[1] for e in entries if "WebSocket" in e["event"]] == [
+        '"WebSocket /ws/tables/1" [accepted]', '"WebSocket /ws/tables/2" 403']  # uvicorn's lines, no query
     [opened] = [e for e in entries if e["event"] == "socket open"]
     assert opened["path"] == "/ws/tables/1" and opened["table_id"] == 1
     closed = sorted((e for e in entries if e["event"] == "socket closed"), key=lambda e: e["table_id"])
@@ -123,6 +127,11 @@ def test_text_lines_are_readable_and_a_trusted_proxy_names_the_request(serve):
     with httpx.Client(base_url=server.url, timeout=10) as client:
         given = client.get("/api/tables", headers={"X-Request-ID": "edge-7f3a:1", "X-Forwarded-For": "203.0.113.9"})
         bad = client.get("/health", headers={"X-Request-ID": "two words"})
+        # a path that would start a line of its own and clear the reader's screen, and a query on a socket's URL
+        forged = "/x%0A2026-01-01 00:00:00.000Z CRITICAL baccarat.audit: ledger tampered%1B[2J%C2%9B"
+        assert client.get(forged).status_code == 404
+    with ws_connect(server.url.replace("http://", "ws://") + f"/ws/tables/1?password={PASSWORD}"):
+        pass
     assert given.headers["x-request-id"] == "edge-7f3a:1"
     assert re.fullmatch(r"[0-9a-f]{32}", bad.headers["x-request-id"])
     found = _wait_for(lambda said: said.splitlines(), server.stderr, lambda line: "request_id=edge-7f3a:1" in line)
@@ -133,6 +142,13 @@ def test_text_lines_are_readable_and_a_trusted_proxy_names_the_request(serve):
     lines = server.stderr().splitlines()
     assert any(re.search(r" INFO +uvicorn\.error: Application startup complete\.$", line) for line in lines), lines
     assert not any(line.lstrip().startswith("{") for line in lines)
+    assert _wait_for(lambda said: said.splitlines(), server.stderr, lambda line: " socket closed " in line)
+    lines, said = server.stderr().splitlines(), server.stderr()
+    assert not [line for line in lines if re.match(r"\S+ \S+ CRITICAL ", line)] and not re.search("[\x1b\x9b]", said)
+    [line] = [line for line in lines if "path=/x" in line]
+    assert (" path=/x\\x0a2026-01-01 00:00:00.000Z CRITICAL baccarat.audit: ledger tampered\\x1b[2J\\x9b "
+            "client=127.0.0.1 status=404 ") in line, line
+    assert PASSWORD not in said and any('"WebSocket /ws/tables/1" [accepted]' in line for line in lines)
 
 
 @pytest.mark.slow
@@ -204,6 +220,42 @@ def test_a_line_carries_its_context_and_its_own_fields():
     text = logs.TextFormatter().format(record)
     assert text.endswith("ERROR    baccarat.dealer: cannot deal round 7 request_id=r-1 table_id=3 round_id=7 "
                          "account_id=42 status=503")
+
+
+def test_what_a_client_sent_cannot_forge_a_line_or_drive_a_terminal():
+    """A path with a newline, an escape sequence, a C1 control, DEL and a line separator: the text line is one line
+    with each written as its escape; the JSON line escapes them all and still reads back as sent; a traceback's
+    lines are indented, its own controls escaped."""
+    sent = "/x\n2026-01-01 00:00:00.000Z CRITICAL forged\x1b[2J\x9b\x7f\u2028\r"
+    record = logging.LogRecord("baccarat.access", logging.INFO, __file__, 1, "request", None, None)
+    record.path = sent
+    text = logs.TextFormatter().format(record)
+    assert "\n" not in text and text.endswith(
+        " path=/x\\x0a2026-01-01 00:00:00.000Z CRITICAL forged\\x1b[2J\\x9b\\x7f\\u2028\\x0d")
+    line = logs.JsonFormatter().format(record)
+    assert line.isprintable() and json.loads(line)["path"] == sent
+    try:
+        raise ValueError("bad\nWARNING forged\x1b[31m")
+    except ValueError:
+        record.exc_info = sys.exc_info()
+    first, *after = logs.TextFormatter().format(record).split("\n")
+    assert first == text and after[0] == "    Traceback (most recent call last):"
+    assert all(each.startswith("    ") and each.isprintable() for each in after), after
+    assert after[-2:] == ["    ValueError: bad", "    WARNING forged\\x1b[31m"]
+
+
+def test_no_query_string_reaches_a_line():
+    """uvicorn names a socket's URL with its query (a token or a password a client put there): the filter every
+    line passes cuts it off, whatever the path holds; other arguments are left alone."""
+    assert "no_query" in logs.config("json", "info")["handlers"]["stderr"]["filters"]
+    for path, kept in (("/ws/tables/1?token=abc", "/ws/tables/1"), ("/a b?password=x y\nz", "/a b"),
+                       ("/ws/tables/1", "/ws/tables/1")):
+        record = logging.LogRecord("uvicorn.error", logging.INFO, __file__, 1, '%s - "WebSocket %s" [accepted]',
+                                   ("127.0.0.1:5000", path), None)
+        assert logs.NoQuery().filter(record)
+        assert record.getMessage() == f'127.0.0.1:5000 - "WebSocket {kept}" [accepted]'
+    asked = logging.LogRecord("x", logging.INFO, __file__, 1, "%s? %d", ("why", 3), None)
+    assert logs.NoQuery().filter(asked) and asked.getMessage() == "why? 3"
 
 
 def test_a_request_id_is_taken_only_from_a_trusted_address_and_only_when_sane():

@@ -8,6 +8,11 @@ millisecond), ``level``, ``logger``, ``event`` (the message), then the context i
 writes the same as ``TIME LEVEL LOGGER: EVENT key=value ...``.  uvicorn's own loggers go through the same
 handler, so every line of a server process has one form.
 
+What a client sent may reach a line (a path, a header's value): no line carries a control character as it is
+(:func:`escape`), so a path holding ``%0A`` cannot start a forged line and ``%1B`` cannot drive the reader's
+terminal; and no line carries a URL's query string (:class:`NoQuery`: uvicorn names a socket's URL with it, and a
+client may have put a token or a password there).
+
 The context is kept in a :class:`~contextvars.ContextVar` holding one mutable dict per request or socket
 (:func:`context`), so what is learnt on the way (the account, :func:`note`), even in a worker thread (which runs
 in a copy of the context, holding the same dict), is seen by every later line of that request, its access line
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,6 +37,15 @@ FORMATS = ("json", "text")
 LEVELS = ("debug", "info", "warning", "error", "critical")
 #: The context's fields, in the order a text line shows them.
 CONTEXT = ("request_id", "table_id", "round_id", "account_id")
+
+#: What a line must not carry as it is: the C0 and C1 controls and DEL (a newline would start a line of the
+#: sender's making, an escape sequence would drive the reader's terminal), and Unicode's line and paragraph
+#: separators (line breaks to some readers).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: The same, left in a JSON line by :func:`json.dumps` (which escapes only the C0 controls).
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029]")
+#: A URL's query string in a path-like argument of a record (uvicorn's ``"WebSocket /ws/tables/1?token=..."``).
+_QUERY = re.compile(r"\A(/[^?]*)\?.*\Z", re.DOTALL)
 
 _context: ContextVar[dict[str, object] | None] = ContextVar("baccarat_log_context", default=None)
 #: A record's own attributes (everything else on it came from ``extra=`` or the context); uvicorn's
@@ -74,6 +89,21 @@ def fields(record: logging.LogRecord) -> dict[str, Any]:
     return {**{name: extra.pop(name) for name in CONTEXT if name in extra}, **extra}
 
 
+def escape(text: str) -> str:
+    """``text`` with each control character written as its escape (``\\x0a``, ``\\x1b``, ``\\u2028``)."""
+    return _UNSAFE.sub(lambda found: f"\\x{ord(found[0]):02x}" if ord(found[0]) < 0x100 else f"\\u{ord(found[0]):04x}",
+                       text)
+
+
+class NoQuery(logging.Filter):
+    """Cuts the query string off every path-like argument of a record: uvicorn logs a socket's URL with it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(isinstance(arg, str) and "?" in arg for arg in record.args):
+            record.args = tuple(_QUERY.sub(r"\1", arg) if isinstance(arg, str) else arg for arg in record.args)
+        return True
+
+
 class JsonFormatter(logging.Formatter):
     """A record as one line of JSON (see the module's description)."""
 
@@ -86,21 +116,24 @@ class JsonFormatter(logging.Formatter):
             line["exception"] = self.formatException(record.exc_info)
         if record.stack_info:
             line["stack"] = self.formatStack(record.stack_info)
-        return json.dumps(line, default=str, ensure_ascii=False)
+        # the controls json.dumps leaves can only be inside strings: their escapes there are JSON's own
+        return _UNSAFE_IN_JSON.sub(lambda found: f"\\u{ord(found[0]):04x}",
+                                   json.dumps(line, default=str, ensure_ascii=False))
 
 
 class TextFormatter(logging.Formatter):
-    """A record as ``TIME LEVEL LOGGER: EVENT key=value ...`` (a traceback on the lines after it)."""
+    """A record as ``TIME LEVEL LOGGER: EVENT key=value ...``, its controls escaped (:func:`escape`); a traceback on
+    the lines after it, each indented (so none can pass for a line of its own)."""
 
     def format(self, record: logging.LogRecord) -> str:
         moment = datetime.fromtimestamp(record.created, UTC).isoformat(sep=" ", timespec="milliseconds")[:-6] + "Z"
         words = " ".join(f"{name}={value}" for name, value in fields(record).items())
-        line = f"{moment} {record.levelname:<8} {record.name}: {record.getMessage()}" + (f" {words}" if words else "")
-        if record.exc_info:
-            line += "\n" + self.formatException(record.exc_info)
+        line = escape(f"{moment} {record.levelname:<8} {record.name}: {record.getMessage()}"
+                      + (f" {words}" if words else ""))
+        after = [self.formatException(record.exc_info)] if record.exc_info else []
         if record.stack_info:
-            line += "\n" + self.formatStack(record.stack_info)
-        return line
+            after.append(self.formatStack(record.stack_info))
+        return "\n    ".join([line, *(escape(each) for text in after for each in text.splitlines())])
 
 
 def default_format() -> str:
@@ -120,10 +153,10 @@ def config(form: str, level: str) -> dict[str, Any]:
     return {
         "version": 1,
         "disable_existing_loggers": False,  # the modules' loggers are made on import, before this runs
-        "filters": {"context": {"()": f"{__name__}.ContextFilter"}},
+        "filters": {"context": {"()": f"{__name__}.ContextFilter"}, "no_query": {"()": f"{__name__}.NoQuery"}},
         "formatters": {"line": {"()": f"{formatter.__module__}.{formatter.__qualname__}"}},
         "handlers": {"stderr": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr", "formatter": "line",
-                                "filters": ["context"]}},
+                                "filters": ["context", "no_query"]}},
         "root": {"level": level.upper(), "handlers": ["stderr"]},
         # uvicorn's loggers lose the handlers its default configuration gave them and write through the root's
         "loggers": {"uvicorn": quiet, "uvicorn.error": quiet,
