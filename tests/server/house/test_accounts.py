@@ -283,7 +283,7 @@ def test_hashing_is_bounded_and_a_full_queue_is_refused_at_once():
     assert inside.wait(5)
     second = threading.Thread(target=sign_in, args=("second",))  # admitted; waits for the hashing thread
     second.start()
-    until(lambda: gate._pool._work_queue.qsize() >= 1,  # the second hash waits in the pool's queue
+    until(lambda: gate._work.qsize() >= 1,  # the second hash waits in the gate's queue
           says="the second sign-in never asked for a hash")
     assert order == ["first"]  # one hash at a time
     started = time.perf_counter()
@@ -297,6 +297,82 @@ def test_hashing_is_bounded_and_a_full_queue_is_refused_at_once():
     assert order == ["first", "second"] and most == [1]
     with gate.admit():  # free again
         assert gate(lambda: 42) == 42
+
+
+def test_a_trusted_sign_in_has_places_of_its_own_and_its_hash_goes_first():
+    """The gate full of others (one hashing, one waiting, a third refused): a trusted sign-in is still admitted,
+    and its hash runs before the one that was waiting; the kept places are bounded too."""
+    gate = ratelimit.HashGate(slots=1, queue=1, kept=1)
+    inside, release = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def hold() -> None:
+        order.append("first")
+        inside.set()
+        release.wait(5)
+
+    def sign_in(label: str, trusted: bool) -> None:
+        with gate.admit(trusted):
+            gate(hold if label == "first" else lambda: order.append(label))
+
+    threads = [threading.Thread(target=sign_in, args=("first", False))]
+    threads[0].start()
+    assert inside.wait(5)
+    threads.append(threading.Thread(target=sign_in, args=("waiting", False)))
+    threads[1].start()
+    until(lambda: gate._work.qsize() >= 1, says="the second sign-in never asked for a hash")
+    with pytest.raises(RateLimitedError), gate.admit():  # the others' places are taken
+        pass
+    threads.append(threading.Thread(target=sign_in, args=("owner", True)))
+    threads[2].start()
+    until(lambda: gate._work.qsize() >= 2, says="the trusted sign-in was not admitted")
+    with pytest.raises(RateLimitedError), gate.admit(trusted=True):  # and the one kept place too
+        pass
+    release.set()
+    for thread in threads:
+        thread.join()
+    assert order == ["first", "owner", "waiting"]
+
+
+def test_a_flood_from_many_addresses_never_keeps_the_owner_out(client):
+    """60 addresses, each under its own limits, fill the hashing gate (here: held full, as a flood keeps it):
+    another sign-in is refused busy, the owner with the right password from an address of their own gets in at once
+    every time; an address that failed for the name in the window is not trusted."""
+    transaction(client.app.state.sessions, lambda s: accounts.register(s, "owner", GOOD, grant=0))
+    gate = client.app.state.hashing
+    flood = gate.slots + gate.queue
+    gate._admitted = flood  # the flood's sign-ins in progress, every place of theirs taken
+    try:
+        busy = _log_in(_from(client, "198.51.100.60"), "u" + secrets.token_hex(4), "wrong horse")
+        assert busy.status_code == 429 and busy.json()["code"] == "rate.busy"
+        for attempt in range(4):
+            answer = _log_in(_from(client, "203.0.113.9"), "owner")
+            assert answer.status_code == 201, (attempt, answer.text)
+        stranger = _from(client, "203.0.113.10")
+        gate._admitted = flood - 1  # one place free: a wrong password from this address
+        assert _log_in(stranger, "owner", "wrong horse").status_code == 401
+        gate._admitted = flood
+        assert _log_in(stranger, "owner").json()["code"] == "rate.busy"  # failed here: no kept place
+    finally:
+        gate._admitted = 0
+
+
+def test_an_ipv6_subscriber_s_addresses_count_as_one():
+    """Failures from many addresses of one /64 count against that network (one subscriber holds it whole), as the
+    connection caps count it; another /64 is not held back."""
+    from baccarat.server.live.connections import address_key
+
+    keys = {address_key(f"2001:db8:1:2::{n:x}") for n in range(1, 100)}
+    assert keys == {"2001:db8:1:2::/64"} and address_key("2001:db8:1:3::1") != keys.pop()
+
+
+def test_sign_ins_from_one_ipv6_network_share_its_limits(client):
+    transaction(client.app.state.sessions, lambda s: accounts.register(s, "vic", GOOD, grant=0))
+    answers = [_log_in(_from(client, f"2001:db8:7:7::{n:x}"), "vic", "wrong horse").status_code
+               for n in range(1, ratelimit.LOGIN_FAILURES + 2)]
+    assert answers[:-1] == [401] * ratelimit.LOGIN_FAILURES and answers[-1] == 429
+    assert _log_in(_from(client, "2001:db8:7:7:ffff::1"), "vic").status_code == 429  # the same network
+    assert _log_in(_from(client, "2001:db8:7:8::1"), "vic").status_code == 201  # another subscriber
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="per-thread priorities are Linux's")

@@ -16,11 +16,17 @@ its password is hashed, in a short transaction that holds the client address's k
 cannot both take the last place.  The row is deleted again if the attempt turns out not to count
 (a right password, or a request refused before any hashing).  Rows older than the window are pruned.
 
+A client address is counted as the routers give it: an IPv6 client by its /64 network (one subscriber holds it
+whole: counting each address of it would give them 2^64 tries), as the connection caps count it.
+
 scrypt takes a whole core for a while per hash (by design); :class:`HashGate` runs at most one hash
 per core, on threads of lower OS priority, and refuses a sign-in at once, rather than queueing without
 end, when too many are in progress, so a flood of sign-ins cannot take the CPU away from the bets and the
-dealer.  (With the hashes at normal priority on every core, parallel attackers still held a bet's write
-back; the interpreter's own threads were starved.)  The gate stays per process on purpose: it guards
+dealer.  A flood from many addresses, each under its own limits, must not keep an owner out: a sign-in for a
+known username with no failure from its address in the window (:meth:`LoginLimiter.login` says so) has places
+of its own in the gate (:data:`HASH_KEPT`) and its hash runs before the others waiting.  (With the hashes at
+normal priority on every core, parallel attackers still held a bet's write back; the interpreter's own threads
+were starved.)  The gate stays per process on purpose: it guards
 this machine's cores, which other processes' hashes do not use.
 """
 
@@ -34,8 +40,10 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
+from queue import PriorityQueue
 from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Table, delete, func, insert, select
@@ -45,7 +53,7 @@ from baccarat.core.errors import AuthenticationError, RateLimitedError
 from baccarat.core.messages import CATALOGUE
 from baccarat.server.storage import keyed_locks, metrics
 from baccarat.server.storage.db import read, transaction
-from baccarat.server.storage.models import Attempt, now
+from baccarat.server.storage.models import Account, Attempt, now
 
 log = logging.getLogger("baccarat.server")
 
@@ -68,6 +76,9 @@ HASH_NICE = 10
 #: Sign-ins (and sign-ups) allowed in progress beyond one per hash slot; one more is refused at
 #: once (429).  Eight waiting behind two slots is about a quarter of a second at most.
 HASH_QUEUE = 8
+#: Places beyond those kept for sign-ins the limiter trusts (a known username, no failure from the address in
+#: the window): a flood of others cannot take them, and their hashes go first.
+HASH_KEPT = 8
 #: Attempts older than the windows are deleted after this many new ones in this process (random
 #: usernames and addresses would otherwise grow the table without end).
 PRUNE_EVERY = 256
@@ -128,26 +139,31 @@ class LoginLimiter:
         self._written = itertools.count(1)
 
     @contextmanager
-    def login(self, name: str, address: str) -> Iterator[None]:
-        """Around one login for the canonical username ``name`` from ``address``.
+    def login(self, name: str, address: str) -> Iterator[bool]:
+        """Around one login for the canonical username ``name`` from ``address``; gives whether the attempt is
+        trusted: ``name`` is an account's and no attempt for it from ``address`` failed (or is in progress) in
+        the window (:class:`HashGate` keeps places for those).
 
         A wrong password (:class:`~baccarat.core.errors.AuthenticationError`) keeps its place in the
         counts; a right one, or a login refused for another reason (the server busy), gives it back.
         """
 
-        def admit(s: Session) -> int:
+        def admit(s: Session) -> tuple[int, bool]:
             keyed_locks.hold(s, keyed_locks.ADDRESS_ATTEMPTS, address)  # the pair's and the address's counts
             at = self._clock()  # read under the lock: a key's attempts are written in order
             login_from = (_C.kind == "login") & (_C.address == address)
-            if wait := _wait(s, login_from & (_C.name == name), LOGIN_FAILURES, LOGIN_WINDOW, at):
+            pair = login_from & (_C.name == name)
+            if wait := _wait(s, pair, LOGIN_FAILURES, LOGIN_WINDOW, at):
                 raise _refuse(wait, "username")
             if wait := _wait(s, login_from, ADDRESS_FAILURES, LOGIN_WINDOW, at):
                 raise _refuse(wait, "address")
-            return self._write(s, "login", name, address, at)
+            trusted = (s.scalar(select(_C.id).where(pair, _C.at > at - LOGIN_WINDOW).limit(1)) is None
+                       and s.scalar(select(Account.id).where(Account.login == name)) is not None)
+            return self._write(s, "login", name, address, at), trusted
 
-        attempt = transaction(self._sessions, admit)
+        attempt, trusted = transaction(self._sessions, admit)
         try:
-            yield
+            yield trusted
         except AuthenticationError:
             metrics.LOGIN_FAILURES.inc()
             raise
@@ -218,32 +234,63 @@ class HashGate:
     """Password hashes run here, at most ``slots`` at once on threads of their own at a lower OS priority.
 
     ``admit()`` is held around a whole sign-in or sign-up: at most ``slots + queue`` of them are in
-    progress at once, and one more is refused at once (429) before it reads or hashes anything.
-    Calling the gate with the work (``gate(lambda: hash_password(p))``) runs it on a hashing thread
-    and waits for its result.
+    progress at once, and one more is refused at once (429) before it reads or hashes anything;
+    ``admit(trusted=True)`` (a sign-in :meth:`LoginLimiter.login` trusts) may also take one of ``kept`` places
+    the others cannot, and its hash runs before the others' still waiting.  Calling the gate with the work
+    (``gate(lambda: hash_password(p))``) runs it on a hashing thread and waits for its result.
     """
 
-    def __init__(self, slots: int | None = None, queue: int | None = None) -> None:
+    def __init__(self, slots: int | None = None, queue: int | None = None, kept: int | None = None) -> None:
         self.slots = max(1, HASH_SLOTS if slots is None else slots)
         self.queue = HASH_QUEUE if queue is None else queue
+        self.kept = HASH_KEPT if kept is None else kept
         self._lock = threading.Lock()
         self._admitted = 0
-        self._pool = ThreadPoolExecutor(self.slots, thread_name_prefix="password-hash", initializer=_lower_priority)
-        weakref.finalize(self, self._pool.shutdown, wait=False)  # its threads go with the app
+        self._work: PriorityQueue[tuple[int, int, Future[Any] | None, Callable[[], Any] | None]] = PriorityQueue()
+        self._order = itertools.count()
+        self._trusted: ContextVar[bool] = ContextVar("trusted_hash", default=False)
+        for number in range(self.slots):
+            threading.Thread(target=_hash_forever, args=(self._work,), name=f"password-hash-{number}",
+                             daemon=True).start()
+        weakref.finalize(self, _stop, self._work, self.slots)  # its threads go with the app
 
     @contextmanager
-    def admit(self) -> Iterator[None]:
+    def admit(self, trusted: bool = False) -> Iterator[None]:
         with self._lock:
-            if self._admitted >= self.slots + self.queue:
+            if self._admitted >= self.slots + self.queue + (self.kept if trusted else 0):
                 busy = RateLimitedError.coded("rate.busy")
                 busy.retry_after = 3
                 raise busy
             self._admitted += 1
+        token = self._trusted.set(trusted)
         try:
             yield
         finally:
+            self._trusted.reset(token)
             with self._lock:
                 self._admitted -= 1
 
     def __call__(self, work: Callable[[], T]) -> T:
-        return self._pool.submit(work).result()
+        future: Future[T] = Future()
+        # a trusted sign-in's hash goes before the others waiting; each kind in the order it came
+        self._work.put((0 if self._trusted.get() else 1, next(self._order), future, work))
+        return future.result()
+
+
+def _hash_forever(work: PriorityQueue[tuple[int, int, Future[Any] | None, Callable[[], Any] | None]]) -> None:
+    """A hashing thread: at a lower priority, each piece of work in the queue's order until told to stop."""
+    _lower_priority()
+    while True:
+        _, _, future, job = work.get()
+        if future is None or job is None:
+            return
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(job())
+            except BaseException as error:  # handed to the caller waiting for it
+                future.set_exception(error)
+
+
+def _stop(work: PriorityQueue[Any], threads: int) -> None:
+    for _ in range(threads):
+        work.put((2, -1, None, None))  # after everything already waiting

@@ -11,6 +11,7 @@ from baccarat.server.api.deps import REFUSALS, Token, address, look, me, run
 from baccarat.server.api.requests import Credentials
 from baccarat.server.api.responses import AccountCreated, Me, SessionToken
 from baccarat.server.house import accounts, wallet
+from baccarat.server.live.connections import address_key
 from baccarat.server.storage import logs
 
 router = APIRouter(tags=["accounts"], responses=REFUSALS)
@@ -21,7 +22,7 @@ def register(request: Request, body: Credentials) -> AccountCreated:
     """A new account with the server's grant of play money; limited per client address, and the
     password is hashed with no transaction open (see :func:`accounts.sign_up`)."""
     state = request.app.state
-    with state.limiter.registration(address(request)), state.hashing.admit():
+    with state.limiter.registration(address_key(address(request))), state.hashing.admit():
         account = accounts.sign_up(state.sessions, body.username, body.password,
                                    grant=state.settings.grant, hashing=state.hashing)
     logs.note(account_id=account.id)
@@ -31,17 +32,19 @@ def register(request: Request, body: Credentials) -> AccountCreated:
 
 @router.post("/api/sessions", status_code=201, response_model=SessionToken)
 async def log_in(request: Request, body: Credentials) -> SessionToken:
-    """A session token; failures limited per username from one client address and per address, hashed
-    outside any transaction.  A username with very many failures from all addresses is answered after a
-    wait (:meth:`~baccarat.server.house.rate_limits.LoginLimiter.slowdown`), awaited here so that no
-    thread is held while it waits."""
+    """A session token; failures limited per username from one client address and per address (an IPv6 client's
+    /64 network), hashed outside any transaction; a known username with no failure from the address has places of
+    its own in the hashing gate, so that a flood from other addresses cannot keep its owner out.  A username with
+    very many failures from all addresses is answered after a wait
+    (:meth:`~baccarat.server.house.rate_limits.LoginLimiter.slowdown`), awaited here so that no thread is held
+    while it waits."""
     state = request.app.state
-    name, where = accounts.login_key(body.username), address(request)
+    name, where = accounts.login_key(body.username), address_key(address(request))
     if wait := await run_in_threadpool(state.limiter.slowdown, name):
         await asyncio.sleep(wait)
 
     def sign_in() -> SessionToken:
-        with state.limiter.login(name, where), state.hashing.admit():
+        with state.limiter.login(name, where) as trusted, state.hashing.admit(trusted):
             return {"token": accounts.sign_in(state.sessions, body.username, body.password, hashing=state.hashing)}
 
     return await run_in_threadpool(sign_in)
