@@ -575,6 +575,28 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path, migrated_templa
 
 
 @pytest.fixture
+def more_databases(request: pytest.FixtureRequest, tmp_path: Path,
+                   migrated_templates: dict[str, Any]) -> Iterator[Callable[[], str]]:
+    """Makes new databases of the test's kind (as ``database_url``'s parameter says), migrated: for a test that
+    compares runs each on a fresh database; they are dropped afterwards."""
+    import types
+
+    kind = types.SimpleNamespace(param=getattr(request.node, "callspec", types.SimpleNamespace(params={}))
+                                 .params.get("database_url", "sqlite"), config=request.config)
+    made: list[Iterator[str]] = []
+
+    def make() -> str:
+        folder = tmp_path / f"database-{len(made)}"
+        folder.mkdir()
+        made.append(_database(kind, folder, migrated_templates))  # type: ignore[arg-type]
+        return next(made[-1])
+    yield make
+    for each in made:
+        for _ in each:  # its clean-up
+            pass
+
+
+@pytest.fixture
 def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """As :func:`database_url`, but a database nothing has touched yet (no schema): for the tests of
     migrations, and of what a command does with a database no server has used.  Parametrized indirectly by

@@ -107,7 +107,8 @@ CATALOGUE: dict[str, str] = {
     # --- tables and seats
     "table.unknown": "There is no table {table}: pick one in the lobby.",
     "table.closed": "The table is closed: pick another in the lobby.",
-    "table.full": "The table is full: pick another in the lobby.",
+    "table.full": "The table is full: you are number {place} in line for the next seat freed (for {minutes} "
+                  "minutes), or pick another table in the lobby.",
     "table.busy": "The table is busy: try again.",
     "table.name_taken": "There is already a table called \"{name}\": choose another name.",
     "table.window": "The {window:word} window is 0.1 to 600 seconds: choose a time in that range.",
@@ -128,6 +129,7 @@ CATALOGUE: dict[str, str] = {
     "bet.betting_not_opened": "Betting has not opened yet: wait for it to open.",
     "bet.round_over": "No more bets: wait for the next round to open.",
     "bet.opens_in": "Betting opens in {seconds:seconds}: bet on round {round} then.",
+    "bet.dealing": "The cards of the round before are being dealt: bet on round {round} once its betting opens.",
     "bet.closed": "No more bets: betting closed for round {round}. Bet on the next round.",
     "bet.round_not_open": "Round {round} is not open for bets yet: wait for betting to open.",
     "bet.round_not_open_other": "Round {round} is not open for bets yet: bet on round {open}, which is.",
@@ -183,7 +185,7 @@ CATALOGUE: dict[str, str] = {
                           "record names.",
     "shoe.in_play": "The shoe is still in play: its seed is revealed when it ends.",
     "fairness.client_seed": "A client seed is 1 to 64 letters, digits or punctuation marks, without spaces.",
-    "history.still_dealing": "A round of yours is still being dealt: export again in {seconds:seconds}.",
+    "history.still_dealing": "A round of yours is still being dealt: export again once its result is shown.",
     # --- accounts and sessions
     "account.unknown": "There is no account {account}.",
     "account.username_not_text": "A username is text: " + _USERNAME_RULE,

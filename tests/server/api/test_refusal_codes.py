@@ -270,11 +270,13 @@ def test_seat_refusals_and_table_news_carry_code_and_params(client: TestClient):
     _refusal(taken, "seat.taken", {"seat": 2})
     for auth in players[1:7]:
         assert client.post("/api/tables/3/seats", json={}, headers=auth).status_code == 201
-    _refusal(client.post("/api/tables/3/seats", json={}, headers=players[7]), "table.full", {})
+    _refusal(client.post("/api/tables/3/seats", json={}, headers=players[7]), "table.full", {"place": 1, "minutes": 5})
     assert client.delete("/api/tables/3/seats", headers=players[0]).status_code == 204
     news = client.get("/api/tables/3").json()["announcements"]
     assert news[0]["code"] == "news.seated" and news[0]["params"] == {"seat": 2, "name": "seat0"}
-    assert news[-1]["code"] == "news.left" and news[-1]["params"] == {"seat": 2, "name": "seat0"}
+    assert news[-2]["code"] == "news.left" and news[-2]["params"] == {"seat": 2, "name": "seat0"}
+    # the seat freed went to the player in line
+    assert news[-1]["code"] == "news.seated" and news[-1]["params"] == {"seat": 2, "name": "seat7"}
     for item in news:  # the English beside the code is the catalogue's
         assert item["text"] == render(item["code"], item["params"])
 

@@ -31,9 +31,10 @@ CLOSES = OPENED + timedelta(seconds=15)
 
 
 class _LastRound:
-    """A connection that knows only the table's last round number (read when no round is open)."""
+    """A connection that knows only the table's last round number (read when no round is open), or when the round
+    before the one opening shows its result (read when its window is not open yet)."""
 
-    def __init__(self, last: int | None) -> None:
+    def __init__(self, last: int | datetime | None) -> None:
         self.last, self.asked = last, 0
 
     def execute(self, statement: Any, params: Any) -> Any:
@@ -47,7 +48,7 @@ def _row(number: int | None = 5, *, opens_at: datetime | None = OPENED) -> Any:
                            closes_at=CLOSES)
 
 
-def _refusal(row: Any, now: datetime, named: int | None = None, last: int | None = None) -> tuple[str, dict]:
+def _refusal(row: Any, now: datetime, named: int | None = None, last: int | datetime | None = None) -> tuple[str, dict]:
     with pytest.raises(BaccaratError) as refused:
         betting.check_window(_LastRound(last), row, 1, now, named)
     return refused.value.code, refused.value.params
@@ -77,6 +78,10 @@ def test_no_round_taking_bets_and_a_window_not_yet_open_are_refused() -> None:
     # the next round's window opens 2.3 s on: the refusal rounds the wait up
     later = _row(6, opens_at=OPENED + timedelta(seconds=2.3))
     assert _refusal(later, OPENED) == ("bet.opens_in", {"seconds": 3, "round": 6})
+    # while the round before is being dealt (its result shown later), no time: it would tell how many cards are to
+    # come; from the result on, the results pause's time is told
+    assert _refusal(later, OPENED, last=OPENED + timedelta(seconds=0.1)) == ("bet.dealing", {"round": 6})
+    assert _refusal(later, OPENED, last=OPENED) == ("bet.opens_in", {"seconds": 3, "round": 6})
     betting.check_window(_LastRound(None), later, 1, OPENED + timedelta(seconds=2.3), None)  # open from then
 
 

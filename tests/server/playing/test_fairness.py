@@ -430,7 +430,7 @@ def test_the_client_seed_and_export_routes(client):
 
 def test_the_export_never_tells_a_result_before_the_table_shows_it(sessions):
     """At the table's real pace the settlement is in the ledger at the deal but shown seconds later:
-    until then the export is refused, saying when to ask again."""
+    until then the export is refused, with no time to ask again (it would tell how many cards are to come)."""
     def work(s):
         table = tables.create_table(s, "paced", "ez", betting_seconds=10, now=T0)  # the default pace
         ann = accounts.register(s, "paula", "correct horse", grant=100_000).id
@@ -439,7 +439,7 @@ def test_the_export_never_tells_a_result_before_the_table_shows_it(sessions):
     table_id, ann = transaction(sessions, work)
     transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"banker": 100}, now=T0))
     deal_due(sessions, now=T0 + timedelta(seconds=10))
-    with pytest.raises(IllegalActionError, match="still being dealt: export again in"):
+    with pytest.raises(IllegalActionError, match="still being dealt: export again once its result is shown"):
         read(sessions, lambda s: played.export(s, ann, now=T0 + timedelta(seconds=11)))
     later = T0 + timedelta(seconds=60)
     assert read(sessions, lambda s: played.export(s, ann, now=later))["rounds"][0]["round"] == 1

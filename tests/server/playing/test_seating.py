@@ -92,7 +92,7 @@ def test_seven_rest_sitters_who_never_bet_are_freed_after_five_windows_and_a_new
         assert len(_seated(client)) == 7, window
         assert client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=newcomer).json()["code"] == "table.full"
     _close_window(client)  # the fifth: every squatter is stood up, though none ever had a socket to close
-    assert _seated(client) == {}
+    assert _seated(client) == {1: "newcomer"}  # the first seat freed went to the newcomer, who had asked
     news = [a for a in client.get(f"/api/tables/{LUCKY}").json()["announcements"] if a["kind"] == "stood_up"]
     assert len(news) == 7
     assert {(a["code"], a["params"]["rounds"]) for a in news} == {("news.stood_up", 5)}
@@ -105,12 +105,95 @@ def test_seven_rest_sitters_who_never_bet_are_freed_after_five_windows_and_a_new
         assert set(mine["notice"]["params"]) == {"seat", "rounds"}
         assert mine["balance"] == 50_000  # no money moved
     seated = client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=newcomer)
-    assert seated.status_code == 201, seated.text
+    assert seated.status_code == 201 and seated.json() == {"seat": 1}, seated.text
     assert client.get(f"/api/tables/{LUCKY}/you", headers=newcomer).json()["notice"] is None
     # sitting down again ends the notice
     again = client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=squatters["squat1"])
     assert again.status_code == 201
     assert client.get(f"/api/tables/{LUCKY}/you", headers=squatters["squat1"]).json()["notice"] is None
+
+
+def _sit(client: TestClient, auth: dict[str, str]) -> Any:
+    return client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=auth)
+
+
+def _leave(client: TestClient, auth: dict[str, str]) -> None:
+    assert client.delete(f"/api/tables/{LUCKY}/seats", headers=auth).status_code == 204
+
+
+def test_squatters_who_leave_and_sit_again_keep_their_count_and_are_stood_up_after_five_windows(client: TestClient):
+    """Leaving and sitting again once took the count back to 0: seven accounts doing it every four windows kept the
+    table full.  The windows sat out are the player's at that table: they come back with the seat."""
+    squatters = [_player(client, f"squat{i}") for i in range(1, 8)]
+    for auth in squatters:
+        assert _sit(client, auth).status_code == 201
+    for _ in range(4):
+        _close_window(client)
+    for auth in squatters:  # every one leaves and sits down again
+        _leave(client, auth)
+        assert _sit(client, auth).status_code == 201
+    assert len(_seated(client)) == 7
+    _close_window(client)  # their fifth window sat out
+    assert _seated(client) == {}
+
+
+def test_the_windows_sat_out_are_forgotten_once_the_sit_out_period_has_passed(client: TestClient):
+    """A player who left five windows ago sits down with a fresh count."""
+    ann = _player(client, "ann")
+    assert _sit(client, ann).status_code == 201
+    _close_window(client)
+    _leave(client, ann)  # one window sat out, kept
+    for _ in range(5):
+        _close_window(client)
+    assert _sit(client, ann).status_code == 201
+    for _ in range(4):
+        _close_window(client)
+    assert "ann" in _seated(client).values()
+
+
+def test_a_player_refused_at_a_full_table_is_in_line_and_gets_the_next_seat_freed(client: TestClient):
+    """The eighth player is told their place; the first seat freed (a squatter leaving to sit again) is theirs at
+    once, and the squatter who left is in line behind; asking again keeps the place; leaving the line leaves it."""
+    squatters = [_player(client, f"squat{i}") for i in range(1, 8)]
+    for auth in squatters:
+        assert _sit(client, auth).status_code == 201
+    eighth, ninth = _player(client, "eighth"), _player(client, "ninth")
+    full = _sit(client, eighth)
+    assert full.status_code == 409 and full.json()["code"] == "table.full"
+    assert full.json()["params"] == {"place": 1, "minutes": 5}
+    assert "number 1 in line" in full.json()["message"]
+    assert _sit(client, ninth).json()["params"]["place"] == 2
+    assert _sit(client, eighth).json()["params"]["place"] == 1  # asking again keeps the place
+    _leave(client, squatters[0])
+    assert _seated(client)[1] == "eighth"  # squat1's seat, at once
+    again = _sit(client, squatters[0])
+    assert again.json()["code"] == "table.full" and again.json()["params"]["place"] == 2  # behind ninth
+    _leave(client, ninth)  # out of the line
+    _leave(client, squatters[1])
+    assert _seated(client)[2] == "squat1"
+    news = [a["params"] for a in client.get(f"/api/tables/{LUCKY}").json()["announcements"] if a["kind"] == "seated"]
+    assert [(n["name"], n["seat"]) for n in news[-2:]] == [("eighth", 1), ("squat1", 2)]
+
+
+def test_seven_squatters_sitting_again_every_four_windows_leave_the_eighth_a_seat_within_five(client: TestClient):
+    """The attack as it was run: seven accounts leave and sit again every four windows; an eighth tries to sit in
+    every window.  Before, the eighth never sat (74 tries over 13 windows); now within five."""
+    squatters = [_player(client, f"squat{i}") for i in range(1, 8)]
+    for auth in squatters:
+        assert _sit(client, auth).status_code == 201
+    eighth = _player(client, "eighth")
+    seated_in = None
+    for window in range(1, 6):
+        if _sit(client, eighth).status_code == 201 and seated_in is None:
+            seated_in = window
+        if window % 4 == 0:
+            for auth in squatters:
+                _leave(client, auth)
+                _sit(client, auth)
+        _close_window(client)
+        if "eighth" in _seated(client).values() and seated_in is None:
+            seated_in = window
+    assert seated_in is not None and seated_in <= 5, seated_in
 
 
 def test_a_player_who_bets_once_in_five_windows_keeps_the_seat(client: TestClient):

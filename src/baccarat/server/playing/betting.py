@@ -107,6 +107,9 @@ _BETTING = (select(_TABLES.c.name, _TABLES.c.game, _TABLES.c.paytable, _TABLES.c
 
 
 _LAST_ROUND = select(func.max(_ROUNDS.c.number)).where(_ROUNDS.c.table_id == bindparam("table"))
+#: When the round before a given one shows its result (None: it has none, or it is not dealt yet).
+_RESULT_BEFORE = select(_ROUNDS.c.result_at).where(_ROUNDS.c.table_id == bindparam("table"),
+                                                   _ROUNDS.c.number == bindparam("number") - 1)
 
 
 _YOUR_SEAT = select(_SEATS.c.number).where(_SEATS.c.table_id == bindparam("table"),
@@ -145,14 +148,20 @@ def betting_row(connection: Any, table_id: int) -> Any:
 
 def check_window(connection: Any, row: Any, table_id: int, now: datetime, round_number: int | None) -> None:
     """Refuse a bet that arrived at ``now`` unless it may go on the round of :func:`betting_row`'s ``row``: it is
-    refused when it names another round (``round_number``), when no round takes bets, before the window opens and
-    after it closed (with :data:`ON_THE_WAY`).  The one check of the window for a bet alone and for the bets of a batch
-    (:mod:`baccarat.server.playing.bulk_bets`); the round's lock is the caller's."""
+    refused when it names another round (``round_number``), when no round takes bets, before the window opens (saying
+    when only once the round before shows its result) and after it closed (with :data:`ON_THE_WAY`).  The one
+    check of the window for a bet alone and for the bets of a batch (:mod:`baccarat.server.playing.bulk_bets`); the
+    round's lock is the caller's."""
     if round_number is not None and round_number != row.number:
         _refuse_round(connection, table_id, round_number, row.number)
     if row.id is None:
         raise IllegalActionError.coded("bet.round_over")
     if row.opens_at is not None and aware(row.opens_at) > now:
+        # the window opens a results pause after the round before shows its result, which a deal of more cards
+        # puts later: until that result is shown, how long to wait would tell how many cards are to come
+        shown_at = connection.execute(_RESULT_BEFORE, {"table": table_id, "number": row.number}).scalar()
+        if shown_at is not None and aware(shown_at) > now:
+            raise IllegalActionError.coded("bet.dealing", round=row.number)
         wait = math.ceil((aware(row.opens_at) - now).total_seconds())
         raise IllegalActionError.coded("bet.opens_in", seconds=wait, round=row.number)
     if betting_closed(row.closes_at, now):

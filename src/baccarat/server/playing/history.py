@@ -13,7 +13,6 @@ rounds on a shoe of an older algorithm still in play become verifiable when it e
 from __future__ import annotations
 
 import json
-import math
 from datetime import datetime
 from typing import NotRequired
 
@@ -123,16 +122,16 @@ def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: dateti
     first of them), the wallet's movements since, and the revealed records of their shoes.
 
     Refused while one of the player's rounds is being dealt: its settlement is in the ledger before
-    the table shows its result, and the export must not tell it sooner than the table does."""
+    the table shows its result, and the export must not tell it sooner than the table does (nor, by saying when
+    to ask again, how many cards are still to come)."""
     now = now or _now()
     account = s.get(Account, account_id)
     if account is None:
         raise UnknownSeatError.coded("account.unknown", account=account_id)
     showing = s.scalar(select(func.max(Settlement.shown_at)).join(Bet, Bet.id == Settlement.bet_id)
                        .where(Bet.account_id == account_id, Settlement.shown_at > now))
-    if showing is not None:
-        wait = max(1, math.ceil((aware(showing) - now).total_seconds()))
-        raise IllegalActionError.coded("history.still_dealing", seconds=wait)
+    if showing is not None:  # (with no time: when the result shows would tell how many cards are to come)
+        raise IllegalActionError.coded("history.still_dealing")
     wallet_name = wallet.wallet_account(account_id)
     recent = list(s.scalars(select(Bet.round_id).where(Bet.account_id == account_id).group_by(Bet.round_id)
                             .order_by(Bet.round_id.desc()).limit(limit)))

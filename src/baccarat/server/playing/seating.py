@@ -1,16 +1,24 @@
 """Seats at a table: sitting down and leaving, a player away after their socket closed, and the seats freed
-after the grace period, after sitting out too many betting windows, or by an operator."""
+after the grace period, after sitting out too many betting windows, or by an operator.
+
+A seat cannot be squatted by leaving and sitting again: the windows a player sat out are theirs at that table
+(a :class:`~baccarat.server.storage.models.SeatMark` keeps them when the seat is given up, and sitting there again
+within the sit-out period takes them back), and a player refused a seat at a full table is in line for one (a
+:class:`~baccarat.server.storage.models.SeatRequest`): a freed seat goes to the first in line, in the same
+transaction, before anyone else can sit in it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 from typing_extensions import TypedDict
 
 from baccarat.core.errors import (
+    BaccaratError,
     ConflictError,
     IllegalActionError,
     UnknownSeatError,
@@ -21,8 +29,11 @@ from baccarat.server.storage import notify
 from baccarat.server.storage.models import (
     Account,
     Bet,
+    GameTable,
     Round,
     Seat,
+    SeatMark,
+    SeatRequest,
     SocketLease,
     aware,
 )
@@ -35,9 +46,27 @@ SIT_OUT_ROUNDS = 5
 #: A player whose sockets all closed keeps the seat this long (seconds) to come back.
 SEAT_GRACE_SECONDS = 60.0
 
+#: A player refused a seat at a full table stays in line for one this long (seconds) from the first time they asked.
+SEAT_REQUEST_SECONDS = 300.0
 
-def sit(s: Session, table_id: int, account_id: int, seat: int | None = None, now: datetime | None = None) -> int:
-    """Take ``seat`` (or the first free one) at the table; returns the seat number."""
+
+@dataclass(frozen=True)
+class InLine:
+    """A player who asked for a seat at a full table is in line for the next one freed there, at ``place`` (from 1);
+    the caller commits the request and refuses the seat (``table.full`` says the place)."""
+
+    place: int
+
+    def refusal(self) -> IllegalActionError:
+        """The refusal to answer with, once the request is committed."""
+        return IllegalActionError.coded("table.full", place=self.place, minutes=round(SEAT_REQUEST_SECONDS / 60))
+
+
+def sit(s: Session, table_id: int, account_id: int, seat: int | None = None,
+        now: datetime | None = None) -> int | InLine:
+    """Take ``seat`` (or the first free one) at the table; returns the seat number.  At a full table the player
+    is put in line instead (:class:`InLine`): the next seat freed there is theirs."""
+    now = now or _now()
     table = table_row(s, table_id)
     if table.status != "open":
         raise IllegalActionError.coded("table.closed")
@@ -49,17 +78,49 @@ def sit(s: Session, table_id: int, account_id: int, seat: int | None = None, now
     free = [n for n in range(1, seats + 1) if n not in taken]
     if seat is None:
         if not free:
-            raise IllegalActionError.coded("table.full")
+            return InLine(_ask(s, table_id, account_id, now))
         seat = free[0]
     if not isinstance(seat, int) or not 1 <= seat <= seats:
         raise UnknownSeatError.coded("seat.out_of_range", seats=seats)
     if seat in taken:
         raise ConflictError.coded("seat.taken", seat=seat)
-    s.add(Seat(table_id=table_id, number=seat, account_id=account_id, idle_rounds=0))
-    name = s.scalar(select(Account.username).where(Account.id == account_id))
-    announce(s, table_id, now or _now(), "seated", seat=seat, name=name)
-    s.flush()
+    _take(s, table_id, account_id, seat, now)
     return seat
+
+
+def _take(s: Session, table_id: int, account_id: int, seat: int, now: datetime) -> None:
+    """Seat the player, with the windows they had sat out there if they gave a seat up within the sit-out period,
+    out of line for a seat there."""
+    mark = s.get(SeatMark, (table_id, account_id))
+    s.add(Seat(table_id=table_id, number=seat, account_id=account_id, idle_rounds=0 if mark is None else
+               mark.idle_rounds))
+    if mark is not None:
+        s.delete(mark)
+    s.execute(delete(SeatRequest).where(SeatRequest.table_id == table_id, SeatRequest.account_id == account_id))
+    name = s.scalar(select(Account.username).where(Account.id == account_id))
+    announce(s, table_id, now, "seated", seat=seat, name=name)
+    s.flush()
+
+
+def _in_line(s: Session, table_id: int, now: datetime) -> Any:
+    """The table's line for a seat, oldest request first (requests older than :data:`SEAT_REQUEST_SECONDS` are
+    dropped)."""
+    since = now - timedelta(seconds=SEAT_REQUEST_SECONDS)
+    s.execute(delete(SeatRequest).where(SeatRequest.table_id == table_id, SeatRequest.asked_at <= since))
+    return select(SeatRequest).where(SeatRequest.table_id == table_id).order_by(SeatRequest.id)
+
+
+def _ask(s: Session, table_id: int, account_id: int, now: datetime) -> int:
+    """Put the player in line for a seat at the table (asking again keeps their place: the request lasts
+    :data:`SEAT_REQUEST_SECONDS` from the first time); returns their place in line, from 1."""
+    line = _in_line(s, table_id, now)
+    request = s.scalar(select(SeatRequest).where(SeatRequest.table_id == table_id,
+                                                 SeatRequest.account_id == account_id))
+    if request is None:
+        request = SeatRequest(table_id=table_id, account_id=account_id, asked_at=now)
+        s.add(request)
+        s.flush()
+    return 1 + [row.account_id for row in s.scalars(line)].index(account_id)
 
 
 def _lock_round_in_play(s: Session, table_id: int) -> Round | None:
@@ -89,13 +150,38 @@ def leave(s: Session, table_id: int, account_id: int, now: datetime | None = Non
     seat = s.scalar(select(Seat).where(Seat.table_id == table_id, Seat.account_id == account_id))
     if seat is not None:
         free_seat(s, seat, now or _now(), "left")
+    # out of line for a seat here too
+    s.execute(delete(SeatRequest).where(SeatRequest.table_id == table_id, SeatRequest.account_id == account_id))
 
 
 def free_seat(s: Session, seat: Seat, now: datetime, kind: str, **params: int | float) -> None:
-    """Give the seat up and say so: the news ``news.<kind>`` with the player's name, the seat and ``params``."""
+    """Give the seat up and say so: the news ``news.<kind>`` with the player's name, the seat and ``params``.  The
+    windows the player had sat out are kept (a :class:`SeatMark`), and the seat goes to the first in line who may
+    play (:func:`sit` puts a player refused at a full table in line)."""
     name = s.scalar(select(Account.username).where(Account.id == seat.account_id))
     announce(s, seat.table_id, now, kind, seat=seat.number, name=name, **params)
+    table_id, number, account_id = seat.table_id, seat.number, seat.account_id
+    mark = s.get(SeatMark, (table_id, account_id))
+    if seat.idle_rounds:
+        window = s.get(GameTable, table_id).windows  # type: ignore[union-attr]
+        if mark is None:
+            s.add(SeatMark(table_id=table_id, account_id=account_id, idle_rounds=seat.idle_rounds, window=window))
+        else:
+            mark.idle_rounds, mark.window = seat.idle_rounds, window
+    elif mark is not None:
+        s.delete(mark)
     s.delete(seat)
+    s.flush()  # the seat's row is gone before another takes its number
+    for request in list(s.scalars(_in_line(s, table_id, now))):
+        s.delete(request)
+        if s.scalar(select(Seat.id).where(Seat.table_id == table_id, Seat.account_id == request.account_id)):
+            continue  # seated here meanwhile
+        try:
+            protection.check_play(s, request.account_id, now)
+        except BaccaratError:  # on a break since they asked
+            continue
+        _take(s, table_id, request.account_id, number, now)
+        return
 
 
 def _has_bets_in_play(s: Session, table_id: int, account_id: int) -> bool:
@@ -159,8 +245,16 @@ def count_idle(s: Session, table_id: int, bettors: set[int], now: datetime, sit_
     a row they are stood up, connected or not (a player at a real table who never plays gives the seat back).
 
     Windows nobody bet on count too: counting only dealt rounds once let seven players who sat down and
-    never bet hold a Lucky Draw table full for good, since a round without bets was never dealt."""
-    for seat in s.scalars(select(Seat).where(Seat.table_id == table_id)):
+    never bet hold a Lucky Draw table full for good, since a round without bets was never dealt.
+
+    The table counts the window, and a mark of windows sat out is forgotten once ``sit_out_rounds`` more have
+    closed since its seat was given up (a player who left that long ago sits down with a fresh count)."""
+    table = s.get(GameTable, table_id)
+    if table is not None:
+        table.windows = (table.windows or 0) + 1
+        s.execute(delete(SeatMark).where(SeatMark.table_id == table_id,
+                                         SeatMark.window <= table.windows - sit_out_rounds))
+    for seat in list(s.scalars(select(Seat).where(Seat.table_id == table_id).order_by(Seat.number))):
         if seat.account_id in bettors:
             seat.idle_rounds = 0
             continue

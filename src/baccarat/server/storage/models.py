@@ -152,6 +152,8 @@ class GameTable(Base):
     #: The stored definition of a rules-file game (:class:`GameDefinition`); None for a built-in game
     definition: Mapped[str | None] = mapped_column(
         ForeignKey("game_definitions.digest", name="fk_game_tables_definition"), nullable=True)
+    #: Betting windows closed so far (the sit-out rule's count; a window nobody bet in counts too)
+    windows: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class Seat(Base):
@@ -167,6 +169,30 @@ class Seat(Base):
     #: the seat is freed after the grace period unless they come back
     away_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     idle_rounds: Mapped[int] = mapped_column(Integer, default=0)  #: rounds dealt in a row without a bet of theirs
+
+
+class SeatMark(Base):
+    """The windows a player had sat out at a table when they gave the seat up, taken back if they sit there again
+    before ``sit_out_rounds`` more windows close (leaving and sitting again starts no fresh count)."""
+
+    __tablename__ = "seat_marks"
+
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    idle_rounds: Mapped[int] = mapped_column(Integer)
+    window: Mapped[int] = mapped_column(Integer)  #: the table's ``windows`` when the seat was given up
+
+
+class SeatRequest(Base):
+    """A player refused a seat at a full table, in line for the next seat freed there (oldest first)."""
+
+    __tablename__ = "seat_requests"
+    __table_args__ = (UniqueConstraint("table_id", "account_id", name="one_request_per_player"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)  #: the order the requests came in
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"))
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    asked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class ShoeRow(Base):

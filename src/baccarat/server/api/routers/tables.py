@@ -46,9 +46,13 @@ def your_state(request: Request, table_id: Id, token: Token) -> shapes.YourState
 
 @router.post("/api/tables/{table_id}/seats", status_code=201, response_model=Seated)
 def take_seat(request: Request, table_id: Id, body: SeatBody, token: Token) -> Seated:
-    """Sit down: at the seat asked for, or the first free one."""
+    """Sit down: at the seat asked for, or the first free one; at a full table you are put in line for the next seat
+    freed there (refused with ``table.full``, which says your place)."""
     account = me(request, token)
-    return {"seat": run(request, lambda s: seating.sit(s, table_id, account.id, body.seat))}
+    taken = run(request, lambda s: seating.sit(s, table_id, account.id, body.seat))
+    if isinstance(taken, seating.InLine):  # in line, committed: the refusal says so
+        raise taken.refusal()
+    return {"seat": taken}
 
 
 @router.delete("/api/tables/{table_id}/seats", status_code=204)
