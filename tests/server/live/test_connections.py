@@ -85,30 +85,104 @@ def _own_file_limit(at_least: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (at_least, hard))
 
 
-@pytest.mark.slow
-def test_half_open_connections_from_one_address_do_not_starve_the_server(tmp_path: Path):
-    """1,100 half-open connections from 127.0.0.2 against a server limited to 1,024 files: ``/health`` from
-    127.0.0.1 answers 200 within 1 s throughout, the connections over the address's cap are answered 503 at
-    once, the rest are closed by the server within the head timeout, and the address is logged once."""
+def _until_closed(opened: list[tuple[socket.socket, float]], seconds: float) -> tuple[list[tuple[float, bytes]], int]:
+    """Each connection's seconds from its opening to the server's close and what it was sent before, read for at
+    most ``seconds``; and how many were still open then."""
+    selector = selectors.DefaultSelector()
+    for sock, at in opened:
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ, [sock, at, b""])
+    closed: list[tuple[float, bytes]] = []
+    deadline = time.monotonic() + seconds
+    while selector.get_map() and time.monotonic() < deadline:
+        for key, _ in selector.select(timeout=0.2):
+            sock, at, got = key.data
+            try:
+                data = sock.recv(65_536)
+            except ConnectionResetError:
+                data = b""
+            if data:
+                key.data[2] = got + data
+                continue
+            closed.append((time.monotonic() - at, got))
+            selector.unregister(sock)
+    still_open = len(selector.get_map())
+    selector.close()
+    return closed, still_open
+
+
+def _limited_server(tmp_path: Path, head_seconds: float) -> Served:
+    """``baccarat serve`` held to 1,024 open files (prlimit), with ``head_seconds`` for a request; warmed up by
+    its first request (over 1 s once on a loaded machine, before any attack)."""
     if shutil.which("prlimit") is None or not Path("/proc/self/limits").exists():
         pytest.skip("starts the server with prlimit (util-linux) and reads /proc")
     _own_file_limit(4_096)
-    head_seconds = 3.0
     # prlimit sets the limit and runs baccarat serve in its place (same process): soft and hard 1,024
     command = ["prlimit", "--nofile=1024:1024", *server_kit.serve_command(data_dir=tmp_path)]
     server = server_kit.start(command, env={"BACCARAT_HEAD_SECONDS": str(head_seconds)}, log=tmp_path / "stderr")
     try:
         limits = Path(f"/proc/{server.pid}/limits").read_text()
         assert re.search(r"Max open files\s+1024\s+1024", limits), limits
-        cap = ConnectionLimits.for_files(1024).per_address
-        assert cap < 1_100
-
-        # the server's first request takes its first connections and paths (over 1 s once on a loaded machine,
-        # before any attack): made before the watch, which times the server under the attack
         warm = http.client.HTTPConnection(server.host, server.port, timeout=10)
         warm.request("GET", "/health")
         assert warm.getresponse().status == 200
         warm.close()
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+@pytest.mark.slow
+def test_bodies_that_never_come_from_five_addresses_do_not_starve_the_server(tmp_path: Path):
+    """200 connections from each of five addresses (each under its cap of 230), each a complete ``POST`` head
+    whose body never comes, against a server with 1,024 files (a cap of 922 connections): they were held for good.
+    Now ``/health`` from another address answers 200 within 1 s throughout (a new connection takes the place of the
+    oldest still reading), and every one of them is closed unanswered, within the request's deadline."""
+    head_seconds = 3.0
+    server = _limited_server(tmp_path, head_seconds)
+    try:
+        answers: list[tuple[float, float, int | str]] = []
+        stop = threading.Event()
+        watcher = threading.Thread(target=_watch_health, args=(server.host, server.port, stop, answers), daemon=True)
+        watcher.start()
+        opened: list[tuple[socket.socket, float]] = []
+        try:
+            for n in range(1_000):
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                sock.bind((f"127.0.0.{2 + n % 5}", 0))
+                sock.settimeout(5)
+                sock.connect((server.host, server.port))
+                with contextlib.suppress(OSError):  # dropped for a newer one before the bytes went out
+                    sock.sendall(b"POST /api/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                 b"Content-Length: 4000\r\n\r\n")
+                opened.append((sock, time.monotonic()))
+            closed, still_open = _until_closed(opened, head_seconds + 5)
+        finally:
+            for sock, _ in opened:
+                sock.close()
+        stop.set()
+        watcher.join(timeout=5)
+    finally:
+        server.stop()
+    assert still_open == 0, f"{still_open} connections waiting for their bodies were still open"
+    assert [got for _, got in closed if got] == []  # closed unanswered, none refused: each took an older one's place
+    assert max(after for after, _ in closed) <= head_seconds + 2
+    assert len(answers) > 20, answers
+    slow_or_failed = [(round(took, 2), status) for _, took, status in answers if status != 200 or took >= 1]
+    assert not slow_or_failed, f"/health failed or took 1 s or more: {slow_or_failed[:10]} of {len(answers)}"
+
+
+@pytest.mark.slow
+def test_half_open_connections_from_one_address_do_not_starve_the_server(tmp_path: Path):
+    """1,100 half-open connections from 127.0.0.2 against a server limited to 1,024 files: ``/health`` from
+    127.0.0.1 answers 200 within 1 s throughout, the connections over the address's cap are answered 503 at
+    once, the rest are closed by the server within the head timeout, and the address is logged once."""
+    head_seconds = 3.0
+    server = _limited_server(tmp_path, head_seconds)
+    try:
+        cap = ConnectionLimits.for_files(1024).per_address
+        assert cap < 1_100
         answers: list[tuple[float, float, int | str]] = []
         stop = threading.Event()
         watcher = threading.Thread(target=_watch_health, args=(server.host, server.port, stop, answers), daemon=True)
@@ -126,27 +200,7 @@ def test_half_open_connections_from_one_address_do_not_starve_the_server(tmp_pat
                 with contextlib.suppress(OSError):  # answered 503 and closed before the bytes went out
                     sock.sendall(PROBE)
                 opened.append((sock, time.monotonic()))
-            # each connection: what it was sent before the server closed it, and when it was closed
-            selector = selectors.DefaultSelector()
-            for sock, at in opened:
-                sock.setblocking(False)
-                selector.register(sock, selectors.EVENT_READ, [sock, at, b""])
-            closed: list[tuple[float, bytes]] = []
-            deadline = time.monotonic() + head_seconds + 5
-            while selector.get_map() and time.monotonic() < deadline:
-                for key, _ in selector.select(timeout=0.2):
-                    sock, at, got = key.data
-                    try:
-                        data = sock.recv(65_536)
-                    except ConnectionResetError:
-                        data = b""
-                    if data:
-                        key.data[2] = got + data
-                        continue
-                    closed.append((time.monotonic() - at, got))
-                    selector.unregister(sock)
-            still_open = len(selector.get_map())
-            selector.close()
+            closed, still_open = _until_closed(opened, head_seconds + 5)
         finally:
             for sock, _ in opened:
                 sock.close()
@@ -322,8 +376,11 @@ def test_serve_raises_its_file_limit_and_refuses_a_cap_over_it_in_words(tmp_path
 
 
 async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """Answers ``ok`` over HTTP; a WebSocket is accepted and held until the client closes it."""
+    """Answers ``ok`` over HTTP (a POST once its whole body is read); a WebSocket is accepted and held until the
+    client closes it."""
     if scope["type"] == "http":
+        while scope["method"] == "POST" and (await receive()).get("more_body"):
+            pass
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
         await send({"type": "http.response.body", "body": b"ok"})
     elif scope["type"] == "websocket":
@@ -449,6 +506,67 @@ def test_a_head_read_in_time_is_answered_and_the_connection_idles_out_after_the_
     assert got == b"" and IDLE - 0.3 < after < IDLE + 1  # idle for BACCARAT_IDLE_SECONDS after its answer
     sock.close()
     guarded.settled(0)
+
+
+@pytest.mark.slow
+def test_a_request_body_that_never_comes_is_closed_unanswered_at_the_deadline(guarded: Guarded):
+    """A complete head with ``Content-Length: 4000`` and then nothing was held for good (the deadline covered the
+    head only): 200 such connections from each of five addresses filled a process's files."""
+    sock = guarded.connect()
+    sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n")
+    after, got = _closed_after(sock)
+    assert got == b"" and after < HEAD + 1
+    sock.close()
+    guarded.settled(0)
+
+
+@pytest.mark.slow
+def test_a_body_sent_a_byte_at_a_time_does_not_move_the_request_s_deadline(guarded: Guarded):
+    sock = guarded.connect()
+    started = time.monotonic()
+    with contextlib.suppress(OSError):  # the server closes it mid-way
+        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+        for _ in range(100):
+            sock.sendall(b"a")
+            time.sleep(0.05)
+    _, got = _closed_after(sock)
+    assert got == b"" and time.monotonic() - started < HEAD + 1  # 100 bytes at 20 a second would take 5 s
+    sock.close()
+    whole = guarded.connect()  # a body sent at once is read and answered
+    whole.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+    assert _answer(whole).endswith(b"ok")
+    whole.close()
+
+
+def test_at_the_process_cap_the_oldest_connection_still_reading_makes_way_for_a_new_one():
+    """Four connections held, none with its request read: a fifth is answered, and the oldest is closed unanswered
+    for it.  Connections whose requests were read (answered, idle between requests) are never dropped: with only
+    those held, the next one is answered 503 busy."""
+    server = Guarded(_limits(per_address=10, total=4), idle_seconds=30)
+    try:
+        held = [server.connect() for _ in range(4)]
+        held[2].sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n")  # a body to come
+        server.settled(4)
+        for turn in range(3):  # each newcomer takes the place of the oldest still reading: 0, 1, then 2's
+            newcomer = server.connect()
+            newcomer.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert _answer(newcomer).endswith(b"ok")
+            after, got = _closed_after(held[turn])
+            assert got == b"" and after < 1, turn
+            held[turn] = newcomer  # answered, now idle between requests
+        server.settled(4)
+        busy = server.connect()  # three idle after an answer and one silent: the silent one goes
+        busy.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _answer(busy).endswith(b"ok")
+        assert _closed_after(held[3])[1] == b""
+        server.settled(4)
+        refused = server.connect()  # every place held by a connection whose request was read
+        status, _, body = _refusal(_closed_after(refused)[1])
+        assert status.startswith("HTTP/1.1 503") and body["code"] == "server.busy"
+        for sock in [*held[:3], busy, refused]:
+            sock.close()
+    finally:
+        server.stop()
 
 
 def test_the_connection_over_an_address_s_cap_is_answered_503_at_once_and_places_come_back(guarded: Guarded):

@@ -5,10 +5,10 @@ system hands it.  1,100 connections that each sent part of a request, from one a
 1,024 files; the process could then accept nothing else, and every other request failed for as long as
 they were held.  So ``baccarat serve`` runs uvicorn's h11 protocol as :class:`GuardedH11Protocol`:
 
-* **Head timeout** (``BACCARAT_HEAD_SECONDS``): a request head not read in full within this long of the
-  connection's start (or of the first byte after an idle wait between requests) closes the connection,
-  without an answer.  The deadline is not moved by each byte that arrives, so a head sent a byte at a time
-  is cut off too.
+* **Request timeout** (``BACCARAT_HEAD_SECONDS``): a request, head and body, not read in full within this long
+  of the connection's start (or of the first byte after an idle wait between requests) closes the connection,
+  without an answer.  The deadline is not moved by each byte that arrives, so a head or a body sent a byte at a
+  time is cut off too, and so is a complete head whose body never comes.
 * **Idle timeout** (``BACCARAT_IDLE_SECONDS``): uvicorn's keep-alive timeout, the wait for the next request
   after an answer.
 * **Per-address cap** (``BACCARAT_CONNECTIONS_PER_ADDRESS``): connections held at once from one address
@@ -19,8 +19,11 @@ they were held.  So ``baccarat serve`` runs uvicorn's h11 protocol as :class:`Gu
   that cap is the proxy's to keep (nginx's ``limit_conn``), and the proxy reads each head before passing
   it on.  They count toward the process's cap.
 * **Process cap** (``BACCARAT_MAX_CONNECTIONS``): connections held at once by the process, kept below its
-  file limit by :data:`RESERVE` files for the database, logs and the like; the next is answered 503
-  ``server.busy`` at once and closed, so the process never runs out of files.
+  file limit by :data:`RESERVE` files for the database, logs and the like.  At the cap, a new connection takes
+  the place of the oldest one still reading its request (head or body; an honest client sends its request at
+  once, an attacker holding sockets does not), which is closed unanswered; only when every connection held has
+  its request read (it is being answered, waits idle between requests, or is a WebSocket) is the new one answered
+  503 ``server.busy`` at once and closed, so the process never runs out of files.
 
 The caps answer before reading anything: whatever a refused client sends is never read, and the refused
 connection's file is given back at once.  A connection that becomes a WebSocket keeps its place in both
@@ -37,6 +40,7 @@ import json
 import logging
 import resource
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -182,9 +186,27 @@ class Ledger:
         self._logged_full = False
         self.busy = _answer("server.busy", {})
         self.too_many = _answer("server.too_many_connections", {"limit": limits.per_address})
+        #: The places of the connections still reading a request, oldest first, each with what drops it.
+        self.reading: dict[Place, Callable[[], None]] = {}
+
+    def reads(self, place: Place, drop: Callable[[], None]) -> None:
+        """``place``'s connection is reading a request (from now, if it was not already): ``drop`` closes it."""
+        self.reading.setdefault(place, drop)
+
+    def read(self, place: Place) -> None:
+        """``place``'s connection has its request read (or is closing)."""
+        self.reading.pop(place, None)
 
     def admit(self, host: str | None) -> Place | bytes:
-        """A place for a new connection from ``host`` (``None``: no address), or the 503 to answer it with."""
+        """A place for a new connection from ``host`` (``None``: no address), or the 503 to answer it with.  At
+        the process's cap the oldest connection still reading its request is dropped for it, if there is one."""
+        if self.total >= self.limits.total and self.reading and (
+                host is None or host in self.trusted
+                or self.by_address.get(address_key(host), 0) < self.limits.per_address):
+            oldest = next(iter(self.reading))
+            drop = self.reading.pop(oldest)
+            drop()  # closed unanswered, and its place given back here
+            oldest.release()
         if self.total >= self.limits.total:
             if not self._logged_full:
                 self._logged_full = True
@@ -239,6 +261,10 @@ def use_ledger(server_state: ServerState, ledger: Ledger) -> None:
     _ledgers[server_state] = ledger
 
 
+#: The states of a client still sending its request: its head (before any byte, or part of it) or its body.
+_READING = (h11.IDLE, h11.SEND_BODY)
+
+
 class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with a deadline for each request head and the caps on connections held."""
 
@@ -250,6 +276,7 @@ class GuardedH11Protocol(H11Protocol):
         self.app = access.RequestLog(self.app, self.ledger.trusted)
         self.place: Place | None = None
         self.head_timer: asyncio.TimerHandle | None = None
+        self.upgraded = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -270,14 +297,17 @@ class GuardedH11Protocol(H11Protocol):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
-        # IDLE: no request head read in full since the last answer (or the start); a pipelined head waiting for
-        # an answer to go out first is DONE, and is the keep-alive timer's once that answer is sent
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+        # IDLE: no request head read in full since the last answer (or the start); SEND_BODY: its body still
+        # coming; a pipelined head waiting for an answer to go out first is DONE, and is the keep-alive timer's once
+        # that answer is sent
+        if self.conn.their_state in _READING and not self.transport.is_closing() and not self.upgraded:
             self._await_head()
         else:
             self._head_read()
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        # the connection is the WebSocket's from here (h11 may still be reading the upgrade request's "body")
+        self.upgraded = True
         self._head_read()
         super().handle_websocket_upgrade(event)
         place, self.place = self.place, None
@@ -289,20 +319,33 @@ class GuardedH11Protocol(H11Protocol):
                 place.release()
 
     def _await_head(self) -> None:
-        """Start the head's deadline, unless it is running (a byte more does not move it)."""
+        """Start the request's deadline, unless it is running (a byte more does not move it); the connection is
+        one still reading its request, which a new one may take the place of at the process's cap."""
         if self.head_timer is None:
             self.head_timer = self.loop.call_later(self.ledger.limits.head_seconds, self._head_too_slow)
+        if self.place is not None:
+            self.ledger.reads(self.place, self._dropped)
 
     def _head_read(self) -> None:
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
+        if self.place is not None:
+            self.ledger.read(self.place)
 
     def _head_too_slow(self) -> None:
         self.head_timer = None
-        # no answer: a client that sent part of a head, slowly or on purpose, is not waiting for one
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+        # no answer: a client that sent part of a request, slowly or on purpose, is not waiting for one
+        if self.conn.their_state in _READING and not self.transport.is_closing():
+            self._head_read()
             self.transport.close()
+
+    def _dropped(self) -> None:
+        """A new connection takes this one's place at the process's cap: closed unanswered (the ledger gives the
+        place back)."""
+        self.place = None
+        self._head_read()
+        self.transport.abort()
 
 
 class CountedWebSocketProtocol(StampedWebSocketProtocol):
