@@ -426,3 +426,30 @@ def test_a_peel_or_turn_that_is_not_the_squeezer_s_to_make_now_is_refused_and_ch
                    ) == "squeeze.not_now"  # the round's result is out: nothing to squeeze
     assert _stored(sessions, table_id, 1) == (planned, result_at)
     assert json.loads(_round(sessions, table_id, 1).squeeze or "{}")["peel"] is None
+
+
+def test_a_flood_of_peels_is_taken_at_most_one_every_tenth_of_a_second(sessions, monkeypatch):
+    """50 peels in 50 ms (a client that sends a frame per pointer event, or on purpose): the first is taken, the
+    others are answered with the peel on show and write nothing, push nothing; the next after 0.1 s is taken, and a
+    full lift (a turn) is never passed over."""
+    from baccarat.server.storage import notify
+
+    table_id, (alice,) = _setup(sessions, ("alice",))
+    _bet(sessions, table_id, alice, {"player": 1_000}, T0 + timedelta(seconds=1))
+    _deal(sessions, table_id, 1)
+    planned, _ = _stored(sessions, table_id, 1)
+    at = datetime.fromisoformat(planned[0]["at"]) - timedelta(seconds=3)  # card 0 being squeezed
+    pushes: list[int] = []
+    monkeypatch.setattr(notify, "changed", lambda s, table: pushes.append(table))
+
+    def peel(lift: float, after_ms: int) -> dict:
+        return transaction(sessions, lambda s: squeeze.peel(s, table_id, alice, 0, lift, at + timedelta(
+            milliseconds=after_ms)))
+
+    assert [peel(n / 100, n) for n in range(1, 51)] == [{"card": 0, "lift": 0.01}] * 50
+    assert pushes == [table_id]
+    assert json.loads(_round(sessions, table_id, 1).squeeze or "{}")["peel"] == {"card": 0, "lift": 0.01}
+    assert peel(0.6, 101) == {"card": 0, "lift": 0.6} and len(pushes) == 2  # 0.1 s after the last taken
+    assert peel(1.0, 102) == {"card": 0, "lift": 1.0}  # turned at once
+    deal, _ = _stored(sessions, table_id, 1)
+    assert datetime.fromisoformat(deal[0]["at"]) == at + timedelta(milliseconds=102)

@@ -16,6 +16,10 @@ later moment (the later cards, the result, the settlements shown, the next betti
 the stored deal stays the one timeline every process and view reads, and a restart mid-squeeze needs no
 repair (a deadline passed is a card turned).  Only the peel on show (which card, how far its corner is
 lifted) is stored besides, in ``rounds.squeeze``, for every watcher to see it lift; a face never is.
+
+A squeezer's peels are taken at most one every :data:`PEEL_EVERY` seconds (the moment of the last one is stored
+with it, so every process counts the same): one sooner is answered with the peel on show and changes nothing, so a
+flood of peel frames costs no more than a squeeze (each peel taken is a write and a push to every watcher).
 """
 
 from __future__ import annotations
@@ -27,16 +31,18 @@ from typing import Any, TypedDict
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from baccarat.core.errors import ConfigurationError, IllegalActionError
+from baccarat.core.errors import ConfigurationError, IllegalActionError, UnknownSeatError
 from baccarat.core.events import CardDealt
 from baccarat.server.playing.shapes import DealtCard
 from baccarat.server.playing.tables import announce, table_row
 from baccarat.server.playing.timeline import later, stamp
 from baccarat.server.storage import notify
-from baccarat.server.storage.models import Account, Bet, Round, Settlement, aware
+from baccarat.server.storage.models import Account, Bet, GameTable, Round, Settlement, aware
 
 #: The sides squeezed, and the wager whose largest stake picks each side's squeezer.
 SIDES = ("player", "banker")
+#: Seconds between two peels taken from a squeezer (the page sends one every 0.15 s at most).
+PEEL_EVERY = 0.1
 
 
 class Squeezer(TypedDict):
@@ -102,7 +108,11 @@ def begin(s: Session, table_id: int, current: Round, chosen: Stored, start: date
 
 def _squeezing(s: Session, table_id: int, now: datetime) -> Round | None:
     """The table's round being squeezed at ``now`` (dealt, its result not shown yet), locked."""
-    table = table_row(s, table_id, lock=True)  # the dealer's lock order: the table, then the round
+    # the dealer's lock order: the table, then the round (locked without telling its sockets: a peel or turn that
+    # changes what the table shows says so itself, one passed over must push nothing)
+    table = s.get(GameTable, table_id, with_for_update=True)
+    if table is None:
+        raise UnknownSeatError.coded("table.unknown", table=table_id)
     if not table.squeeze_seconds:
         return None
     return s.scalar(select(Round).where(Round.table_id == table_id, Round.status == "settled",
@@ -138,15 +148,21 @@ def _current(s: Session, table_id: int, account_id: int, card: object, now: date
 
 def peel(s: Session, table_id: int, account_id: int, card: object, lift: object, now: datetime) -> Peel:
     """The squeezer lifts the corner of the card being squeezed to ``lift`` (0 to 1) for everyone to see;
-    a full lift (1) turns it (:func:`turn`)."""
+    a full lift (1) turns it (:func:`turn`).  Within :data:`PEEL_EVERY` of the last peel taken the peel on show is
+    answered and nothing changes."""
     if isinstance(lift, bool) or not isinstance(lift, int | float) or not 0 <= lift <= 1:
         raise ConfigurationError.coded("squeeze.lift")
     current, result, stored, index = _current(s, table_id, account_id, card, now)
     if lift >= 1:
         _turn(s, current, result, stored, index, now)
         return {"card": index, "lift": 1.0}
+    on_show: Peel | None = stored.get("peel")
+    last = stored.get("peeled_at")
+    if on_show is not None and on_show["card"] == index and last is not None and (
+            now - datetime.fromisoformat(last)).total_seconds() < PEEL_EVERY:
+        return on_show  # too soon after the last: nothing written, nobody pushed
     shown: Peel = {"card": index, "lift": round(float(lift), 3)}
-    current.squeeze = json.dumps({**stored, "peel": shown})
+    current.squeeze = json.dumps({**stored, "peel": shown, "peeled_at": stamp(now)})
     notify.changed(s, table_id)
     return shown
 

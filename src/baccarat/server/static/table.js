@@ -694,9 +694,13 @@ function tableView(tableId) {
     if (node) node.style.setProperty("--lift", String(value));
     if (value >= 1) { S.peelSentAt = 0; sendSqueeze({ type: "turn", card: index }); return; }
     const now = performance.now();
-    if (force || !S.peelSentAt || now - S.peelSentAt > 150) {  // at most about 7 peels a second
+    clearTimeout(S.peelLater);
+    if (!S.peelSentAt || now - S.peelSentAt > 150) {  // at most about 7 peels a second (the server takes 10)
       S.peelSentAt = now;
       sendSqueeze({ type: "squeeze", card: index, lift: value });
+    } else if (force) {  // the lift let go at: sent once the pause is over, never sooner (it would be passed over)
+      S.peelLater = setTimeout(() => S.peel && S.peel.card === index && peelTo(index, S.peel.lift),
+                               150 - (now - S.peelSentAt) + 1);
     }
   }
 
