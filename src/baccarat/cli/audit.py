@@ -39,9 +39,10 @@ Heads = Annotated[Path | None, typer.Option(
 def verify(public_key: PublicKey = None, heads: Heads = None, database: Database = None,
            data_dir: DataDir = None) -> None:
     """Check every entry's place, its SHA-256 and its link to the one before, its signature (with the
-    public key alone), and that every head signed into the heads file is still in the chain: exit 3
-    naming the first broken entry ("entry 2: bad signature"), 0 with the counts, the key's fingerprint
-    and the newest digest.  Entries made before the signing key existed are reported as unsigned."""
+    public key alone), that every head signed into the heads file is still in the chain, and that every staff
+    movement of money (credit, debit, a void's refund) has its entry: exit 3 naming the first problem ("entry 2:
+    bad signature", "ledger movement 41 (credit) has no audit entry naming it"), 0 with the counts, the key's
+    fingerprint and the newest digest.  Entries made before the signing key existed are reported as unsigned."""
     from baccarat.cli.database import ready_database
     from baccarat.server.house import audit, audit_heads, audit_keys
     from baccarat.server.storage.db import connect, read
@@ -67,7 +68,8 @@ def verify(public_key: PublicKey = None, heads: Heads = None, database: Database
         print(f"signatures checked with the public key {audit_keys.fingerprint(public)}")
     broken = result["broken"]
     if broken is not None:  # (exactly when the chain is not ok)
-        print(f"audit trail BROKEN at entry {broken['id']}: {broken['problem']}")
+        where = "" if broken["id"] is None else f" at entry {broken['id']}"
+        print(f"audit trail BROKEN{where}: {broken['problem']}")
         raise typer.Exit(EXIT_BROKEN)
     if public is None and result["signed"]:
         raise UsageProblem(f"{result['signed']} signed entries were not checked: no public key; give "
@@ -75,7 +77,7 @@ def verify(public_key: PublicKey = None, heads: Heads = None, database: Database
     unsigned = (f", {result['unsigned']} unsigned (made before the signing key existed)"
                 if result["unsigned"] else "")
     print(f"audit trail intact: {result['entries']} entries, {result['signed']} signed{unsigned}; "
-          f"newest digest {result['head']}")
+          f"{result['movements']} staff movements of money each with its entry; newest digest {result['head']}")
     if signed_heads:
         print(f"{len(signed_heads)} signed heads in {heads_path} are all in the chain")
     else:

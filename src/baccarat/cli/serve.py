@@ -82,6 +82,11 @@ def serve(
     metrics_host: Annotated[str, typer.Option(
         help="Address the metrics are served on (keep it private: they show the tables' activity).")]
     = "127.0.0.1",
+    metrics_token: Annotated[str | None, typer.Option(
+        envvar="BACCARAT_METRICS_TOKEN", show_envvar=True,
+        help="Serve the metrics only to a scrape sending 'Authorization: Bearer TOKEN' (401 otherwise); better "
+             "given in the environment than on the command line, which other users of the machine can read.")]
+    = None,
 ) -> None:
     """Run the table server; prints its address when it is ready (GET /health answers 200).
 
@@ -144,7 +149,8 @@ def serve(
                        forwarded_allow_ips=list(trusted_proxy or []), timeout_graceful_shutdown=STOP_GRACE)
         # the metrics' address is in the ready line; with --workers each process writes its values to files
         # in a fresh directory and this one serves their sum (see baccarat.server.storage.metrics)
-        metrics_note = "" if metrics_port is None else _serve_metrics(metrics_host, metrics_port, workers)
+        metrics_note = "" if metrics_port is None else _serve_metrics(metrics_host, metrics_port, workers,
+                                                                      metrics_token)
         if workers > 1:
             _serve_workers(settings, url, workers, options, metrics_note)
             return
@@ -181,8 +187,9 @@ def _store_rules(url: str, given: list[tuple[str, str]]) -> None:
         transaction(sessions, lambda s: [definitions.store(s, text, origin=origin) for origin, text in given])
 
 
-def _serve_metrics(host: str, port: int, workers: int) -> str:
-    """Serve ``/metrics`` on ``host``:``port`` from this process (a thread), and say where for the ready line.
+def _serve_metrics(host: str, port: int, workers: int, token: str | None = None) -> str:
+    """Serve ``/metrics`` on ``host``:``port`` from this process (a thread), and say where for the ready line
+    (with ``token``, only to scrapes that send it).
     With several ``workers`` they write their values to a fresh directory (removed at exit), named in the
     environment they inherit before they import :mod:`prometheus_client`; this process serves their sum."""
     import atexit
@@ -198,11 +205,11 @@ def _serve_metrics(host: str, port: int, workers: int) -> str:
         atexit.register(shutil.rmtree, shared, ignore_errors=True)
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(shared)
     try:
-        bound = metrics.serve(host, port, shared)
+        bound = metrics.serve(host, port, shared, token or None)
     except OSError as error:
         unavailable(f"cannot serve the metrics on {host}:{port}: {error.strerror or error}")
     shown = f"[{host}]" if ":" in host else host
-    return f"; metrics at http://{shown}:{bound}/metrics"
+    return f"; metrics at http://{shown}:{bound}/metrics" + (" (bearer token)" if token else "")
 
 
 def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str, object],

@@ -19,7 +19,7 @@ from baccarat.cli.app import main
 from baccarat.server.api.app import create_app
 from baccarat.server.house import accounts, audit, audit_keys
 from baccarat.server.storage.db import connect, sqlite_url, transaction
-from baccarat.server.storage.models import AuditEntry
+from baccarat.server.storage.models import AuditEntry, LedgerTransaction
 from baccarat.server.storage.settings import Settings
 
 from ...conftest import ON_BOTH, ON_POSTGRESQL, api_client, once_per_session
@@ -89,14 +89,20 @@ def test_every_operator_action_is_recorded_with_who_when_what_before_and_after(c
     assert limits["after"]["pending_limits"] == {"minimum": 500, "maximums": {"tie": 5_000}}
     void = entries[2]
     assert void["before"] == {"status": "betting"}
-    assert void["after"] == {"status": "void", "reason": "misdeal", "refunded": 1_000, "bets_refunded": 1}
+    assert void["after"] == {"status": "void", "reason": "misdeal", "refunded": 1_000, "bets_refunded": 1,
+                             "movement": void["after"]["movement"]}  # its refund, linked both ways
     assert entries[3]["before"]["status"] == "open" and entries[3]["after"]["status"] == "closed"
     assert entries[5]["before"] == {"balance": 10_000} and entries[5]["after"]["balance"] == 12_500
     assert entries[0]["previous"] == "0" * 64
     assert all(e["previous"] == before["digest"] for before, e in itertools.pairwise(entries))
     assert client.get("/api/operator/audit/verify", headers=boss).json() == {
         "ok": True, "entries": 8, "broken": None, "head": entries[-1]["digest"], "signed": 8, "unsigned": 0,
-        "key": audit_keys.fingerprint(audit.public_key(client.app.state.sessions)), "heads": 0}
+        "key": audit_keys.fingerprint(audit.public_key(client.app.state.sessions)), "heads": 0,
+        "movements": 3}  # the refund, the credit and the debit (the command line's void refunded nothing)
+    with connect(client.settings.url) as sessions, sessions() as s:  # type: ignore[attr-defined]
+        linked = dict(s.execute(select(LedgerTransaction.id, LedgerTransaction.audit_id).where(
+            LedgerTransaction.audit_id.is_not(None))).all())
+    assert linked == {entries[n]["after"]["movement"]: entries[n]["id"] for n in (2, 5, 6)}
     csv = client.get("/api/operator/audit?format=csv", headers=boss)
     assert csv.headers["content-type"].startswith("text/csv") and len(csv.text.strip().splitlines()) == 9
 
@@ -152,6 +158,7 @@ def test_a_removed_entry_is_named_and_the_command_exits_3(acted, tmp_path, capsy
     with connect(url) as sessions:
         def remove(s):
             _unprotect(s)
+            s.execute(update(LedgerTransaction).where(LedgerTransaction.audit_id == 3).values(audit_id=None))
             s.execute(delete(AuditEntry).where(AuditEntry.id == 3))
         transaction(sessions, remove)
     assert main(["audit", "verify", *options]) == 3
@@ -164,6 +171,46 @@ def test_a_removed_entry_is_named_and_the_command_exits_3(acted, tmp_path, capsy
         transaction(sessions, forge)
     assert main(["audit", "verify", *options]) == 3
     assert "BROKEN at entry 3: its contents do not match its digest" in capsys.readouterr().out
+
+
+@ON_BOTH
+def test_a_staff_credit_whose_entry_was_removed_is_named_and_the_command_exits_3(client, tmp_path, capsys):
+    """The attack as it was run: an operator credit of 50,000.00 whose entry was deleted (the trail's trigger and the
+    link's constraint set aside) before any head was signed left ``audit verify`` saying "intact", the credit still
+    in the ledger.  The movement and its entry are linked both ways now, and the ledger's credits are counted
+    against the trail's: the removal is named; so is a link moved to another entry."""
+    boss, vera = _log_in(client, "cashier_x", "operator"), _log_in(client, "vera")
+    vera_id = client.get("/api/me", headers=vera).json()["id"]
+    for n in (1, 2):
+        assert client.post(f"/api/operator/wallets/{vera_id}/credit", json={"amount": 5_000_000, "memo": "comp"},
+                           headers={**boss, "Idempotency-Key": f"credit-big-{n}"}).status_code == 200
+    check = client.get("/api/operator/audit/verify", headers=boss).json()
+    assert check["ok"] is True and check["movements"] == 2
+    url = client.settings.url  # type: ignore[attr-defined]
+    options = ["--data-dir", str(tmp_path), *(() if url.startswith("sqlite") else ("--database", url))]
+
+    def newest(s) -> AuditEntry:
+        return s.scalar(select(AuditEntry).order_by(AuditEntry.id.desc()).limit(1))
+
+    with connect(url) as sessions:
+        def move_link(s):  # the second credit's movement made to name the first credit's entry
+            first, second = s.scalars(select(LedgerTransaction).where(LedgerTransaction.kind == "credit")
+                                      .order_by(LedgerTransaction.id)).all()
+            second.audit_id = first.audit_id
+        transaction(sessions, move_link)
+    check = client.get("/api/operator/audit/verify", headers=boss).json()
+    assert check["ok"] is False and "the link was changed" in check["broken"]["problem"], check
+    with connect(url) as sessions:
+        def remove(s):
+            _unprotect(s)
+            gone = newest(s)
+            s.execute(update(LedgerTransaction).where(LedgerTransaction.audit_id == gone.id).values(audit_id=None))
+            s.execute(delete(AuditEntry).where(AuditEntry.id == gone.id))
+        transaction(sessions, remove)
+    assert main(["audit", "verify", *options]) == 3
+    said = capsys.readouterr().out
+    assert "audit trail BROKEN: the ledger holds 2 credit movements and the trail 1 credit entries: an entry was " \
+           "removed" in said, said
 
 
 @ON_POSTGRESQL
@@ -239,10 +286,12 @@ def any_database(tmp_path: Path, database_url: str):
 @ON_BOTH
 @pytest.mark.slow
 def test_the_database_refuses_to_empty_the_audit_trail_at_once(any_database):
-    """TRUNCATE fires no row trigger on PostgreSQL: it emptied the trail, and the empty chain checked."""
+    """TRUNCATE fires no row trigger on PostgreSQL: it emptied the trail, and the empty chain checked.  (With
+    CASCADE: the ledger's movements name their entries, so a plain TRUNCATE is refused for that too.)"""
     with connect(any_database.url) as sessions:
-        transaction(sessions, lambda s: audit.record(s, "someone", "credit", "account 1", {}, {"amount": 1}))
-        wipe = "TRUNCATE audit_log" if any_database.url.startswith("postgresql") else "DELETE FROM audit_log"
+        transaction(sessions, lambda s: audit.record(s, "someone", "close_table", "table 1", {}, {"status": 1}))
+        wipe = ("TRUNCATE audit_log CASCADE" if any_database.url.startswith("postgresql")
+                else "DELETE FROM audit_log")
         with pytest.raises(DBAPIError, match="append-only"):
             transaction(sessions, lambda s: s.execute(text(wipe)))
         with sessions() as s:
@@ -268,7 +317,7 @@ def test_the_audit_chain_checks_on_a_postgresql_server_whose_time_zone_is_not_ut
     """PostgreSQL hands timestamps back in the session's TimeZone (often the server's local zone):
     the digest of an entry written at 12:00+00:00 was checked against 21:00+09:00, and every entry
     of an untouched trail was reported as edited."""
-    transaction(sessions, lambda s: audit.record(s, "someone", "credit", "account 1", {}, {"amount": 1}))
+    transaction(sessions, lambda s: audit.record(s, "someone", "close_table", "table 1", {}, {"status": 1}))
     with sessions() as s:
         s.execute(text("SET TIME ZONE 'Asia/Tokyo'"))  # as ALTER DATABASE ... SET timezone would
         assert audit.verify(s)["ok"], audit.verify(s)

@@ -56,7 +56,7 @@ def _record(engine: Engine, count: int, signer: Ed25519PrivateKey | None) -> Non
     if signer is not None:
         audit.use_key(sessions, signer)
     for i in range(count):
-        transaction(sessions, lambda s, i=i: audit.record(s, "pit_boss", "credit", f"account {i + 1}",
+        transaction(sessions, lambda s, i=i: audit.record(s, "pit_boss", "change_limits", f"table {i + 1}",
                                                           {"balance": 0}, {"balance": 100 * (i + 1)}))
 
 
@@ -249,7 +249,7 @@ def test_the_server_signs_entries_and_the_head_on_schedule(manual_time, database
     public = _private(key).public_key()
     with TestClient(create_app(settings)) as client:
         sessions = client.app.state.sessions  # type: ignore[attr-defined]
-        transaction(sessions, lambda s: audit.record(s, "pit_boss", "credit", "account 1", {}, {"amount": 1}))
+        transaction(sessions, lambda s: audit.record(s, "pit_boss", "change_limits", "table 1", {}, {"amount": 1}))
         manual_time.advance(1.9)
         assert not heads.exists()  # the first turn is a turn after the start
         manual_time.advance(0.1)
@@ -261,7 +261,7 @@ def test_the_server_signs_entries_and_the_head_on_schedule(manual_time, database
             check = audit.verify(s, public=public, heads=signed)
             assert check["ok"] and check["signed"] == 1 and check["heads"] == 1
             assert s.get(AuditEntry, 1).signature is not None
-        transaction(sessions, lambda s: audit.record(s, "pit_boss", "credit", "account 1", {}, {"amount": 2}))
+        transaction(sessions, lambda s: audit.record(s, "pit_boss", "change_limits", "table 1", {}, {"amount": 2}))
         manual_time.advance(2)
         assert [h["entry"] for h in audit_heads.read_heads(heads, public)] == [1, 2]
 
@@ -272,7 +272,7 @@ def test_the_server_signs_the_head_when_it_stops(database_url, tmp_path, key):
     with TestClient(create_app(settings)) as client:
         sessions = client.app.state.sessions  # type: ignore[attr-defined]
         for amount in (1, 2):
-            transaction(sessions, lambda s, a=amount: audit.record(s, "pit_boss", "credit", "account 1", {},
+            transaction(sessions, lambda s, a=amount: audit.record(s, "pit_boss", "change_limits", "table 1", {},
                                                                    {"amount": a}))
         assert not heads.exists()  # the first turn is an hour away
     assert [h["entry"] for h in audit_heads.read_heads(heads, _private(key).public_key())] == [2]
@@ -283,7 +283,7 @@ def test_the_private_key_is_never_in_the_database(database_url, tmp_path, key):
     with TestClient(create_app(settings)) as client:
         sessions = client.app.state.sessions  # type: ignore[attr-defined]
         for i in range(3):
-            transaction(sessions, lambda s, i=i: audit.record(s, "pit_boss", "credit", "account 1", {}, {"n": i}))
+            transaction(sessions, lambda s, i=i: audit.record(s, "pit_boss", "change_limits", "table 1", {}, {"n": i}))
     private = _private(key)
     raw = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
                                 serialization.NoEncryption())
@@ -355,7 +355,7 @@ def test_a_key_from_the_environment_signs_and_no_file_is_made(tmp_path, monkeypa
     settings = Settings(data_dir=tmp_path / "data", audit_key_file=path, betting_seconds=600)
     with TestClient(create_app(settings)) as client:
         sessions = client.app.state.sessions  # type: ignore[attr-defined]
-        transaction(sessions, lambda s: audit.record(s, "pit_boss", "credit", "account 1", {}, {"amount": 1}))
+        transaction(sessions, lambda s: audit.record(s, "pit_boss", "change_limits", "table 1", {}, {"amount": 1}))
         with sessions() as s:
             assert audit.verify(s, public=signer.public_key())["signed"] == 1
     assert not path.exists()

@@ -11,7 +11,7 @@ import signal
 import time
 from collections import Counter
 from contextlib import suppress
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +31,14 @@ DASHBOARD = Path(__file__).parents[3] / "deploy" / "grafana" / "baccarat.json"
 METRICS_AT = re.compile(r"metrics at (http://[0-9.]+:\d+/metrics)")
 TABLE = 2  # punto banco (a bet needs no seat)
 PASSWORD = "correct horse"
+SCRAPER = "scraper-token-7f3a"  #: the metrics' bearer token in the one-process test
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
-def scrape(url: str) -> Samples:
-    """Every sample of ``/metrics``: (name, sorted labels) -> value."""
-    answer = httpx.get(url, timeout=10)
+def scrape(url: str, bearer: str | None = None) -> Samples:
+    """Every sample of ``/metrics`` (scraped with the ``bearer`` token if given): (name, sorted labels) -> value."""
+    answer = httpx.get(url, timeout=10, headers={"Authorization": f"Bearer {bearer}"} if bearer else {})
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/plain")
     return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
             for family in text_string_to_metric_families(answer.text) for sample in family.samples}
@@ -94,11 +95,15 @@ def until_phase(socket: ClientConnection, phase: str, *, at_least: float = 0.0, 
 
 @pytest.mark.slow
 def test_metrics_count_exactly_what_was_done_on_one_process(serve, tmp_path: Path):
-    server = serve("--metrics-port", "0", "--betting-seconds", "6")
+    server = serve("--metrics-port", "0", "--betting-seconds", "6", env={"BACCARAT_METRICS_TOKEN": SCRAPER})
     found = METRICS_AT.search(server.ready)
-    assert found, server.ready  # the ready line says where the metrics are
+    assert found and server.ready.rstrip().endswith("/metrics (bearer token))"), server.ready  # where; it asks
     url = found.group(1)
-    before = scrape(url)
+    refused = httpx.get(url, timeout=10)  # without the token, or with another: nothing of the tables
+    assert refused.status_code == 401 and "baccarat_" not in refused.text and "bearer token" in refused.text
+    assert httpx.get(url, headers={"Authorization": "Bearer guess"}, timeout=10).status_code == 401
+
+    before = scrape(url, SCRAPER)
     assert value(before, "baccarat_dealing") == 1  # one process: it deals
     assert value(before, "baccarat_open_sockets") == 0
 
@@ -117,9 +122,9 @@ def test_metrics_count_exactly_what_was_done_on_one_process(serve, tmp_path: Pat
         for socket in sockets:
             next_frame(socket, "state")
         deadline = time.monotonic() + 10
-        while value(scrape(url), "baccarat_open_sockets") != 2 and time.monotonic() < deadline:
+        while value(scrape(url, SCRAPER), "baccarat_open_sockets") != 2 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert value(scrape(url), "baccarat_open_sockets") == 2
+        assert value(scrape(url, SCRAPER), "baccarat_open_sockets") == 2
         until_phase(sockets[0], "betting", at_least=4)  # a window with time for every bet below
         commands = [  # (socket, bets): accepted, refused for the wager, the balance, the round, a bad amount
             (0, {"player": 100}), (1, {"banker": 200}), (0, {"player": 50}), (1, {"nonsense": 10}),
@@ -149,7 +154,7 @@ def test_metrics_count_exactly_what_was_done_on_one_process(serve, tmp_path: Pat
         assert said[(str(TABLE), "accepted", "")] == 5 and sum(said.values()) == 9, said  # the refusals are varied
         assert len([key for key in said if key[1] == "refused"]) >= 3
 
-        counted = scrape(url)
+        counted = scrape(url, SCRAPER)
         assert bets_by_label(counted) == said  # exactly the bets answered, each refusal under its code
         assert value(counted, "baccarat_stakes_total", table=str(TABLE)) == staked
         # every bet timed from its arrival to its answer: the socket's and the two POSTs
@@ -157,10 +162,17 @@ def test_metrics_count_exactly_what_was_done_on_one_process(serve, tmp_path: Pat
         assert value(counted, "baccarat_login_failures_total") == 10
         assert value(counted, "baccarat_limit_refusals_total", code="rate.limited", rule="username") == 1
 
+        until_phase(sockets[0], "dealing")  # dealt and settled in the ledger, the result not shown yet
+        dealing = scrape(url, SCRAPER)
+        assert value(dealing, "baccarat_rounds_total", table=str(TABLE), outcome="dealt") >= 1
+        assert value(dealing, "baccarat_payouts_total", table=str(TABLE)) == 0  # would tell the result early
         shown = until_phase(sockets[0], "result")  # the round dealt, settled and shown
         until_phase(sockets[1], "result")
         assert shown["bettors"] == 2
-        done = scrape(url)
+        deadline = time.monotonic() + 5  # counted at the dealer loop's next turn after the result's moment
+        while value(done := scrape(url, SCRAPER), "baccarat_payouts_total", table=str(TABLE)) == 0 \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
         round_number = shown["round_number"]
         with connect(sqlite_url(tmp_path)) as sessions, sessions() as s:
             paid = s.execute(text(
@@ -180,13 +192,13 @@ def test_metrics_count_exactly_what_was_done_on_one_process(serve, tmp_path: Pat
         for socket in sockets:
             socket.close()
     deadline = time.monotonic() + 10
-    while value(scrape(url), "baccarat_open_sockets") != 0 and time.monotonic() < deadline:
+    while value(scrape(url, SCRAPER), "baccarat_open_sockets") != 0 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert value(scrape(url), "baccarat_open_sockets") == 0
+    assert value(scrape(url, SCRAPER), "baccarat_open_sockets") == 0
     # nobody watches the table now: its bettors read 0, not the last figure a socket saw
-    while value(scrape(url), "baccarat_table_bettors", table=str(TABLE)) != 0 and time.monotonic() < deadline:
+    while value(scrape(url, SCRAPER), "baccarat_table_bettors", table=str(TABLE)) != 0 and time.monotonic() < deadline:
         time.sleep(0.05)
-    left = scrape(url)
+    left = scrape(url, SCRAPER)
     assert ("baccarat_table_bettors", (("table", str(TABLE)),)) in left  # still reported, as 0
     assert value(left, "baccarat_table_bettors", table=str(TABLE)) == 0
 
@@ -289,6 +301,33 @@ def test_money_and_rounds_are_counted_only_once_committed():
             s.execute(text("SELECT 1"))
         assert counted == ["outer", "kept"]  # the rolled-back transaction's count never ran, not even later
     engine.dispose()
+
+
+def test_a_count_kept_until_shown_is_made_at_its_moment_once_and_in_order():
+    """:func:`metrics.when_shown` keeps a count (given to :func:`metrics.after_commit`) until its moment: the dealer's
+    loop makes those that have come due (:func:`metrics.count_shown`), each once, the earlier first."""
+    made: list[str] = []
+    moment = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
+    metrics.when_shown(moment + timedelta(seconds=2), lambda: made.append("later"))()
+    metrics.when_shown(moment, lambda: made.append("first"))()
+    assert metrics.count_shown(moment - timedelta(microseconds=1)) == 0 and made == []
+    assert metrics.count_shown(moment + timedelta(seconds=1)) == 1 and made == ["first"]
+    assert metrics.count_shown(moment + timedelta(seconds=5)) == 1 and made == ["first", "later"]
+    assert metrics.count_shown(moment + timedelta(seconds=9)) == 0 and made == ["first", "later"]
+
+
+def test_the_metrics_can_ask_for_a_bearer_token():
+    """``serve(..., token=...)``: a scrape without the token, or with another, gets 401 and no figure; with it, the
+    figures.  Without a token the figures are served to anyone who can reach the address."""
+    guarded = metrics.serve("127.0.0.1", 0, token="s3cret-token")
+    url = f"http://127.0.0.1:{guarded}/metrics"
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret-token"}):
+        refused = httpx.get(url, headers=headers, timeout=10)
+        assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
+        assert "baccarat_" not in refused.text
+    assert "baccarat_bets" in httpx.get(url, headers={"Authorization": "Bearer s3cret-token"}, timeout=10).text
+    open_port = metrics.serve("127.0.0.1", 0)
+    assert "baccarat_bets" in httpx.get(f"http://127.0.0.1:{open_port}/metrics", timeout=10).text
 
 
 def test_the_grafana_dashboard_names_only_exported_metrics():

@@ -49,6 +49,7 @@ async def _deal_loop(dealer: Dealer) -> None:
     while True:
         try:
             await asyncio.to_thread(dealer.deal_due)
+            metrics.count_shown()  # the payouts of results now shown (never counted at the deal)
         except Exception as error:  # the database itself is away: try again shortly
             problem = faults.storage_problem(error)
             if problem is None:

@@ -15,6 +15,13 @@ signature and are counted as unsigned; an unsigned entry after a signed one is n
 removed).  Removing the newest entries leaves a shorter chain that checks: the heads that each server
 signs into a file of its own (:mod:`baccarat.server.house.audit_heads`) catch that.
 
+A staff movement of money (a credit, a debit, a void's refund: :data:`AUDITED_KINDS`) is recorded in the same
+transaction as its entry, linked both ways: the entry names the movement in its signed record (``after["movement"]``)
+and the movement names the entry (``ledger_transactions.audit_id``).  :func:`verify` then finds a movement whose
+entry was removed (with the triggers and constraints turned off, and even if no signed head covered it), a link
+changed, or an entry naming a movement that is not linked to it.  Movements made before the links existed
+(before the first entry naming one) are counted, not checked.
+
 Appends are serialised: on PostgreSQL a transaction-scoped advisory lock is taken before the last
 entry is read; SQLite has one writer at a time; and ``previous`` is unique, so even without the
 lock two entries could never both follow the same one (the chain cannot fork).
@@ -24,18 +31,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 from typing_extensions import TypedDict
 
 from baccarat.server.house.audit_keys import entry_message, fingerprint, sign, signed_by
 from baccarat.server.storage.db import on_postgresql
-from baccarat.server.storage.models import Account, AuditEntry, aware
+from baccarat.server.storage.models import Account, AuditEntry, LedgerTransaction, aware
 from baccarat.server.storage.models import now as _now
 
 T = TypeVar("T")
@@ -44,6 +52,9 @@ GENESIS = "0" * 64
 _LOCK_KEY = 0x6175646974  # "audit"
 #: Where a session holds the signing key (``Session.info``): set on the session factory by :func:`use_key`.
 _KEY = "audit_signing_key"
+#: The ledger movements only staff make, each with its audit entry (a refund: a void, by an operator or by the
+#: dealer after repeated failures).
+AUDITED_KINDS = ("credit", "debit", "refund")
 
 
 class AuditEntryJson(TypedDict):
@@ -68,7 +79,8 @@ class AuditEntryJson(TypedDict):
 
 
 class ChainBreak(TypedDict):
-    id: int
+    id: int | None
+    """the first entry found wrong (None: a ledger movement without its entry)"""
     problem: str
 
 
@@ -87,6 +99,8 @@ class ChainCheck(TypedDict):
     """the SHA-256 fingerprint of the public key the signatures were checked with (None: not checked)"""
     heads: int
     """signed heads checked: none over the API (`baccarat audit verify` checks the heads file)"""
+    movements: int
+    """staff movements of money (credits, debits, refunds) checked against their entries"""
 
 
 class SignedHead(TypedDict):
@@ -134,12 +148,14 @@ def public_key(sessions: sessionmaker[Session]) -> Ed25519PublicKey | None:
 
 
 def record(s: Session, actor: Account | str, action: str, target: str, before: Any, after: Any,
-           now: datetime | None = None) -> AuditEntry:
+           now: datetime | None = None, *, movement: int | None = None) -> AuditEntry:
     """Append one entry (in the caller's transaction: it commits or rolls back with the action), signed
     with the session's key (:func:`use_key`); without one the entry is unsigned, which :func:`verify`
     names once signed entries precede it.  ``actor`` is the operator's account, or words for the
-    command line."""
+    command line.  ``movement``: the ledger movement the action made, linked both ways with the entry."""
     at = now or _now()
+    if movement is not None:
+        after = {**after, "movement": movement}
     if on_postgresql(s.get_bind()):
         s.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
     last = s.execute(select(AuditEntry.id, AuditEntry.digest).order_by(AuditEntry.id.desc()).limit(1)).first()
@@ -153,19 +169,23 @@ def record(s: Session, actor: Account | str, action: str, target: str, before: A
                        signature=sign(key, entry_message(entry_id, digest)) if key is not None else None)
     s.add(entry)
     s.flush()
+    if movement is not None:
+        s.execute(update(LedgerTransaction).where(LedgerTransaction.id == movement).values(audit_id=entry_id))
     return entry
 
 
 def audited(s: Session, actor: Account | str, action: str, target: str, look: Callable[[], Any],
-            act: Callable[[], T], *, extra: Callable[[T], Mapping[str, object]] | None = None) -> T:
+            act: Callable[[], T], *, extra: Callable[[T], Mapping[str, object]] | None = None,
+            movement: Callable[[T], int | None] | None = None) -> T:
     """Do ``act`` and record it: ``look()`` before and after gives the state it changed; ``extra``
-    adds what the answer says (a refund's amount) to the after side."""
+    adds what the answer says (a refund's amount) to the after side; ``movement`` gives the ledger movement it
+    made (linked with the entry)."""
     before = look()
     result = act()
     after = look()
     if extra is not None:
         after = {**after, **extra(result)} if isinstance(after, dict) else {"state": after, **extra(result)}
-    record(s, actor, action, target, before, after)
+    record(s, actor, action, target, before, after, movement=None if movement is None else movement(result))
     return result
 
 
@@ -198,10 +218,14 @@ def verify(s: Session, *, public: Ed25519PublicKey | None = None,
     signed_since = min((head["signed_from"] for head in heads if head["signed_from"] is not None), default=None)
     previous, expected_id, count, signed, unsigned = GENESIS, 1, 0, 0, 0
 
+    named: dict[int, int] = {}  # movement -> the entry naming it
+    actions: Counter[str] = Counter()
+    movements = 0
+
     def answer(broken: ChainBreak | None, head: str | None) -> ChainCheck:
         return {"ok": broken is None, "entries": count, "broken": broken, "head": head, "signed": signed,
                 "unsigned": unsigned, "key": fingerprint(public) if public is not None else None,
-                "heads": len(heads)}
+                "heads": len(heads), "movements": movements}
 
     for entry in s.scalars(select(AuditEntry).order_by(AuditEntry.id).execution_options(yield_per=500)):
         count += 1
@@ -218,6 +242,11 @@ def verify(s: Session, *, public: Ed25519PublicKey | None = None,
             unsigned += 1
         else:
             signed += 1
+        actions[entry.action] += 1
+        if '"movement"' in entry.after:
+            moved = json.loads(entry.after).get("movement")
+            if isinstance(moved, int):
+                named[moved] = entry.id
         previous, expected_id = entry.digest, expected_id + 1
     beyond = [head for head in heads if head["entry"] > count]
     if beyond:  # the newest entries were removed: the chain still checks, but a signed head held more
@@ -225,7 +254,48 @@ def verify(s: Session, *, public: Ed25519PublicKey | None = None,
         return answer({"id": count + 1, "problem": (
             f"it is missing, yet entry {newest['entry']} was signed as the head at {newest['at']} (heads file "
             f"line {newest['line']}): the newest entries were removed")}, None)
-    return answer(None, previous)
+    movements, broken = _check_movements(s, named, actions)
+    return answer(broken, None if broken is not None else previous)
+
+
+def _check_movements(s: Session, named: dict[int, int], entries: Counter[str]) -> tuple[int, ChainBreak | None]:
+    """The staff movements checked against the trail, and the first problem found.  ``named``: movement -> the
+    entry naming it; ``entries``: the trail's entries by action.
+
+    Every credit and debit has always had its entry: their counts in the ledger and in the trail must agree (an
+    entry removed from the end leaves the chain whole, but one movement more than entries).  Then every link: a
+    movement from the first one an entry names on is named by the entry it names, and that entry names it."""
+    counts = Counter(dict(s.execute(select(LedgerTransaction.kind, func.count()).where(
+        LedgerTransaction.kind.in_(("credit", "debit"))).group_by(LedgerTransaction.kind)).all()))
+    for kind in ("credit", "debit"):
+        if counts[kind] != entries[kind]:
+            return 0, {"id": None, "problem": (
+                f"the ledger holds {counts[kind]} {kind} movements and the trail {entries[kind]} {kind} entries: "
+                f"{'an entry was removed' if counts[kind] > entries[kind] else 'a movement was removed'}")}
+    first = min(named, default=None)
+    checked = 0
+    rows = s.execute(select(LedgerTransaction.id, LedgerTransaction.kind, LedgerTransaction.audit_id)
+                     .where(LedgerTransaction.kind.in_(AUDITED_KINDS)).order_by(LedgerTransaction.id)
+                     .execution_options(yield_per=1000))
+    for movement, kind, audit_id in rows:
+        if (first is None or movement < first) and audit_id is None:
+            continue  # made before the links existed
+        checked += 1
+        entry = named.pop(movement, None)
+        if entry is None:
+            return checked, {"id": audit_id, "problem": (
+                f"ledger movement {movement} ({kind}) has no audit entry naming it: its entry was removed, or it "
+                "was written outside the server")}
+        if audit_id != entry:
+            return checked, {"id": entry, "problem": (
+                f"it names ledger movement {movement} ({kind}), which names "
+                f"{'no entry' if audit_id is None else f'entry {audit_id}'}: the link was changed")}
+    if named:
+        movement, entry = min(named.items())
+        return checked, {"id": entry, "problem": (
+            f"it names ledger movement {movement}, which is not a credit, debit or refund in the ledger: the "
+            "movement was removed or changed")}
+    return checked, None
 
 
 def _problem(entry: AuditEntry, expected_id: int, previous: str, public: Ed25519PublicKey | None, *,

@@ -95,7 +95,8 @@ def void_round(s: Session, actor: Account | str, table_id: int, number: int, *, 
     return audit.audited(s, actor, "void_round", f"table {table_id} round {number}", look,
                          lambda: dealing.void_round(s, table_id, number, reason=reason),
                          extra=lambda result: {"reason": reason.strip()[:200], "refunded": result["refunded"],
-                                               "bets_refunded": result["bets_refunded"]})
+                                               "bets_refunded": result["bets_refunded"]},
+                         movement=lambda result: result["movement"])
 
 
 def stand_player(s: Session, actor: Account | str, table_id: int, seat: int) -> seating.StoodUp:
@@ -117,8 +118,8 @@ def move_money(s: Session, actor: Account | str, account_id: int, amount: int, *
     if s.get(Account, account_id) is None:
         raise UnknownSeatError.coded("operator.account_unknown", account=account_id)
     before = wallet.balance(s, account_id)
-    wallet.transfer(s, kind, {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=memo)
+    moved = wallet.transfer(s, kind, {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=memo)
     after = wallet.balance(s, account_id)
     audit.record(s, actor, kind, f"account {account_id}", {"balance": before},
-                 {"balance": after, "amount": abs(amount), "memo": memo})
+                 {"balance": after, "amount": abs(amount), "memo": memo}, movement=moved)
     return {"account_id": account_id, "balance": after}

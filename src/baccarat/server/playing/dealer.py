@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from baccarat.server.house import audit
 from baccarat.server.playing import betting, dealing, seating
 from baccarat.server.storage import clock, faults, logs
 from baccarat.server.storage.db import read, transaction
@@ -172,7 +173,13 @@ def _void(s: Session, round_id: int, trouble: Trouble, now: datetime) -> dealing
     if current is None or current.status not in ("betting", "decision"):
         return None
     reason = f"the round could not be dealt ({trouble.attempts} attempts); every stake was refunded"
-    return dealing.void_round(s, current.table_id, current.number, reason=reason, now=now)
+    status = current.status
+    voided = dealing.void_round(s, current.table_id, current.number, reason=reason, now=now)
+    # a significant event, and a movement of money no player made: in the audit trail, linked with its refund
+    audit.record(s, "dealer", "void_round", f"table {current.table_id} round {current.number}", {"status": status},
+                 {"status": "void", "reason": reason, "refunded": voided["refunded"],
+                  "bets_refunded": voided["bets_refunded"]}, now, movement=voided["movement"])
+    return voided
 
 
 def _describe(sessions: sessionmaker[Session], round_id: int) -> str:

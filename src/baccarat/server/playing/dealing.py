@@ -75,6 +75,8 @@ class VoidedRound(TypedDict):
     refunded: int
     """minor units refunded in all"""
     bets_refunded: int
+    movement: int | None
+    """the refund's ledger movement (None: nothing to refund), linked with the void's audit entry"""
 
 
 def due_rounds(s: Session, now: datetime, *, late: float = 0.0) -> list[int]:
@@ -182,7 +184,8 @@ def _settle(s: Session, table: GameTable, current: Round, bets: list[Bet], event
     entry = wallet.transfer(s, "settle", {account: amount for account, amount in postings.items() if amount},
                             memo=f"table {table.name} round {current.number}")
     paid_out = sum(bet.amount + event.net for bet, event in settled)
-    metrics.after_commit(s, metrics.count_money(metrics.PAYOUTS, {table.id: paid_out}))
+    # counted when the table shows the result: the figure moving at the deal would tell it sooner
+    metrics.after_commit(s, metrics.when_shown(shown_at, metrics.count_money(metrics.PAYOUTS, {table.id: paid_out})))
     insert_rows(s.connection(), _SETTLEMENTS, [{"bet_id": bet.id, "event": event.event, "net": event.net,
                                                 "transaction_id": entry, "shown_at": shown_at}
                                                for bet, event in settled])
@@ -419,6 +422,7 @@ def void_round(s: Session, table_id: int, number: int, *, reason: str, now: date
     paid = set(s.scalars(select(Settlement.bet_id).where(Settlement.bet_id.in_([b.id for b in bets]))))
     open_bets = [bet for bet in bets if bet.id not in paid]
     refunds: dict[str, int] = {}
+    entry = None
     wagers = {w.code: w for w in game_of(table).wagers}  # (a round is voided whatever its rows hold)
     for bet in open_bets:
         owner = wallet.wallet_account(bet.account_id)
@@ -454,7 +458,7 @@ def void_round(s: Session, table_id: int, number: int, *, reason: str, now: date
               .values(shown_at=now))
     next_round(s, table, current.number + 1, now, shoe_row)
     return {"table": table_id, "round": number, "status": "void", "refunded": sum(refunds.values()),
-            "bets_refunded": len(open_bets)}
+            "bets_refunded": len(open_bets), "movement": entry}
 
 
 def repair_deadlines(s: Session, now: datetime | None = None) -> int:

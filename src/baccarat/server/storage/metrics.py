@@ -11,13 +11,25 @@ process, a dead one's included (a counter never goes back); the gauges as their 
 the live processes only.  With one process the values are kept in memory and served from there.
 
 Money and rounds are counted once their transaction commits (:func:`after_commit`): a transaction that is
-retried, or a savepoint rolled back, counts nothing.
+retried, or a savepoint rolled back, counts nothing.  Payouts are counted when the table shows the round's result
+(:func:`when_shown`), never when it is dealt: a figure that moved at the deal would tell the result seconds before
+the table does (the whole squeeze at a squeeze table).  The process that dealt the round counts them (its dealer's
+loop, :func:`count_shown`); one that stops between a deal and its result leaves that round's payouts uncounted: a
+counter may lag the ledger, never lead the table.
+
+``/metrics`` can require a bearer token (``baccarat serve --metrics-token``, or ``BACCARAT_METRICS_TOKEN``): a
+scrape without it is answered 401.
 """
 
 from __future__ import annotations
 
+import heapq
+import hmac
+import itertools
 import os
 import re
+import socket
+import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
@@ -41,7 +53,7 @@ BETS = Counter("baccarat_bets", "Bet commands answered (each socket frame or POS
                ["table", "outcome", "code"])
 STAKES = Counter("baccarat_stakes", "Chips staked by the bets committed.", ["table"])
 PAYOUTS = Counter("baccarat_payouts", "Chips paid into players' wallets at settlement (stakes returned and "
-                  "winnings), not counting void refunds.", ["table"])
+                  "winnings), not counting void refunds; counted when the table shows the result.", ["table"])
 REFUNDS = Counter("baccarat_refunds", "Chips given back to players when a round is voided.", ["table"])
 ROUNDS = Counter("baccarat_rounds", "Rounds finished: dealt, no_action (nobody bet) or void.", ["table", "outcome"])
 LOGIN_FAILURES = Counter("baccarat_login_failures", "Sign-ins refused for a wrong username or password.")
@@ -126,6 +138,35 @@ def count_money(counter: Counter, amounts: dict[int, int]) -> Callable[[], None]
     return count
 
 
+# --- counted when the table shows it --------------------------------------------------------------------------
+
+_SHOWN_LATER: list[tuple[datetime, int, Callable[[], None]]] = []
+_SHOWN_LOCK = threading.Lock()
+_ORDER = itertools.count()
+
+
+def when_shown(moment: datetime, count: Callable[[], None]) -> Callable[[], None]:
+    """``count`` kept until ``moment`` (a round's result), for :func:`after_commit`: what would tell a result
+    moves only once the table shows it (:func:`count_shown` makes the counts that have come due)."""
+    def keep() -> None:
+        with _SHOWN_LOCK:
+            heapq.heappush(_SHOWN_LATER, (moment, next(_ORDER), count))
+    return keep
+
+
+def count_shown(now: datetime | None = None) -> int:
+    """Make the counts kept by :func:`when_shown` whose moment has come by ``now``; returns how many."""
+    now = now or _now()
+    made = 0
+    while True:
+        with _SHOWN_LOCK:
+            if not _SHOWN_LATER or _SHOWN_LATER[0][0] > now:
+                return made
+            _, _, count = heapq.heappop(_SHOWN_LATER)
+        count()
+        made += 1
+
+
 # --- database connections ------------------------------------------------------------------------------------
 
 def watch_pool(engine: Any) -> None:
@@ -171,11 +212,35 @@ def multiprocess_registry(path: Path) -> CollectorRegistry:
     return registry
 
 
-def serve(host: str, port: int, path: Path | None = None) -> int:
+def serve(host: str, port: int, path: Path | None = None, token: str | None = None) -> int:
     """Serve ``/metrics`` on ``host``:``port`` (0: any free port) from a thread of this process: this process's
-    values, or with ``path`` the sum of the processes writing there (:func:`multiprocess_registry`).  Returns the
-    port bound; raises :class:`OSError` when the address cannot be listened on."""
-    from prometheus_client import REGISTRY, start_http_server
+    values, or with ``path`` the sum of the processes writing there (:func:`multiprocess_registry`); with
+    ``token``, only to a scrape that sends ``Authorization: Bearer <token>`` (401 otherwise).  Returns the port
+    bound; raises :class:`OSError` when the address cannot be listened on."""
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
 
-    server, _ = start_http_server(port, addr=host, registry=REGISTRY if path is None else multiprocess_registry(path))
+    from prometheus_client import REGISTRY, make_wsgi_app
+    from prometheus_client.exposition import ThreadingWSGIServer
+
+    metrics_app = make_wsgi_app(REGISTRY if path is None else multiprocess_registry(path))
+    expected = None if token is None else f"Bearer {token}".encode()
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        given = environ.get("HTTP_AUTHORIZATION", "").encode("latin-1")
+        if expected is not None and not hmac.compare_digest(given, expected):
+            start_response("401 Unauthorized", [("Content-Type", "text/plain; charset=utf-8"),
+                                                ("WWW-Authenticate", 'Bearer realm="metrics"')])
+            return [b"The metrics need the bearer token this server was given (--metrics-token): send it as "
+                    b"Authorization: Bearer <token>.\n"]
+        return metrics_app(environ, start_response)  # type: ignore[no-any-return]
+
+    class Server(ThreadingWSGIServer):
+        address_family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *_: Any) -> None:  # the access lines are the server's, not the scrapes'
+            pass
+
+    server = make_server(host, port, guarded, Server, handler_class=Quiet)
+    threading.Thread(target=server.serve_forever, name="metrics", daemon=True).start()
     return int(server.server_port)

@@ -86,6 +86,10 @@ class LedgerTransaction(Base):
     kind: Mapped[str] = mapped_column(String(32))  #: grant, credit, debit, stake, settle, refund
     memo: Mapped[str] = mapped_column(String(255), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    #: the audit entry of a staff movement (credit, debit, a void's refund), written in the same transaction and
+    #: naming this movement in its signed record (:mod:`baccarat.server.house.audit`)
+    audit_id: Mapped[int | None] = mapped_column(ForeignKey("audit_log.id", name="fk_ledger_transactions_audit"),
+                                                 nullable=True)
 
 
 class Posting(Base):
