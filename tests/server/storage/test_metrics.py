@@ -303,9 +303,10 @@ def test_money_and_rounds_are_counted_only_once_committed():
     engine.dispose()
 
 
-def test_a_count_kept_until_shown_is_made_at_its_moment_once_and_in_order():
+def test_a_count_kept_until_shown_is_made_at_its_moment_once_and_in_order(monkeypatch):
     """:func:`metrics.when_shown` keeps a count (given to :func:`metrics.after_commit`) until its moment: the dealer's
     loop makes those that have come due (:func:`metrics.count_shown`), each once, the earlier first."""
+    monkeypatch.setattr(metrics, "_SHOWN_LATER", [])  # not the counts other tests' rounds left waiting
     made: list[str] = []
     moment = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
     metrics.when_shown(moment + timedelta(seconds=2), lambda: made.append("later"))()
