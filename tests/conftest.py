@@ -55,6 +55,30 @@ def audit_signing_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
         yield path
 
 
+@pytest.fixture(scope="session", autouse=True)
+def seed_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The key sealing the shoes' server seeds in this test session (:mod:`baccarat.server.house.seed_keys`): this
+    process's, and in a file of its own (outside every test's data directory) that the servers and commands the
+    tests start read."""
+    from baccarat.server.house import seed_keys
+
+    path = tmp_path_factory.mktemp("seed-key") / "seed-key"
+    seed_keys.create_key(path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BACCARAT_SEED_KEY_FILE", str(path))
+        yield path
+    seed_keys.use(None)
+
+
+@pytest.fixture(autouse=True)
+def sealing_with_the_session_s_key(seed_key: Path) -> None:
+    """Each test starts with this process sealing and opening seeds with the session's key (a test that starts an
+    app with a key of its own leaves that one in use)."""
+    from baccarat.server.house import seed_keys
+
+    seed_keys.use(seed_keys.read_key_file(seed_key))
+
+
 #: log2 of scrypt's N for the tests' password hashes (the server's is 14): thousands of accounts are made, and
 #: only the tests about hashing itself (they ask for ``real_password_cost``) need its real cost.
 TEST_PASSWORD_COST = 4

@@ -91,7 +91,8 @@ def test_the_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path):
     env = dict(line.split("=", 1) for line in ENV_EXAMPLE.read_text().splitlines()
                if line and not line.startswith("#"))
     assert env["BACCARAT_DATABASE_URL"].startswith("postgresql+psycopg://") and int(env["BACCARAT_WORKERS"]) >= 1
-    assert not Path(env["BACCARAT_AUDIT_KEY_FILE"]).is_relative_to(env["BACCARAT_DATA_DIR"])
+    for outside in ("BACCARAT_AUDIT_KEY_FILE", "BACCARAT_AUDIT_HEADS_FILE", "BACCARAT_SEED_KEY_FILE"):
+        assert not Path(env[outside]).is_relative_to(env["BACCARAT_DATA_DIR"]), outside
 
 
 # --- nginx in front of two processes -----------------------------------------------------------------

@@ -31,8 +31,8 @@ PublicKey = Annotated[Path | None, typer.Option(
                          "derived from the configured key (BACCARAT_AUDIT_KEY or BACCARAT_AUDIT_KEY_FILE), or "
                          "that file's .pub.")]
 Heads = Annotated[Path | None, typer.Option(
-    "--heads", help="The signed heads file (default: BACCARAT_AUDIT_HEADS_FILE, or audit-heads.jsonl in the "
-                    "data directory, when it exists).")]
+    "--heads", help="The signed heads file (default: BACCARAT_AUDIT_HEADS_FILE, or the database's "
+                    "audit-heads-*.jsonl beside the signing key, when it exists).")]
 
 
 @audit_app.command("verify")

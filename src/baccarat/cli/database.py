@@ -149,3 +149,13 @@ def sign_audit_entries(sessions: sessionmaker[Session], settings: Settings) -> N
     from baccarat.server.house import audit, audit_keys
 
     audit.use_key(sessions, audit_keys.ensure_key(settings))
+
+
+def open_seeds(sessions: sessionmaker[Session], settings: Settings) -> None:
+    """Seal and open the shoes' seeds with the server's seed key, as the server does (made when none is configured
+    and no shoe in play needs one; refused, naming the key, when the shoes in play were sealed with a key not
+    given): a command that deals or voids a round, or opens a new shoe, needs it."""
+    from baccarat.server.house import seed_keys
+    from baccarat.server.storage.db import read
+
+    seed_keys.use(read(sessions, lambda s: seed_keys.ready_key(s, settings)))

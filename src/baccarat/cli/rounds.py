@@ -37,7 +37,7 @@ def void_round(
 ) -> None:
     """Void a round in play: every stake not yet settled goes back to its player through the ledger,
     and the table opens its next round.  A running server picks the change up on its next pass."""
-    from baccarat.cli.database import ready_database, sign_audit_entries
+    from baccarat.cli.database import open_seeds, ready_database, sign_audit_entries
     from baccarat.server.operator import actions as operations
     from baccarat.server.storage.db import connect, transaction
     from baccarat.server.storage.settings import Settings
@@ -46,6 +46,7 @@ def void_round(
         settings = Settings.from_options(data_dir=data_dir, database=database)
         with connect(ready_database(settings, existing=True)) as sessions:
             sign_audit_entries(sessions, settings)
+            open_seeds(sessions, settings)
             result = transaction(sessions, lambda s: operations.void_round(s, _actor(), table, round_number,
                                                                            reason=reason))
     print(f"round {round_number} at table {table} voided: {result['bets_refunded']} bets, "

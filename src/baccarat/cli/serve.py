@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from baccarat.cli.common import RulesOption, UsageProblem, app, handle_errors
-from baccarat.cli.database import ready_database, sign_audit_entries, unavailable
+from baccarat.cli.database import open_seeds, ready_database, sign_audit_entries, unavailable
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -105,6 +105,7 @@ def serve(
     from baccarat.server.live import connections
     from baccarat.server.live import sockets as live
     from baccarat.server.storage import logs
+    from baccarat.server.storage.db import connect
     from baccarat.server.storage.settings import Settings
 
     with handle_errors():
@@ -126,6 +127,9 @@ def serve(
         if given:
             _store_rules(url, given)
         ensure_key(settings)  # read (or made, saying so) here: a key that cannot be used is one line, not a traceback
+        settings.check_audit_heads_place()
+        with connect(url) as sessions:  # the seed key too: a missing one the shoes in play need is one line
+            open_seeds(sessions, settings)
         # h11 rather than httptools (uvicorn's default when installed): httptools holds a request line
         # and headers of any size (a huge header line takes memory in proportion), h11 refuses a head over
         # MAX_HEAD; it runs with a deadline for each request head and caps on the connections held per address

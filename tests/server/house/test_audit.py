@@ -207,10 +207,13 @@ def test_a_staff_credit_whose_entry_was_removed_is_named_and_the_command_exits_3
             s.execute(update(LedgerTransaction).where(LedgerTransaction.audit_id == gone.id).values(audit_id=None))
             s.execute(delete(AuditEntry).where(AuditEntry.id == gone.id))
         transaction(sessions, remove)
+    # the command: the head signed right after the second credit's entry holds it
     assert main(["audit", "verify", *options]) == 3
-    said = capsys.readouterr().out
-    assert "audit trail BROKEN: the ledger holds 2 credit movements and the trail 1 credit entries: an entry was " \
-           "removed" in said, said
+    assert "BROKEN at entry 2: it is missing, yet entry 2 was signed as the head" in capsys.readouterr().out
+    # and without any head (the server's check): the ledger's credits against the trail's
+    check = client.get("/api/operator/audit/verify", headers=boss).json()
+    assert check["ok"] is False and check["broken"] == {"id": None, "problem": (
+        "the ledger holds 2 credit movements and the trail 1 credit entries: an entry was removed")}, check
 
 
 @ON_POSTGRESQL

@@ -10,6 +10,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import stat
 import threading
 from datetime import UTC
@@ -26,7 +27,7 @@ from baccarat.cli.app import main
 from baccarat.core.errors import ConfigurationError
 from baccarat.server.api.app import create_app
 from baccarat.server.house import audit, audit_heads, audit_keys
-from baccarat.server.storage.db import session_factory, transaction
+from baccarat.server.storage.db import connect, session_factory, transaction
 from baccarat.server.storage.models import AuditEntry
 from baccarat.server.storage.settings import Settings
 
@@ -187,7 +188,8 @@ def test_a_signed_head_catches_signatures_stripped_from_the_whole_trail(engine, 
     says from which entry on they are signed."""
     signer = _private(key)
     _record(engine, 3, signer)
-    heads = tmp_path / "audit-heads.jsonl"  # the default place: checked without --heads
+    heads = Settings(data_dir=tmp_path, database_url=database_url).audit_heads_path  # the default: checked
+    # without --heads
     with session_factory(engine)() as s:
         audit_heads.sign_head(s, signer, heads)
     _record(engine, 1, signer)
@@ -201,7 +203,7 @@ def test_a_signed_head_catches_signatures_stripped_from_the_whole_trail(engine, 
 def test_an_edited_heads_file_is_named(engine, database_url, tmp_path, key, capsys):
     signer = _private(key)
     _record(engine, 2, signer)
-    heads = tmp_path / "audit-heads.jsonl"
+    heads = Settings(data_dir=tmp_path, database_url=database_url).audit_heads_path
     with session_factory(engine)() as s:
         audit_heads.sign_head(s, signer, heads)
     line = json.loads(heads.read_text())
@@ -241,39 +243,44 @@ def test_heads_appended_at_once_by_many_writers_stay_whole_lines(tmp_path):
     assert len(audit_heads.read_heads(path, signer.public_key())) == 1600
 
 
-def test_the_server_signs_entries_and_the_head_on_schedule(manual_time, database_url, tmp_path, key):
-    """The head is signed at every turn (``audit_head_seconds`` of the server's time) whose head moved, and at no
-    turn before it, nor at a turn whose head had not moved."""
+def test_the_server_signs_its_entries_heads_at_once_and_the_others_on_schedule(manual_time, database_url, tmp_path,
+                                                                               key):
+    """An entry the server records is under a signed head as soon as its transaction commits (it waited up to a
+    minute: an operator's credit whose entry was deleted 3 s later was never covered); an entry another process
+    recorded is signed at the next turn (``audit_head_seconds`` of the server's time); a turn whose head has not
+    moved adds no line."""
     settings = Settings(data_dir=tmp_path, database_url=database_url, audit_head_seconds=2)
-    heads = tmp_path / "audit-heads.jsonl"
+    heads = settings.audit_heads_path
     public = _private(key).public_key()
     with TestClient(create_app(settings)) as client:
         sessions = client.app.state.sessions  # type: ignore[attr-defined]
         transaction(sessions, lambda s: audit.record(s, "pit_boss", "change_limits", "table 1", {}, {"amount": 1}))
-        manual_time.advance(1.9)
-        assert not heads.exists()  # the first turn is a turn after the start
-        manual_time.advance(0.1)
         signed = audit_heads.read_heads(heads, public)
-        assert [h["entry"] for h in signed] == [1] and signed[0]["signed_from"] == 1  # while it serves
-        manual_time.advance(3 * 2)  # three more turns: the head has not moved, so no line is added
+        assert [h["entry"] for h in signed] == [1] and signed[0]["signed_from"] == 1  # at once, no time passed
+        manual_time.advance(3 * 2)  # three turns: the head has not moved, so no line is added
         assert len(audit_heads.read_heads(heads, public)) == 1
         with sessions() as s:
             check = audit.verify(s, public=public, heads=signed)
             assert check["ok"] and check["signed"] == 1 and check["heads"] == 1
             assert s.get(AuditEntry, 1).signature is not None
-        transaction(sessions, lambda s: audit.record(s, "pit_boss", "change_limits", "table 1", {}, {"amount": 2}))
+        with connect(settings.url) as elsewhere:  # another process's sessions: it signs no head here
+            audit.use_key(elsewhere, _private(key))
+            transaction(elsewhere, lambda s: audit.record(s, "pit_boss", "change_limits", "table 1", {},
+                                                          {"amount": 2}))
+        assert len(audit_heads.read_heads(heads, public)) == 1
         manual_time.advance(2)
         assert [h["entry"] for h in audit_heads.read_heads(heads, public)] == [1, 2]
 
 
 def test_the_server_signs_the_head_when_it_stops(database_url, tmp_path, key):
     settings = Settings(data_dir=tmp_path, database_url=database_url, audit_head_seconds=3600)
-    heads = tmp_path / "audit-heads.jsonl"
-    with TestClient(create_app(settings)) as client:
-        sessions = client.app.state.sessions  # type: ignore[attr-defined]
-        for amount in (1, 2):
-            transaction(sessions, lambda s, a=amount: audit.record(s, "pit_boss", "change_limits", "table 1", {},
-                                                                   {"amount": a}))
+    heads = settings.audit_heads_path
+    with TestClient(create_app(settings)):
+        with connect(settings.url) as elsewhere:  # entries of another process: not signed here at once
+            audit.use_key(elsewhere, _private(key))
+            for amount in (1, 2):
+                transaction(elsewhere, lambda s, a=amount: audit.record(s, "pit_boss", "change_limits", "table 1",
+                                                                        {}, {"amount": a}))
         assert not heads.exists()  # the first turn is an hour away
     assert [h["entry"] for h in audit_heads.read_heads(heads, _private(key).public_key())] == [2]
 
@@ -388,7 +395,19 @@ def test_the_key_file_is_by_default_in_the_configuration_directory_not_the_data_
     if os.name == "posix" and os.uname().sysname == "Linux":
         assert settings.audit_key_path == tmp_path / "config" / "baccarat" / "audit-signing-key.pem"
     assert not settings.audit_key_path.resolve().is_relative_to((tmp_path / "data").resolve())
-    assert settings.audit_heads_path == tmp_path / "data" / "audit-heads.jsonl"
+    # the signed heads beside the key, one file per database (the same for every process and host naming it the
+    # same way, whatever its password), never in the data directory unless told
+    heads = settings.audit_heads_path
+    assert heads.parent == settings.audit_key_path.parent and re.fullmatch(r"audit-heads-[0-9a-f]{12}\.jsonl",
+                                                                              heads.name)
+    pg = "postgresql+psycopg://casino:{}@db.example/baccarat"
+    assert Settings(database_url=pg.format("one")).audit_heads_path == Settings(
+        database_url=pg.format("two")).audit_heads_path != Settings(database_url=pg.format("x") + "2").audit_heads_path
+    settings.check_audit_heads_place()
+    inside = Settings(audit_heads_file=tmp_path / "data" / "heads.jsonl")
+    with pytest.raises(ConfigurationError, match=r"is inside the data directory .*BACCARAT_AUDIT_HEADS_IN_DATA_DIR=1"):
+        inside.check_audit_heads_place()
+    Settings(audit_heads_file=tmp_path / "data" / "heads.jsonl", audit_heads_in_data_dir=True).check_audit_heads_place()
     monkeypatch.setenv("BACCARAT_AUDIT_HEAD_SECONDS", "0")
     with pytest.raises(ConfigurationError, match="BACCARAT_AUDIT_HEAD_SECONDS: '0' is too small"):
         Settings()

@@ -115,8 +115,9 @@ def test_a_shoe_takes_the_seeds_of_its_first_window_and_is_fixed_at_its_first_de
         view = views.table_view(s, table_id)
         first = s.scalar(select(Round).where(Round.table_id == table_id, Round.number == 1))
     assert view["shoe"]["taking_client_seeds"] is False and view["shoe"]["client_seeds"] == seeds
-    cards = [str(c) for c in fair_cards(shoe_key(ALGORITHM, bytes.fromhex(shoe.server_seed), seeds), 1)]
-    burn = len(Shoe(fair_cards(shoe_key(ALGORITHM, bytes.fromhex(shoe.server_seed), seeds), 1), burn=True).burned)
+    key = shoe_key(ALGORITHM, bytes.fromhex(fairness.server_seed(shoe)), seeds)
+    cards = [str(c) for c in fair_cards(key, 1)]
+    burn = len(Shoe(fair_cards(key, 1), burn=True).burned)
     assert json.loads(first.result)["cards"] == cards[burn:burn + len(json.loads(first.result)["cards"])]
     # a seed set later counts from the next shoe: this one's seeds are fixed
     transaction(sessions, lambda s: fairness.set_client_seed(s, cid, "late"))
@@ -280,7 +281,7 @@ def test_a_shoe_of_the_first_algorithm_is_dealt_out_and_verifies(sessions, tmp_p
     def downgrade(s):
         shoe = s.scalar(select(ShoeRow).where(ShoeRow.table_id == table_id))
         shoe.algorithm = ALGORITHM_1
-        shoe.position = len(Shoe(fair_cards(bytes.fromhex(shoe.server_seed), 1), burn=True).burned)
+        shoe.position = len(Shoe(fair_cards(bytes.fromhex(fairness.server_seed(shoe)), 1), burn=True).burned)
     transaction(sessions, downgrade)
     for _ in range(4):
         _round(sessions, table_id, {ann: {"banker": 100}})

@@ -20,6 +20,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect as ws_connect
 from websockets.typing import Origin
 
+from baccarat.server.house import seed_keys
 from baccarat.server.live.access import RequestLog
 from baccarat.server.storage import logs
 
@@ -83,7 +84,8 @@ def test_json_lines_name_request_table_account_and_hold_no_secret(tmp_path: Path
         with pytest.raises(InvalidStatus):  # a page of another site: refused before it is accepted
             ws_connect(base.replace("http://", "ws://") + "/ws/tables/2", origin=Origin("http://elsewhere.example"))
     with sqlite3.connect(tmp_path / "baccarat.sqlite3") as db:
-        unrevealed = [seed for (seed,) in db.execute("SELECT server_seed FROM shoes WHERE revealed_at IS NULL")]
+        unrevealed = [seed_keys.opened(seed, commitment) for seed, commitment in db.execute(  # (the session's key)
+            "SELECT server_seed, commitment FROM shoes WHERE revealed_at IS NULL")]
     assert unrevealed and all(len(seed) == 64 for seed in unrevealed)
 
     assert len(_wait_for(_lines, server.stderr, lambda e: e["event"] == "socket closed", 2)) == 2

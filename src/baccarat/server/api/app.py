@@ -18,14 +18,14 @@ from fastapi import FastAPI
 
 from baccarat.server.api import contract, refusals, routers, web
 from baccarat.server.api.body_limit import BodyLimit
-from baccarat.server.house import accounts, audit, audit_heads, audit_keys
+from baccarat.server.house import accounts, audit, audit_heads, audit_keys, seed_keys
 from baccarat.server.house.rate_limits import HashGate, LoginLimiter
 from baccarat.server.live import cluster
 from baccarat.server.live import sockets as live
 from baccarat.server.playing import dealing, definitions, tables
 from baccarat.server.playing.dealer import LATE_BETS, Dealer
 from baccarat.server.storage import clock, faults, metrics
-from baccarat.server.storage.db import make_engine, session_factory, transaction
+from baccarat.server.storage.db import make_engine, read, session_factory, transaction
 from baccarat.server.storage.migrate import upgrade
 from baccarat.server.storage.settings import Settings
 
@@ -105,7 +105,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # every audit entry this process records is signed, in its own transaction, with a key kept
         # outside the database (made at the first start when none is configured)
         signing_key = audit_keys.ensure_key(settings)
+        settings.check_audit_heads_place()
         audit.use_key(sessions, signing_key)
+        # the shoes' seeds sealed under a key the database never holds (refused if the shoes in play need another)
+        seed_key = read(sessions, lambda s: seed_keys.ready_key(s, settings))
+        seed_keys.use(seed_key)
+        sealed = transaction(sessions, lambda s: seed_keys.seal_in_clear(s, seed_key))
+        if sealed:
+            log.warning("seeds: sealed the seeds of %d shoes in play stored in clear (made before seeds were sealed)",
+                        sealed)
         app.state.sessions = sessions
         app.state.limiter = LoginLimiter(sessions)  # counted in the database: every process sees the attempts
         # the rules-file games stored with the data, served by every process however it was started

@@ -42,6 +42,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from typing_extensions import TypedDict
 
 from baccarat.server.house.audit_keys import entry_message, fingerprint, sign, signed_by
+from baccarat.server.storage import metrics
 from baccarat.server.storage.db import on_postgresql
 from baccarat.server.storage.models import Account, AuditEntry, LedgerTransaction, aware
 from baccarat.server.storage.models import now as _now
@@ -52,6 +53,8 @@ GENESIS = "0" * 64
 _LOCK_KEY = 0x6175646974  # "audit"
 #: Where a session holds the signing key (``Session.info``): set on the session factory by :func:`use_key`.
 _KEY = "audit_signing_key"
+#: What runs once a transaction that recorded an entry commits (``Session.info``, set by :func:`after_entry`).
+_AFTER = "audit_after_entry"
 #: The ledger movements only staff make, each with its audit entry (a refund: a void, by an operator or by the
 #: dealer after repeated failures).
 AUDITED_KINDS = ("credit", "debit", "refund")
@@ -135,6 +138,16 @@ def use_key(sessions: sessionmaker[Session], key: Ed25519PrivateKey) -> None:
     sessions.configure(info=info)
 
 
+def after_entry(sessions: sessionmaker[Session], then: Callable[[dict[str, Any]], None]) -> None:
+    """Call ``then`` with the trail's new head (``entry``, ``digest``, ``at``, ``signed_from``) once each transaction
+    of ``sessions`` that recorded an entry has committed (the server signs it into its heads file at once,
+    :mod:`baccarat.server.house.audit_heads`: the head is read in the entry's own transaction, so signing it needs
+    no connection of its own, and a transaction rolled back signs nothing)."""
+    info = dict(sessions.kw.get("info") or {})
+    info[_AFTER] = then
+    sessions.configure(info=info)
+
+
 def signing_key(s: Session) -> Ed25519PrivateKey | None:
     """The key that signs what ``s`` records (:func:`use_key`), if any."""
     key = s.info.get(_KEY)
@@ -169,6 +182,11 @@ def record(s: Session, actor: Account | str, action: str, target: str, before: A
                        signature=sign(key, entry_message(entry_id, digest)) if key is not None else None)
     s.add(entry)
     s.flush()
+    then = s.info.get(_AFTER)
+    if then is not None:
+        signed_from = s.scalar(select(func.min(AuditEntry.id)).where(AuditEntry.signature.is_not(None)))
+        head = {"entry": entry_id, "digest": digest, "at": aware(_now()).isoformat(), "signed_from": signed_from}
+        metrics.after_commit(s, lambda: then(head))
     if movement is not None:
         s.execute(update(LedgerTransaction).where(LedgerTransaction.id == movement).values(audit_id=entry_id))
     return entry

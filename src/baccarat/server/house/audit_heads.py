@@ -2,7 +2,8 @@
 
 Removing the newest entries of a hash chain leaves a shorter chain that checks, and signatures do not
 help: every entry left is genuine.  So each server process signs the newest entry (its id and digest,
-the time, and the first signed entry) every :attr:`~baccarat.server.storage.settings.Settings.audit_head_seconds`
+the time, and the first signed entry) as soon as a transaction of its own that recorded one commits, every
+:attr:`~baccarat.server.storage.settings.Settings.audit_head_seconds` (the entries other processes recorded)
 and when it stops, as one JSON line appended to the heads file; ``baccarat audit verify`` checks each
 line's signature and that the chain still holds every signed head with the same digest
 (:func:`baccarat.server.house.audit.verify`).
@@ -22,13 +23,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from datetime import datetime
 from pathlib import Path
-from typing import TypedDict
+from typing import TypedDict, cast
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.core.errors import BaccaratError, ConfigurationError
+from baccarat.server.house import audit
 from baccarat.server.house.audit import SignedHead, canonical
 from baccarat.server.house.audit_keys import HEAD_LABEL, sign, signed_by
 from baccarat.server.storage import clock, faults
@@ -147,9 +149,10 @@ def _parsed(line: str) -> _Line | None:
 @asynccontextmanager
 async def signing(sessions: sessionmaker[Session], key: Ed25519PrivateKey, path: Path, *,
                   every: float) -> AsyncIterator[None]:
-    """Sign the trail's head into ``path`` every ``every`` seconds while the block runs, and once more
-    when it ends (the server stopping).  A head that cannot be signed (the database or the file away)
-    is logged and tried again at the next turn: the server goes on serving."""
+    """While the block runs, sign the trail's head into ``path`` right after each transaction of ``sessions`` that
+    recorded an entry commits (the head it read, :func:`~baccarat.server.house.audit.after_entry`), every ``every``
+    seconds, and once more when it ends (the server stopping).  A head that cannot be signed (the database or the
+    file away) is logged and tried again at the next turn: the server goes on serving."""
     last: Head | None = None
 
     def turn() -> None:
@@ -168,6 +171,15 @@ async def signing(sessions: sessionmaker[Session], key: Ed25519PrivateKey, path:
             await clock.sleep(every)
             await asyncio.to_thread(turn)
 
+    def sign_at_once(head: dict[str, object]) -> None:  # the head an entry's transaction read, once committed
+        nonlocal last
+        try:
+            append_line(path, head_line(key, cast(Head, head)))
+            last = cast(Head, head)  # the loop signs it no second time
+        except OSError as error:  # the entry's request must not fail for it: logged, signed at the next turn
+            log.warning("audit trail: cannot sign the head into %s: %s", path, error)
+
+    audit.after_entry(sessions, sign_at_once)
     task = clock.spawn(forever())
     try:
         yield

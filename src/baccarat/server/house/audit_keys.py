@@ -140,8 +140,9 @@ def configured_key(settings: Settings) -> Ed25519PrivateKey | None:
     return _read_key_file(path)
 
 
-def _write_new(path: Path, data: bytes, mode: int) -> bool:
-    """Write ``data`` to ``path`` only if there is no file there; False if there was one.
+def write_new(path: Path, data: bytes, mode: int) -> bool:
+    """Write ``data`` to ``path`` only if there is no file there; False if there was one (the seed key's file
+    is written the same way, :mod:`baccarat.server.house.seed_keys`).
 
     The file is written whole under a temporary name and then linked into place, which fails when the
     name is taken: two processes starting at once never read a half-written key, and one never
@@ -169,12 +170,12 @@ def create_key(path: Path) -> Ed25519PrivateKey:
     key = Ed25519PrivateKey.generate()
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _write_new(path, _private_pem(key), 0o600):
+        if not write_new(path, _private_pem(key), 0o600):
             raise ConfigurationError(f"{path} already exists: it may have signed entries, so it is not "
                                      "replaced; give another path")
         public_path = public_key_path(path)
         public_path.unlink(missing_ok=True)  # (a .pub left from an older key would name the wrong key)
-        _write_new(public_path, public_pem(key.public_key()), 0o644)
+        write_new(public_path, public_pem(key.public_key()), 0o644)
     except OSError as error:
         raise ConfigurationError(f"cannot write the audit signing key {path}: {error.strerror or error}") from None
     return key

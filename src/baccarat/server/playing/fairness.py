@@ -34,6 +34,7 @@ from baccarat.core.fair import ALGORITHM, SEEDED, CardProof, ShoeTree, check_cli
 from baccarat.core.games import Game
 from baccarat.core.shoe import Shoe
 from baccarat.core.strikes import Strike, draw
+from baccarat.server.house import seed_keys
 from baccarat.server.storage.models import Account, ShoeRow, ShoeSeed
 
 _ACCOUNTS = cast(SqlTable, Account.__table__)
@@ -96,9 +97,15 @@ def seeds_of(shoe: ShoeRow) -> list[str]:
     return [] if shoe.client_seeds is None else list(json.loads(shoe.client_seeds))
 
 
+def server_seed(shoe: ShoeRow) -> str:
+    """The shoe's server seed in hex: opened with this process's seed key while the shoe is in play (the database
+    holds it encrypted, :mod:`baccarat.server.house.seed_keys`), in clear once revealed."""
+    return seed_keys.opened(shoe.server_seed, shoe.commitment)
+
+
 def shoe_cards(shoe: ShoeRow) -> tuple[Card, ...]:
     """A sealed shoe's cards in order, before the burn."""
-    return _cards(shoe.algorithm, shoe.server_seed, shoe.client_seeds or "[]", shoe.decks)
+    return _cards(shoe.algorithm, server_seed(shoe), shoe.client_seeds or "[]", shoe.decks)
 
 
 @lru_cache(maxsize=64)
@@ -113,26 +120,27 @@ def strike_of(shoe: ShoeRow, game: Game, position: int) -> Strike:
     shoe's stream key: secret until the seed is revealed, like the cards); none for a game without them."""
     if game.multipliers is None:
         return ()
-    key = shoe_key(shoe.algorithm, bytes.fromhex(shoe.server_seed), seeds_of(shoe))
+    key = shoe_key(shoe.algorithm, bytes.fromhex(server_seed(shoe)), seeds_of(shoe))
     return draw(key, position, game.multipliers)
 
 
 def merkle_root(shoe: ShoeRow) -> str | None:
     """The published Merkle root of a shoe of algorithm 3 once sealed (its first deal); None before,
     and for the older algorithms.  It is a function of the stored seeds, so it never changes."""
-    return published_root(shoe.algorithm, shoe.server_seed, shoe.client_seeds, shoe.decks)
+    return published_root(shoe.algorithm, shoe.server_seed, shoe.commitment, shoe.client_seeds, shoe.decks)
 
 
-def published_root(algorithm: str, server_seed: str, client_seeds: str | None, decks: int) -> str | None:
+def published_root(algorithm: str, stored_seed: str, commitment: str, client_seeds: str | None,
+                   decks: int) -> str | None:
     """:func:`merkle_root` from a shoe's stored columns (the table view reads them, not the row)."""
     if algorithm != ALGORITHM or client_seeds is None:
         return None
-    return _tree(server_seed, client_seeds, decks).root
+    return _tree(seed_keys.opened(stored_seed, commitment), client_seeds, decks).root
 
 
 def card_proofs(shoe: ShoeRow, start: int, count: int) -> list[CardProof]:
     """The proofs of ``count`` cards dealt from a sealed shoe of algorithm 3, from position ``start``."""
-    return _tree(shoe.server_seed, shoe.client_seeds or "[]", shoe.decks).proofs(start, count)
+    return _tree(server_seed(shoe), shoe.client_seeds or "[]", shoe.decks).proofs(start, count)
 
 
 @lru_cache(maxsize=64)
@@ -146,6 +154,7 @@ def end_shoe(s: Session, shoe: ShoeRow, now: datetime, why: str) -> None:
     shoe never dealt from is sealed first, so that its record is complete."""
     if shoe.revealed_at is None:
         seal(s, shoe)
+        shoe.server_seed = server_seed(shoe)  # in clear from now on: the verifier needs it
         shoe.revealed_at, shoe.ended = now, why
 
 

@@ -36,6 +36,7 @@ from baccarat.core.games import Game, TableLimits
 from baccarat.core.messages import render
 from baccarat.core.registry import built_in, game_codes, get_game
 from baccarat.core.shoe import check_cut_card, check_decks
+from baccarat.server.house import seed_keys
 from baccarat.server.playing import definitions, fairness
 from baccarat.server.playing.game_info import limits_json, stored_limits
 from baccarat.server.playing.shapes import TableView
@@ -122,7 +123,10 @@ def _current_shoe(s: Session, table: GameTable) -> ShoeRow | None:
 def _new_shoe(s: Session, table: GameTable, number: int) -> ShoeRow:
     """A committed shoe; no card is taken (not even the burn) until it is sealed at its first deal."""
     seed = new_server_seed()
-    row = ShoeRow(table_id=table.id, number=number, server_seed=seed.hex(), commitment=commitment(seed),
+    committed = commitment(seed)
+    # the seed is stored sealed under the process's seed key (the database never holds it in clear in play)
+    row = ShoeRow(table_id=table.id, number=number, server_seed=seed_keys.seal(seed.hex(), committed),
+                  commitment=committed,
                   algorithm=ALGORITHM, decks=table.decks, cut_card=table.cut_card, position=0,
                   last_coup=False, finished=False, definition=table.definition)
     s.add(row)

@@ -391,7 +391,8 @@ def _shoe(connection: Any, table_id: int, state: Moment) -> shapes.ShoeInPlay | 
             "taking_client_seeds": fairness.takes_seeds(shoe.algorithm, shoe.client_seeds),
             "client_seeds": None if shoe.client_seeds is None else json.loads(shoe.client_seeds),
             # algorithm 3: the root every card is proven against, from the first deal on (before any card is shown)
-            "merkle_root": fairness.published_root(shoe.algorithm, shoe.server_seed, shoe.client_seeds, shoe.decks)}
+            "merkle_root": fairness.published_root(shoe.algorithm, shoe.server_seed, shoe.commitment,
+                                                   shoe.client_seeds, shoe.decks)}
 
 
 def _result(game: Game, number: int, stored: shapes.StoredResult, at: datetime | None) -> shapes.RoundResult:

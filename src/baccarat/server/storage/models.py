@@ -208,7 +208,9 @@ class ShoeRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
-    server_seed: Mapped[str] = mapped_column(String(64))
+    #: sealed (encrypted under the seed key, :mod:`baccarat.server.house.seed_keys`) while the shoe is in play; the
+    #: seed in hex once revealed
+    server_seed: Mapped[str] = mapped_column(String(160))
     commitment: Mapped[str] = mapped_column(String(64))
     algorithm: Mapped[str] = mapped_column(String(64))
     decks: Mapped[int] = mapped_column(Integer)

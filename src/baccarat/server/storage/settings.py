@@ -109,10 +109,18 @@ class Settings(BaseSettings):
     audit_key_file: Path | None = None
     #: the signing key itself (``BACCARAT_AUDIT_KEY``: PEM, or its 32 bytes in base64), instead of a file
     audit_key: SecretStr | None = None
+    #: the file of the key that seals the server seeds of shoes in play (``BACCARAT_SEED_KEY_FILE``; by default
+    #: ``seed-key`` in the user's configuration directory: :attr:`seed_key_path`)
+    seed_key_file: Path | None = None
+    #: the seed key itself (``BACCARAT_SEED_KEY``: its 32 bytes in base64), instead of a file
+    seed_key: SecretStr | None = None
     #: where the signed heads of the audit trail are appended, one JSON line each
-    #: (``BACCARAT_AUDIT_HEADS_FILE``; by default ``audit-heads.jsonl`` in the data directory)
+    #: (``BACCARAT_AUDIT_HEADS_FILE``; by default beside the signing key, outside the data directory)
     audit_heads_file: Path | None = None
-    #: how often a server process signs the newest audit entry into the heads file (``BACCARAT_AUDIT_HEAD_SECONDS``)
+    #: a heads file inside the data directory is kept there knowingly (``BACCARAT_AUDIT_HEADS_IN_DATA_DIR``)
+    audit_heads_in_data_dir: bool = False
+    #: how often a server process signs the newest audit entry into the heads file besides right after each entry
+    #: it records (``BACCARAT_AUDIT_HEAD_SECONDS``: catches the entries of processes that sign none themselves)
     audit_head_seconds: Annotated[float, Field(gt=0)] = 60.0
     #: the cost of new password hashes, log2 of scrypt's N (``BACCARAT_PASSWORD_COST``): 14, 16 MiB and tens of
     #: milliseconds of a core per hash; lower only for tests, where thousands of accounts are made
@@ -153,9 +161,44 @@ class Settings(BaseSettings):
         return Path(click.get_app_dir("baccarat")) / "audit-signing-key.pem"
 
     @property
+    def seed_key_path(self) -> Path:
+        """The seed key's file (:mod:`baccarat.server.house.seed_keys`): ``BACCARAT_SEED_KEY_FILE``, else ``seed-key``
+        beside the audit signing key's default, in the user's configuration directory, away from the database."""
+        if self.seed_key_file is not None:
+            return self.seed_key_file
+        import click
+
+        return Path(click.get_app_dir("baccarat")) / "seed-key"
+
+    @property
     def audit_heads_path(self) -> Path:
-        """The audit trail's signed heads: ``BACCARAT_AUDIT_HEADS_FILE``, else in the data directory."""
-        return self.audit_heads_file if self.audit_heads_file is not None else self.data_dir / "audit-heads.jsonl"
+        """The audit trail's signed heads: ``BACCARAT_AUDIT_HEADS_FILE``, else ``audit-heads-DATABASE.jsonl`` beside
+        the signing key's file (the user's configuration directory by default), outside the data directory: a
+        copy or backup of the data holds no heads, and whoever replaces the database does not replace them with
+        it.  ``DATABASE``: 12 hex digits of the SHA-256 of the database's URL without its password, one file per
+        database."""
+        if self.audit_heads_file is not None:
+            return self.audit_heads_file
+        import hashlib
+
+        from sqlalchemy.engine import make_url
+
+        # (the URL the data directory gives, without making the directory as :attr:`url` does)
+        url = self.database_url or sqlite_url(self.data_dir)
+        which = make_url(url).render_as_string(hide_password=True)  # any password as ***
+        return self.audit_key_path.parent / f"audit-heads-{hashlib.sha256(which.encode()).hexdigest()[:12]}.jsonl"
+
+    def check_audit_heads_place(self) -> None:
+        """Refuse a heads file inside the data directory (``BACCARAT_AUDIT_HEADS_FILE``) unless
+        ``BACCARAT_AUDIT_HEADS_IN_DATA_DIR`` says to keep it there knowingly: whoever copies, restores or edits the
+        data would hold the heads too."""
+        from baccarat.core.errors import ConfigurationError
+
+        if self.audit_heads_path.resolve().is_relative_to(self.data_dir.resolve()) and not self.audit_heads_in_data_dir:
+            raise ConfigurationError(
+                f"BACCARAT_AUDIT_HEADS_FILE: {self.audit_heads_path} is inside the data directory {self.data_dir}: "
+                "keep the audit trail's signed heads outside it (unset it for the default, beside the signing key), "
+                "or set BACCARAT_AUDIT_HEADS_IN_DATA_DIR=1 to keep them there knowingly")
 
     @property
     def url(self) -> str:
