@@ -19,8 +19,9 @@ A staff movement of money (a credit, a debit, a void's refund: :data:`AUDITED_KI
 transaction as its entry, linked both ways: the entry names the movement in its signed record (``after["movement"]``)
 and the movement names the entry (``ledger_transactions.audit_id``).  :func:`verify` then finds a movement whose
 entry was removed (with the triggers and constraints turned off, and even if no signed head covered it), a link
-changed, or an entry naming a movement that is not linked to it.  Movements made before the links existed
-(before the first entry naming one) are counted, not checked.
+changed, or an entry naming a movement that is not linked to it.  The ledger's credits and debits are also counted
+against the trail's credit and debit entries (each has always had one); refunds made before the links existed
+(before the first entry naming a movement) are not checked.
 
 Appends are serialised: on PostgreSQL a transaction-scoped advisory lock is taken before the last
 entry is read; SQLite has one writer at a time; and ``previous`` is unique, so even without the
