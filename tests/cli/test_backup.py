@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import sqlite3
 import stat
 import subprocess
 import threading
@@ -28,11 +29,12 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 
 from baccarat.cli.app import main
-from baccarat.server.house import wallet
+from baccarat.server.house import accounts, audit_keys, backup_manifest, wallet
 from baccarat.server.storage import backup as backups
-from baccarat.server.storage.db import connect, sqlite_url
+from baccarat.server.storage.db import connect, sqlite_url, transaction
 from baccarat.server.storage.migrate import upgrade
 from baccarat.server.storage.models import Base, LedgerTransaction, Posting, Wallet
+from baccarat.server.storage.settings import Settings
 
 from .. import server_kit
 from ..conftest import ON_BOTH
@@ -285,6 +287,105 @@ def test_a_missing_pg_dump_is_said_in_words(database_url: str, tmp_path: Path, m
     assert "pg_dump is not installed here" in said and "apt install postgresql-client" in said, said
     assert not copy.exists() and not list(tmp_path.glob(".copy*"))
     with empty_database(database_url, tmp_path) as target:
-        (tmp_path / "made.dump").write_bytes(b"PGDMP" + os.urandom(16))
-        assert main(["restore", str(tmp_path / "made.dump"), "--database", target]) == 4
+        made = tmp_path / "made.dump"
+        made.write_bytes(b"PGDMP" + os.urandom(16))
+        backup_manifest.write(made, "postgresql", backups.Summary("0018", 0, 0, None, 0, 0), {},
+                              audit_keys.ensure_key(Settings()))  # a signed manifest: the archive is read next
+        assert main(["restore", str(made), "--database", target]) == 4
         assert "pg_restore is not installed here" in capsys.readouterr().err
+
+
+#: A trigger that pays every settled bet twice (what the attack put in a backup).
+PAY_TWICE_SQLITE = ("CREATE TRIGGER pay_twice AFTER INSERT ON settlements BEGIN "
+                    "UPDATE wallets SET balance = balance + 1; END")
+
+
+def test_a_doctored_sqlite_backup_is_refused_before_anything_is_written(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]):
+    """The attack as it was run: a backup edited with ``sqlite3`` (+10,000.00 on a wallet, and a trigger that pays
+    every bet twice) restored with exit 0, and the server ran the trigger.  Now the backup's signed manifest names
+    the file's SHA-256, and a backup holding an object the migrations do not make is refused even when its manifest
+    is genuine (the trigger was there when the copy was made)."""
+    source = tmp_path / "source"
+    source.mkdir()
+    upgrade(sqlite_url(source))
+    with connect(sqlite_url(source)) as sessions:
+        transaction(sessions, lambda s: accounts.register(s, "vera", PASSWORD, grant=10_000))
+    copy = tmp_path / "copy.sqlite3"
+    assert main(["backup", str(copy), "--data-dir", str(source)]) == 0
+    manifest = backup_manifest.manifest_path(copy)
+    assert "its manifest signed with the audit trail's key" in capsys.readouterr().out and manifest.exists()
+    assert stat.S_IMODE(manifest.stat().st_mode) == 0o600
+
+    edited = tmp_path / "edited.sqlite3"
+    edited.write_bytes(copy.read_bytes())
+    backup_manifest.manifest_path(edited).write_text(manifest.read_text())
+    with closing_sqlite(edited) as db:
+        db.execute("UPDATE wallets SET balance = balance + 1000000")
+        db.execute(PAY_TWICE_SQLITE)
+    target = tmp_path / "target"
+    assert main(["restore", str(edited), "--data-dir", str(target)]) == 1
+    assert "is not the file its signed manifest describes" in capsys.readouterr().err
+    assert not (target / "baccarat.sqlite3").exists()  # nothing written
+    # the manifest rewritten to name the edited file: its signature no longer holds
+    forged = backup_manifest.manifest_path(edited)
+    forged.write_text(manifest.read_text().replace(backup_manifest.file_digest(copy),
+                                                   backup_manifest.file_digest(edited)))
+    assert main(["restore", str(edited), "--data-dir", str(target)]) == 1
+    assert "is not signed by the audit trail's key" in capsys.readouterr().err
+    # the trigger put in the database before the copy: the manifest is genuine, the schema is not the migrations'
+    with closing_sqlite(source / "baccarat.sqlite3") as db:
+        db.execute(PAY_TWICE_SQLITE)
+    tainted = tmp_path / "tainted.sqlite3"
+    assert main(["backup", str(tainted), "--data-dir", str(source)]) == 0
+    capsys.readouterr()
+    assert main(["restore", str(tainted), "--data-dir", str(target)]) == 1
+    said = capsys.readouterr().err
+    assert "holds what the migrations do not make (trigger pay_twice)" in said, said
+    assert not (target / "baccarat.sqlite3").exists()
+    # no manifest at all: refused; the untouched copy restores
+    bare = tmp_path / "bare.sqlite3"
+    bare.write_bytes(copy.read_bytes())
+    assert main(["restore", str(bare), "--data-dir", str(target)]) == 1
+    assert "has no manifest" in capsys.readouterr().err
+    assert main(["restore", str(copy), "--data-dir", str(target)]) == 0
+
+
+@contextmanager
+def closing_sqlite(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection to the SQLite file ``path`` that commits and closes at the end."""
+    connection = sqlite3.connect(path)
+    try:
+        with connection:
+            yield connection
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_postgresql_archive_with_an_extra_trigger_function_is_refused(database_url: str, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]):
+    """A pg_dump archive of a database holding a trigger function the migrations do not make is refused (it was
+    restored and ran); the archive of a database as the migrations made it restores (so the list of the schema's
+    own objects is the migrations')."""
+    upgrade(database_url)
+    clean = tmp_path / "clean.dump"
+    assert main(["backup", str(clean), "--database", database_url]) == 0
+    engine = create_engine(database_url)
+    with engine.begin() as connection:
+        connection.execute(text("CREATE FUNCTION pay_twice() RETURNS trigger LANGUAGE plpgsql AS "
+                                "$$ BEGIN UPDATE wallets SET balance = balance + 1; RETURN NEW; END $$"))
+        connection.execute(text("CREATE TRIGGER pay_twice AFTER INSERT ON settlements FOR EACH ROW "
+                                "EXECUTE FUNCTION pay_twice()"))
+    engine.dispose()
+    tainted = tmp_path / "tainted.dump"
+    assert main(["backup", str(tainted), "--database", database_url]) == 0
+    capsys.readouterr()
+    with empty_database(database_url, tmp_path) as target:
+        assert main(["restore", str(tainted), "--database", target]) == 1
+        said = capsys.readouterr().err
+        assert "holds what the migrations do not make" in said and "FUNCTION public pay_twice()" in said, said
+        assert "TRIGGER public settlements pay_twice" in said
+        with create_engine(target).connect() as connection:
+            assert not connection.execute(text("SELECT 1 FROM pg_tables WHERE schemaname = 'public'")).first()
+        assert main(["restore", str(clean), "--database", target]) == 0, capsys.readouterr().err

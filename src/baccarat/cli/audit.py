@@ -5,16 +5,11 @@ heads, naming the first broken entry; ``baccarat audit keygen``: make the signin
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from baccarat.cli.common import UsageProblem, app, handle_errors
-
-if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-    from baccarat.server.storage.settings import Settings
 
 audit_app = typer.Typer(help="The operator audit trail (hash-chained, signed, append-only).", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
@@ -43,14 +38,14 @@ def verify(public_key: PublicKey = None, heads: Heads = None, database: Database
     movement of money (credit, debit, a void's refund) has its entry: exit 3 naming the first problem ("entry 2:
     bad signature", "ledger movement 41 (credit) has no audit entry naming it"), 0 with the counts, the key's
     fingerprint and the newest digest.  Entries made before the signing key existed are reported as unsigned."""
-    from baccarat.cli.database import ready_database
+    from baccarat.cli.database import public_key_of, ready_database
     from baccarat.server.house import audit, audit_heads, audit_keys
     from baccarat.server.storage.db import connect, read
     from baccarat.server.storage.settings import Settings
 
     with handle_errors():
         settings = Settings.from_options(data_dir=data_dir, database=database)
-        public = _public_key(settings, public_key)
+        public = public_key_of(settings, public_key)
         heads_path = heads if heads is not None else settings.audit_heads_path
         signed_heads: list[audit.SignedHead] = []
         if heads is not None or heads_path.exists():
@@ -82,20 +77,6 @@ def verify(public_key: PublicKey = None, heads: Heads = None, database: Database
         print(f"{len(signed_heads)} signed heads in {heads_path} are all in the chain")
     else:
         print(f"no signed heads ({heads_path}): removing the newest entries would not be caught")
-
-
-def _public_key(settings: Settings, given: Path | None) -> Ed25519PublicKey | None:
-    """The public key to check with: ``--public-key``, else the configured private key's, else the
-    ``.pub`` beside the key file; None when there is none."""
-    from baccarat.server.house import audit_keys
-
-    if given is not None:
-        return audit_keys.load_public(given)
-    key = audit_keys.configured_key(settings)
-    if key is not None:
-        return key.public_key()
-    beside = audit_keys.public_key_path(settings.audit_key_path)
-    return audit_keys.load_public(beside) if beside.exists() else None
 
 
 @audit_app.command("keygen")

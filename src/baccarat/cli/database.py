@@ -15,6 +15,7 @@ import typer
 from baccarat.cli.common import EXIT_UNAVAILABLE
 
 if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from sqlalchemy.orm import Session, sessionmaker
 
     from baccarat.server.storage.settings import Settings
@@ -159,3 +160,17 @@ def open_seeds(sessions: sessionmaker[Session], settings: Settings) -> None:
     from baccarat.server.storage.db import read
 
     seed_keys.use(read(sessions, lambda s: seed_keys.ready_key(s, settings)))
+
+
+def public_key_of(settings: Settings, given: Path | None) -> Ed25519PublicKey | None:
+    """The public key to check with: ``--public-key``, else the configured private key's, else the
+    ``.pub`` beside the key file; None when there is none."""
+    from baccarat.server.house import audit_keys
+
+    if given is not None:
+        return audit_keys.load_public(given)
+    key = audit_keys.configured_key(settings)
+    if key is not None:
+        return key.public_key()
+    beside = audit_keys.public_key_path(settings.audit_key_path)
+    return audit_keys.load_public(beside) if beside.exists() else None

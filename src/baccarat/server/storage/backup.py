@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, create_engine, func, inspect, select, text
@@ -62,6 +64,8 @@ class Summary:
     newest_ledger_entry: int | None
     wallets_total: int
     audit_entries: int
+    #: the rows of each of the schema's tables (a backup's signed manifest holds them)
+    rows: dict[str, int] = field(default_factory=dict)
 
     def words(self) -> str:
         """One line for an operator."""
@@ -80,6 +84,8 @@ def summarize(connection: Connection) -> Summary:
         newest_ledger_entry=connection.scalar(select(func.max(LedgerTransaction.id))),
         wallets_total=int(connection.scalar(select(func.coalesce(func.sum(Wallet.balance), 0))) or 0),
         audit_entries=connection.scalar(select(func.count(AuditEntry.id))) or 0,
+        rows={name: int(connection.scalar(select(func.count()).select_from(table)) or 0)
+              for name, table in sorted(Base.metadata.tables.items())},
     )
 
 
@@ -332,6 +338,79 @@ def backup(url: str, destination: Path) -> Summary:
         with _sqlite_problems("copying the database"):
             return backup_sqlite(url, destination)
     return backup_postgresql(url, destination)
+
+
+# --- the schema a backup holds -------------------------------------------------------------------------------
+
+#: The PostgreSQL objects besides tables, their rows, sequences, indexes and constraints that the migrations make
+#: (as ``pg_restore --list`` names them); a test checks it against a database migrated afresh.
+POSTGRESQL_OBJECTS = frozenset({
+    "FUNCTION public audit_log_append_only()", "FUNCTION public ledger_balanced()",
+    "TRIGGER public audit_log audit_log_append_only", "TRIGGER public audit_log audit_log_no_truncate",
+    "TRIGGER public postings postings_balance",
+})
+#: The kinds of ``pg_restore --list`` entries that hold tables and their rows, and what every table has.
+_STRUCTURE = ("TABLE", "TABLE DATA", "SEQUENCE", "SEQUENCE OWNED BY", "SEQUENCE SET", "DEFAULT", "CONSTRAINT",
+              "FK CONSTRAINT", "INDEX")
+_ENTRY = re.compile(r"^\d+; \d+ \d+ (?P<what>.+) (?P<owner>\S+)$")
+
+
+def check_schema(backup_file: Path, revision: str) -> None:
+    """Refuse (:class:`BackupProblem`, naming each) an object in the backup that the migrations up to ``revision``
+    do not make: a trigger, a function, a view, a table, or one of theirs changed.  Nothing is written."""
+    found = (_sqlite_objects_extra(backup_file, revision) if kind_of_file(backup_file) == "sqlite"
+             else _postgresql_objects_extra(backup_file))
+    if found:
+        raise BackupProblem(f"{backup_file} holds what the migrations do not make ({'; '.join(found[:5])}"
+                            f"{'; ...' if len(found) > 5 else ''}): it was changed; nothing was restored")
+
+
+def _sqlite_schema(path: Path) -> dict[tuple[str, str], str]:
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return {(kind, name): " ".join((sql or "").split()) for kind, name, sql in connection.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
+    finally:
+        connection.close()
+
+
+def _sqlite_objects_extra(backup_file: Path, revision: str) -> list[str]:
+    """What the SQLite backup holds that a database migrated afresh to ``revision`` does not, or holds otherwise."""
+    from baccarat.server.storage.migrate import upgrade
+
+    with tempfile.TemporaryDirectory() as folder:
+        fresh = Path(folder) / "fresh.sqlite3"
+        upgrade(f"sqlite:///{fresh}", revision)
+        expected = _sqlite_schema(fresh)
+    held = _sqlite_schema(backup_file)
+    # triggers and views by what they do; tables and indexes by name (their text is the SQL that made them, which
+    # an older version's migrations may have worded otherwise)
+    return [f"{kind} {name}" + (" (changed)" if (kind, name) in expected else "")
+            for (kind, name), sql in sorted(held.items())
+            if (kind, name) not in expected or (kind in ("trigger", "view") and expected[(kind, name)] != sql)]
+
+
+def _postgresql_objects_extra(backup_file: Path) -> list[str]:
+    """What the archive holds besides the schema's tables (and their rows, sequences, indexes, constraints) and
+    :data:`POSTGRESQL_OBJECTS`."""
+    done = subprocess.run([str(find_program("pg_restore")), "--list", str(backup_file)], capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        raise BackupProblem(f"pg_restore cannot read {backup_file}: {' '.join(done.stderr.split())[-300:]}")
+    tables = {*Base.metadata.tables, ALEMBIC}
+    extra = []
+    for line in done.stdout.splitlines():
+        entry = _ENTRY.match(line.strip())
+        if entry is None:
+            continue  # a comment line of the listing
+        what = entry["what"]
+        kind = next((kind for kind in sorted(_STRUCTURE, key=len, reverse=True) if what.startswith(kind + " ")), None)
+        if kind in ("TABLE", "TABLE DATA"):
+            if what.split()[-1] not in tables:
+                extra.append(what)
+        elif kind is None and what not in POSTGRESQL_OBJECTS:
+            extra.append(what)
+    return extra
 
 
 def restore(backup_file: Path, url: str) -> Summary:

@@ -20,9 +20,9 @@ def alembic_config(url: str) -> Config:
     return config
 
 
-def upgrade(url: str) -> None:
-    """Apply every migration not yet applied to the database at ``url``."""
-    command.upgrade(alembic_config(url), "head")
+def upgrade(url: str, revision: str = "head") -> None:
+    """Apply every migration not yet applied to the database at ``url`` (up to ``revision``; all by default)."""
+    command.upgrade(alembic_config(url), revision)
 
 
 @lru_cache(maxsize=1)
