@@ -34,10 +34,9 @@ class OperatorToken:
         return _token["value"]
 
     def set(self, case: Any, data: str, ctx: Any) -> None:
-        headers = dict(case.headers or {})
-        if not any(name.lower() == "authorization" for name in headers):  # a generated (wrong) one goes as it is
-            headers["Authorization"] = f"Bearer {data}"
-        case.headers = headers
+        # the session token is the schema's security scheme (no header parameter): the operator's, always
+        headers = {name: value for name, value in (case.headers or {}).items() if name.lower() != "authorization"}
+        case.headers = {**headers, "Authorization": f"Bearer {data}"}
 
 
 @schemathesis.hook

@@ -236,7 +236,7 @@ def test_a_client_generated_from_the_schema_plays_a_round(tmp_path: Path, serve:
 
 
 def _play_a_round(url: str) -> None:
-    from baccarat_client import Client  # type: ignore[import-not-found]
+    from baccarat_client import AuthenticatedClient, Client  # type: ignore[import-not-found]
     from baccarat_client.api.accounts import log_in, register, who_am_i  # type: ignore[import-not-found]
     from baccarat_client.api.tables import bet, show_table, take_seat, your_state  # type: ignore[import-not-found]
     from baccarat_client.models import (  # type: ignore[import-not-found]
@@ -248,17 +248,19 @@ def _play_a_round(url: str) -> None:
         SeatBody,
     )
 
-    with Client(base_url=url, raise_on_unexpected_status=True) as client:
+    with Client(base_url=url, raise_on_unexpected_status=True) as anyone:
         credentials = Credentials(username="generated", password=PASSWORD)
-        account = register.sync(client=client, body=credentials)
+        account = register.sync(client=anyone, body=credentials)
         assert account.username == "generated" and account.balance > 0, account
-        auth = f"Bearer {log_in.sync(client=client, body=credentials).token}"
-        assert take_seat.sync(1, client=client, body=SeatBody(), authorization=auth).seat == 1
+        token = log_in.sync(client=anyone, body=credentials).token
+    # the schema's security scheme: the client is given the token once, every call that needs it sends it
+    with AuthenticatedClient(base_url=url, token=token, raise_on_unexpected_status=True) as client:
+        assert take_seat.sync(1, client=client, body=SeatBody()).seat == 1
         assert show_table.sync(1, client=client).game == "mini"
         placed = None
         for attempt in range(10):  # a window may close between two requests: the next one opens soon
             answer = bet.sync(1, client=client, body=BetsBody(bets=BetsBodyBets.from_dict({"banker": 1_000})),
-                              idempotency_key=f"generated-bet-{attempt}", authorization=auth)
+                              idempotency_key=f"generated-bet-{attempt}")
             if isinstance(answer, BetAnswer):
                 placed = answer
                 break
@@ -267,10 +269,10 @@ def _play_a_round(url: str) -> None:
         assert placed is not None and placed.bets.to_dict() == {"banker": 1_000}
         assert placed.balance == account.balance - 1_000
         deadline = time.monotonic() + 60
-        while (state := your_state.sync(1, client=client, authorization=auth)).settlement is None:
+        while (state := your_state.sync(1, client=client)).settlement is None:
             assert time.monotonic() < deadline, state
             time.sleep(0.5)
         assert state.round_ == placed.round_ and state.settlement.bets["banker"].amount == 1_000  # round_: a builtin
         net = state.settlement.net  # won (950: commission), lost (-1000) or tied (0: the banker bet pushes)
         assert net in (950, -1_000, 0), state
-        assert who_am_i.sync(client=client, authorization=auth).balance == account.balance + net
+        assert who_am_i.sync(client=client).balance == account.balance + net

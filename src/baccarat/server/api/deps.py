@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
-from fastapi import Depends, Header, Path, Request
+from fastapi import Depends, Header, Path, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.core.errors import AuthorizationError, ConfigurationError
+from baccarat.core.text import storable
 from baccarat.server.api.responses import Refusal
 from baccarat.server.api.text import Text
 from baccarat.server.house import accounts, wallet
@@ -23,11 +25,17 @@ T = TypeVar("T")
 Answer = TypeVar("Answer", bound=Mapping[str, object])
 
 
-def bearer(authorization: Annotated[Text | None, Header()] = None) -> str | None:
-    """The session token from ``Authorization: Bearer <token>`` (tokens never travel in URLs)."""
-    if authorization and authorization.startswith("Bearer "):
-        return authorization.removeprefix("Bearer ").strip()
-    return None
+#: The schema's security scheme (``components.securitySchemes``): a generated client is given the token once.
+SESSION = HTTPBearer(scheme_name="session", auto_error=False,
+                     description="The session token `POST /api/sessions` answers, as `Authorization: Bearer <token>`.")
+
+
+def bearer(credentials: Annotated[HTTPAuthorizationCredentials | None, Security(SESSION)] = None) -> str | None:
+    """The session token from ``Authorization: Bearer <token>`` (tokens never travel in URLs); text no database can
+    store is no token (the route answers 401, as for any token that is not a session's)."""
+    if credentials is None or not storable(credentials.credentials):
+        return None
+    return credentials.credentials.strip()
 
 
 # Module level: FastAPI resolves annotations by name, so the aliases must be importable.

@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 from baccarat.core.fair import CLIENT_SEED, CLIENT_SEED_RULE
 from baccarat.core.money import MAX_AMOUNT
 from baccarat.server.api.known_games import GameCode
-from baccarat.server.api.text import STORABLE, Text
+from baccarat.server.api.text import KEYS, STORABLE, Text, TextKey
 
 
 class Strict(BaseModel):
@@ -66,7 +66,7 @@ class Movement(Strict):
 
 
 class BetsBody(Strict):
-    bets: dict[Text, Amount] = Field(description="wager code -> amount in minor units")
+    bets: dict[TextKey, Amount] = Field(description="wager code -> amount in minor units", json_schema_extra=KEYS)
     round: RoundNumber | None = Field(default=None, description=(
         "the round the bets are meant for: refused if its betting has closed (without it, the open round)"))
 
@@ -93,8 +93,8 @@ class LimitsBody(Strict):
     minimum: Amount = Field(gt=0, le=MAX_AMOUNT, description="minor units; every wager must meet it")
     # the bounds before the check, so that the schema shows them (after it, pydantic wrote "gt" and "le",
     # which are no JSON Schema words, and a client or Schemathesis sent 0 as a valid maximum)
-    maximums: dict[Text, Annotated[int, Gt(0), Le(MAX_AMOUNT), json_integer(AMOUNT_WORDS)]] = Field(
-        default_factory=dict, description="wager code -> maximum in minor units")
+    maximums: dict[TextKey, Annotated[int, Gt(0), Le(MAX_AMOUNT), json_integer(AMOUNT_WORDS)]] = Field(
+        default_factory=dict, description="wager code -> maximum in minor units", json_schema_extra=KEYS)
 
 
 class VoidBody(Strict):

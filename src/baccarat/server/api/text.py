@@ -8,9 +8,10 @@ traceback, where SQLite stored it.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BeforeValidator
+from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
 from baccarat.core.messages import CATALOGUE
@@ -33,5 +34,27 @@ def _storable(value: object) -> object:
 #: before-validators last to first), so that unstorable text gets this answer before any other.
 STORABLE = BeforeValidator(_storable)
 
-#: A string from a client: checked for NUL and unpaired surrogates before its length, pattern or other checks.
-Text = Annotated[str, STORABLE]
+#: What the schema says of such text (a JSON Schema pattern, ECMA-262): no NUL, no surrogate on its own.
+STORABLE_PATTERN = "^[^\\u0000\\uD800-\\uDFFF]*$"
+
+
+class _SaysStorable:
+    """Writes :data:`STORABLE_PATTERN` into the field's JSON Schema (unless the field has a pattern of its own,
+    stricter), so that the schema says what is refused: a generated client or fuzzer sends no text the server
+    refuses as ``request.bad_text`` while calling it valid."""
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> Any:
+        schema = handler(core_schema)
+        if isinstance(schema, dict) and schema.get("type") == "string" and "pattern" not in schema:
+            schema["pattern"] = STORABLE_PATTERN
+        return schema
+
+
+#: A string from a client: checked for NUL and unpaired surrogates before its length, pattern or other checks, and
+#: said so in the schema.
+Text = Annotated[str, STORABLE, _SaysStorable()]
+#: A map's key from a client: checked the same way; the map's schema says it (``propertyNames``, :data:`KEYS`), as a
+#: pattern on the key would make pydantic write ``patternProperties``, which lets any other key through.
+TextKey = Annotated[str, STORABLE]
+#: The JSON Schema words of a map keyed by :data:`TextKey`.
+KEYS: JsonDict = {"propertyNames": {"pattern": STORABLE_PATTERN}}

@@ -4,11 +4,13 @@ Every report and statement also comes as CSV (``?format=csv``)."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
+from pydantic import BeforeValidator
 
 from baccarat.server.api.deps import REFUSALS, Id, Operator, look
 from baccarat.server.api.text import Text
@@ -18,7 +20,15 @@ from baccarat.server.operator import reports as reports
 
 router = APIRouter(prefix="/api/operator", tags=["operator console"], responses=REFUSALS)
 
-Day = Annotated[date | None, Query(description="UTC date, YYYY-MM-DD")]
+def _iso_day(value: object) -> object:
+    """A day only as the schema writes it (``YYYY-MM-DD``): pydantic would also take ``0`` or ``1700000000`` as
+    a day since 1970, which the schema does not say."""
+    if isinstance(value, str) and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ValueError("a day is written YYYY-MM-DD")
+    return value
+
+
+Day = Annotated[date | None, BeforeValidator(_iso_day), Query(description="UTC date, YYYY-MM-DD")]
 Format = Annotated[Literal["json", "csv"], Query(description="json, or csv for a spreadsheet")]
 TableFilter = Annotated[int | None, Query(ge=1, le=2**31 - 1, description="one table only")]
 
