@@ -406,7 +406,8 @@ def _postgresql_objects_extra(backup_file: Path) -> list[str]:
         what = entry["what"]
         kind = next((kind for kind in sorted(_STRUCTURE, key=len, reverse=True) if what.startswith(kind + " ")), None)
         if kind in ("TABLE", "TABLE DATA"):
-            if what.split()[-1] not in tables:
+            schema, name = what.split()[-2:]
+            if schema != "public" or name not in tables:  # (another schema's table of the same name too)
                 extra.append(what)
         elif kind is None and what not in POSTGRESQL_OBJECTS:
             extra.append(what)
