@@ -112,17 +112,21 @@ def load_public(path: Path) -> Ed25519PublicKey:
     return public
 
 
-def _read_key_file(path: Path) -> Ed25519PrivateKey:
+def read_secret_file(path: Path, what: str) -> str:
+    """The text of the key file ``path`` (``what``: the key's name in a refusal), refused in words when it cannot be
+    read or other users can read it (as ssh does: a private key others can read is not private; say so rather than
+    use it).  The seed key's file is read the same way (:mod:`baccarat.server.house.seed_keys`)."""
     try:
         if os.name == "posix" and path.stat().st_mode & 0o077:
-            # as ssh does: a private key others can read is not private; say so rather than sign with it
-            raise ConfigurationError(f"{path}: the audit signing key can be read by other users: "
-                                     f"chmod 600 {path}")
-        text = path.read_text(encoding="ascii")
+            raise ConfigurationError(f"{path}: the {what} can be read by other users: chmod 600 {path}")
+        return path.read_text(encoding="ascii")
     except (OSError, UnicodeDecodeError) as error:
         why = error.strerror if isinstance(error, OSError) and error.strerror else "not a key file"
-        raise ConfigurationError(f"cannot read the audit signing key {path}: {why}") from None
-    return parse_private(text, where=str(path))
+        raise ConfigurationError(f"cannot read the {what} {path}: {why}") from None
+
+
+def _read_key_file(path: Path) -> Ed25519PrivateKey:
+    return parse_private(read_secret_file(path, "audit signing key"), where=str(path))
 
 
 def configured_key(settings: Settings) -> Ed25519PrivateKey | None:

@@ -23,7 +23,6 @@ import base64
 import binascii
 import hashlib
 import logging
-import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
@@ -34,7 +33,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from baccarat.core.errors import ConfigurationError
-from baccarat.server.house.audit_keys import write_new
+from baccarat.server.house.audit_keys import read_secret_file, write_new
 from baccarat.server.storage.models import ShoeRow
 from baccarat.server.storage.settings import Settings
 
@@ -117,14 +116,7 @@ def parse_key(text: str, *, where: str) -> bytes:
 
 def read_key_file(path: Path) -> bytes:
     """The seed key in the file ``path`` (refused when others can read it)."""
-    try:
-        if os.name == "posix" and path.stat().st_mode & 0o077:
-            raise ConfigurationError(f"{path}: the seed key can be read by other users: chmod 600 {path}")
-        text = path.read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as error:
-        why = error.strerror if isinstance(error, OSError) and error.strerror else "not a key file"
-        raise ConfigurationError(f"cannot read the seed key {path}: {why}") from None
-    return parse_key(text, where=str(path))
+    return parse_key(read_secret_file(path, "seed key"), where=str(path))
 
 
 def configured_key(settings: Settings) -> bytes | None:

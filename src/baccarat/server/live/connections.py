@@ -200,9 +200,9 @@ class Ledger:
     def admit(self, host: str | None) -> Place | bytes:
         """A place for a new connection from ``host`` (``None``: no address), or the 503 to answer it with.  At
         the process's cap the oldest connection still reading its request is dropped for it, if there is one."""
+        key = None if host is None or host in self.trusted else address_key(host)
         if self.total >= self.limits.total and self.reading and (
-                host is None or host in self.trusted
-                or self.by_address.get(address_key(host), 0) < self.limits.per_address):
+                key is None or self.by_address.get(key, 0) < self.limits.per_address):
             oldest = next(iter(self.reading))
             drop = self.reading.pop(oldest)
             drop()  # closed unanswered, and its place given back here
@@ -213,7 +213,6 @@ class Ledger:
                 log.warning("this process holds %d connections, its cap (BACCARAT_MAX_CONNECTIONS): new ones are "
                             "answered 503 until some close", self.total)
             return self.busy
-        key = None if host is None or host in self.trusted else address_key(host)
         if key is not None:
             held = self.by_address.get(key, 0)
             if held >= self.limits.per_address:

@@ -96,15 +96,14 @@ def since(moment: datetime) -> float:
 
 # --- counted when the transaction commits --------------------------------------------------------------------
 
-#: Where a session keeps what runs once its transaction commits (:func:`after_commit`), in ``Session.info``.
-HOOKS = "metrics_after_commit"
+_HOOKS = "metrics_after_commit"
 
 
 def after_commit(s: Session, count: Callable[[], None]) -> None:
     """Run ``count`` once ``s``'s transaction has committed; never if the transaction, or the savepoint in
     which this is called, is rolled back (a refused command, a lost race retried)."""
     inner = s.get_nested_transaction() or s.get_transaction()
-    s.info.setdefault(HOOKS, []).append((inner, count))
+    s.info.setdefault(_HOOKS, []).append((inner, count))
 
 
 def _within(transaction: SessionTransaction | None, ended: SessionTransaction) -> bool:
@@ -117,16 +116,16 @@ def _within(transaction: SessionTransaction | None, ended: SessionTransaction) -
 
 @event.listens_for(Session, "after_soft_rollback")
 def _rolled_back(s: Session, previous: SessionTransaction) -> None:
-    hooks = s.info.get(HOOKS)
+    hooks = s.info.get(_HOOKS)
     if hooks:
-        s.info[HOOKS] = [(where, count) for where, count in hooks if not _within(where, previous)]
+        s.info[_HOOKS] = [(where, count) for where, count in hooks if not _within(where, previous)]
 
 
 @event.listens_for(Session, "after_commit")
 def _committed(s: Session) -> None:
     if s.get_nested_transaction() is not None:  # a savepoint released (SQLAlchemy calls this for those too)
         return
-    for _, count in s.info.pop(HOOKS, ()):
+    for _, count in s.info.pop(_HOOKS, ()):
         count()
 
 
