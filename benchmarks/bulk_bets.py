@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import tempfile
 import time
 import uuid
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, insert
 
+from baccarat.server.house import seed_keys
 from baccarat.server.live.sockets import SocketCommand, bets_together
 from baccarat.server.playing import tables
 from baccarat.server.storage import group_commit as batch
@@ -87,6 +89,7 @@ def main() -> None:
     parser.add_argument("--database", help="a PostgreSQL server URL (default: SQLite)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    seed_keys.use(secrets.token_bytes(32))  # this run's seed key: a new shoe's seed is stored sealed
     results = {}
     for name, together in (("together", True), ("alone", False)):
         with fresh(args.database) as url:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import statistics
 import tempfile
 import time
@@ -22,7 +23,7 @@ from typing import Any
 
 
 def measure(history: int, bets: int) -> dict[str, Any]:
-    from baccarat.server.house import accounts, protection
+    from baccarat.server.house import accounts, protection, seed_keys
     from baccarat.server.playing import betting, seating, tables
     from baccarat.server.playing.dealer import deal_due
     from baccarat.server.storage import clock
@@ -31,6 +32,7 @@ def measure(history: int, bets: int) -> dict[str, Any]:
 
     held = clock.ManualClock(datetime(2026, 1, 1, tzinfo=UTC))
     clock.use(held)
+    seed_keys.use(secrets.token_bytes(32))  # this run's seed key: a new shoe's seed is stored sealed
     url = f"sqlite:///{Path(tempfile.mkdtemp()) / 'bench.sqlite3'}"
     upgrade(url)
     figures: dict[str, Any] = {"history": history, "bets": bets}

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import os
 import random
 import re
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -33,7 +35,7 @@ from typing import Any
 
 import websockets
 
-from baccarat.server.house import accounts
+from baccarat.server.house import accounts, seed_keys
 from baccarat.server.playing import seating, tables
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import connect, sqlite_url, transaction
@@ -175,6 +177,9 @@ def main() -> None:
     parser.add_argument("--database", help="SQLAlchemy URL (default: SQLite in a temporary directory)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    seed_key = secrets.token_bytes(32)  # this run's seed key: a new shoe's seed is stored sealed
+    seed_keys.use(seed_key)
+    os.environ["BACCARAT_SEED_KEY"] = base64.b64encode(seed_key).decode()  # and the server's
     data_dir = Path(tempfile.mkdtemp(prefix="baccarat-load-"))
     url = args.database or sqlite_url(data_dir)
     started = time.perf_counter()

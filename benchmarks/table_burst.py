@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import gc
 import json
 import math
 import os
 import random
 import re
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -45,7 +47,7 @@ from typing import Any
 import websockets
 from sqlalchemy import text
 
-from baccarat.server.house import accounts, wallet
+from baccarat.server.house import accounts, seed_keys, wallet
 from baccarat.server.playing import tables
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import connect, sqlite_url, transaction
@@ -357,6 +359,9 @@ def main() -> None:
                                                         "(default: in the temporary data directory)")
     parser.add_argument("--profile-format", default="flamegraph", help="py-spy's: flamegraph, speedscope, raw")
     args = parser.parse_args()
+    seed_key = secrets.token_bytes(32)  # this run's seed key: a new shoe's seed is stored sealed
+    seed_keys.use(seed_key)
+    os.environ["BACCARAT_SEED_KEY"] = base64.b64encode(seed_key).decode()  # and the server's
     args.postgres_pinned = None
     data_dir = Path(tempfile.mkdtemp(prefix="baccarat-burst-"))
     url = args.database or sqlite_url(data_dir)
