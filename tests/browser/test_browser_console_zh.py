@@ -61,7 +61,7 @@ def _seed(data: Path) -> None:
                                        decision_seconds=10, pace=Pace(0, 0, 0), now=start).id
                    for name, game in (("mini-1", "mini"), ("ez-1", "ez"), ("lucky-draw-1", "lucky-draw"))]
             players = [accounts.register(s, name, PASSWORD, grant=500_000).id for name in ("zoe", "yan")]
-            accounts.register(s, "pit_boss", PASSWORD, grant=0, role="operator")
+            accounts.register(s, "pit_boss", PASSWORD, grant=0, role="pit_boss")
             for table_id in (ids[0], ids[2]):
                 for player in players:
                     seating.sit(s, table_id, player)

@@ -53,8 +53,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 def operator(server: Server) -> dict[str, str]:
     exe = shutil.which("baccarat", path=str(Path(sys.executable).parent)) or "baccarat"
-    subprocess.run([exe, "operator", "pit_boss", "--data-dir", str(server.data)], input=PASSWORD + "\n",
-                   text=True, check=True, capture_output=True)
+    subprocess.run([exe, "staff", "pit_boss", "--role", "pit_boss", "--data-dir", str(server.data)],
+                   input=PASSWORD + "\n", text=True, check=True, capture_output=True)
     answer = httpx.post(f"{server.url}/api/sessions", json={"username": "pit_boss", "password": PASSWORD})
     return {"Authorization": f"Bearer {answer.json()['token']}"}
 

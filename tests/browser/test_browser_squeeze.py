@@ -114,7 +114,7 @@ def _operator(data: Path) -> None:
     url = sqlite_url(data)
     upgrade(url)
     with connect(url) as sessions:
-        transaction(sessions, lambda s: accounts.register(s, "sq_boss", PASSWORD, grant=0, role="operator"))
+        transaction(sessions, lambda s: accounts.register(s, "sq_boss", PASSWORD, grant=0, role="pit_boss"))
 
 
 def test_the_console_s_new_table_form_offers_the_squeeze(tmp_path: Path, browser: Browser):

@@ -140,9 +140,9 @@ class Load:
 
 
 def _sign_up(base: str, database_url: str) -> tuple[list[tuple[int, str]], str]:
-    """Four players (id, token) and an operator's token (made by ``baccarat operator``: an audit entry)."""
-    made = subprocess.run([server_kit.EXE, "operator", "pit_boss", "--database", database_url], input=PASSWORD + "\n",
-                          capture_output=True, text=True, timeout=120)
+    """Four players (id, token) and a cashier's token (made by ``baccarat staff``: an audit entry)."""
+    made = subprocess.run([server_kit.EXE, "staff", "pit_boss", "--role", "cashier", "--database", database_url],
+                          input=PASSWORD + "\n", capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stderr
     players = []
     with httpx.Client(base_url=base, timeout=10) as client:

@@ -200,7 +200,7 @@ def test_the_server_serves_a_game_from_a_file_alone(tmp_path: Path, database_url
         from baccarat.server.playing import tables as server_tables
 
         with connect(settings.url) as sessions:
-            transaction(sessions, lambda s: accounts.register(s, "pit_boss", "correct horse", grant=0, role="operator"))
+            transaction(sessions, lambda s: accounts.register(s, "pit_boss", "correct horse", grant=0, role="pit_boss"))
             table_id = transaction(sessions, lambda s: server_tables.create_table(
                 s, "quick-pairs", "pairs", betting_seconds=3.0, pace=Pace(0.2, 0.1, 0.5)).id)
         boss = client.post("/api/sessions", json={"username": "pit_boss", "password": "correct horse"}).json()

@@ -1,4 +1,4 @@
-"""``baccarat serve`` and ``baccarat operator``: the table server (work in progress: accounts and wallets).
+"""``baccarat serve`` and ``baccarat staff``: the table server, and the staff accounts made at its terminal.
 
 A server that cannot start says why in one line and exits :data:`~baccarat.cli.common.EXIT_UNAVAILABLE`:
 the data directory cannot be made, the database cannot be opened, migrated or written, or the
@@ -261,23 +261,28 @@ def _announce_when_ready(base: str, workers: int, metrics_note: str = "") -> Non
 
 
 @app.command()
-def operator(
-    username: Annotated[str, typer.Argument(help="The operator's username.")],
+def staff(
+    username: Annotated[str, typer.Argument(help="The staff account's username.")],
+    role: Annotated[str, typer.Option(help="cashier, pit_boss, surveillance or admin (who gives the others their "
+                                            "roles in the console): see docs/operator.md.")] = "admin",
     database: Annotated[str | None, typer.Option(help="SQLAlchemy URL (default: SQLite in the data directory).")]
     = None,
     data_dir: Annotated[Path | None, typer.Option(help="Data directory.")] = None,
 ) -> None:
-    """Create an operator account; the password is read from the terminal, twice (or one line of stdin)."""
+    """Create a staff account (the first administrator, say); the password is read from the terminal, twice (or
+    one line of stdin)."""
     from baccarat.cli.rounds import _actor
-    from baccarat.server.house import accounts, audit
+    from baccarat.server.house import accounts, roles
+    from baccarat.server.operator import staff as staff_accounts
     from baccarat.server.storage.db import connect, transaction
     from baccarat.server.storage.settings import Settings
 
+    if role not in roles.STAFF:
+        raise UsageProblem(f"--role {role!r}: a staff role is one of {', '.join(roles.STAFF)}; nothing was created")
+
     def create(s: Session) -> None:
-        account = accounts.register(s, username, password, grant=0, role="operator")
-        # granting an operator's powers is an operator action: recorded in the same transaction
-        audit.record(s, _actor(), "create_operator", f"account {account.id}", {},
-                     {"username": account.username, "role": account.role})
+        # giving staff powers is recorded in the same transaction as the account
+        staff_accounts.added(s, _actor(), accounts.register(s, username, password, grant=0, role=role))
 
     import getpass  # here: every command imports this module, and the others should start fast
 
@@ -294,4 +299,4 @@ def operator(
         with connect(url) as sessions:
             sign_audit_entries(sessions, settings)
             transaction(sessions, create)
-    print(f"operator {username} created")
+    print(f"{role} {username} created")

@@ -203,12 +203,24 @@ CATALOGUE: dict[str, str] = {
                                     "as a few unrelated words.",
     "account.password_common": "That password is one of the most common ones, which are tried first: choose another, "
                                "such as three or four unrelated words.",
-    "account.role": "A role is one of {roles:list}.",
+    "account.role": "A role is one of {roles:or_list}: choose one of them.",
     "auth.wrong_password": "Wrong username or password.",
     "auth.log_in_first": "Log in first (a program sends the header 'Authorization: Bearer <token>').",
     "auth.session_expired": "Your session has ended: log in again.",
     "auth.account_gone": "This account no longer exists.",
-    "auth.operator_only": "Only an operator may {action:word}.",
+    "auth.staff_only": "Only staff with the role {roles:or_list} may {action:word}: ask one of them.",
+    "auth.staff_cannot_play": "Staff accounts do not play: log in with a player's account to sit down or bet.",
+    "operator.staff_wallet": "{username} is staff, and a staff wallet holds no money: credit or debit a player's "
+                             "wallet.",
+    "credit.needs_staff": "A credit above the approval threshold is asked for by a member of staff: use the console.",
+    "credit.unknown": "There is no credit request {request}: reload the credits waiting.",
+    "credit.decided": "Credit request {request} is already {state:word}: there is nothing more to do.",
+    "credit.own_request": "You asked for this credit: another member of staff must approve or reject it.",
+    "staff.own_role": "Nobody changes their own role: ask another administrator.",
+    "staff.wallet_not_empty": "{username} still has {balance:money} in their wallet: debit it to 0.00 before making "
+                              "them staff.",
+    "staff.still_playing": "{username} is seated, waiting for a seat or has bets in play: make them staff once they "
+                           "have left the tables.",
     # --- player protection
     "protection.timeout": "You are taking a time-out " + _BLOCKED,
     "protection.self_exclusion": "You have excluded yourself " + _BLOCKED,
@@ -324,7 +336,21 @@ CATALOGUE: dict[str, str] = {
     "word.action.void_rounds": "void rounds",
     "word.action.stand_players": "stand players up",
     "word.action.move_money": "credit or debit wallets",
-    "word.action.console": "use the operator console, its reports and the audit trail",
+    "word.action.approve_credits": "approve large credits",
+    "word.action.console": "watch the tables in the console",
+    "word.action.reports": "read the reports",
+    "word.action.players": "look up players and their statements",
+    "word.action.recall": "recall rounds",
+    "word.action.recall_in_play": "recall every card of a round still being dealt",
+    "word.action.audit": "read the audit trail",
+    "word.action.staff": "manage staff accounts and roles",
+    "word.roles.cashier": "cashier",
+    "word.roles.pit_boss": "pit boss",
+    "word.roles.surveillance": "surveillance",
+    "word.roles.admin": "administrator",
+    "word.roles.player": "player",
+    "word.state.approved": "approved",
+    "word.state.rejected": "rejected",
 }
 
 _FORMATTER = string.Formatter()
@@ -407,9 +433,9 @@ def _english(field: str, value: object, spec: str, names: Mapping[str, str]) -> 
         if moment.second or moment.microsecond:  # up to the next minute (see the module)
             moment = moment.replace(second=0, microsecond=0) + timedelta(minutes=1)
         return moment.strftime("%Y-%m-%d %H:%M UTC")
-    if spec in ("list", "or_list"):
+    if spec in ("list", "or_list"):  # each item in the catalogue's words where it has some (word.<field>.<item>)
         items = value if isinstance(value, list | tuple) else [value]
-        return _joined([str(item) for item in items], spec)
+        return _joined([CATALOGUE.get(f"word.{field}.{item}", str(item)) for item in items], spec)
     if spec == "word":
         return CATALOGUE.get(f"word.{field}.{value}", str(value))
     raise ValueError(f"{field}: the format spec {spec!r} is not one of the catalogue's ({', '.join(sorted(SPECS))})")

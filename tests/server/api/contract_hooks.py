@@ -1,6 +1,7 @@
 """Schemathesis hooks for ``st run`` in ``test_contract.py`` (loaded through ``SCHEMATHESIS_HOOKS`` by the
-command, never imported by pytest): the operator's session token for every generated request, a new one after
-a generated ``DELETE /api/sessions`` ended it, and one check of the project's own.
+command, never imported by pytest): for every generated request the session token of an account whose role may
+call it, a new one after a generated ``DELETE /api/sessions`` or role change ended it, and one check of the
+project's own.
 
 The test names the server's database and the operator in ``BACCARAT_CONTRACT_DATABASE``,
 ``BACCARAT_CONTRACT_USER`` and ``BACCARAT_CONTRACT_PASSWORD``.
@@ -16,25 +17,40 @@ import schemathesis
 from baccarat.server.house import accounts
 from baccarat.server.storage.db import connect, transaction
 
-_token = {"value": ""}
+_tokens: dict[str, str] = {}
 
 
-def _new_token() -> str:
+def _new_token(role: str) -> str:
     """A token made in the database: the generated logins run into the login limits, this one must not."""
     name, password = os.environ["BACCARAT_CONTRACT_USER"], os.environ["BACCARAT_CONTRACT_PASSWORD"]
     with connect(os.environ["BACCARAT_CONTRACT_DATABASE"]) as sessions:
-        return transaction(sessions, lambda s: accounts.log_in(s, name, password))
+        return transaction(sessions, lambda s: accounts.log_in(s, f"{name}_{role}", password))
+
+
+#: Who calls an operation under each prefix (the test made an account of each role): a role that may, so that the
+#: generated requests reach the routes' work rather than their 403.  Other staff routes: surveillance reads, the pit
+#: boss acts; the rest: a player.
+CALLERS = (("/api/operator/wallets", "cashier"), ("/api/operator/credits", "pit_boss"),
+           ("/api/operator/staff", "admin"), ("/api/operator/accounts", "admin"), ("/api/operator/audit", "surveillance"))
+
+
+def _role(case: Any) -> str:
+    if not case.path.startswith("/api/operator"):
+        return "player"
+    return next((role for prefix, role in CALLERS if case.path.startswith(prefix)),
+                "surveillance" if case.method.upper() == "GET" else "pit_boss")
 
 
 @schemathesis.auth(refresh_interval=None)  # asked every time: the token changes when a generated logout ends it
-class OperatorToken:
+class StaffTokens:
     def get(self, case: Any, ctx: Any) -> str:
-        if not _token["value"]:
-            _token["value"] = _new_token()
-        return _token["value"]
+        role = _role(case)
+        if role not in _tokens:
+            _tokens[role] = _new_token(role)
+        return _tokens[role]
 
     def set(self, case: Any, data: str, ctx: Any) -> None:
-        # the session token is the schema's security scheme (no header parameter): the operator's, always
+        # the session token is the schema's security scheme (no header parameter): the caller's, always
         headers = {name: value for name, value in (case.headers or {}).items() if name.lower() != "authorization"}
         case.headers = {**headers, "Authorization": f"Bearer {data}"}
 
@@ -42,7 +58,9 @@ class OperatorToken:
 @schemathesis.hook
 def after_call(context: Any, case: Any, response: Any) -> None:
     if case.method.upper() == "DELETE" and case.path == "/api/sessions":  # it may have ended the session
-        _token["value"] = ""
+        _tokens.pop(_role(case), None)
+    if case.method.upper() == "PUT" and case.path.endswith("/role"):  # a role changed ends that account's sessions
+        _tokens.clear()
 
 
 #: The codes of a request refused for its form (what the schema states), not for a rule of the table.

@@ -34,10 +34,11 @@ def _player(client: TestClient, name: str) -> tuple[int, dict[str, str]]:
     return created.json()["id"], {"Authorization": f"Bearer {token}"}
 
 
-def _operator(client: TestClient) -> dict[str, str]:
+def _staff(client: TestClient, role: str = "cashier") -> dict[str, str]:
+    """A member of staff's headers (the account is named after its role)."""
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
-        transaction(sessions, lambda s: accounts.register(s, "pit_boss", "correct horse", grant=0, role="operator"))
-    token = client.post("/api/sessions", json={"username": "pit_boss", "password": "correct horse"}).json()["token"]
+        transaction(sessions, lambda s: accounts.register(s, role, "correct horse", grant=0, role=role))
+    token = client.post("/api/sessions", json={"username": role, "password": "correct horse"}).json()["token"]
     return {"Authorization": f"Bearer {token}"}
 
 
@@ -45,7 +46,7 @@ def test_health_register_log_in_and_me(client):
     assert client.get("/health").json() == {"status": "ok"}
     account_id, auth = _player(client, "alice")
     me = client.get("/api/me", headers=auth).json()
-    assert me == {"id": account_id, "username": "alice", "role": "player", "balance": 50_000}
+    assert me == {"id": account_id, "username": "alice", "role": "player", "actions": [], "balance": 50_000}
     assert client.get("/api/me").status_code == 401
     assert client.delete("/api/sessions", headers=auth).status_code == 204
     assert client.get("/api/me", headers=auth).status_code == 401
@@ -61,9 +62,9 @@ def test_wrong_password_taken_name_and_unknown_fields(client):
                        ).status_code == 422
 
 
-def test_operator_credit_and_debit_are_idempotent_and_operator_only(client):
+def test_a_cashiers_credit_and_debit_are_idempotent_and_for_cashiers_only(client):
     player_id, player = _player(client, "carol")
-    operator = _operator(client)
+    operator = _staff(client)
     url = f"/api/operator/wallets/{player_id}/credit"
     headers = {**operator, "Idempotency-Key": "credit-0001"}
     first = client.post(url, json={"amount": 2_500, "memo": "promotion"}, headers=headers)
@@ -84,7 +85,7 @@ def test_operator_credit_and_debit_are_idempotent_and_operator_only(client):
 @pytest.mark.parametrize("amount", [0, -5, 10**15, "12.50", 1.5, None])
 def test_bad_amounts_are_refused(client, amount):
     player_id, _ = _player(client, "dave")
-    operator = _operator(client)
+    operator = _staff(client)
     answer = client.post(f"/api/operator/wallets/{player_id}/credit", json={"amount": amount},
                          headers={**operator, "Idempotency-Key": "credit-bad-1"})
     assert answer.status_code == 422
@@ -101,16 +102,16 @@ def test_serve_prints_its_address_and_answers(tmp_path: Path, serve):
 
     from ...server_kit import EXE
 
-    operator = subprocess.run([EXE, "operator", "boss", "--data-dir", str(tmp_path)], input="correct horse\n",
-                              capture_output=True, text=True, timeout=60)
-    assert operator.returncode == 0 and "operator boss created" in operator.stdout
+    made = subprocess.run([EXE, "staff", "boss", "--data-dir", str(tmp_path)], input="correct horse\n",
+                          capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0 and "admin boss created" in made.stdout
     server = serve()
     base = server.url
     assert httpx.get(f"{base}/health", timeout=10).json() == {"status": "ok"}
     login = httpx.post(f"{base}/api/sessions", json={"username": "boss", "password": "correct horse"}, timeout=10)
     token = login.json()["token"]
     me = httpx.get(f"{base}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
-    assert me["role"] == "operator" and me["balance"] == 0
+    assert me["role"] == "admin" and me["balance"] == 0 and me["actions"] == ["audit", "staff"]
     assert (tmp_path / "baccarat.sqlite3").exists()
     # no warning or error on stderr, before the ready line or after it: info lines only (as JSON, off a terminal)
     assert {json.loads(line)["level"] for line in server.stderr().splitlines()} == {"info"}
@@ -182,7 +183,7 @@ def test_authorization_matrix(client):
               ("GET", "/api/games"), ("GET", "/api/games/definition"), ("GET", "/api/server"), ("GET", "/"),
               ("GET", "/operator"),
               ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/redoc"), ("GET", "/docs/oauth2-redirect")}
-    samples = {"table_id": "1", "account_id": str(alice_id), "number": "1", "seat": "1"}
+    samples = {"table_id": "1", "account_id": str(alice_id), "number": "1", "seat": "1", "request_id": "1"}
     checked = 0
     # every route the API documents (routers are included lazily: app.routes does not list theirs)
     for template, operations in client.get("/openapi.json").json()["paths"].items():
@@ -275,7 +276,7 @@ def _wait_for(client: TestClient, table_id: int, done, seconds: float = 10.0) ->
 
 @pytest.mark.slow
 def test_operator_opens_tables_changes_limits_from_the_next_round_and_closes_them(client):
-    operator = _operator(client)
+    operator = _staff(client, "pit_boss")
     _, alice = _player(client, "alice")
     body = {"name": "ez-fast", "game": "ez", "betting_seconds": 0.5, "card_seconds": 0.1, "results_seconds": 0.5}
     assert client.post("/api/operator/tables", json=body, headers=alice).status_code == 403
@@ -336,7 +337,7 @@ def test_operator_opens_tables_changes_limits_from_the_next_round_and_closes_the
 
 
 def test_closing_an_idle_table_is_immediate_and_idempotent(client):
-    operator = _operator(client)
+    operator = _staff(client, "pit_boss")
     for _ in range(2):
         view = client.post("/api/operator/tables/1/close", headers=operator).json()
         assert view["status"] == "closed" and view["round"] is None
@@ -416,15 +417,15 @@ def _on_a_terminal(args: list[str], answers: list[str], timeout: float = 60) -> 
 
 
 @pytest.mark.slow
-def test_an_operators_password_is_typed_twice_on_a_terminal(tmp_path):
+def test_a_staff_password_is_typed_twice_on_a_terminal(tmp_path):
     import shutil
     import sys
 
     exe = shutil.which("baccarat", path=str(Path(sys.executable).parent))
     assert exe is not None
-    args = [exe, "operator", "boss", "--data-dir", str(tmp_path)]
+    args = [exe, "staff", "boss", "--role", "cashier", "--data-dir", str(tmp_path)]
     code, shown = _on_a_terminal(args, ["correct horse battery", "correct horse batery"])
     assert code == 2 and "the two passwords typed differ; nothing was created" in " ".join(shown.split()), shown
     assert "correct horse" not in shown  # typed unseen
     code, shown = _on_a_terminal(args, ["correct horse battery", "correct horse battery"])
-    assert code == 0 and "operator boss created" in shown, shown
+    assert code == 0 and "cashier boss created" in shown, shown

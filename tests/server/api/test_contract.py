@@ -78,6 +78,12 @@ OPERATION_IDS = {
     "GET /api/operator/tables/{table_id}/rounds/{number}": "recall",
     "GET /api/operator/audit": "auditTrail",
     "GET /api/operator/audit/verify": "verifyAudit",
+    "GET /api/operator/staff": "staffList",
+    "POST /api/operator/staff": "newStaff",
+    "PUT /api/operator/accounts/{account_id}/role": "setRole",
+    "GET /api/operator/credits": "creditsWaiting",
+    "POST /api/operator/credits/{request_id}/approve": "approveCredit",
+    "POST /api/operator/credits/{request_id}/reject": "rejectCredit",
     "GET /api/server": "serverState",
 }
 
@@ -195,7 +201,9 @@ def test_the_server_keeps_the_contract_with_every_check(tmp_path: Path):
     with server_kit.served("--betting-seconds", "1", data_dir=data) as server:
         url = Settings(data_dir=data).url
         with connect(url) as sessions:
-            transaction(sessions, lambda s: accounts.register(s, OPERATOR, PASSWORD, grant=1_000_000, role="operator"))
+            for role in ("player", "cashier", "pit_boss", "surveillance", "admin"):  # the hooks' accounts
+                transaction(sessions, lambda s, role=role: accounts.register(
+                    s, f"{OPERATOR}_{role}", PASSWORD, grant=1_000_000, role=role))
         env = {**os.environ, "SCHEMATHESIS_HOOKS": str(HOOKS), "BACCARAT_CONTRACT_DATABASE": url,
                "BACCARAT_CONTRACT_USER": OPERATOR, "BACCARAT_CONTRACT_PASSWORD": PASSWORD}
         run = subprocess.run([ST, "--no-color", "--config-file", str(config), "run", f"{server.url}/openapi.json",

@@ -47,12 +47,13 @@ def test_amounts_in_bodies_are_json_integers_only(client: TestClient, amount: st
     """Every amount a body carries (credits, debits, bets, table limits) is refused unless it is a
     JSON integer, and the same body with the integer is taken."""
     player_id, player = _signed_in(client, "punter")
-    _, operator = _signed_in(client, "pit_boss", role="operator")
+    _, operator = _signed_in(client, "pit_boss", role="pit_boss")
+    _, cashier = _signed_in(client, "cashier", role="cashier")
     client.post("/api/tables/2/seats", json={}, headers=player)
     requests = [  # method, url, headers, body with %s for the amount, the field the amount is in
-        ("POST", f"/api/operator/wallets/{player_id}/credit", {**operator, "Idempotency-Key": "credit-0001"},
+        ("POST", f"/api/operator/wallets/{player_id}/credit", {**cashier, "Idempotency-Key": "credit-0001"},
          '{"amount": %s}', "body.amount"),
-        ("POST", f"/api/operator/wallets/{player_id}/debit", {**operator, "Idempotency-Key": "debit-0001"},
+        ("POST", f"/api/operator/wallets/{player_id}/debit", {**cashier, "Idempotency-Key": "debit-0001"},
          '{"amount": %s}', "body.amount"),
         ("POST", "/api/tables/2/bets", {**player, "Idempotency-Key": "bet-00001"}, '{"bets": {"banker": %s}}',
          "body.bets.banker"),
@@ -81,10 +82,10 @@ def test_a_whole_number_written_with_a_fraction_or_exponent_is_taken_as_that_int
     """JSON Schema's ``integer`` (what /openapi.json promises) is any number without a fraction: 1000.0 is 1000,
     and is moved, staked and stored as the integer (a schema-valid request refused was a contract failure)."""
     player_id, player = _signed_in(client, "punter")
-    _, operator = _signed_in(client, "pit_boss", role="operator")
+    _, cashier = _signed_in(client, "cashier", role="cashier")
     client.post("/api/tables/2/seats", json={}, headers=player)
     credit = client.post(f"/api/operator/wallets/{player_id}/credit", content=f'{{"amount": {amount}}}'.encode(),
-                         headers={**operator, "Idempotency-Key": "credit-0001", "Content-Type": "application/json"})
+                         headers={**cashier, "Idempotency-Key": "credit-0001", "Content-Type": "application/json"})
     assert credit.status_code == 200 and credit.json()["balance"] == 51_000, credit.text
     bet = client.post("/api/tables/2/bets", content=f'{{"bets": {{"banker": {amount}}}, "round": 1.0}}'.encode(),
                       headers={**player, "Idempotency-Key": "bet-00001", "Content-Type": "application/json"})
@@ -113,7 +114,8 @@ COERCED = [
 def test_no_other_body_field_is_coerced(client: TestClient):
     """Seat numbers, the pay table, decks, cut card and seconds: the JSON type declared, no other.
     (A number of seconds may still be written as an integer: a JSON number is a number.)"""
-    _, operator = _signed_in(client, "pit_boss", role="operator")
+    _, operator = _signed_in(client, "pit_boss", role="pit_boss")
+    _, player = _signed_in(client, "punter")
     for url, body, field in COERCED:
         answer = client.post(url, json=body, headers=operator)
         assert answer.status_code == 422, (body, answer.text)
@@ -123,4 +125,4 @@ def test_no_other_body_field_is_coerced(client: TestClient):
     answer = client.post("/api/operator/tables", json={"name": "t1", "game": "lucky-draw", "paytable": 2,
                                                        "betting_seconds": 20}, headers=operator)
     assert answer.status_code == 201, answer.text
-    assert client.post("/api/tables/1/seats", json={"seat": 2}, headers=operator).json() == {"seat": 2}
+    assert client.post("/api/tables/1/seats", json={"seat": 2}, headers=player).json() == {"seat": 2}

@@ -103,7 +103,7 @@ def test_each_answer_in_the_schema_is_one_typed_dict_described_once(app: Any, sc
     ("ShoeInPlay", "merkle_root", "algorithm 3: the root of the Merkle tree over the shuffled shoe"),
     ("ConsoleTable", "today", "the drop (handle) and win so far today (UTC)"),
     ("LimitStatus", "pending", "the looser amount waiting for its 24 hours"),
-    ("Me", "role", "player or operator"),
+    ("Me", "role", "player, or a staff role"),
     # inherited: from a base, a base's base, and the second of two bases
     ("ExportedShoe", "server_seed", "revealed when the shoe ends"),
     ("LastResult", "reasons", "player/banker -> why the hand drew or stood"),
@@ -164,7 +164,7 @@ def test_the_operator_s_look_at_a_player_leaves_out_what_is_not_there(client: An
     """A movement of no round has no ``table_id``, and a player who never started a session no ``session``."""
     alice, mini, _ = _alice_bets(client)
     with connect(client.settings.url) as sessions:
-        transaction(sessions, lambda s: accounts.register(s, "pit_boss", "correct horse", grant=0, role="operator"))
+        transaction(sessions, lambda s: accounts.register(s, "pit_boss", "correct horse", grant=0, role="pit_boss"))
     found = client.get(f"/api/operator/players/{alice}", headers=_log_in(client, "pit_boss")).json()
     assert "session" not in found["protection"] and "table_id" not in found["statement"][-1]  # the grant
     assert found["statement"][0]["table_id"] == mini  # the stake

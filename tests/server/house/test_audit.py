@@ -48,8 +48,10 @@ def _unprotect(s) -> None:
 
 
 def _act(client: TestClient) -> tuple[dict[str, str], int]:
-    """One of each operator action; returns the operator's headers and the player's id."""
-    boss = _log_in(client, "pit_boss", "operator")
+    """One of each staff action (a pit boss's and a cashier's); returns surveillance's headers (who reads the trail)
+    and the table's id."""
+    boss = _log_in(client, "pit_boss", "pit_boss")
+    cashier = _log_in(client, "cashier", "cashier")
     vera = _log_in(client, "vera")
     vera_id = client.get("/api/me", headers=vera).json()["id"]
     made = client.post("/api/operator/tables", json={"name": "audit-1", "game": "mini"}, headers=boss)
@@ -67,12 +69,14 @@ def _act(client: TestClient) -> tuple[dict[str, str], int]:
     assert client.post(f"/api/operator/tables/{table}/open", headers=boss).status_code == 200
     for action in ("credit", "debit"):
         assert client.post(f"/api/operator/wallets/{vera_id}/{action}", json={"amount": 2_500, "memo": "=cash"},
-                           headers={**boss, "Idempotency-Key": f"{action}-0001"}).status_code == 200
-    return boss, table
+                           headers={**cashier, "Idempotency-Key": f"{action}-0001"}).status_code == 200
+    return _log_in(client, "watcher", "surveillance"), table
 
 
 def test_every_operator_action_is_recorded_with_who_when_what_before_and_after(client, tmp_path):
-    boss, table = _act(client)
+    watcher, table = _act(client)
+    boss = {"Authorization": "Bearer " + client.post(
+        "/api/sessions", json={"username": "pit_boss", "password": "correct horse"}).json()["token"]}
     refused = client.post(f"/api/operator/tables/{table}/rounds/1/void", json={"reason": "again"}, headers=boss)
     assert refused.status_code == 409  # a refused action leaves no entry (same transaction)
     # the command line voids the open round, named by the operating system's user
@@ -80,10 +84,11 @@ def test_every_operator_action_is_recorded_with_who_when_what_before_and_after(c
     assert main(["void-round", str(table), str(current), "--reason", "console test",
                  "--data-dir", str(tmp_path), *(() if client.settings.url.startswith("sqlite")  # type: ignore[attr-defined]
                                                 else ("--database", client.settings.url))]) == 0  # type: ignore[attr-defined]
-    entries = client.get("/api/operator/audit", headers=boss).json()
+    entries = client.get("/api/operator/audit", headers=watcher).json()
     assert [e["action"] for e in entries] == ["open_table", "change_limits", "void_round", "close_table",
                                               "reopen_table", "credit", "debit", "void_round"]
-    assert all(e["actor"] == "pit_boss" for e in entries[:-1]) and entries[-1]["actor"].startswith("command line: ")
+    assert [e["actor"] for e in entries[:-1]] == ["pit_boss"] * 5 + ["cashier"] * 2
+    assert entries[-1]["actor"].startswith("command line: ")
     limits = entries[1]
     assert limits["target"] == f"table {table}" and limits["before"]["pending_limits"] is None
     assert limits["after"]["pending_limits"] == {"minimum": 500, "maximums": {"tie": 5_000}}
@@ -95,7 +100,7 @@ def test_every_operator_action_is_recorded_with_who_when_what_before_and_after(c
     assert entries[5]["before"] == {"balance": 10_000} and entries[5]["after"]["balance"] == 12_500
     assert entries[0]["previous"] == "0" * 64
     assert all(e["previous"] == before["digest"] for before, e in itertools.pairwise(entries))
-    assert client.get("/api/operator/audit/verify", headers=boss).json() == {
+    assert client.get("/api/operator/audit/verify", headers=watcher).json() == {
         "ok": True, "entries": 8, "broken": None, "head": entries[-1]["digest"], "signed": 8, "unsigned": 0,
         "key": audit_keys.fingerprint(audit.public_key(client.app.state.sessions)), "heads": 0,
         "movements": 3}  # the refund, the credit and the debit (the command line's void refunded nothing)
@@ -103,7 +108,7 @@ def test_every_operator_action_is_recorded_with_who_when_what_before_and_after(c
         linked = dict(s.execute(select(LedgerTransaction.id, LedgerTransaction.audit_id).where(
             LedgerTransaction.audit_id.is_not(None))).all())
     assert linked == {entries[n]["after"]["movement"]: entries[n]["id"] for n in (2, 5, 6)}
-    csv = client.get("/api/operator/audit?format=csv", headers=boss)
+    csv = client.get("/api/operator/audit?format=csv", headers=watcher)
     assert csv.headers["content-type"].startswith("text/csv") and len(csv.text.strip().splitlines()) == 9
 
 
@@ -179,11 +184,15 @@ def test_a_staff_credit_whose_entry_was_removed_is_named_and_the_command_exits_3
     link's constraint set aside) before any head was signed left ``audit verify`` saying "intact", the credit still
     in the ledger.  The movement and its entry are linked both ways now, and the ledger's credits are counted
     against the trail's: the removal is named; so is a link moved to another entry."""
-    boss, vera = _log_in(client, "cashier_x", "operator"), _log_in(client, "vera")
+    cashier, vera = _log_in(client, "cashier_x", "cashier"), _log_in(client, "vera")
+    approver, boss = _log_in(client, "pit_boss", "pit_boss"), _log_in(client, "watcher", "surveillance")
     vera_id = client.get("/api/me", headers=vera).json()["id"]
-    for n in (1, 2):
-        assert client.post(f"/api/operator/wallets/{vera_id}/credit", json={"amount": 5_000_000, "memo": "comp"},
-                           headers={**boss, "Idempotency-Key": f"credit-big-{n}"}).status_code == 200
+    for n in (1, 2):  # above the approval threshold: asked by the cashier, made when the pit boss approves
+        asked = client.post(f"/api/operator/wallets/{vera_id}/credit", json={"amount": 5_000_000, "memo": "comp"},
+                            headers={**cashier, "Idempotency-Key": f"credit-big-{n}"})
+        assert asked.status_code == 200 and asked.json()["awaiting_approval"] is not None, asked.text
+        approved = client.post(f"/api/operator/credits/{asked.json()['awaiting_approval']}/approve", headers=approver)
+        assert approved.status_code == 200 and approved.json()["state"] == "approved", approved.text
     check = client.get("/api/operator/audit/verify", headers=boss).json()
     assert check["ok"] is True and check["movements"] == 2
     url = client.settings.url  # type: ignore[attr-defined]
@@ -209,7 +218,7 @@ def test_a_staff_credit_whose_entry_was_removed_is_named_and_the_command_exits_3
         transaction(sessions, remove)
     # the command: the head signed right after the second credit's entry holds it
     assert main(["audit", "verify", *options]) == 3
-    assert "BROKEN at entry 2: it is missing, yet entry 2 was signed as the head" in capsys.readouterr().out
+    assert "BROKEN at entry 4: it is missing, yet entry 4 was signed as the head" in capsys.readouterr().out
     # and without any head (the server's check): the ledger's credits against the trail's
     check = client.get("/api/operator/audit/verify", headers=boss).json()
     assert check["ok"] is False and check["broken"] == {"id": None, "problem": (
@@ -221,7 +230,7 @@ def test_a_staff_credit_whose_entry_was_removed_is_named_and_the_command_exits_3
 def test_the_chain_never_forks_under_concurrent_operators(client):
     import threading
 
-    boss = _log_in(client, "pit_boss", "operator")
+    boss = _log_in(client, "cashier", "cashier")
     vera_id = client.get("/api/me", headers=_log_in(client, "vera")).json()["id"]
     codes: list[int] = []
 
@@ -301,17 +310,16 @@ def test_the_database_refuses_to_empty_the_audit_trail_at_once(any_database):
             assert audit.verify(s)["entries"] == 1
 
 
-def test_creating_an_operator_account_is_written_to_the_audit_trail(tmp_path, monkeypatch, capsys):
-    """An operator's powers are granted by ``baccarat operator``: that grant was the one operator
-    action missing from the trail."""
+def test_creating_a_staff_account_is_written_to_the_audit_trail(tmp_path, monkeypatch, capsys):
+    """Staff powers given at the terminal (``baccarat staff``) are recorded like those given in the console."""
     monkeypatch.setattr("sys.stdin", io.StringIO("correct horse\n"))
-    assert main(["operator", "new_boss", "--data-dir", str(tmp_path)]) in (0, None)
-    assert "operator new_boss created" in capsys.readouterr().out
+    assert main(["staff", "new_boss", "--role", "pit_boss", "--data-dir", str(tmp_path)]) in (0, None)
+    assert "pit_boss new_boss created" in capsys.readouterr().out
     with connect(Settings(data_dir=tmp_path).url) as sessions, sessions() as s:
         entries = audit.trail(s)
         assert audit.verify(s)["ok"]
     assert [(e["action"], e["after"]["username"], e["after"]["role"]) for e in entries] == [
-        ("create_operator", "new_boss", "operator")]
+        ("create_staff", "new_boss", "pit_boss")]
     assert entries[0]["actor"].startswith("command line: ")
 
 

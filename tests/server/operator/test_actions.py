@@ -36,12 +36,12 @@ def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, st
 
 
 def test_crediting_an_account_that_does_not_exist_is_404_and_says_what_to_do(client):
-    boss = _log_in(client, "pit_boss", "operator")
+    cashier = _log_in(client, "cashier", "cashier")
     answer = client.post("/api/operator/wallets/999/credit", json={"amount": 100},
-                         headers={**boss, "Idempotency-Key": "credit-999-1"})
+                         headers={**cashier, "Idempotency-Key": "credit-999-1"})
     assert answer.status_code == 404, answer.text
     assert answer.json()["message"] == "There is no account 999: look the player up by name first."
-    assert client.get("/api/operator/audit", headers=boss).json() == []
+    assert client.get("/api/operator/audit", headers=_log_in(client, "watcher", "surveillance")).json() == []
 
 
 # --- rounds that must never stop a table: operators void rounds ---------------------------------------------
@@ -58,7 +58,7 @@ def test_an_operator_voids_a_round_over_rest_and_from_the_command_line(tmp_path)
     settings = Settings(data_dir=tmp_path, betting_seconds=600)
     with TestClient(create_app(settings)) as client:
         with connect(settings.url) as s:
-            transaction(s, lambda x: accounts.register(x, "pit_boss", "correct horse", grant=0, role="operator"))
+            transaction(s, lambda x: accounts.register(x, "pit_boss", "correct horse", grant=0, role="pit_boss"))
         boss = {"Authorization": "Bearer " + client.post(
             "/api/sessions", json={"username": "pit_boss", "password": "correct horse"}).json()["token"]}
         client.post("/api/accounts", json={"username": "vera", "password": "correct horse"})

@@ -36,7 +36,7 @@ def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, st
 
 @pytest.mark.parametrize("q", ["99999999999999999999", "2147483648", "\u00b2", "\u0663"])
 def test_player_lookup_by_an_odd_number_answers_not_500(client, q):
-    boss = _log_in(client, "pit_boss", "operator")
+    boss = _log_in(client, "pit_boss", "pit_boss")
     answer = client.get("/api/operator/players", params={"q": q}, headers=boss)
     assert answer.status_code == 200, answer.text
     assert answer.json() == []

@@ -64,7 +64,7 @@ def _play(sessions, manual_clock) -> dict[str, int]:
                                          decks=6 if game == "ez" else 8, betting_seconds=30, decision_seconds=30,
                                          pace=INSTANT).id for game in PLAN}
         players = [accounts.register(s, name, "correct horse", grant=10_000_000).id for name in ("ann", "ben", "cyd")]
-        boss = accounts.register(s, "pit_boss", "correct horse", grant=0, role="operator")
+        boss = accounts.register(s, "pit_boss", "correct horse", grant=0, role="pit_boss")
         for table_id in ids.values():
             for player in players:
                 seating.sit(s, table_id, player)
@@ -220,7 +220,7 @@ def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, st
                                    "from=0001-01-01&to=0001-01-01"])
 @pytest.mark.parametrize("report", ["tables", "wagers"])
 def test_reports_at_the_ends_of_the_calendar_are_refused_in_words_not_500(client, report, query):
-    boss = _log_in(client, "pit_boss", "operator")
+    boss = _log_in(client, "pit_boss", "pit_boss")
     answer = client.get(f"/api/operator/reports/{report}?{query}", headers=boss)
     assert answer.status_code in (200, 422), answer.text
     if answer.status_code == 422:

@@ -213,7 +213,7 @@ def test_a_player_who_bets_once_in_five_windows_keeps_the_seat(client: TestClien
 
 
 def test_the_operator_stands_a_player_up(client: TestClient):
-    boss = _player(client, "pit_boss", "operator")
+    boss, watcher = _player(client, "pit_boss", "pit_boss"), _player(client, "watcher", "surveillance")
     vera = _player(client, "vera")
     stand = f"/api/operator/tables/{LUCKY}/seats/1/stand"
     assert client.post(f"/api/tables/{LUCKY}/seats", json={}, headers=vera).json()["seat"] == 1
@@ -221,8 +221,8 @@ def test_the_operator_stands_a_player_up(client: TestClient):
     assert client.post(stand).status_code == 401
     assert client.post(stand, headers={"Authorization": "Bearer forged"}).status_code == 401
     refused = client.post(stand, headers=vera)
-    assert refused.status_code == 403 and refused.json()["code"] == "auth.operator_only"
-    assert refused.json()["params"] == {"action": "stand_players"}
+    assert refused.status_code == 403 and refused.json()["code"] == "auth.staff_only"
+    assert refused.json()["params"] == {"action": "stand_players", "roles": ["pit_boss"]}
     # an unknown table, a seat the game has not, an empty seat: refused with their codes
     for path, status, code, params in (
             ("/api/operator/tables/99/seats/1/stand", 404, "table.unknown", {"table": 99}),
@@ -240,7 +240,7 @@ def test_the_operator_stands_a_player_up(client: TestClient):
     busy = client.post(stand, headers=boss)
     assert busy.status_code == 409 and busy.json()["code"] == "seat.stand_with_bets"
     assert busy.json()["params"] == {"seat": 1}
-    assert client.get("/api/operator/audit", headers=boss).json() == []  # refusals are not actions
+    assert client.get("/api/operator/audit", headers=watcher).json() == []  # refusals are not actions
     _close_window(client)
     balance = client.get("/api/me", headers=vera).json()["balance"]
     vera_id = client.get("/api/me", headers=vera).json()["id"]
@@ -255,12 +255,12 @@ def test_the_operator_stands_a_player_up(client: TestClient):
     mine = client.get(f"/api/tables/{LUCKY}/you", headers=vera).json()
     assert mine["notice"]["code"] == "notice.operator_stood" and mine["notice"]["params"] == {"seat": 1}
     assert mine["balance"] == balance == client.get("/api/me", headers=vera).json()["balance"]  # money untouched
-    entries = client.get("/api/operator/audit", headers=boss).json()
+    entries = client.get("/api/operator/audit", headers=watcher).json()
     assert [(e["actor"], e["action"], e["target"]) for e in entries] == [("pit_boss", "stand_player",
                                                                           f"table {LUCKY} seat 1")]
     assert entries[0]["before"] == {"account_id": vera_id}
     assert entries[0]["after"] == {"account_id": None, "player": "vera"}
-    assert client.get("/api/operator/audit/verify", headers=boss).json()["ok"] is True
+    assert client.get("/api/operator/audit/verify", headers=watcher).json()["ok"] is True
     # the seat is free: someone else (or Vera again) may take it; standing it again is refused
     again = client.post(stand, headers=boss)
     assert again.status_code == 404 and again.json()["code"] == "seat.empty"

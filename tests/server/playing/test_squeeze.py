@@ -299,7 +299,7 @@ def _token(client: TestClient, name: str) -> str:
 
 def test_the_operator_opens_a_squeeze_table(client):
     with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
-        transaction(sessions, lambda s: accounts.register(s, "boss", "correct horse", grant=0, role="operator"))
+        transaction(sessions, lambda s: accounts.register(s, "boss", "correct horse", grant=0, role="pit_boss"))
     boss = {"Authorization": f"Bearer {_token(client, 'boss')}"}
     made = client.post("/api/operator/tables", json={"name": "sq-2", "game": "mini", "squeeze_seconds": 8},
                        headers=boss)

@@ -11,11 +11,11 @@ from fastapi import Depends, Header, Path, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session, sessionmaker
 
-from baccarat.core.errors import AuthorizationError, ConfigurationError
+from baccarat.core.errors import ConfigurationError
 from baccarat.core.text import storable
 from baccarat.server.api.responses import Refusal
 from baccarat.server.api.text import Text
-from baccarat.server.house import accounts, wallet
+from baccarat.server.house import accounts, roles, wallet
 from baccarat.server.storage import logs
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Account
@@ -75,12 +75,18 @@ def me(request: Request, token: str | None) -> Account:
     return account
 
 
-def operator(request: Request, token: str | None, action: str) -> Account:
-    """The operator's account, or 403 saying that only an operator may do ``action`` (``open_tables``,
-    ``close_tables``, ``change_limits``, ``void_rounds``, ``stand_players``, ``move_money``, ``console``)."""
+def staff(request: Request, token: str | None, action: str) -> Account:
+    """The caller's account if its role may take ``action`` (:mod:`baccarat.server.house.roles`), else 403
+    ``auth.staff_only`` naming the roles that may."""
     account = me(request, token)
-    if account.role != "operator":
-        raise AuthorizationError.coded("auth.operator_only", action=action)
+    roles.require(account.role, action)
+    return account
+
+
+def player(request: Request, token: str | None) -> Account:
+    """The caller's account if it plays (403 ``auth.staff_cannot_play`` for a staff account)."""
+    account = me(request, token)
+    roles.require_player(account.role)
     return account
 
 
@@ -89,13 +95,24 @@ def caller(request: Request, token: Token) -> Account:
     return me(request, token)
 
 
-def console_operator(request: Request, token: Token) -> Account:
-    """The caller, who must be an operator, as a dependency (403 otherwise)."""
-    return operator(request, token, "console")
-
-
 Caller = Annotated[Account, Depends(caller)]
-Operator = Annotated[Account, Depends(console_operator)]
+
+
+def _staff_for(action: str) -> Callable[[Request, str | None], Account]:
+    def may(request: Request, token: Token) -> Account:
+        return staff(request, token, action)
+    may.__name__ = f"staff_who_may_{action}"
+    return may
+
+
+#: The caller, whose role must allow the route's action, as a dependency (403 otherwise).
+Console = Annotated[Account, Depends(_staff_for("console"))]
+Reports = Annotated[Account, Depends(_staff_for("reports"))]
+Players = Annotated[Account, Depends(_staff_for("players"))]
+Recall = Annotated[Account, Depends(_staff_for("recall"))]
+Audit = Annotated[Account, Depends(_staff_for("audit"))]
+Staff = Annotated[Account, Depends(_staff_for("staff"))]
+Approver = Annotated[Account, Depends(_staff_for("approve_credits"))]
 
 
 def once(request: Request, account: Account, key: str | None, body: Mapping[str, object],

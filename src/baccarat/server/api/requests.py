@@ -15,6 +15,7 @@ from baccarat.core.fair import CLIENT_SEED, CLIENT_SEED_RULE
 from baccarat.core.money import MAX_AMOUNT
 from baccarat.server.api.known_games import GameCode
 from baccarat.server.api.text import KEYS, STORABLE, Text, TextKey
+from baccarat.server.house import roles
 
 
 class Strict(BaseModel):
@@ -58,6 +59,19 @@ class Credentials(Strict):
         "pattern": r"^[A-Za-z0-9_.-]{3,32}$",
         "description": "3 to 32 of the letters A-Z, the digits 0-9 and . _ - (compared without case)"})
     password: Text = Field(min_length=8, max_length=128)
+
+
+#: A role (:mod:`baccarat.server.house.roles`), listed in the schema; any other is refused (``account.role``).
+Role = Annotated[Text, Field(json_schema_extra={"enum": list(roles.ROLES)})]
+
+
+class StaffBody(Credentials):
+    role: Annotated[Text, Field(json_schema_extra={"enum": list(roles.STAFF)})] = Field(
+        description="the staff role the new account has")
+
+
+class RoleBody(Strict):
+    role: Role = Field(description="a staff role, or player (no longer staff)")
 
 
 class Movement(Strict):

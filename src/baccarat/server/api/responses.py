@@ -24,7 +24,7 @@ from pydantic.config import JsonDict
 from typing_extensions import TypedDict, is_typeddict
 
 from baccarat.server.house import audit, protection
-from baccarat.server.operator import actions, lookup, reports
+from baccarat.server.operator import actions, credits, lookup, reports, staff
 from baccarat.server.playing import betting, dealing, definitions, fairness, history, records, seating, shapes
 
 
@@ -67,7 +67,9 @@ class Me(TypedDict):
     id: int
     username: str
     role: str
-    """player or operator"""
+    """player, or a staff role (``actions`` says what it may do)"""
+    actions: list[str]
+    """what the account's role may do (the console shows only those; none for a player)"""
     balance: int
     """minor units, never ahead of a result still on show"""
 
@@ -79,7 +81,7 @@ class Seated(TypedDict):
 
 #: The modules whose TypedDicts are answers or parts of answers.
 ANSWERS: tuple[ModuleType, ...] = (shapes, betting, dealing, records, history, fairness, seating, definitions,
-                                   protection, audit, lookup, reports, actions, sys.modules[__name__])
+                                   protection, audit, lookup, reports, actions, credits, staff, sys.modules[__name__])
 
 
 @cache

@@ -34,7 +34,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.core.errors import AuthenticationError, ConfigurationError, ConflictError
-from baccarat.server.house import wallet
+from baccarat.server.house import roles, wallet
 from baccarat.server.storage import notify
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.models import Account, Token, Wallet, aware, now
@@ -46,7 +46,6 @@ SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 _cost = SCRYPT_N
 TOKEN_LIFETIME = timedelta(hours=12)
 USERNAME = re.compile(r"[A-Za-z0-9_.-]{3,32}")
-ROLES = ("player", "operator")
 
 T = TypeVar("T")
 
@@ -176,8 +175,8 @@ def check_password(password: object, username: str) -> str:
 def _checked(username: object, password: object, role: str) -> tuple[str, str, str]:
     shown, login = canonical(username)
     password = check_password(password, shown)
-    if role not in ROLES:
-        raise ConfigurationError.coded("account.role", roles=list(ROLES))
+    if role not in roles.ROLES:
+        raise ConfigurationError.coded("account.role", roles=list(roles.ROLES))
     return shown, login, password
 
 
@@ -192,7 +191,7 @@ def _create(session: Session, shown: str, login: str, password_hash: str, *, gra
     session.flush()
     session.add(Wallet(account_id=account.id, balance=0))
     session.flush()
-    if grant:
+    if grant and not roles.is_staff(role):  # a staff account's wallet holds nothing (house/roles.py)
         wallet.transfer(session, "grant", {wallet.CASHIER: -grant, wallet.wallet_account(account.id): grant},
                         memo="new account grant")
     return account
@@ -209,13 +208,13 @@ def register(session: Session, username: str, password: str, *, grant: int, role
 
 
 def sign_up(sessions: sessionmaker[Session], username: str, password: str, *, grant: int, role: str = "player",
-            hashing: Hashing = inline) -> Account:
+            hashing: Hashing = inline, then: Callable[[Session, Account], object] | None = None) -> Account:
     """:func:`register` for the server: the name is checked in a snapshot read, the password hashed
     with no transaction open (by ``hashing``), then a short transaction inserts the account.
 
     Two players racing for one name: the loser finds the winner's row in that transaction (or, on
     PostgreSQL, on the retry after the unique constraint on ``login`` refused the insert) and is
-    told the name is taken.
+    told the name is taken.  ``then`` runs in the inserting transaction (a staff account's audit entry).
     """
     shown, login, password = _checked(username, password, role)
     read(sessions, lambda s: _refuse_taken(s, shown, login))
@@ -223,7 +222,10 @@ def sign_up(sessions: sessionmaker[Session], username: str, password: str, *, gr
 
     def insert(s: Session) -> Account:
         _refuse_taken(s, shown, login)
-        return _create(s, shown, login, password_hash, grant=grant, role=role)
+        account = _create(s, shown, login, password_hash, grant=grant, role=role)
+        if then is not None:
+            then(s, account)
+        return account
 
     try:
         return transaction(sessions, insert)

@@ -66,9 +66,9 @@ from sqlalchemy import Table, bindparam, select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import Message
 
-from baccarat.core.errors import BaccaratError, ConfigurationError
+from baccarat.core.errors import AuthorizationError, BaccaratError, ConfigurationError
 from baccarat.core.text import unstorable_field
-from baccarat.server.house import accounts
+from baccarat.server.house import accounts, roles
 from baccarat.server.live.arrival import ARRIVED
 from baccarat.server.live.feed import RESYNC, TableFeed
 from baccarat.server.live.leases import Leases
@@ -302,12 +302,13 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         sessions: sessionmaker[Session] = socket.app.state.sessions
         token = await _token(socket)
 
-        def auth(s: Session) -> int:
+        def auth(s: Session) -> tuple[int, str]:
             views.table_view(s, table_id)  # an unknown table is refused here
-            return accounts.authenticate(s, token).id
+            account = accounts.authenticate(s, token)
+            return account.id, account.role
 
         try:
-            account_id = await asyncio.to_thread(read, sessions, auth)
+            account_id, role = await asyncio.to_thread(read, sessions, auth)
         except BaccaratError as error:  # our own refusals ("no table 9", "log in again") are worded for players
             raise Close(1008, str(error)[:100]) from None
         logs.note(account_id=account_id)
@@ -320,7 +321,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         sockets[account_id] += 1
         metrics.OPEN_SOCKETS.inc()
         try:
-            await _play(socket, sessions, table_id, account_id, accounts._digest(token))
+            await _play(socket, sessions, table_id, account_id, accounts._digest(token), watching=roles.is_staff(role))
         finally:
             try:  # shielded: this task may be being cancelled (the client vanished); the lease goes all the same
                 await asyncio.shield(asyncio.to_thread(held.give_back, lease))
@@ -331,7 +332,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     del sockets[account_id]
 
     async def _play(socket: WebSocket, sessions: sessionmaker[Session], table_id: int, account_id: int,
-                    digest: str) -> None:
+                    digest: str, *, watching: bool = False) -> None:
         feed = _feed(socket.app, sessions, table_id)
         first = not feed.watchers[account_id]
         feed.join(account_id, digest)  # at once, with no await since _feed: every socket of a table shares its feed
@@ -396,6 +397,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     frame = parse(message)
                     if not isinstance(frame, dict):
                         raise ConfigurationError.coded("command.not_object")
+                    if watching:  # a staff account's socket watches the table; staff do not play (house/roles.py)
+                        raise AuthorizationError.coded("auth.staff_cannot_play")
                     # with the other sockets' commands in one transaction (group commit, see batch)
                     result = await _batcher(socket.app, sessions).run(
                         SocketCommand(table_id, account_id, digest, frame, received),

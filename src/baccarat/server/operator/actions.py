@@ -1,6 +1,7 @@
 """Operator actions, each done and written to the audit trail in one transaction
 (:mod:`baccarat.server.house.audit`): open, close and reopen a table, change its limits, void a round,
-stand a player up, credit or debit a wallet.  The REST routes and ``baccarat void-round`` both come through here."""
+stand a player up, credit or debit a player's wallet.  The REST routes and ``baccarat void-round`` both come through
+here."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from typing_extensions import TypedDict
 
-from baccarat.core.errors import UnknownSeatError
-from baccarat.server.house import audit, wallet
+from baccarat.core.errors import ConflictError, UnknownSeatError
+from baccarat.server.house import audit, roles, wallet
+from baccarat.server.operator import credits
 from baccarat.server.playing import dealing, seating, tables, views
 from baccarat.server.playing.dealing import VoidedRound
 from baccarat.server.playing.shapes import LimitsJson, TableView
@@ -43,10 +45,12 @@ class TableState(TypedDict, total=False):
 
 
 class WalletBalance(TypedDict):
-    """A wallet's balance after an operator's credit or debit."""
+    """A wallet's balance after a cashier's credit or debit; a credit above the house's threshold is not made yet
+    but waits for a second member of staff (``awaiting_approval``: its request's id; the balance is unchanged)."""
 
     account_id: int
     balance: int
+    awaiting_approval: int | None
 
 
 def _table_state(s: Session, table_id: int) -> TableState:
@@ -112,14 +116,18 @@ def stand_player(s: Session, actor: Account | str, table_id: int, seat: int) -> 
                          extra=lambda result: {"player": result["name"]})
 
 
-def move_money(s: Session, actor: Account | str, account_id: int, amount: int, *, memo: str = "") -> WalletBalance:
-    """Credit (``amount`` > 0) or debit (< 0) a player's wallet from the cashier, recorded."""
-    kind = "credit" if amount > 0 else "debit"
-    if s.get(Account, account_id) is None:
+def move_money(s: Session, actor: Account | str, account_id: int, amount: int, *, memo: str = "",
+               approval_above: int | None = None) -> WalletBalance:
+    """Credit (``amount`` > 0) or debit (< 0) a player's wallet from the cashier, recorded.  A credit above
+    ``approval_above`` is a request a second member of staff approves (:mod:`baccarat.server.operator.credits`).
+    Only a player's wallet moves: a staff account holds no money (:mod:`baccarat.server.house.roles`)."""
+    player = s.get(Account, account_id)
+    if player is None:
         raise UnknownSeatError.coded("operator.account_unknown", account=account_id)
-    before = wallet.balance(s, account_id)
-    moved = wallet.transfer(s, kind, {wallet.CASHIER: -amount, wallet.wallet_account(account_id): amount}, memo=memo)
-    after = wallet.balance(s, account_id)
-    audit.record(s, actor, kind, f"account {account_id}", {"balance": before},
-                 {"balance": after, "amount": abs(amount), "memo": memo}, movement=moved)
-    return {"account_id": account_id, "balance": after}
+    if roles.is_staff(player.role):
+        raise ConflictError.coded("operator.staff_wallet", username=player.username)
+    if approval_above is not None and amount > approval_above:
+        request = credits.ask(s, actor, player, amount, memo=memo)
+        return {"account_id": account_id, "balance": wallet.balance(s, account_id), "awaiting_approval": request}
+    balance, _ = credits.moved(s, actor, account_id, amount, memo=memo)
+    return {"account_id": account_id, "balance": balance, "awaiting_approval": None}

@@ -6,6 +6,7 @@ asks.  Operators see the stored state, results included as soon as they are sett
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import NotRequired, cast
 
 from sqlalchemy import func, select
@@ -129,8 +130,11 @@ class RecalledRound(TypedDict):
     decisions: list[RecalledDecision]
     handle: int
     """minor units staked on the round"""
-    house_net: int
-    """the house's net on the round, minor units"""
+    house_net: int | None
+    """the house's net on the round, minor units (None while withheld)"""
+    withheld: bool
+    """a round still being dealt recalled by staff other than surveillance: only the cards its table has shown, no
+    result, settlement or net (they are stored the moment it is dealt, before the table shows them)"""
     player_cards: NotRequired[list[str]]
     banker_cards: NotRequired[list[str]]
     player_total: NotRequired[int]
@@ -267,9 +271,14 @@ def statement_rows(lines: list[StatementLine]) -> list[dict[str, object]]:
 STATEMENT_COLUMNS = ["transaction_id", "at", "kind", "amount", "balance", "table_id", "table", "round", "bets", "memo"]
 
 
-def recall_round(s: Session, table_id: int, number: int) -> RecalledRound:
+def recall_round(s: Session, table_id: int, number: int, *, every_card: bool = True,
+                 now: datetime | None = None) -> RecalledRound:
     """One round as stored: its cards in deal order (who each went to and why), the hands and
-    result, every bet with its player and settlement, Lucky Draw's decisions, and a void's reason."""
+    result, every bet with its player and settlement, Lucky Draw's decisions, and a void's reason.
+
+    Without ``every_card`` (any staff but surveillance) a round whose result the table has not shown yet is
+    recalled as the table shows it at ``now``: the cards turned so far, the bets, no result, settlement or net
+    (``withheld``), so that nobody at the pit learns a card before the players do."""
     found = s.execute(select(Round, GameTable, ShoeRow.number).join(GameTable, GameTable.id == Round.table_id)
                       .join(ShoeRow, ShoeRow.id == Round.shoe_id)
                       .where(Round.table_id == table_id, Round.number == number)).first()
@@ -277,10 +286,14 @@ def recall_round(s: Session, table_id: int, number: int) -> RecalledRound:
         raise UnknownSeatError.coded("round.unknown", round=number, table=table_id)
     current, table, shoe_number = found
     result: StoredResult = json.loads(current.result or "{}")
+    at = now or _now()
+    withheld = not every_card and current.status in ("betting", "decision", "settled") and (
+        current.result_at is None or aware(current.result_at) > at)
     bets: list[RecalledBet] = []
-    for bet, settled, username in s.execute(
+    for bet, stored_settlement, username in s.execute(
             select(Bet, Settlement, Account.username).outerjoin(Settlement, Settlement.bet_id == Bet.id)
             .join(Account, Account.id == Bet.account_id).where(Bet.round_id == current.id).order_by(Bet.id)):
+        settled: Settlement | None = None if withheld else stored_settlement
         bets.append({"bet_id": bet.id, "account_id": bet.account_id, "player": username, "seat": bet.seat,
                      "wager": bet.wager, "amount": bet.amount, "event": settled.event if settled else None,
                      "net": settled.net if settled else None,
@@ -288,7 +301,7 @@ def recall_round(s: Session, table_id: int, number: int) -> RecalledRound:
     decisions: list[RecalledDecision] = [{"account_id": d.account_id, "seat": d.seat, "action": d.action,
                                           "timed_out": False}
                  for d in s.scalars(select(Decision).where(Decision.round_id == current.id).order_by(Decision.id))]
-    if current.status == "settled" and "decisions_at" in result:
+    if current.status == "settled" and "decisions_at" in result and not withheld:
         # Lucky Draw: a seat in play (an Enter bet) whose player sent no decision stood when the time ran
         # out; no decision row is written for it, so the recall says so here (seat order, as they acted)
         decided = {d["account_id"] for d in decisions}
@@ -296,18 +309,24 @@ def recall_round(s: Session, table_id: int, number: int) -> RecalledRound:
                         if b["wager"] == "enter" and b["seat"] is not None and b["account_id"] not in decided})
         decisions += [{"account_id": account, "seat": seat, "action": "stand", "timed_out": True}
                       for seat, account in stood]
+    deal = result.get("deal", [])
+    if withheld:  # the cards turned by now, as the table shows them (a card's ``at`` is when its face shows)
+        deal = [card for card in deal if datetime.fromisoformat(card["at"]) <= at]
     recalled: RecalledRound = {
         "table_id": table.id, "table": table.name, "game": table.game, "paytable": table.paytable,
-        "round": current.number, "round_id": current.id, "shoe": shoe_number, "status": current.status,
+        "round": current.number, "round_id": current.id, "shoe": shoe_number,
+        "status": "dealing" if withheld and current.status == "settled" else current.status,
         "closes_at": aware(current.closes_at).isoformat(),
-        "dealt_at": aware(current.dealt_at).isoformat() if current.dealt_at else None,
-        "deal": [_recalled_card(card) for card in result.get("deal", [])],
+        "dealt_at": aware(current.dealt_at).isoformat() if current.dealt_at and not withheld else None,
+        "deal": [_recalled_card(card) for card in deal],
         "bets": bets, "decisions": decisions,
         "handle": sum(b["amount"] for b in bets),
-        "house_net": -sum(b["net"] for b in bets if b["net"] is not None),
+        "house_net": None if withheld else -sum(b["net"] for b in bets if b["net"] is not None),
+        "withheld": withheld,
     }
-    stored = cast(dict[str, object], result)
-    recalled.update(cast(RecalledRound, {key: stored[key] for key in _RECALLED if key in stored}))
+    if not withheld:
+        stored = cast(dict[str, object], result)
+        recalled.update(cast(RecalledRound, {key: stored[key] for key in _RECALLED if key in stored}))
     return recalled
 
 

@@ -312,6 +312,12 @@ function nameWord(name, value) {
   return value;
 }
 
+/** A list's item: a wager's or game's name, else the catalogue's words for it (``word.<name>.<item>``), as the
+ *  server's English does. */
+function listWord(name, item) {
+  return typeof item === "string" && has(`word.${name}.${item}`) ? t(`word.${name}.${item}`) : nameWord(name, item);
+}
+
 /** Items joined as a list ("a, b, c") or a choice ("a, b or c") in the player's language. */
 function joined(words, spec) {
   if (spec !== "or_list" || words.length < 2) return words.join(t("list.comma"));
@@ -327,7 +333,7 @@ function specWord(name, value, spec) {
     case "seconds": return t("spec.seconds", { n: value });
     case "utc": return typeof value === "string" ? dateTime(value) : String(value);
     case "list":
-    case "or_list": return joined((Array.isArray(value) ? value : [value]).map((item) => nameWord(name, item)), spec);
+    case "or_list": return joined((Array.isArray(value) ? value : [value]).map((item) => listWord(name, item)), spec);
     case "word": return value !== null && typeof value !== "object" && has(`word.${name}.${value}`)
       ? t(`word.${name}.${value}`) : String(value);
     default: return String(value);

@@ -1,12 +1,17 @@
 // The operator console (/operator): the tables with their players and round in play (open, close,
 // limits, stand a player up, a live monitor), reports with the actual and theoretical win drawn as an inline SVG chart,
-// player lookup with statements and game recall, and the audit trail with its chain check.  Every
-// answer comes from /api/operator/* (operators only); every word from the catalogues (lib.js's t).
+// player lookup with statements, credits, debits and game recall, the audit trail with its chain check, and the
+// staff's accounts.  Every answer comes from /api/operator/*; each member of staff sees what their role may do (the
+// actions GET /api/me lists: the server's matrix, never restated here); every word from the catalogues (lib.js's t).
 "use strict";
 
 let me = null;
 let leaveView = () => {};
-const TABS = ["tables", "reports", "players", "audit"];
+/** Each tab and the action that opens it to a role. */
+const TAB_ACTIONS = { tables: "console", reports: "reports", players: "players", audit: "audit", staff: "staff" };
+/** Whether the signed-in member of staff may take ``action``. */
+function may(action) { return Boolean(me && me.actions.includes(action)); }
+function tabs() { return Object.keys(TAB_ACTIONS).filter((tab) => may(TAB_ACTIONS[tab])); }
 /** The registry's games (GET /api/games), Lucky Draw once per DrawWin pay table. */
 let registry = [];
 
@@ -73,14 +78,15 @@ function applyChrome() {
   const nav = document.getElementById("tabs");
   nav.setAttribute("aria-label", t("op.tabs"));
   const current = currentTab();
-  nav.replaceChildren(...TABS.map((tab) => h("a", { href: `#/${tab}`, id: `tab-${tab}`,
+  nav.replaceChildren(...tabs().map((tab) => h("a", { href: `#/${tab}`, id: `tab-${tab}`,
     "aria-current": tab === current ? "page" : false }, t(`op.tab.${tab}`))));
   showHelpFooter();
 }
 
 function currentTab() {
   const match = /^#\/(\w+)/.exec(location.hash);
-  return match && TABS.includes(match[1]) ? match[1] : "tables";
+  const open = tabs();
+  return match && open.includes(match[1]) ? match[1] : open[0];
 }
 
 function logOut() {
@@ -163,7 +169,7 @@ function tablesView() {
       ? h("ul", { class: "seats" }, ...table.seats.map((seat) => h("li", { "data-seated": seatWords(seat) },
         t("op.seat", { n: seat.seat }), " ", h("button", { type: "button", class: "link", onclick: () => { location.hash = `#/players/${seat.account_id}`; } }, seat.username),
         seat.away ? h("span", { class: "muted" }, " ", t("op.away")) : null, " ",
-        h("button", { type: "button", class: "quiet", id: `stand-${table.id}-${seat.seat}`,
+        may("stand_players") && h("button", { type: "button", class: "quiet", id: `stand-${table.id}-${seat.seat}`,
                       "aria-label": t("op.stand_label", { name: seat.username, n: seat.seat }),
                       onclick: () => act(() => api("POST", `/api/operator/tables/${table.id}/seats/${seat.seat}/stand`),
                                          t("op.stood_done", { name: seat.username, n: seat.seat })) }, t("op.stand")))))
@@ -172,7 +178,7 @@ function tablesView() {
       ? h("p", { class: "round-line" }, t("op.round_line", { n: table.round.round, phase: t(`op.round.${table.round.status}`),
                                                              bets: table.round.bets, players: table.round.players, staked: money(table.round.staked) }))
       : h("p", { class: "muted" }, t("op.no_round"));
-    const toggle = table.status === "open"
+    const toggle = !may("close_tables") ? null : table.status === "open"
       ? h("button", { type: "button", id: `close-${table.id}`, onclick: () => act(() => api("POST", `/api/operator/tables/${table.id}/close`), t("op.closed_done")) }, t("op.close"))
       : h("button", { type: "button", id: `open-${table.id}`, onclick: () => act(() => api("POST", `/api/operator/tables/${table.id}/open`), t("op.opened_done")) },
         table.status === "closing" ? t("op.keep_open") : t("op.open"));
@@ -186,7 +192,7 @@ function tablesView() {
       round, seats,
       editing.has(table.id) ? limitsForm(table) : null,
       h("div", { class: "actions" }, toggle,
-        h("button", { type: "button", class: "quiet", id: `limits-${table.id}`, onclick: () => { editing.add(table.id); refresh(true); } }, t("op.change_limits")),
+        may("change_limits") && h("button", { type: "button", class: "quiet", id: `limits-${table.id}`, onclick: () => { editing.add(table.id); refresh(true); } }, t("op.change_limits")),
         h("button", { type: "button", class: "primary", id: `watch-${table.id}`, onclick: () => watch(table.id) }, t("op.watch"))));
   }
 
@@ -272,7 +278,7 @@ function tablesView() {
     h("label", { for: "new-squeeze" }, t("op.squeeze_seconds")), squeezeSeconds,
     h("button", { type: "submit", class: "primary", id: "new-open" }, t("op.open_table")));
 
-  show(heading, h("p", { class: "lead" }, t("op.tables_intro")), monitor, grid, newForm);
+  show(heading, h("p", { class: "lead" }, t("op.tables_intro")), monitor, grid, may("open_tables") ? newForm : null);
   refresh();
   const timers = [setInterval(refresh, 3000), setInterval(paint, 1000)];
   heading.focus();
@@ -424,7 +430,58 @@ function recallPanel(round) {
       cell(bet.net == null ? "–" : signed(bet.net)))))),
     round.decisions.length ? h("p", { id: "recall-decisions" }, t("op.decisions", { list: round.decisions.map((d) => `${t("op.seat", { n: d.seat })} ${t(`op.action.${d.action}`)}`
       + (d.timed_out ? ` (${t("op.timed_out")})` : "")).join(", ") })) : null,
-    h("p", {}, t("op.round_totals", { handle: money(round.handle), net: money(round.house_net) })));
+    round.withheld ? h("p", { class: "refusal info", id: "recall-withheld" }, t("op.withheld"))
+      : h("p", {}, t("op.round_totals", { handle: money(round.handle), net: money(round.house_net) })));
+}
+
+/** The cashier's form on a player's page: credit or debit, each once (an idempotency key per amount typed). */
+function moneyForm(player, reload) {
+  const amount = h("input", { id: "money-amount", inputmode: "decimal", placeholder: "100.00" });
+  const memo = h("input", { id: "money-memo", maxlength: 200 });
+  let key = null, keyFor = "";
+  async function move(direction) {
+    const minor = parseAmount(amount.value);
+    if (!Number.isInteger(minor) || minor <= 0) { toast(t("op.amount_rule")); amount.focus(); return; }
+    const typed = `${direction}:${minor}:${memo.value}`;
+    if (typed !== keyFor) { key = newKey(); keyFor = typed; }  // a retry of the same movement is the same request
+    try {
+      const answer = await api("POST", `/api/operator/wallets/${player.id}/${direction}`, { amount: minor, memo: memo.value }, key);
+      toast(answer.awaiting_approval != null ? t("op.awaiting_approval", { amount: money(minor), n: answer.awaiting_approval })
+                                             : t(`op.${direction}ed`, { amount: money(minor), balance: money(answer.balance) }));
+      amount.value = ""; memo.value = ""; keyFor = "";
+      reload();
+    } catch (error) { toast(error.message); }
+  }
+  return h("form", { class: "row-form", id: "money-form", novalidate: true, onsubmit: (event) => { event.preventDefault(); move("credit"); } },
+    h("label", { for: "money-amount" }, t("op.amount")), amount, h("label", { for: "money-memo" }, t("op.memo")), memo,
+    h("button", { type: "submit", class: "primary", id: "money-credit" }, t("op.credit")),
+    h("button", { type: "button", id: "money-debit", onclick: () => move("debit") }, t("op.debit")));
+}
+
+/** The credits above the house's threshold waiting for a second member of staff (approvers). */
+function creditsWaiting(changed) {
+  const box = h("section", { class: "panel", id: "credits-waiting", "aria-labelledby": "credits-title" });
+  async function load() {
+    let waiting;
+    try { waiting = await api("GET", "/api/operator/credits"); } catch (error) { toast(error.message); return; }
+    const decide = (credit, verdict) => async () => {
+      try {
+        await api("POST", `/api/operator/credits/${credit.id}/${verdict}`);
+        toast(t(`op.credit_${verdict}d`, { amount: money(credit.amount), name: credit.player }));
+        load(); changed();
+      } catch (error) { toast(error.message); }
+    };
+    box.replaceChildren(h("h2", { id: "credits-title" }, t("op.credits_waiting")),
+      waiting.length ? h("ul", { class: "found" }, ...waiting.map((credit) => h("li", { "data-credit": credit.id },
+        t("op.credit_line", { amount: money(credit.amount), name: credit.player, by: credit.requested_by, at: stamp(credit.requested_at) }),
+        credit.memo ? h("span", { class: "muted" }, ` · ${credit.memo}`) : null, " ",
+        credit.requested_by === me.username ? h("span", { class: "muted" }, t("op.credit_yours"))
+          : [h("button", { type: "button", class: "primary", id: `approve-${credit.id}`, onclick: decide(credit, "approve") }, t("op.approve")),
+             h("button", { type: "button", class: "quiet", id: `reject-${credit.id}`, onclick: decide(credit, "reject") }, t("op.reject"))])))
+        : h("p", { class: "muted" }, t("op.no_credits")));
+  }
+  load();
+  return box;
 }
 
 function playersView(accountId) {
@@ -440,7 +497,7 @@ function playersView(accountId) {
     try { found = await api("GET", `/api/operator/players?q=${encodeURIComponent(search.value)}`); } catch (error) { toast(error.message); return; }
     results.replaceChildren(...(found.length ? found.map((p) => h("li", {}, h("button", { type: "button", class: "link",
       onclick: () => { location.hash = `#/players/${p.id}`; } }, p.username), " ", h("span", { class: "muted" },
-      `#${p.id} · ${t(`op.role.${p.role}`)} · ${money(p.balance)}`))) : [h("li", { class: "muted" }, t("op.nobody"))]));
+      `#${p.id} · ${t(`word.roles.${p.role}`)} · ${money(p.balance)}`))) : [h("li", { class: "muted" }, t("op.nobody"))]));
   }
 
   async function openRound(tableId, number) {
@@ -464,6 +521,7 @@ function playersView(accountId) {
         csvButton(`/api/operator/players/${player.id}?format=csv&lines=10000`, "csv-statement")),
       h("div", { class: "tiles" }, h("div", { class: "tile", id: "player-balance" }, h("div", { class: "tile-label" }, t("header.balance")),
         h("div", { class: "tile-value" }, money(player.balance)))),
+      player.role === "player" && may("move_money") ? moneyForm(player, () => load(id)) : null,
       h("p", { class: blocked ? "refusal info blocked" : "muted" }, blocked || t("op.no_break")),
       h("p", { class: "muted" }, limits.length ? t("op.player_limits", { list: limits.join(" · ") }) : t("protect.no_limits")),
       h("h3", {}, t("op.statement")),
@@ -477,12 +535,71 @@ function playersView(accountId) {
           h("td", {}, (line.bets || []).map((b) => `${wagerName(b.wager)} ${money(b.amount)}${b.event ? ` → ${eventName(b.event, b.wager)}` : ""}`).join("; ")))))))));
   }
 
-  show(heading, h("p", { class: "lead" }, t("op.players_intro")),
+  const waiting = may("approve_credits") ? creditsWaiting(() => { if (accountId) load(accountId); }) : null;
+  show(heading, h("p", { class: "lead" }, t("op.players_intro")), waiting,
     h("form", { class: "row-form", role: "search", novalidate: true, onsubmit: (event) => { event.preventDefault(); find(); } },
       h("label", { for: "player-search" }, t("op.find_player")), search,
       h("button", { type: "submit", class: "primary", id: "player-find" }, t("op.find"))),
     results, recall, detail);
   if (accountId) load(accountId); else find();
+  heading.focus();
+  return () => { closed = true; };
+}
+
+// ---------------------------------------------------------------- staff
+
+function staffView() {
+  const heading = h("h1", { tabindex: "-1" }, t("op.tab.staff"));
+  const rows = h("tbody", { id: "staff-rows" });
+  let closed = false;
+  let staffRoles = [];  // the server's (GET /api/operator/staff), in its order
+  const roleSelect = (id, value, withPlayer) => h("select", { id }, ...[...(withPlayer ? ["player"] : []), ...staffRoles]
+    .map((role) => h("option", { value: role, selected: role === value }, t(`word.roles.${role}`))));
+
+  async function load() {
+    let listed;
+    try { listed = await api("GET", "/api/operator/staff"); } catch (error) { toast(error.message); return; }
+    if (closed) return;
+    staffRoles = listed.roles;
+    role.replaceChildren(...roleSelect("staff-role", role.value || "cashier", false).children);
+    rows.replaceChildren(...listed.staff.map((member) => {
+      const select = roleSelect(`role-${member.account_id}`, member.role, true);
+      return h("tr", { "data-staff": member.username }, h("td", {}, member.username), h("td", {}, t(`word.roles.${member.role}`)),
+        h("td", {}, member.username === me.username ? h("span", { class: "muted" }, t("op.you")) : h("span", {},
+          h("label", { class: "visually-hidden", for: `role-${member.account_id}` }, t("op.role_of", { name: member.username })), select, " ",
+          h("button", { type: "button", id: `set-role-${member.account_id}`, onclick: () => setRole(member.account_id, select.value, member.username) }, t("op.set_role")))));
+    }));
+  }
+
+  async function setRole(accountId, role, name) {
+    try {
+      await api("PUT", `/api/operator/accounts/${accountId}/role`, { role });
+      toast(t("op.role_saved", { name, role: t(`word.roles.${role}`) }));
+      load();
+    } catch (error) { toast(error.message); }
+  }
+
+  const username = h("input", { id: "staff-username", maxlength: 32, autocomplete: "off" });
+  const password = h("input", { id: "staff-password", type: "password", maxlength: 128, autocomplete: "new-password" });
+  const role = roleSelect("staff-role", "cashier", false);
+  const form = h("form", { class: "row-form panel", novalidate: true, onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      const made = await api("POST", "/api/operator/staff", { username: username.value.trim(), password: password.value, role: role.value });
+      toast(t("op.staff_added", { name: made.username, role: t(`word.roles.${made.role}`) }));
+      username.value = ""; password.value = "";
+      load();
+    } catch (error) { toast(error.message); }
+  } },
+    h("h2", { class: "full" }, t("op.new_staff")),
+    h("label", { for: "staff-username" }, t("login.username")), username, h("label", { for: "staff-password" }, t("login.password")), password,
+    h("label", { for: "staff-role" }, t("op.role")), role,
+    h("button", { type: "submit", class: "primary", id: "staff-add" }, t("op.add_staff")));
+
+  show(heading, h("p", { class: "lead" }, t("op.staff_intro")),
+    h("table", { class: "ledger", id: "staff" }, h("thead", {}, h("tr", {}, ...["op.username", "op.role", "op.change_role"]
+      .map((key) => h("th", { scope: "col" }, t(key))))), rows), form);
+  load();
   heading.focus();
   return () => { closed = true; };
 }
@@ -549,7 +666,7 @@ async function route() {
   try {
     if (!me) {
       me = await api("GET", "/api/me");
-      if (me.role !== "operator") {
+      if (!me.actions.length) {
         show(h("section", { class: "login" }, h("h1", {}, t("op.title")), h("p", { class: "error", role: "alert", id: "not-operator" }, t("op.not_operator")),
           h("p", {}, h("a", { href: "/" }, t("op.to_table")))));
         me = null;
@@ -567,7 +684,9 @@ async function route() {
     if (tab === "reports") leaveView = reportsView();
     else if (tab === "players") leaveView = playersView((/^#\/players\/(\d+)$/.exec(location.hash) || [])[1]);
     else if (tab === "audit") leaveView = auditView();
-    else leaveView = tablesView();
+    else if (tab === "staff") leaveView = staffView();
+    else if (tab === "tables") leaveView = tablesView();
+    else show(h("p", { class: "muted" }, t("op.nothing_to_show")));
   } catch (error) {
     if (token) show(h("p", { class: "error", role: "alert" }, error.message));
   }

@@ -52,7 +52,7 @@ class Account(Base):
     #: the username's canonical form (NFKC, case-folded): ``Alice`` and ``alice`` are one account
     login: Mapped[str] = mapped_column(String(32))
     password_hash: Mapped[str] = mapped_column(String(255))
-    role: Mapped[str] = mapped_column(String(16), default="player")  #: "player" or "operator"
+    role: Mapped[str] = mapped_column(String(16), default="player")  #: house/roles.py: player or a staff role
     #: the player's client seed, taken into a shoe when they bet before its first deal (None: none set)
     client_seed: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
@@ -374,6 +374,24 @@ class AuditEntry(Base):
     #: Ed25519 signature (hex) of the id and digest, by a key the database never holds
     #: (:mod:`baccarat.server.house.audit_keys`); None only for entries made before the key existed
     signature: Mapped[str | None] = mapped_column(String(128), nullable=True)
+
+
+class CreditRequest(Base):
+    """A cashier's credit above the house's threshold, waiting for a second member of staff
+    (:mod:`baccarat.server.operator.approvals`): approved, it is made (``transaction_id``); rejected, nothing moves."""
+
+    __tablename__ = "credit_requests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))  #: the player to be credited
+    amount: Mapped[int] = mapped_column(BigInteger)
+    memo: Mapped[str] = mapped_column(String(255), default="")
+    requested_by: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    state: Mapped[str] = mapped_column(String(16), default="pending")  #: pending, approved, rejected
+    decided_by: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    transaction_id: Mapped[int | None] = mapped_column(ForeignKey("ledger_transactions.id"), nullable=True)
 
 
 class Attempt(Base):

@@ -56,6 +56,7 @@ _EXPECTED = {
     "connections_per_address": "a whole number of connections (e.g. 256)",
     "audit_head_seconds": "a number of seconds (e.g. 60)",
     "password_cost": "a whole number from 1 to 20 (log2 of scrypt's N; e.g. 14)",
+    "credit_approval_above": "a whole amount in cents (e.g. 1000000)",
 }
 
 
@@ -125,6 +126,9 @@ class Settings(BaseSettings):
     #: the cost of new password hashes, log2 of scrypt's N (``BACCARAT_PASSWORD_COST``): 14, 16 MiB and tens of
     #: milliseconds of a core per hash; lower only for tests, where thousands of accounts are made
     password_cost: Annotated[int, Field(ge=1, le=20)] = 14
+    #: a cashier's credit above this amount (minor units) waits for a second member of staff's approval
+    #: (``BACCARAT_CREDIT_APPROVAL_ABOVE``; by default 10,000.00)
+    credit_approval_above: Annotated[int, Field(ge=0)] = 1_000_000
 
     def __init__(self, **values: Any) -> None:
         try:

@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from baccarat.server.api.deps import REFUSALS, Token, address, look, me, run
 from baccarat.server.api.requests import Credentials
 from baccarat.server.api.responses import AccountCreated, Me, SessionToken
-from baccarat.server.house import accounts, wallet
+from baccarat.server.house import accounts, roles, wallet
 from baccarat.server.live.connections import address_key
 from baccarat.server.storage import logs
 
@@ -62,4 +62,5 @@ def who_am_i(request: Request, token: Token) -> Me:
     """Your account and balance."""
     account = me(request, token)
     balance = look(request, lambda s: wallet.shown_balance(s, account.id))  # never ahead of a result on show
-    return {"id": account.id, "username": account.username, "role": account.role, "balance": balance}
+    return {"id": account.id, "username": account.username, "role": account.role,
+            "actions": roles.actions_of(account.role), "balance": balance}

@@ -1,6 +1,7 @@
-"""The operator's routes: open and close tables, change their limits, void a round that cannot be
-dealt, stand a player up, and credit or debit wallets.  Every route answers 403 to any other account, and
-every action is written to the audit trail in its own transaction (:mod:`baccarat.server.operator.actions`)."""
+"""The staff's routes: the pit boss's (open and close tables, change their limits, void a round that cannot be
+dealt, stand a player up) and the cashier's (credit or debit a player's wallet; a large credit waits for a second
+member of staff).  Every route answers 403 to a role that may not take its action (:mod:`baccarat.server.house.roles`),
+and every action is written to the audit trail in its own transaction (:mod:`baccarat.server.operator.actions`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import logging
 from fastapi import APIRouter, Request
 from sqlalchemy.orm import Session
 
-from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, once, operator, run
+from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, once, run, staff
 from baccarat.server.api.requests import LimitsBody, Movement, TableBody, VoidBody
 from baccarat.server.operator import actions as operations
 from baccarat.server.playing import dealing, seating, shapes
@@ -22,7 +23,7 @@ router = APIRouter(prefix="/api/operator", tags=["operator"], responses=REFUSALS
 @router.post("/tables", status_code=201, response_model=shapes.TableView)
 def open_new_table(request: Request, body: TableBody, token: Token) -> shapes.TableView:
     """A new table, open for bets at once."""
-    manager = operator(request, token, "open_tables")
+    manager = staff(request, token, "open_tables")
 
     def work(s: Session) -> shapes.TableView:
         return operations.open_new_table(
@@ -36,28 +37,28 @@ def open_new_table(request: Request, body: TableBody, token: Token) -> shapes.Ta
 @router.post("/tables/{table_id}/close", response_model=shapes.TableView)
 def close_table(request: Request, table_id: Id, token: Token) -> shapes.TableView:
     """Close now if no bets are on the layout, else after the round in play is settled."""
-    manager = operator(request, token, "close_tables")
+    manager = staff(request, token, "close_tables")
     return run(request, lambda s: operations.close_table(s, manager, table_id))
 
 
 @router.post("/tables/{table_id}/open", response_model=shapes.TableView)
 def reopen_table(request: Request, table_id: Id, token: Token) -> shapes.TableView:
     """Open a closed table again, with a new shoe."""
-    manager = operator(request, token, "open_tables")
+    manager = staff(request, token, "open_tables")
     return run(request, lambda s: operations.reopen_table(s, manager, table_id))
 
 
 @router.put("/tables/{table_id}/limits", response_model=shapes.TableView)
 def change_limits(request: Request, table_id: Id, body: LimitsBody, token: Token) -> shapes.TableView:
     """New limits, effective from the next round."""
-    manager = operator(request, token, "change_limits")
+    manager = staff(request, token, "change_limits")
     return run(request, lambda s: operations.set_limits(s, manager, table_id, body.minimum, body.maximums))
 
 
 @router.post("/tables/{table_id}/rounds/{number}/void", response_model=dealing.VoidedRound)
 def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token: Token) -> dealing.VoidedRound:
     """Void a round in play that cannot be dealt: every unsettled stake is refunded."""
-    manager = operator(request, token, "void_rounds")
+    manager = staff(request, token, "void_rounds")
     result = run(request, lambda s: operations.void_round(s, manager, table_id, number, reason=body.reason))
     log.critical("operator voided table %s round %s: %s", table_id, number, body.reason)
     return result
@@ -67,23 +68,26 @@ def void_round(request: Request, table_id: Id, number: Id, body: VoidBody, token
 def stand_player(request: Request, table_id: Id, seat: Id, token: Token) -> seating.StoodUp:
     """Free a seat whoever holds it (a player who sits and never plays), announced to the table; the
     player's money is not touched.  Refused while the player has bets in play."""
-    manager = operator(request, token, "stand_players")
+    manager = staff(request, token, "stand_players")
     return run(request, lambda s: operations.stand_player(s, manager, table_id, seat))
 
 
 def _move(request: Request, token: str | None, account_id: int, body: Movement, key: str | None,
           sign: int) -> operations.WalletBalance:
-    manager = operator(request, token, "move_money")
+    manager = staff(request, token, "move_money")
 
     def move(s: Session) -> operations.WalletBalance:
-        return operations.move_money(s, manager, account_id, sign * body.amount, memo=body.memo)
+        return operations.move_money(s, manager, account_id, sign * body.amount, memo=body.memo,
+                                     approval_above=request.app.state.settings.credit_approval_above)
     return once(request, manager, key, {"account_id": account_id, "sign": sign, **body.model_dump()}, move)
 
 
 @router.post("/wallets/{account_id}/credit", response_model=operations.WalletBalance)
 def credit(request: Request, account_id: Id, body: Movement, token: Token,
            idempotency_key: IdempotencyKey = None) -> operations.WalletBalance:
-    """Add play money to a wallet from the cashier; once per idempotency key."""
+    """Add play money to a player's wallet from the cashier; once per idempotency key.  Above the house's threshold
+    (``BACCARAT_CREDIT_APPROVAL_ABOVE``) nothing moves yet: ``awaiting_approval`` names the request a second member
+    of staff approves (``POST /api/operator/credits/{id}/approve``)."""
     return _move(request, token, account_id, body, idempotency_key, +1)
 
 

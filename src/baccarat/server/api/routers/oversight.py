@@ -1,5 +1,6 @@
-"""The operator console's API (operators only): the tables at a glance, reports per table, day and
-wager with the theoretical win, player lookup with statements and game recall, and the audit trail.
+"""The operator console's API (staff only, each route to the roles of :mod:`baccarat.server.house.roles`): the
+tables at a glance, reports per table, day and wager with the theoretical win, player lookup with statements and
+game recall, and the audit trail.
 Every report and statement also comes as CSV (``?format=csv``)."""
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BeforeValidator
 
-from baccarat.server.api.deps import REFUSALS, Id, Operator, look
+from baccarat.server.api.deps import REFUSALS, Audit, Console, Id, Players, Recall, Reports, look
 from baccarat.server.api.text import Text
-from baccarat.server.house import audit
+from baccarat.server.house import audit, roles
 from baccarat.server.operator import lookup
 from baccarat.server.operator import reports as reports
 
@@ -39,14 +40,14 @@ def _csv(text: str, name: str) -> Response:
 
 
 @router.get("/console", response_model=list[lookup.ConsoleTable])
-def console(request: Request, _: Operator) -> list[lookup.ConsoleTable]:
+def console(request: Request, _: Console) -> list[lookup.ConsoleTable]:
     """Every table: status, limits, seated players, and the round in play with its bets so far."""
     return look(request, lookup.console_tables)
 
 
 @router.get("/reports/tables", response_model=reports.TablesReport,
             responses={200: {"content": {"text/csv": {}}}})
-def tables_report(request: Request, _: Operator, start: Annotated[Day, Query(alias="from")] = None,
+def tables_report(request: Request, _: Reports, start: Annotated[Day, Query(alias="from")] = None,
                   end: Annotated[Day, Query(alias="to")] = None, table: TableFilter = None,
                   format: Format = "json") -> Any:
     """Per table and day: rounds, handle, win (house net), hold, theoretical win; and the daily
@@ -60,7 +61,7 @@ def tables_report(request: Request, _: Operator, start: Annotated[Day, Query(ali
 
 @router.get("/reports/wagers", response_model=reports.WagersReport,
             responses={200: {"content": {"text/csv": {}}}})
-def wagers_report(request: Request, _: Operator, start: Annotated[Day, Query(alias="from")] = None,
+def wagers_report(request: Request, _: Reports, start: Annotated[Day, Query(alias="from")] = None,
                   end: Annotated[Day, Query(alias="to")] = None, table: TableFilter = None,
                   format: Format = "json") -> Any:
     """Per table and wager: handle, win, hold, the wager's exact house edge and theoretical win."""
@@ -72,7 +73,7 @@ def wagers_report(request: Request, _: Operator, start: Annotated[Day, Query(ali
 
 
 @router.get("/players", response_model=list[lookup.FoundPlayer])
-def find_players(request: Request, _: Operator,
+def find_players(request: Request, _: Players,
                  q: Annotated[Text, Query(max_length=32, description="part of a name, or an id")] = ""
                  ) -> list[lookup.FoundPlayer]:
     return look(request, lambda s: lookup.find_players(s, q))
@@ -80,7 +81,7 @@ def find_players(request: Request, _: Operator,
 
 @router.get("/players/{account_id}", response_model=lookup.PlayerRecord,
             responses={200: {"content": {"text/csv": {}}}})
-def player(request: Request, account_id: Id, _: Operator,
+def player(request: Request, account_id: Id, _: Players,
            lines: Annotated[int, Query(ge=1, le=10_000, description="statement lines, newest first")] = 500,
            format: Format = "json") -> Any:
     """Balance, protection, and the statement of every wallet movement with its round and bets
@@ -93,16 +94,18 @@ def player(request: Request, account_id: Id, _: Operator,
 
 
 @router.get("/tables/{table_id}/rounds/{number}", response_model=lookup.RecalledRound)
-def recall(request: Request, table_id: Id, number: Id, _: Operator) -> lookup.RecalledRound:
-    """Game recall: the round's cards in deal order, every bet, the result and each settlement."""
-    return look(request, lambda s: lookup.recall_round(s, table_id, number))
+def recall(request: Request, table_id: Id, number: Id, caller: Recall) -> lookup.RecalledRound:
+    """Game recall: the round's cards in deal order, every bet, the result and each settlement.  Of a round still
+    being dealt, only what its table has shown so far, except to surveillance (``withheld`` says so)."""
+    every_card = roles.may(caller.role, "recall_in_play")
+    return look(request, lambda s: lookup.recall_round(s, table_id, number, every_card=every_card))
 
 
 @router.get("/audit", response_model=list[audit.AuditEntryJson], responses={200: {"content": {"text/csv": {}}}})
-def audit_trail(request: Request, _: Operator,
+def audit_trail(request: Request, _: Audit,
                 after: Annotated[int, Query(ge=0, le=2**31 - 1, description="entries after this id")] = 0,
                 limit: Annotated[int, Query(ge=1, le=1000)] = 200, format: Format = "json") -> Any:
-    """Operator actions, oldest first: who, when, what, before and after, and the hash chain."""
+    """Staff actions, oldest first: who, when, what, before and after, and the hash chain."""
     entries = look(request, lambda s: audit.trail(s, after_id=after, limit=limit))
     if format == "csv":
         rows = [{**e, "before": audit.canonical(e["before"]), "after": audit.canonical(e["after"])}
@@ -113,7 +116,7 @@ def audit_trail(request: Request, _: Operator,
 
 
 @router.get("/audit/verify", response_model=audit.ChainCheck)
-def verify_audit(request: Request, _: Operator) -> audit.ChainCheck:
+def verify_audit(request: Request, _: Audit) -> audit.ChainCheck:
     """Check the whole chain and every entry's signature (with this server's public key); names the
     first broken entry."""
     public = audit.public_key(request.app.state.sessions)

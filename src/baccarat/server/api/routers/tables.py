@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from baccarat.core.errors import BaccaratError
-from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, look, me, once, run
+from baccarat.server.api.deps import REFUSALS, Id, IdempotencyKey, Token, look, me, once, player, run
 from baccarat.server.api.requests import BetsBody, DecisionBody, SeatBody
 from baccarat.server.api.responses import Seated
 from baccarat.server.live.access import arrived
@@ -48,7 +48,7 @@ def your_state(request: Request, table_id: Id, token: Token) -> shapes.YourState
 def take_seat(request: Request, table_id: Id, body: SeatBody, token: Token) -> Seated:
     """Sit down: at the seat asked for, or the first free one; at a full table you are put in line for the next seat
     freed there (refused with ``table.full``, which says your place)."""
-    account = me(request, token)
+    account = player(request, token)
     taken = run(request, lambda s: seating.sit(s, table_id, account.id, body.seat))
     if isinstance(taken, seating.InLine):  # in line, committed: the refusal says so
         raise taken.refusal()
@@ -66,7 +66,7 @@ def leave_seat(request: Request, table_id: Id, token: Token) -> None:
 def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
         idempotency_key: IdempotencyKey = None) -> betting.BetAnswer:
     """Stake wagers on the open round (added to what you have on it); once per idempotency key."""
-    account = me(request, token)
+    account = player(request, token)
     try:
         answer = once(request, account, idempotency_key, betting.bet_request(table_id, body.bets, body.round),
                       lambda s: betting.place_bets(s, table_id, account.id, body.bets, round_number=body.round))
@@ -81,7 +81,7 @@ def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
 def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
              idempotency_key: IdempotencyKey = None) -> dealing.DecisionAnswer:
     """Lucky Draw: draw (staking the Draw wager, equal to Enter) or stand."""
-    account = me(request, token)
+    account = player(request, token)
     return once(request, account, idempotency_key, betting.decision_request(table_id, body.action, body.round),
                 lambda s: dealing.decide(s, table_id, account.id, body.action, round_number=body.round))
 
