@@ -39,7 +39,8 @@ need_chromium()
 
 
 def _seed(data: Path) -> None:
-    """Six days of play at two tables before the server starts (on an injected clock), and an operator."""
+    """Six days of play at two tables before the server starts (on an injected clock), and the staff: a pit boss,
+    two cashiers, surveillance and an administrator."""
     from baccarat.server.house import accounts
     from baccarat.server.operator import actions as operations
     from baccarat.server.playing import betting, seating, tables
@@ -57,6 +58,8 @@ def _seed(data: Path) -> None:
                    for name, game in (("mini-1", "mini"), ("ez-1", "ez"), ("lucky-draw-1", "lucky-draw"))]
             players = [accounts.register(s, name, PASSWORD, grant=500_000).id for name in ("zoe", "yan")]
             boss = accounts.register(s, "pit_boss", PASSWORD, grant=0, role="pit_boss")
+            for name, role in (("cass", "cashier"), ("cora", "cashier"), ("eye", "surveillance"), ("head", "admin")):
+                accounts.register(s, name, PASSWORD, grant=0, role=role)
             for table_id in ids[:2]:
                 for player in players:
                     seating.sit(s, table_id, player)
@@ -85,12 +88,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-def _operator_page(browser, server: Server, errors: list[str], **options) -> Page:
+def _operator_page(browser, server: Server, errors: list[str], user: str = "pit_boss", **options) -> Page:
     _, page = new_page(browser, server.url + "/operator", errors=errors, **options)
-    page.fill("#username", "pit_boss")
+    page.fill("#username", user)
     page.fill("#password", PASSWORD)
     page.click("#login")
-    expect(page.locator("#console-tables [data-table]").first).to_be_visible()
+    expect(page.locator("#tabs a").first).to_be_visible()
+    if user == "pit_boss":
+        expect(page.locator("#console-tables [data-table]").first).to_be_visible()
     return page
 
 
@@ -124,6 +129,14 @@ def test_the_operator_runs_the_tables_from_the_console(server: Server, browser: 
     page.locator("[data-table='1'] .limits-form button[type=submit]").click()
     expect(page.locator("[data-table='1'] .pending")).to_contain_text("Minimum 5.00")
     shot(page, "console-tables")
+    # a pit boss has no audit tab and no staff tab: surveillance reads the trail
+    assert page.locator("#tabs a").all_inner_texts() == ["Tables", "Reports", "Players"]
+    pit_page = page
+    page = _operator_page(browser, server, errors, user="eye")
+    assert page.locator("#tabs a").all_inner_texts() == ["Tables", "Reports", "Players", "Audit trail"]
+    expect(page.locator("#console-tables [data-table]").first).to_be_visible()
+    expect(page.locator("#new-open")).to_have_count(0)  # surveillance changes nothing: no table form, no buttons
+    expect(page.locator("#close-1")).to_have_count(0)
     # every one of those actions is in the audit trail, and the chain checks
     page.click("#tab-audit")
     expect(page.locator("#audit-verdict")).to_contain_text("The chain is intact")
@@ -131,6 +144,7 @@ def test_the_operator_runs_the_tables_from_the_console(server: Server, browser: 
     assert actions[:4] == ["Changed limits", "Reopened a table", "Closed a table", "Stood a player up"], actions
     shot(page, "console-audit")
     # in Chinese, no catalogue key is missing on any tab
+    pit_page.close()
     page.select_option("#lang", "zh-CN")
     for tab in ("tables", "reports", "players", "audit"):
         page.click(f"#tab-{tab}")
@@ -187,7 +201,60 @@ def test_a_player_is_not_let_into_the_console(server: Server, browser: Browser):
     page.fill("#password", PASSWORD)
     page.click("#login")
     expect(page.locator("#not-operator")).to_have_text(
-        "This console is for operators. Your account plays at the tables.")
+        "This console is for the casino's staff. Your account plays at the tables.")
+
+
+def test_a_large_credit_needs_a_second_member_of_staff_and_the_administrator_gives_roles(server: Server,
+                                                                                        browser: Browser):
+    """The cashier credits a player from the player's page: a small credit at once, one above the threshold waits;
+    a second cashier approves it in the list of credits waiting; the administrator adds a member of staff and
+    changes a role in the staff tab (in Chinese too, no key missing)."""
+    errors: list[str] = []
+    zoe = next(p for p in api(server, "GET", "/api/operator/players?q=zoe", token(server, "cass"))  # type: ignore[union-attr]
+               if p["username"] == "zoe")
+    before = zoe["balance"]
+    page = _operator_page(browser, server, errors, user="cass")
+    assert page.locator("#tabs a").all_inner_texts() == ["Players"]  # a cashier's one tab
+    page.goto(f"{server.url}/operator#/players/{zoe['id']}")
+    expect(page.locator("#money-form")).to_be_visible()
+    page.fill("#money-amount", "25")
+    page.fill("#money-memo", "comp")
+    page.click("#money-credit")
+    expect(page.locator("#toast")).to_have_text(f"Credited 25.00: the balance is {(before + 2_500) / 100:,.2f}.")
+    page.fill("#money-amount", "20000")
+    page.click("#money-credit")
+    expect(page.locator("#toast")).to_contain_text("is above the approval threshold")
+    expect(page.locator("#credits-waiting li")).to_contain_text("(yours: another member of staff decides)")
+    expect(page.locator("#player-balance .tile-value")).to_have_text(f"{(before + 2_500) / 100:,.2f}")
+    shot(page, "console-credit-waiting", full_page=False)
+    second = _operator_page(browser, server, errors, user="cora")
+    expect(second.locator("#credits-waiting li")).to_contain_text("20,000.00")
+    second.locator("#credits-waiting button.primary").click()
+    expect(second.locator("#toast")).to_have_text("Approved: zoe is credited 20,000.00.")
+    expect(second.locator("#credits-waiting")).to_contain_text("No credit is waiting.")
+    balance = api(server, "GET", f"/api/operator/players/{zoe['id']}", token(server, "cass"))
+    assert isinstance(balance, dict) and balance["balance"] == before + 2_500 + 2_000_000
+    second.close()
+    head = _operator_page(browser, server, errors, user="head")
+    assert head.locator("#tabs a").all_inner_texts() == ["Audit trail", "Staff"]
+    head.click("#tab-staff")
+    expect(head.locator("#staff-rows tr[data-staff='cass']")).to_contain_text("cashier")
+    head.fill("#staff-username", "nina")
+    head.fill("#staff-password", "a long password")
+    head.select_option("#staff-role", "surveillance")
+    head.click("#staff-add")
+    expect(head.locator("#staff-rows tr[data-staff='nina']")).to_contain_text("surveillance")
+    nina = api(server, "GET", "/api/operator/staff", token(server, "head"))
+    nina_id = next(m["account_id"] for m in nina["staff"] if m["username"] == "nina")  # type: ignore[index]
+    head.select_option(f"#role-{nina_id}", "pit_boss")
+    head.click(f"#set-role-{nina_id}")
+    expect(head.locator("#staff-rows tr[data-staff='nina']")).to_contain_text("pit boss")
+    shot(head, "console-staff", full_page=False)
+    head.select_option("#lang", "zh-CN")
+    expect(head.locator("#staff-rows tr[data-staff='nina']")).to_contain_text("赌区主管")
+    assert head.evaluate("[...window.baccaratMissing]") == []
+    shot(head, "console-staff-zh", full_page=False)
+    assert errors == []
 
 
 def test_the_reality_check_interrupts_play_and_a_time_out_shows_in_the_lobby(server: Server, page: Page):

@@ -31,7 +31,8 @@ def _new_token(role: str) -> str:
 #: generated requests reach the routes' work rather than their 403.  Other staff routes: surveillance reads, the pit
 #: boss acts; the rest: a player.
 CALLERS = (("/api/operator/wallets", "cashier"), ("/api/operator/credits", "pit_boss"),
-           ("/api/operator/staff", "admin"), ("/api/operator/accounts", "admin"), ("/api/operator/audit", "surveillance"))
+           ("/api/operator/staff", "admin"), ("/api/operator/accounts", "admin"),
+           ("/api/operator/audit", "surveillance"))
 
 
 def _role(case: Any) -> str:

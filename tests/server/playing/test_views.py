@@ -1,6 +1,7 @@
 """What a player can learn while a round is dealt: every view and every refusal reachable during the deal is the
 same for a coup of 4, 5 and 6 cards that begin with the same cards, so none of them tells how many cards are still
-to come (when the next window opens, when a result or an export will be ready)."""
+to come (when the next window opens, when a result or an export will be ready); nor does a pit boss's recall of the
+round (only surveillance's has every card)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from baccarat.core.cards import Card
 from baccarat.core.errors import BaccaratError
 from baccarat.server.house import accounts, wallet
+from baccarat.server.operator import lookup
 from baccarat.server.playing import betting, dealing, fairness, history, scoreboards, seating, tables, views
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import make_engine, session_factory, transaction
@@ -68,7 +70,9 @@ def _everything(sessions: Any, table_id: int, ids: list[int], now: datetime) -> 
         seen = {"view": view, "you": views.yours(s, state, ids), "balances": wallet.shown_balances(s, ids, now),
                 "recall": {a: scoreboards.recall(s, a, now=now) for a in ids},
                 "roads": scoreboards.table_roads(s, table_id, now),
-                "exports": {a: _outcome(lambda a=a: history.export(s, a, now=now)) for a in ids}}
+                "exports": {a: _outcome(lambda a=a: history.export(s, a, now=now)) for a in ids},
+                # and the pit's: a pit boss's recall of the round (house/roles.py: only surveillance sees it all)
+                "pit boss's recall": lookup.recall_round(s, table_id, 1, every_card=False, now=now)}
     for account in ids:
         seen[f"bet {account}"] = _outcome(lambda account=account: transaction(
             sessions, lambda s: betting.place_bets(s, table_id, account, {"banker": 100}, now=now)))
@@ -95,6 +99,8 @@ def _play(sessions: Any, monkeypatch: pytest.MonkeyPatch, cards: str, squeeze: b
     seen = _everything(sessions, table_id, ids, shown)
     with sessions() as s:
         dealt = len(json.loads(s.get(views.Round, 1).result)["deal"])
+        every_card = lookup.recall_round(s, table_id, 1, every_card=True, now=shown)
+    assert len(every_card["deal"]) == dealt and "winner" in every_card and not every_card["withheld"]  # surveillance
     return seen, dealt
 
 
@@ -121,6 +127,10 @@ def test_nothing_reachable_during_a_deal_tells_how_many_cards_are_coming(session
     assert {first[f"bet {a}"]["refused"] for a in (1, 2, 3)} == {"bet.dealing"}
     assert first["bet 1"]["params"] == {"round": 2}
     assert first["exports"][1] == {"refused": "history.still_dealing", "params": {}}
+    recalled = first["pit boss's recall"]
+    assert recalled["withheld"] and recalled["status"] == "dealing" and "winner" not in recalled
+    assert [c["card"] for c in recalled["deal"]] == [c["card"] for c in view["cards"]]  # what the table shows
+    assert recalled["house_net"] is None and [b["net"] for b in recalled["bets"]] == [None]
     said = {cards: json.dumps(_same_shoe(answers), default=str, sort_keys=True, indent=1)
             for cards, (answers, _) in seen.items()}
     assert said[5] == said[4] and said[6] == said[4]

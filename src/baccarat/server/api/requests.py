@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from annotated_types import Ge, Gt, Le
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from baccarat.core.fair import CLIENT_SEED, CLIENT_SEED_RULE
@@ -61,13 +61,22 @@ class Credentials(Strict):
     password: Text = Field(min_length=8, max_length=128)
 
 
-#: A role (:mod:`baccarat.server.house.roles`), listed in the schema; any other is refused (``account.role``).
-Role = Annotated[Text, Field(json_schema_extra={"enum": list(roles.ROLES)})]
+def _one_of(choices: tuple[str, ...]) -> AfterValidator:
+    """A text refused unless it is one of ``choices`` (which the field's schema lists as its ``enum``)."""
+    def check(value: str) -> str:
+        if value not in choices:
+            raise PydanticCustomError("role", "a role here is one of: {roles}", {"roles": ", ".join(choices)})
+        return value
+    return AfterValidator(check)
+
+
+#: A role (:mod:`baccarat.server.house.roles`); a staff role.
+Role = Annotated[Text, _one_of(roles.ROLES), Field(json_schema_extra={"enum": list(roles.ROLES)})]
+StaffRole = Annotated[Text, _one_of(roles.STAFF), Field(json_schema_extra={"enum": list(roles.STAFF)})]
 
 
 class StaffBody(Credentials):
-    role: Annotated[Text, Field(json_schema_extra={"enum": list(roles.STAFF)})] = Field(
-        description="the staff role the new account has")
+    role: StaffRole = Field(description="the staff role the new account has")
 
 
 class RoleBody(Strict):
