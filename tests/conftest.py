@@ -64,7 +64,7 @@ def seed_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     from baccarat.server.house import seed_keys
 
     path = tmp_path_factory.mktemp("seed-key") / "seed-key"
-    seed_keys.create_key(path)
+    seed_keys.use(seed_keys.create_key(path))  # at once: a module's fixture (made before any test's) may deal shoes
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BACCARAT_SEED_KEY_FILE", str(path))
         yield path

@@ -221,6 +221,7 @@ def test_a_large_credit_needs_a_second_member_of_staff_and_the_administrator_giv
     page.fill("#money-memo", "comp")
     page.click("#money-credit")
     expect(page.locator("#toast")).to_have_text(f"Credited 25.00: the balance is {(before + 2_500) / 100:,.2f}.")
+    expect(page.locator("#player-balance .tile-value")).to_have_text(f"{(before + 2_500) / 100:,.2f}")  # read again
     page.fill("#money-amount", "20000")
     page.click("#money-credit")
     expect(page.locator("#toast")).to_contain_text("is above the approval threshold")
@@ -243,15 +244,16 @@ def test_a_large_credit_needs_a_second_member_of_staff_and_the_administrator_giv
     head.fill("#staff-password", "a long password")
     head.select_option("#staff-role", "surveillance")
     head.click("#staff-add")
-    expect(head.locator("#staff-rows tr[data-staff='nina']")).to_contain_text("surveillance")
+    expect(head.locator("#staff-rows tr[data-staff='nina'] td").nth(1)).to_have_text("surveillance")
     nina = api(server, "GET", "/api/operator/staff", token(server, "head"))
     nina_id = next(m["account_id"] for m in nina["staff"] if m["username"] == "nina")  # type: ignore[index]
     head.select_option(f"#role-{nina_id}", "pit_boss")
     head.click(f"#set-role-{nina_id}")
-    expect(head.locator("#staff-rows tr[data-staff='nina']")).to_contain_text("pit boss")
+    expect(head.locator("#staff-rows tr[data-staff='nina'] td").nth(1)).to_have_text("pit boss")
+    expect(head.locator("#staff-role")).to_have_value("surveillance")  # the form keeps the role last chosen
     shot(head, "console-staff", full_page=False)
     head.select_option("#lang", "zh-CN")
-    expect(head.locator("#staff-rows tr[data-staff='nina']")).to_contain_text("赌区主管")
+    expect(head.locator("#staff-rows tr[data-staff='nina'] td").nth(1)).to_have_text("赌区主管")
     assert head.evaluate("[...window.baccaratMissing]") == []
     shot(head, "console-staff-zh", full_page=False)
     assert errors == []

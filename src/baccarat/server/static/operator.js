@@ -441,7 +441,7 @@ function moneyForm(player, reload) {
   let key = null, keyFor = "";
   async function move(direction) {
     const minor = parseAmount(amount.value);
-    if (!Number.isInteger(minor) || minor <= 0) { toast(t("op.amount_rule")); amount.focus(); return; }
+    if (!Number.isInteger(minor) || minor <= 0) { toast(t("op.credit_rule")); amount.focus(); return; }
     const typed = `${direction}:${minor}:${memo.value}`;
     if (typed !== keyFor) { key = newKey(); keyFor = typed; }  // a retry of the same movement is the same request
     try {
@@ -480,6 +480,7 @@ function creditsWaiting(changed) {
              h("button", { type: "button", class: "quiet", id: `reject-${credit.id}`, onclick: decide(credit, "reject") }, t("op.reject"))])))
         : h("p", { class: "muted" }, t("op.no_credits")));
   }
+  box.reload = load;
   load();
   return box;
 }
@@ -521,7 +522,7 @@ function playersView(accountId) {
         csvButton(`/api/operator/players/${player.id}?format=csv&lines=10000`, "csv-statement")),
       h("div", { class: "tiles" }, h("div", { class: "tile", id: "player-balance" }, h("div", { class: "tile-label" }, t("header.balance")),
         h("div", { class: "tile-value" }, money(player.balance)))),
-      player.role === "player" && may("move_money") ? moneyForm(player, () => load(id)) : null,
+      player.role === "player" && may("move_money") ? moneyForm(player, () => { load(id); if (waiting) waiting.reload(); }) : null,
       h("p", { class: blocked ? "refusal info blocked" : "muted" }, blocked || t("op.no_break")),
       h("p", { class: "muted" }, limits.length ? t("op.player_limits", { list: limits.join(" · ") }) : t("protect.no_limits")),
       h("h3", {}, t("op.statement")),
@@ -561,7 +562,9 @@ function staffView() {
     try { listed = await api("GET", "/api/operator/staff"); } catch (error) { toast(error.message); return; }
     if (closed) return;
     staffRoles = listed.roles;
-    role.replaceChildren(...roleSelect("staff-role", role.value || "cashier", false).children);
+    const chosen = role.value || staffRoles[0];
+    role.replaceChildren(...roleSelect("staff-role", chosen, false).children);
+    role.value = chosen;
     rows.replaceChildren(...listed.staff.map((member) => {
       const select = roleSelect(`role-${member.account_id}`, member.role, true);
       return h("tr", { "data-staff": member.username }, h("td", {}, member.username), h("td", {}, t(`word.roles.${member.role}`)),

@@ -478,6 +478,7 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "op.nothing_to_show": "Your role has nothing to show here.",
   "op.withheld": "This round is still being dealt: you see the cards its table has shown so far. The result, settlements and net appear once the table shows them.",
   "op.round.dealing": "being dealt",
+  "op.credit_rule": "Write the amount greater than zero, in currency units: e.g. 25 or 2500.50.",
   "op.memo": "Memo",
   "op.credit": "Credit",
   "op.debit": "Debit",

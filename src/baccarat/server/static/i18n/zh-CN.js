@@ -710,6 +710,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "op.nothing_to_show": "您的角色在此没有可显示的内容。",
   "op.withheld": "此局仍在发牌：您只能看到牌桌已亮出的牌。结果、结算和净额在牌桌显示后才会出现。",
   "op.round.dealing": "发牌中",
+  "op.credit_rule": "请输入大于零的金额（以货币单位计），例如 25 或 2500.50。",
   "op.memo": "备注",
   "op.credit": "入账",
   "op.debit": "扣款",
