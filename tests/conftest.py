@@ -6,7 +6,6 @@ registered in ``pyproject.toml``; ``docs/development.md`` says what each means."
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -402,38 +401,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     start, (once_wall, once_cpu) = item.stash[_STARTED]
     wall, cpu = _Spent().since(start)
     wall, cpu = wall - (_ONCE[0] - once_wall), cpu - (_ONCE[1] - once_cpu)
-    if cpu <= float(budget) and wall <= WALL_PER_CPU * float(budget):
-        return
-    pace = machine_pace()  # measured now, only for a test over the budget as written
-    limit = float(budget) * pace
-    if cpu > limit or wall > WALL_PER_CPU * limit:
+    if cpu > float(budget) or wall > WALL_PER_CPU * float(budget):
         report.outcome = "failed"
         report.longrepr = (f"{item.nodeid} took {cpu:.2f} s of CPU and {wall:.2f} s of wall, over the fast tiers' "
                            f"budget ({BUDGET_VARIABLE}={budget} s of CPU, {WALL_PER_CPU * float(budget):g} s of "
-                           f"wall, times this machine's pace now, {pace:.2f}): make it faster (drive the clock, not "
-                           "the wall), or mark it slow if it must run real processes (the system tier)")
-
-
-#: Seconds of CPU :func:`_pace_loop` takes on a machine as fast as the ones the budget was set on: an estimate, from a
-#: machine that ran the fast tiers 2.3 times slower than stop 49's CI machine (182 s of wall against 78 s) and this
-#: loop in a median of 0.017 s.
-PACE_REFERENCE = 0.008
-
-
-def _pace_loop() -> float:
-    started = time.process_time()
-    total = 0
-    for i in range(200_000):
-        total += i
-    return time.process_time() - started
-
-
-def machine_pace() -> float:
-    """How many times slower than :data:`PACE_REFERENCE` this machine runs pure Python now (1 at least: a faster
-    machine keeps the budget as written): the median of five short loops.  The machines CI runs on differ, and one
-    machine's speed moves by half within a run (a neighbour's load), so the budget is a budget of work: it is
-    measured against the machine at the moment a test goes over it, in the same process."""
-    return max(1.0, statistics.median(_pace_loop() for _ in range(5)) / PACE_REFERENCE)
+                           "wall): make it faster (drive the clock, not the wall), or mark it slow if it must run "
+                           "real processes (the system tier)")
 
 
 _RERUN: list[tuple[str, str]] = []  #: (test, why its first run failed) of the tests run again

@@ -188,15 +188,15 @@ def test_authorization_matrix(client):
     # every route the API documents (routers are included lazily: app.routes does not list theirs)
     for template, operations in client.get("/openapi.json").json()["paths"].items():
         for method in (m.upper() for m in operations):
-            if (method, template) in public:
-                continue
+            if (method, template) in public or template.startswith("/api/operator"):
+                continue  # (the staff's routes: test_console_api and house/test_roles, token by token)
             path = template.format(**samples)
             for headers in ({}, {"Authorization": "Bearer not-a-token"}):
                 answer = client.request(method, path, json={"bets": {"banker": 100}, "amount": 1},
                                         headers={**headers, "Idempotency-Key": f"authz-{checked:04d}"})
                 assert answer.status_code in (401, 403, 422), (method, path, answer.status_code)
                 checked += 1
-    assert checked >= 16  # 8 player or operator routes, without a token and with a forged one
+    assert checked >= 16  # the player's routes, without a token and with a forged one
     # another player's ids: Bob can neither move Alice's money nor see her rounds
     for action in ("credit", "debit"):
         answer = client.post(f"/api/operator/wallets/{alice_id}/{action}", json={"amount": 100},
