@@ -12,6 +12,7 @@ never replaces a file; a missing ``pg_dump`` is said in words.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import re
 import sqlite3
@@ -289,7 +290,7 @@ def test_a_missing_pg_dump_is_said_in_words(database_url: str, tmp_path: Path, m
     with empty_database(database_url, tmp_path) as target:
         made = tmp_path / "made.dump"
         made.write_bytes(b"PGDMP" + os.urandom(16))
-        backup_manifest.write(made, "postgresql", backups.Summary("0018", 0, 0, None, 0, 0), {},
+        backup_manifest.write(made, "postgresql", backups.Summary("0018", 0, 0, None, 0, 0),
                               audit_keys.ensure_key(Settings()))  # a signed manifest: the archive is read next
         assert main(["restore", str(made), "--database", target]) == 4
         assert "pg_restore is not installed here" in capsys.readouterr().err
@@ -349,6 +350,16 @@ def test_a_doctored_sqlite_backup_is_refused_before_anything_is_written(tmp_path
     assert main(["restore", str(bare), "--data-dir", str(target)]) == 1
     assert "has no manifest" in capsys.readouterr().err
     assert main(["restore", str(copy), "--data-dir", str(target)]) == 0
+    # the manifest holds each table's rows and their digest; the restored database has those rows, and a table
+    # changed afterwards is named
+    described = json.loads(manifest.read_text())
+    assert set(described["digests"]) == set(described["rows"]) and "wallets" in described["digests"]
+    with connect(sqlite_url(target)) as sessions, sessions() as s:
+        assert backup_manifest.differences(described, backups.summarize(s.connection())) == []
+    with closing_sqlite(target / "baccarat.sqlite3") as db:
+        db.execute("UPDATE wallets SET balance = balance + 1")
+    with connect(sqlite_url(target)) as sessions, sessions() as s:
+        assert backup_manifest.differences(described, backups.summarize(s.connection())) == ["wallets"]
 
 
 @contextmanager

@@ -77,7 +77,7 @@ def backup(file: BackupFile, database: Database = None, data_dir: DataDir = None
                 raise backups.BackupProblem(f"{backup_manifest.manifest_path(file)} exists already: give the name "
                                             "of a new file (a backup never replaces one)")
             summary = backups.backup(url, file)
-            manifest = backup_manifest.write(file, kind, summary, summary.rows, key)
+            manifest = backup_manifest.write(file, kind, summary, key)
     size = file.stat().st_size
     print(f"backup written to {file} ({'SQLite database' if kind == 'sqlite' else 'pg_dump custom format'}, "
           f"{size:,} bytes), its manifest signed with the audit trail's key {audit_keys.fingerprint(key.public_key())} "
@@ -117,5 +117,10 @@ def restore(file: Annotated[Path, typer.Argument(metavar="FILE", exists=True, di
             manifest = backup_manifest.check(file, public)
             backups.check_schema(file, str(manifest["revision"]))
             summary = backups.restore(file, settings.url)
+            changed = backup_manifest.differences(manifest, summary)
+            if changed:
+                raise backups.BackupProblem(
+                    f"the restored database is not the backup its manifest describes: the rows of {', '.join(changed)} "
+                    "differ; do not start a server on it: restore again into a new, empty database")
     print(f"restored {file} into {shown(settings)}")
     print(f"it holds {summary.words()}; wallets {format_amount(summary.wallets_total)} in all")

@@ -4,11 +4,13 @@ database never holds), checked by ``baccarat restore`` before it writes anything
 A backup is a file anyone holding it can edit: a wallet raised with ``sqlite3``, or a trigger that pays every bet
 twice, restored as it was and ran.  So the backup is written with a manifest beside it (``FILE.manifest.json``):
 the format, the database kind, the schema's revision, what the copy holds (accounts, ledger movements, the newest
-one, the wallets' total, audit entries; :class:`~baccarat.server.storage.backup.Summary`), the row count of every
-table, the SHA-256 of the file, and an Ed25519 signature over all of it (a label of its own, the canonical JSON).
+one, the wallets' total, audit entries; :class:`~baccarat.server.storage.backup.Summary`), the row count and the
+SHA-256 of the rows of every table (:func:`~baccarat.server.storage.backup.table_digest`), the SHA-256 of the file,
+and an Ed25519 signature over all of it (a label of its own, the canonical JSON).
 A restore refuses a backup whose manifest is missing, not signed by the trail's key, or does not match the file;
 the schema check (:func:`baccarat.server.storage.backup.check_schema`) then refuses an object the migrations do not
-make, however the manifest was obtained.
+make, however the manifest was obtained; after the restore, :func:`differences` names each table whose rows are not
+the ones the manifest describes.
 """
 
 from __future__ import annotations
@@ -48,12 +50,13 @@ def _message(fields: dict[str, Any]) -> bytes:
     return f"{LABEL}\n{canonical(fields)}".encode()
 
 
-def write(backup: Path, kind: str, summary: Summary, rows: dict[str, int], key: Ed25519PrivateKey) -> Path:
-    """Write the signed manifest of the backup file ``backup`` (of a ``kind`` database holding ``summary``,
-    ``rows`` in each table); returns its path.  Mode 0600, like the backup."""
+def write(backup: Path, kind: str, summary: Summary, key: Ed25519PrivateKey) -> Path:
+    """Write the signed manifest of the backup file ``backup`` (of a ``kind`` database holding ``summary``); returns
+    its path.  Mode 0600, like the backup."""
     fields: dict[str, Any] = {
         "format": FORMAT, "kind": kind, "revision": summary.revision, "file": backup.name,
-        "sha256": file_digest(backup), "rows": dict(sorted(rows.items())),
+        "sha256": file_digest(backup), "rows": dict(sorted(summary.rows.items())),
+        "digests": dict(sorted(summary.digests.items())),
         "holds": {"accounts": summary.accounts, "ledger_entries": summary.ledger_entries,
                   "newest_ledger_entry": summary.newest_ledger_entry, "wallets_total": summary.wallets_total,
                   "audit_entries": summary.audit_entries},
@@ -88,3 +91,10 @@ def check(backup: Path, public: Ed25519PublicKey) -> dict[str, Any]:
         raise BackupProblem(f"{backup} is not the file its signed manifest describes (SHA-256 {actual}, the manifest "
                             f"says {manifest.get('sha256')}): it was changed after the backup; nothing was restored")
     return manifest
+
+
+def differences(manifest: dict[str, Any], restored: Summary) -> list[str]:
+    """The tables of a restored database whose rows are not those the manifest describes (a manifest written
+    before the digests were: none checked)."""
+    expected = manifest.get("digests") or {}
+    return sorted(name for name, digest in expected.items() if restored.digests.get(name) != digest)

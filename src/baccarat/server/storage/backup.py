@@ -19,6 +19,8 @@ A restore goes into an empty database only (:func:`check_empty`): one a server h
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -27,9 +29,10 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, create_engine, func, inspect, select, text
+from sqlalchemy import Connection, Engine, Table, create_engine, func, inspect, select, text
 from sqlalchemy.engine import URL, make_url
 
 from baccarat.server.storage.models import AuditEntry, Base, LedgerTransaction, Wallet
@@ -66,6 +69,8 @@ class Summary:
     audit_entries: int
     #: the rows of each of the schema's tables (a backup's signed manifest holds them)
     rows: dict[str, int] = field(default_factory=dict)
+    #: the SHA-256 of each of the schema's tables' rows (:func:`table_digest`; the manifest holds them too)
+    digests: dict[str, str] = field(default_factory=dict)
 
     def words(self) -> str:
         """One line for an operator."""
@@ -86,7 +91,29 @@ def summarize(connection: Connection) -> Summary:
         audit_entries=connection.scalar(select(func.count(AuditEntry.id))) or 0,
         rows={name: int(connection.scalar(select(func.count()).select_from(table)) or 0)
               for name, table in sorted(Base.metadata.tables.items())},
+        digests={name: table_digest(connection, table) for name, table in sorted(Base.metadata.tables.items())},
     )
+
+
+def _plain(value: object) -> object:
+    """A column's value as the digest reads it, the same from either database: a moment in UTC (SQLite hands back
+    the naive UTC the server stored), bytes in hex."""
+    if isinstance(value, datetime):
+        return (value if value.tzinfo is not None else value.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
+    if isinstance(value, bytes | memoryview):
+        return bytes(value).hex()
+    return value
+
+
+def table_digest(connection: Connection, table: Table) -> str:
+    """The SHA-256 of a table's rows in primary-key order, each row the JSON list of its columns' values: the same
+    rows give the same digest in either database, so a manifest says which table of a copy differs."""
+    digest = hashlib.sha256()
+    order = list(table.primary_key.columns) or list(table.columns)
+    for row in connection.execute(select(table).order_by(*order)).yield_per(1000):
+        digest.update(json.dumps([_plain(value) for value in row], default=str, separators=(",", ":")).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
 
 
 def kind_of(url: str) -> str:
