@@ -39,9 +39,10 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path, serve):
     acknowledged: dict[str, dict] = {}  # idempotency key -> the server's answer
     sent = 0
     for cycle in range(CYCLES):
-        stop = threading.Event()
+        stop, answering = threading.Event(), threading.Event()
 
-        def load(player: int, address: str = base, stop_event: threading.Event = stop, round_: int = cycle) -> None:
+        def load(player: int, address: str = base, stop_event: threading.Event = stop, round_: int = cycle,
+                 answered: threading.Event = answering) -> None:
             nonlocal sent
             auth = {"Authorization": f"Bearer {tokens[player]}"}
             with httpx.Client(base_url=address, timeout=5) as client:
@@ -53,6 +54,7 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path, serve):
                                              headers={**auth, "Idempotency-Key": key})
                     except httpx.HTTPError:
                         continue  # the server died under us: this bet was never acknowledged
+                    answered.set()
                     if answer.status_code == 201:
                         acknowledged[key] = answer.json()
                     else:
@@ -62,6 +64,9 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path, serve):
         workers = [threading.Thread(target=load, args=(p,)) for p in range(PLAYERS)]
         for worker in workers:
             worker.start()
+        # the kill falls at a random moment of the betting, once the new process answers bets (a new process's
+        # first answer took over 1.2 s on a slow machine, and every bet of every cycle was then cut off unanswered)
+        assert answering.wait(30), "the restarted server answered no bet in 30 s"
         time.sleep(rng.uniform(0.2, 1.2))
         server.kill()  # SIGKILL
         stop.set()
