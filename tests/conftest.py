@@ -653,6 +653,19 @@ def sessions(engine):  # type: ignore[no-untyped-def]
         assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
 
 
+def signed_in(client: Any, name: str, role: str = "player", *, grant: int = 10_000,
+              password: str = "correct horse") -> dict[str, str]:
+    """An account of ``role`` made in the database of :func:`api_client`'s ``client`` (a staff account gets no
+    grant), logged in over the API: its ``Authorization`` header."""
+    from baccarat.server.house import accounts
+    from baccarat.server.storage.db import connect, transaction
+
+    with connect(client.settings.url) as sessions:
+        transaction(sessions, lambda s: accounts.register(s, name, password, grant=grant, role=role))
+    token = client.post("/api/sessions", json={"username": name, "password": password}).json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
 def api_client(settings: Any) -> Iterator[Any]:
     """A test client of the app made with ``settings`` (given as its ``settings`` attribute), for a
     fixture to ``yield from``; the test must leave the ledger balanced (checked afterwards)."""

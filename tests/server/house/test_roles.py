@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 
-from baccarat.server.api.app import create_app
-from baccarat.server.house import accounts, roles, wallet
-from baccarat.server.storage.db import connect, transaction
+from baccarat.server.house import roles
 from baccarat.server.storage.settings import Settings
+
+from ...conftest import api_client, signed_in
 
 CASHIER, PIT_BOSS, SURVEILLANCE, ADMIN = "cashier", "pit_boss", "surveillance", "admin"
 #: (method, path) -> the roles that may call it, and a valid body.
@@ -52,26 +51,14 @@ IDS = {"table_id": "999", "number": "1", "seat": "1", "account_id": "999", "requ
 
 @pytest.fixture
 def client(tmp_path: Path):
-    settings = Settings(data_dir=tmp_path, betting_seconds=600)
-    with TestClient(create_app(settings), raise_server_exceptions=False) as test_client:
-        test_client.settings = settings  # type: ignore[attr-defined]
-        yield test_client
-    with connect(settings.url) as sessions, sessions() as s:
-        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
-
-
-def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, str]:
-    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
-        transaction(sessions, lambda s: accounts.register(s, name, "correct horse", grant=50_000, role=role))
-    token = client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
-    return {"Authorization": f"Bearer {token}"}
+    yield from api_client(Settings(data_dir=tmp_path, betting_seconds=600))
 
 
 def test_the_matrix_names_every_staff_route_and_me_says_what_each_role_may(client):
     staff_paths = {(method.upper(), path) for path, operations in client.app.openapi()["paths"].items()
                    for method in operations if path.startswith("/api/operator")}
     assert staff_paths == set(ROUTES)  # a new staff route is added here, with its roles
-    tokens = {role: _log_in(client, f"the_{role}", role) for role in ("player", *roles.STAFF)}
+    tokens = {role: signed_in(client, f"the_{role}", role) for role in ("player", *roles.STAFF)}
     shown = {role: client.get("/api/me", headers=headers).json()["actions"] for role, headers in tokens.items()}
     assert shown["player"] == [] and "move_money" in shown[CASHIER] and "recall_in_play" in shown[SURVEILLANCE]
     assert not {"move_money", "open_tables", "staff"} & set(shown[SURVEILLANCE])
@@ -80,7 +67,7 @@ def test_the_matrix_names_every_staff_route_and_me_says_what_each_role_may(clien
 
 @pytest.mark.parametrize("role", ["player", *roles.STAFF])
 def test_every_staff_route_answers_a_role_only_if_it_is_its_duty(client, role):
-    headers = _log_in(client, f"the_{role}", role)
+    headers = signed_in(client, f"the_{role}", role)
     for (method, path), (allowed, body) in ROUTES.items():
         sent = None if body is None else {k: v.format(role=role) if isinstance(v, str) else v for k, v in body.items()}
         answer = client.request(method, path.format(**IDS), json=sent,
@@ -97,7 +84,7 @@ def test_every_staff_route_answers_a_role_only_if_it_is_its_duty(client, role):
 def test_staff_do_not_play_and_hold_no_money(client):
     """A staff account sits nowhere and bets on nothing, over REST and on the table's socket (which it may watch);
     a cashier's credit to a staff wallet (their own) is refused; a staff account is made with no grant."""
-    cashier = _log_in(client, "cash", CASHIER)
+    cashier = signed_in(client, "cash", CASHIER)
     me = client.get("/api/me", headers=cashier).json()
     assert me["role"] == CASHIER and me["balance"] == 0  # registered with a grant of 50,000: none given
     sat = client.post("/api/tables/2/seats", json={}, headers=cashier)

@@ -11,11 +11,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from baccarat.server.house import accounts
-from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.settings import Settings
 
-from ...conftest import ON_BOTH, ON_POSTGRESQL, api_client
+from ...conftest import ON_BOTH, ON_POSTGRESQL, api_client, signed_in
 
 THRESHOLD = 100_000  # 1,000.00
 
@@ -27,13 +25,6 @@ def client(tmp_path: Path, database_url: str):
     yield from api_client(settings)
 
 
-def _log_in(client: TestClient, name: str, role: str = "player") -> dict[str, str]:
-    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
-        transaction(sessions, lambda s: accounts.register(s, name, "correct horse", grant=10_000, role=role))
-    token = client.post("/api/sessions", json={"username": name, "password": "correct horse"}).json()["token"]
-    return {"Authorization": f"Bearer {token}"}
-
-
 def _credit(client: TestClient, headers: dict[str, str], account: int, amount: int, key: str) -> Any:
     return client.post(f"/api/operator/wallets/{account}/credit", json={"amount": amount, "memo": "comp"},
                        headers={**headers, "Idempotency-Key": key})
@@ -41,9 +32,9 @@ def _credit(client: TestClient, headers: dict[str, str], account: int, amount: i
 
 @ON_BOTH
 def test_a_credit_above_the_threshold_waits_for_a_second_member_of_staff(client):
-    cashier, second = _log_in(client, "cashier_a", "cashier"), _log_in(client, "cashier_b", "cashier")
-    boss, watcher = _log_in(client, "pit_boss", "pit_boss"), _log_in(client, "watcher", "surveillance")
-    vera = _log_in(client, "vera")
+    cashier, second = signed_in(client, "cashier_a", "cashier"), signed_in(client, "cashier_b", "cashier")
+    boss, watcher = signed_in(client, "pit_boss", "pit_boss"), signed_in(client, "watcher", "surveillance")
+    vera = signed_in(client, "vera")
     vera_id = client.get("/api/me", headers=vera).json()["id"]
     at_threshold = _credit(client, cashier, vera_id, THRESHOLD, "credit-small")  # at the threshold: at once
     assert at_threshold.json() == {"account_id": vera_id, "balance": 10_000 + THRESHOLD, "awaiting_approval": None}
@@ -88,9 +79,9 @@ def test_a_credit_above_the_threshold_waits_for_a_second_member_of_staff(client)
 def test_two_approvers_at_once_make_one_credit(client):
     """Each approval locks its request first: of two at once, one makes the credit and the other finds it
     decided (on PostgreSQL, where the two transactions run side by side)."""
-    cashier = _log_in(client, "cashier_a", "cashier")
-    approvers = [_log_in(client, "cashier_b", "cashier"), _log_in(client, "pit_boss", "pit_boss")]
-    vera_id = client.get("/api/me", headers=_log_in(client, "vera")).json()["id"]
+    cashier = signed_in(client, "cashier_a", "cashier")
+    approvers = [signed_in(client, "cashier_b", "cashier"), signed_in(client, "pit_boss", "pit_boss")]
+    vera_id = client.get("/api/me", headers=signed_in(client, "vera")).json()["id"]
     request = _credit(client, cashier, vera_id, 2 * THRESHOLD, "credit-race").json()["awaiting_approval"]
     codes: list[int] = []
     threads = [threading.Thread(target=lambda h=h: codes.append(

@@ -9,22 +9,14 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from baccarat.server.house import accounts
-from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.settings import Settings
 
-from ...conftest import api_client
+from ...conftest import api_client, signed_in
 
 
 @pytest.fixture
 def client(tmp_path: Path):
     yield from api_client(Settings(data_dir=tmp_path, betting_seconds=600))
-
-
-def _log_in(client: TestClient, name: str, role: str = "player", password: str = "correct horse") -> dict[str, str]:
-    with connect(client.settings.url) as sessions:  # type: ignore[attr-defined]
-        transaction(sessions, lambda s: accounts.register(s, name, password, grant=10_000, role=role))
-    return _session(client, name, password)
 
 
 def _session(client: TestClient, name: str, password: str = "correct horse") -> dict[str, str]:
@@ -33,7 +25,7 @@ def _session(client: TestClient, name: str, password: str = "correct horse") -> 
 
 
 def test_the_administrator_makes_staff_and_gives_roles(client):
-    admin = _log_in(client, "head", "admin")
+    admin = signed_in(client, "head", "admin")
     made = client.post("/api/operator/staff", json={"username": "cass", "password": "a long password",
                                                    "role": "cashier"}, headers=admin)
     assert made.status_code == 201, made.text
@@ -67,8 +59,8 @@ def test_the_administrator_makes_staff_and_gives_roles(client):
 
 
 def test_a_player_becomes_staff_only_with_nothing_left_to_play_with(client):
-    admin, cashier = _log_in(client, "head", "admin"), _log_in(client, "cass", "cashier")
-    vera = _log_in(client, "vera")
+    admin, cashier = signed_in(client, "head", "admin"), signed_in(client, "cass", "cashier")
+    vera = signed_in(client, "vera")
     vera_id = client.get("/api/me", headers=vera).json()["id"]
     role = f"/api/operator/accounts/{vera_id}/role"
     refused = client.put(role, json={"role": "surveillance"}, headers=admin)
