@@ -218,7 +218,7 @@ def test_the_server_serves_a_game_from_a_file_alone(tmp_path: Path, database_url
         assert placed.status_code == 201, placed.text
         over = client.post(f"/api/tables/{table_id}/bets", json={"bets": {"perfect_pair": 30_000}},
                            headers={**auth, "Idempotency-Key": "bet-pairs-0002"})
-        assert over.status_code == 422 and "maximum" in over.text
+        assert over.status_code == 409 and "maximum" in over.text
         deadline, history = time.monotonic() + 15, []
         while time.monotonic() < deadline and not history:
             time.sleep(0.1)

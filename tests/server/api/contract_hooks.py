@@ -1,7 +1,6 @@
 """Schemathesis hooks for ``st run`` in ``test_contract.py`` (loaded through ``SCHEMATHESIS_HOOKS`` by the
 command, never imported by pytest): for every generated request the session token of an account whose role may
-call it, a new one after a generated ``DELETE /api/sessions`` or role change ended it, and one check of the
-project's own.
+call it, and a new one after a generated ``DELETE /api/sessions`` or role change ended it.
 
 The test names the server's database and the operator in ``BACCARAT_CONTRACT_DATABASE``,
 ``BACCARAT_CONTRACT_USER`` and ``BACCARAT_CONTRACT_PASSWORD``.
@@ -63,19 +62,3 @@ def after_call(context: Any, case: Any, response: Any) -> None:
     if case.method.upper() == "PUT" and case.path.endswith("/role"):  # a role changed ends that account's sessions
         _tokens.clear()
 
-
-#: The codes of a request refused for its form (what the schema states), not for a rule of the table.
-MALFORMED = {"request.unreadable", "request.invalid", "request.idempotency_key", "request.idempotency_key_missing"}
-
-
-@schemathesis.check
-def schema_valid_requests_are_read(ctx: Any, response: Any, case: Any) -> bool | None:
-    """A request the schema allows is never refused for its form (:data:`MALFORMED`: a body that cannot be read,
-    a field or header the schema allows refused).  A 422 with another code is a rule of the table that no schema
-    states (a bet under the table's minimum, a wager its game lacks, a common password)."""
-    if case.meta is None or not case.meta.generation.mode.is_positive or response.status_code not in (400, 422):
-        return None
-    code = response.json().get("code")
-    if code in MALFORMED:
-        raise AssertionError(f"a schema-valid request was refused as malformed ({code}): {response.text}")
-    return True

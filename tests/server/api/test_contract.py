@@ -3,9 +3,8 @@
 * Every operation has a short stable ``operationId`` (pinned here) and every schema a plain, unique name.
 * ``OPTIONS`` and a 405 name every method an address answers (``Allow``).
 * Schemathesis (``st run --checks all``, not only "no 5xx") over every operation of a real ``baccarat serve``:
-  no failure.  The one check configured: a schema-valid request may be refused 422 by a rule of the table the
-  schema cannot state (a bet under the table's minimum, a wager the table's game lacks, a common password) but
-  never as a malformed request (400, or 422 ``request.invalid``), which ``contract_hooks.py`` checks instead.
+  no failure, and a schema-valid request never refused 400 or 422 (422 is the schema's refusal; a rule the schema
+  cannot state, a bet under the table's minimum, a wager the table's game lacks, a common password, is 409).
 """
 
 from __future__ import annotations
@@ -178,15 +177,18 @@ def test_an_address_outside_the_schema_is_left_to_the_router(client: TestClient)
 OPERATOR, PASSWORD = "contract_boss", "correct horse battery"
 HOOKS = Path(__file__).with_name("contract_hooks.py")
 #: ``st run``'s configuration: the same cases every run (a failure is the contract's, not a draw's luck), a
-#: bounded number per operation and phase (the run takes about a minute), every phase.  The one check configured:
-#: a 422 for a rule of the table is allowed for a schema-valid request; the hooks' own check refuses a 400 or a
-#: 422 ``request.invalid`` for one.
+#: bounded number per operation and phase (the run takes about a minute), every phase.  A schema-valid request may
+#: be answered 2xx, or refused for who asks (401, 403), what is not there (404), a rule in force (409) or a limit
+#: (429): never 400 or 422.  No NUL in generated text: Schemathesis drops the schema's pattern for text (its
+#: validator's Rust regex has no surrogates in a class) and would call a NUL valid; its UTF-8 codec already keeps
+#: lone surrogates out.
 CONFIG = """
 seed = 29
 [generation]
 max-examples = 12
+allow-x00 = false
 [checks.positive_data_acceptance]
-expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429"]
+expected-statuses = ["2xx", "401", "403", "404", "409", "429"]
 """
 
 

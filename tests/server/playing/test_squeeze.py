@@ -307,7 +307,7 @@ def test_the_operator_opens_a_squeeze_table(client):
     assert made.json()["squeeze"] == {"seconds": 8.0, "squeezers": {"player": None, "banker": None}, "cards": []}
     refused = client.post("/api/operator/tables", json={"name": "sq-3", "game": "lucky-draw",
                                                         "squeeze_seconds": 8}, headers=boss)
-    assert refused.status_code in (400, 422) and refused.json()["code"] == "table.squeeze_game"
+    assert refused.status_code == 409 and refused.json()["code"] == "table.squeeze_game"
     listed = {t["name"] for t in client.get("/api/tables").json()}
     assert {"mini-squeeze", "sq-2"} <= listed
 

@@ -488,7 +488,7 @@ def test_refusals_carry_a_message_in_words(client):
     assert client.post("/api/tables/2/bets", json={"bets": {"banker": 1_000}}, headers=headers).status_code == 201
     over = client.post("/api/tables/2/bets", json={"bets": {"banker": 2_000}},
                        headers={**headers, "Idempotency-Key": "words-0002"})
-    assert over.status_code == 422 and over.json()["error"] == "BetLimitError"
+    assert over.status_code == 409 and over.json()["error"] == "BetLimitError"
     assert over.json()["code"] == "bet.room_left"
     assert over.json()["params"] == {"wager": "banker", "amount": 1_500, "maximum": 2_500}
     assert over.json()["message"] == over.json()["detail"] == (

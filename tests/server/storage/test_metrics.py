@@ -236,7 +236,7 @@ def test_metrics_are_summed_over_the_workers(database_url: str, serve):
     with httpx.Client(base_url=server.url, timeout=30, headers={"Authorization": f"Bearer {bettor}"}) as client:
         refused = client.post(f"/api/tables/{TABLE}/bets", json={"bets": {"nonsense": 10}},
                               headers={"Idempotency-Key": "worker-bet-bad1"})
-        assert refused.status_code == 422
+        assert refused.status_code == 409 and refused.json()["code"] == "wager.unknown", refused.text
     sockets = [table_socket(server.url, bettor) for _ in range(3)]
     try:
         for socket in sockets:

@@ -51,8 +51,10 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
     code: {"model": Refusal, "description": words} for code, words in (
         (401, "not logged in, or the session has ended"), (403, "not allowed for this account"),
         (404, "no such table, seat, round or shoe"),
-        (409, "not now: the table or the wallet is not in a state that allows it"),
-        (422, "the request is not valid: the message says what to change"), (429, "too many attempts: wait and retry"),
+        (409, "not now, or not by the rules in force: the table's state, limits or game, the wallet, the house's "
+              "policy; the code says which"),
+        (422, "the request breaks the schema: the message says what to change"),
+        (429, "too many attempts: wait and retry"),
         (503, "the server cannot save right now: retry after the Retry-After header's seconds"))}
 
 

@@ -1,5 +1,5 @@
 """Refusals over HTTP, in one place: :class:`~baccarat.core.errors.BaccaratError` and the framework's own
-refusals (404, 405, 400, 413, 422) become ``{"error", "code", "params", "detail", "message"}``: the kind
+refusals (404, 405, 400, 413, 422: the schema's) become ``{"error", "code", "params", "detail", "message"}``: the kind
 of error, its stable code and params (:mod:`baccarat.core.messages`: a client words the refusal in its
 own language from these), the detail (words, or a 422's list of problems), and one sentence in English.
 A database that cannot save (:mod:`baccarat.server.storage.faults`) is 503 with ``Retry-After``; anything
@@ -47,15 +47,27 @@ STATUS = {
     AuthorizationError: 403,
     ConflictError: 409,
     InsufficientFundsError: 409,
-    ConfigurationError: 422,
-    InvalidAmountError: 422,
-    UnknownWagerError: 422,
-    BetLimitError: 422,
-    WagerPrerequisiteError: 422,
+    # A request the schema allows that a rule in force refuses (the table's limits and game, the house's password
+    # policy, a report's longest span) is 409, never 422: 422 means the request breaks the schema (a generated
+    # client or a fuzzer can tell the two apart, and a schema-valid request is never "unprocessable").
+    ConfigurationError: 409,
+    InvalidAmountError: 409,
+    UnknownWagerError: 409,
+    BetLimitError: 409,
+    WagerPrerequisiteError: 409,
     UnknownSeatError: 404,
     IllegalActionError: 409,  #: the table is not in a state that allows it (no more bets, not seated...)
     RateLimitedError: 429,
 }
+
+#: Refusals raised by our own code for what the schema states (a required header missing or malformed, text that
+#: cannot be stored, a username outside its pattern, a password outside its length, a break of neither or both
+#: kinds): 422, as the framework's own validation would answer.  A password the schema allows but the house refuses
+#: (common, the username) is 409.
+SCHEMA_CODES = frozenset({
+    "request.idempotency_key_missing", "request.idempotency_key", "request.bad_text", "account.role",
+    "account.username_not_text", "account.username_length", "account.username_space", "account.username_character",
+    "account.username_invisible", "account.password_length", "account.password_unstorable", "protection.break_choice"})
 
 #: Seconds a client is asked to wait (``Retry-After``) when the database cannot save.
 RETRY_AFTER = 5
@@ -135,7 +147,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(BaccaratError)
     async def _known(_: Request, error: BaccaratError) -> JSONResponse:
-        status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
+        status = 422 if error.code in SCHEMA_CODES else next(
+            (code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
         if isinstance(error, RateLimitedError):
             metrics.LIMIT_REFUSALS.labels(error.code, str(error.params.get("rule", ""))).inc()
         wait = getattr(error, "retry_after", None)

@@ -89,7 +89,8 @@ class Movement(Strict):
 
 
 class BetsBody(Strict):
-    bets: dict[TextKey, Amount] = Field(description="wager code -> amount in minor units", json_schema_extra=KEYS)
+    bets: dict[TextKey, Amount] = Field(min_length=1, description="wager code -> amount in minor units",
+                                        json_schema_extra=KEYS)
     round: RoundNumber | None = Field(default=None, description=(
         "the round the bets are meant for: refused if its betting has closed (without it, the open round)"))
 
@@ -100,8 +101,8 @@ class TableBody(Strict):
     paytable: Annotated[Literal[1, 2], json_integer("the pay table is 1 or 2")] | None = Field(
         default=None, description="Lucky Draw's DrawWin pay table")
     decks: Annotated[int, Ge(1), Le(16), json_integer("decks are a whole number")] = 8
-    cut_card: Annotated[int, Ge(0), Le(832), json_integer("the cut card's place is a whole number")] = Field(
-        default=14, description="cards behind the cut card")
+    cut_card: Annotated[int, Ge(0), Le(416), json_integer("the cut card's place is a whole number")] = Field(
+        default=14, description="cards behind the cut card: at most half the shoe (26 for each deck)")
     betting_seconds: float = Field(default=15.0, ge=0.1, le=600)
     decision_seconds: float = Field(default=10.0, ge=0.1, le=600)
     no_more_bets_seconds: float = Field(default=1.0, ge=0, le=10,
