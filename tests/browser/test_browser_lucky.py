@@ -113,7 +113,8 @@ def test_in_chinese_too(browser: Browser, server: Server, page_errors: list[str]
 
 def test_a_lucky_round_names_the_block_bonus_keeps_the_seat_box_and_gives_both_totals(page: Page) -> None:
     register(page, "otto")
-    sit(page, _table(page, "pays 2:1"))
+    table = _table(page, "pays 2:1")
+    sit(page, table)
     if page.locator("#sit").is_visible():
         page.click("#sit")
     expect(page.locator("li.seat.mine")).to_have_count(1)
@@ -148,6 +149,17 @@ def test_a_lucky_round_names_the_block_bonus_keeps_the_seat_box_and_gives_both_t
     expect(page.locator("#last-result")).to_contain_text(re.compile(r"Dealer \d : You \d"))
     expect(page.locator("#history tr.row").first).to_contain_text(re.compile(r"Dealer \d : You \d"))
     shot(page, "31-lucky-last-result")
+    # sat again at another seat (from another tab): the last round and the history still give the hand of the seat
+    # it was played from (issue 41 item 2: they read the seat the player has now, another's hand or none)
+    played = page.locator("li.seat.mine").get_attribute("data-seat")
+    other = 7 if played != "7" else 6
+    assert _token_fetch(page, "DELETE", f"/api/tables/{table}/seats", None) == 204
+    assert _token_fetch(page, "POST", f"/api/tables/{table}/seats", {"seat": other}) == 201
+    expect(page.locator("li.seat.mine")).to_have_attribute("data-seat", str(other))
+    expect(page.locator("#last-result")).to_contain_text(re.compile(r"Dealer \d : You \d"))
+    expect(page.locator("#history tr.row").first).to_contain_text(re.compile(r"Dealer \d : You \d"))
+    page.locator("#history tr.row button.link").first.click()
+    expect(page.locator("#history tr.detail").first).to_contain_text(re.compile(r"YOU: \w"))
 
 
 def test_a_phone_shows_every_spot_s_limits_and_refusals_say_what_is_left(browser: Browser, server: Server,

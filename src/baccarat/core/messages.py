@@ -185,6 +185,7 @@ CATALOGUE: dict[str, str] = {
                           "record names.",
     "shoe.in_play": "The shoe is still in play: its seed is revealed when it ends.",
     "fairness.client_seed": "A client seed is 1 to 64 letters, digits or punctuation marks, without spaces.",
+    "history.cursor": "There is no round of your history at \"{cursor}\": load your history from the start again.",
     "history.still_dealing": "A round of yours is still being dealt: export again once its result is shown.",
     # --- accounts and sessions
     "account.unknown": "There is no account {account}.",

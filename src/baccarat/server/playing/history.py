@@ -133,8 +133,9 @@ def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: dateti
     if showing is not None:  # (with no time: when the result shows would tell how many cards are to come)
         raise IllegalActionError.coded("history.still_dealing")
     wallet_name = wallet.wallet_account(account_id)
-    recent = list(s.scalars(select(Bet.round_id).where(Bet.account_id == account_id).group_by(Bet.round_id)
-                            .order_by(Bet.round_id.desc()).limit(limit)))
+    recent = list(s.scalars(select(Bet.round_id).join(Round, Round.id == Bet.round_id)
+                            .where(Bet.account_id == account_id).group_by(Bet.round_id, Round.dealt_at, Round.closes_at)
+                            .order_by(scoreboards.dealt_time().desc(), Bet.round_id.desc()).limit(limit)))
     moved = _movements(s, wallet_name, recent)
     movements = [movement for movement, _ in moved]
     # every round the listed movements are for is listed too (a round at another table may have

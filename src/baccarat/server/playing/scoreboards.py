@@ -8,12 +8,12 @@ import json
 from datetime import datetime
 from typing import cast
 
+from sqlalchemy import ColumnElement, and_, bindparam, func, or_, select
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import bindparam, or_, select
 from sqlalchemy.orm import Session
 
 from baccarat.core.cards import Card, hand_total
-from baccarat.core.errors import IllegalActionError
+from baccarat.core.errors import IllegalActionError, UnknownSeatError
 from baccarat.core.games import Game
 from baccarat.core.registry import get_game
 from baccarat.core.roads import hand_from_json, roads
@@ -78,18 +78,37 @@ def _result_words(result: shapes.StoredResult, username: str | None) -> str | No
             else f"Push {you} : {dealer}")
 
 
-def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = None) -> list[shapes.RecallEntry]:
-    """The player's last rounds whose result is shown by ``now``: cards in deal order, bets, results,
-    balance before and after, and the shoe each was dealt from (and in Lucky Draw the seat that was
-    theirs), for checking it."""
+#: How many rounds ``GET /api/history`` sends at once, unless asked for fewer, and the most it sends.
+RECALL_ROUNDS, MOST_RECALL_ROUNDS = 20, 100
+
+
+def dealt_time() -> ColumnElement[datetime]:
+    """When a round was dealt (its last deal), or for one refunded before any card, when its betting closed: the
+    history's order.  Never the round's id: a table left idle keeps its open round (a low id) until someone bets."""
+    return func.coalesce(Round.dealt_at, Round.closes_at)
+
+
+def recall(s: Session, account_id: int, limit: int = RECALL_ROUNDS, now: datetime | None = None, *,
+           table_id: int | None = None, before: str | None = None) -> list[shapes.RecallEntry]:
+    """The player's last rounds whose result is shown by ``now``, the newest dealt first (at ``table_id`` only, if
+    given; older than the row whose ``cursor`` is ``before``, for the next page): cards in deal order, bets,
+    results, balance before and after, the shoe each was dealt from and in Lucky Draw the seat that was theirs,
+    for checking it."""
     now = now or _now()
-    rows = s.execute(select(Round, GameTable.name, GameTable.game, GameTable.paytable, ShoeRow.number)
-                     .join(Bet, Bet.round_id == Round.id).join(GameTable, GameTable.id == Round.table_id)
-                     .join(ShoeRow, ShoeRow.id == Round.shoe_id)
-                     .where(Bet.account_id == account_id, Round.status.in_(("settled", "refunded", "void")),
-                            or_(Round.result_at.is_(None), Round.result_at <= now))
-                     .group_by(Round.id, GameTable.name, GameTable.game, GameTable.paytable, ShoeRow.number)
-                     .order_by(Round.id.desc()).limit(limit)).all()
+    query = (select(Round, GameTable.name, GameTable.game, GameTable.paytable, ShoeRow.number)
+             .join(Bet, Bet.round_id == Round.id).join(GameTable, GameTable.id == Round.table_id)
+             .join(ShoeRow, ShoeRow.id == Round.shoe_id)
+             .where(Bet.account_id == account_id, Round.status.in_(("settled", "refunded", "void")),
+                    or_(Round.result_at.is_(None), Round.result_at <= now)))
+    if table_id is not None:
+        query = query.where(Round.table_id == table_id)
+    if before is not None:
+        after = s.execute(select(dealt_time(), Round.id).where(Round.id == _cursor(before))).first()
+        if after is None:
+            raise UnknownSeatError.coded("history.cursor", cursor=before)
+        query = query.where(or_(dealt_time() < after[0], and_(dealt_time() == after[0], Round.id < after[1])))
+    rows = s.execute(query.group_by(Round.id, GameTable.name, GameTable.game, GameTable.paytable, ShoeRow.number)
+                     .order_by(dealt_time().desc(), Round.id.desc()).limit(limit)).all()
     history: list[shapes.RecallEntry] = []
     username = s.scalar(select(Account.username).where(Account.id == account_id)) if rows else None
     for current, name, game_code, paytable, shoe_number in rows:
@@ -101,7 +120,8 @@ def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = 
                                     if key not in ("balances", "cards", "winner", "deal", "names", "spots")})
         cards = result.get("cards", [])
         entry: shapes.RecallEntry = {
-            "table": name, "table_id": current.table_id, "round": current.number, "status": current.status,
+            "cursor": str(current.id), "table": name, "table_id": current.table_id, "round": current.number,
+            "status": current.status,
             "shoe": shoe_number, "time": aware(current.closes_at).isoformat(), "detail": detail,
             "cards": cards, "cards_named": [card_label(c) for c in cards], "winner": result.get("winner"),
             "result_message": _result_words(result, username),
@@ -115,6 +135,13 @@ def recall(s: Session, account_id: int, limit: int = 20, now: datetime | None = 
             entry["seat"] = f"seat:{core_seats(everyone, game.max_seats)[account_id]}"
         history.append(entry)
     return history
+
+
+def _cursor(text: str) -> int:
+    """The round a history cursor names (a cursor is opaque to clients: today a round's row id)."""
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise UnknownSeatError.coded("history.cursor", cursor=text)
+    return int(text)
 
 
 def _name(game: Game, code: str) -> str:

@@ -547,6 +547,8 @@ class YourRoundBet(TypedDict):
 class RecallEntry(TypedDict):
     """One of the player's last rounds (``GET /api/history``)."""
 
+    cursor: str
+    """opaque: ask for ``before`` it to get the rounds dealt before this one"""
     table: str
     table_id: int
     round: int

@@ -14,7 +14,7 @@ function tableView(tableId) {
     inflight: null,          // {key, frame, kind}: a command sent and not yet answered (resent with its key)
     shownRound: null, cardsShown: new Set(), resultShown: null, bettingRound: null, phase: null,
     message: "", messageKind: "",
-    roads: null, strategy: null, history: [], openRows: new Set(),
+    roads: null, strategy: null, history: [], historyMore: false, openRows: new Set(),
     connected: false, everConnected: false, attempts: 0, lastFrame: 0,
     seen: new Set(), news: [],
     built: null, decisionKey: null, hint: localStorage.getItem("hint") === "on",
@@ -497,7 +497,7 @@ function tableView(tableId) {
     text(el.round, v.round_number ? t("phase.round", { n: v.round_number }) : "");
     renderCountdown();
     const last = v.last_result;
-    const lastWords = last && last.round !== v.round_number ? resultLine(last) : "";
+    const lastWords = last && last.round !== v.round_number ? resultLine(last, seatIn(last.round)) : "";
     text(el.lastResult, lastWords ? t("result.last", { round: last.round, result: lastWords }) : "");
     const pending = v.pending_limits;
     text(el.pending, pending ? t("limits.pending", { min: money(pending.minimum),
@@ -516,8 +516,9 @@ function tableView(tableId) {
     renderNews();
   }
 
-  /** A past result in one line (the view's last_result: old keys). */
-  function resultLine(r) {
+  /** A past result in one line (the view's last_result: old keys); in Lucky Draw with the hand of ``seat``
+   *  ("seat:N", the seat the player played that round from), or the dealer's total alone. */
+  function resultLine(r, seat) {
     if (r.void) return t("result.void_short");
     if (r.winner) {
       return r.winner === "tie" ? t("result.tie", { a: r.player_total, b: r.banker_total })
@@ -526,7 +527,7 @@ function tableView(tableId) {
     }
     if (r.hands && r.hands.dealer) {
       // both totals, the dealer's first as the dealer says it: "Dealer 6 : You 5"
-      const yours = mySeat() && r.hands[`seat:${mySeat()}`];
+      const yours = seat && r.hands[seat];
       return yours ? t("result.dealer_you", { dealer: handTotal(r.hands.dealer), you: handTotal(yours) })
         : t("result.dealer_had", { n: handTotal(r.hands.dealer) });
     }
@@ -1068,11 +1069,35 @@ function tableView(tableId) {
     S.strategyLoading = false;
   }
 
+  /** The seat this table's round ``number`` was played from, as the history says ("seat:N", Lucky Draw), or
+   *  null: never the seat the player has now, which may have been another's then. */
+  function seatIn(number) {
+    const row = S.history.find((r) => r.round === number);
+    return (row && row.seat) || null;
+  }
+
+  // The history comes a page at a time, the newest dealt first; a reload keeps as many rows as were shown.
+  const HISTORY_PAGE = 12;
+
   async function loadHistory() {
     try {
-      S.history = (await api("GET", "/api/history")).filter((r) => r.table_id === tableId);
+      const limit = Math.min(100, Math.max(HISTORY_PAGE, S.history.length));
+      S.history = await api("GET", `/api/history?table=${tableId}&limit=${limit}`);
+      S.historyMore = S.history.length === limit;
       drawHistory();
     } catch (error) { /* shown on the next attempt */ }
+  }
+
+  async function loadOlderHistory() {
+    const oldest = S.history[S.history.length - 1];
+    if (!oldest) return;
+    try {
+      const older = await api("GET",
+        `/api/history?table=${tableId}&limit=${HISTORY_PAGE}&before=${encodeURIComponent(oldest.cursor)}`);
+      S.history = S.history.concat(older);
+      S.historyMore = older.length === HISTORY_PAGE;
+      drawHistory();
+    } catch (error) { /* the button stays for another try */ }
   }
 
   function drawHistory() {
@@ -1083,7 +1108,7 @@ function tableView(tableId) {
       if (above && above.dataset.round) answers.set(above.dataset.round, answer);
     }
     const columns = ["time", "round", "bets", "result", "net", "balance", ...(fair ? ["fair"] : [])];
-    const rows = S.history.slice(0, 12).flatMap((r) => {
+    const rows = S.history.flatMap((r) => {
       const net = Object.values(r.bets).reduce((total, bet) => total + bet.net, 0);
       const id = `round-${r.round}-detail`;
       const open = S.openRows.has(r.round);
@@ -1107,7 +1132,9 @@ function tableView(tableId) {
     el.history.replaceChildren(h("h3", { id: "history-title" }, t("history.title")),
       h("table", { class: "history" },
         h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, t(`history.${c}`))))),
-        h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: columns.length }, t("history.none"))))));
+        h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: columns.length }, t("history.none"))))),
+      S.historyMore ? h("button", { type: "button", class: "link more", onclick: loadOlderHistory }, t("history.more"))
+        : null);
   }
 
   function historyResult(r, net) {
@@ -1118,9 +1145,7 @@ function tableView(tableId) {
       const event = r.bets.enter.event;
       const said = event === "Player wins" ? t("history.you_won") : event === "Dealer wins" ? t("history.dealer_won") : t("history.push");
       const hands = d.hands || {};
-      const yours = Object.keys(hands).filter((who) => who.startsWith("seat:"));
-      // the round's own seat (the history is the player's): both totals beside the words
-      const seat = yours.length === 1 ? yours[0] : mySeat() ? `seat:${mySeat()}` : null;
+      const seat = r.seat;  // the seat the round was played from, seated now or not: both totals beside the words
       return hands.dealer && seat && hands[seat]
         ? `${said} · ${t("result.dealer_you", { dealer: handTotal(hands.dealer), you: handTotal(hands[seat]) })}` : said;
     }
@@ -1141,7 +1166,7 @@ function tableView(tableId) {
     }
     if (d.hands) {
       lines.push(Object.entries(d.hands).map(([who, cards]) => `${who === "dealer" ? t("hand.dealer")
-        : who === `seat:${mySeat()}` ? t("hand.you") : t("hand.seat", { seat: who.split(":")[1], name: "" }).trim()}: ${cards.map(cardLabel).join(" ")}`).join("; "));
+        : who === r.seat ? t("hand.you") : t("hand.seat", { seat: who.split(":")[1], name: "" }).trim()}: ${cards.map(cardLabel).join(" ")}`).join("; "));
     }
     lines.push(Object.entries(r.bets).map(([code, bet]) => `${wagerName(code, bet.name)}: ${eventName(bet.event, code)} (${bet.net > 0 ? "+" : ""}${money(bet.net)})`).join("; "));
     return h("div", {}, lines.map((line) => h("div", {}, line)));

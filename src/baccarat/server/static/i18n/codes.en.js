@@ -107,6 +107,7 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "definition.unknown": "There is no rules file with the digest {digest} here: verify with the digest the shoe's record names.",
   "shoe.in_play": "The shoe is still in play: its seed is revealed when it ends.",
   "fairness.client_seed": "A client seed is 1 to 64 letters, digits or punctuation marks, without spaces.",
+  "history.cursor": "There is no round of your history at \"{cursor}\": load your history from the start again.",
   "history.still_dealing": "A round of yours is still being dealt: export again once its result is shown.",
   "account.unknown": "There is no account {account}.",
   "account.username_not_text": "A username is text: use 3 to 32 of the letters A-Z (without accents), the digits 0-9, dots, underscores and hyphens.",

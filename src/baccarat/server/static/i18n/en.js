@@ -255,6 +255,7 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "history.net": "Net",
   "history.balance": "Balance",
   "history.fair": "Fair",
+  "history.more": "Earlier rounds",
   "history.none": "No rounds yet",
   "history.refunded": "Void: refunded",
   "history.you_won": "You won",
