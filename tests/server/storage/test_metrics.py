@@ -8,6 +8,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import time
 from collections import Counter
 from contextlib import suppress
@@ -19,7 +20,9 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import create_engine, text
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import sessionmaker
+from sqlalchemy.pool import QueuePool
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
@@ -315,6 +318,38 @@ def test_a_count_kept_until_shown_is_made_at_its_moment_once_and_in_order(monkey
     assert metrics.count_shown(moment + timedelta(seconds=1)) == 1 and made == ["first"]
     assert metrics.count_shown(moment + timedelta(seconds=5)) == 1 and made == ["first", "later"]
     assert metrics.count_shown(moment + timedelta(seconds=9)) == 0 and made == ["first", "later"]
+
+
+def test_connections_in_use_never_fall_below_what_was_checked_out_through_an_outage(tmp_path: Path):
+    """The database goes away under a pool holding a connection: each checkout's pre-ping finds it dead and its
+    reconnect fails, which fires a check-in with no check-out.  The gauge fell by one with each (-217 after an
+    outage, issue 40); it stays at what is checked out, and counts again when the database is back."""
+    down, opened = False, []
+
+    def open_connection() -> sqlite3.Connection:
+        if down:
+            raise sqlite3.OperationalError("unable to open database file")
+        opened.append(sqlite3.connect(tmp_path / "pool.sqlite3", check_same_thread=False))
+        return opened[-1]
+
+    engine = create_engine("sqlite://", creator=open_connection, poolclass=QueuePool, pool_pre_ping=True)
+    metrics.watch_pool(engine)
+    start = metrics.DB_CONNECTIONS._value.get()
+    with engine.connect() as connection:
+        connection.execute(text("select 1"))
+        assert metrics.DB_CONNECTIONS._value.get() == start + 1
+    down = True
+    for connection in opened:
+        connection.close()  # the server went away
+    for _ in range(5):
+        with pytest.raises(OperationalError), engine.connect():
+            pass
+        assert metrics.DB_CONNECTIONS._value.get() == start
+    down = False
+    with engine.connect() as connection:
+        assert metrics.DB_CONNECTIONS._value.get() == start + 1
+    assert metrics.DB_CONNECTIONS._value.get() == start
+    engine.dispose()
 
 
 def test_the_metrics_can_ask_for_a_bearer_token():

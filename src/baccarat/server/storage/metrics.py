@@ -170,9 +170,26 @@ def count_shown(now: datetime | None = None) -> int:
 # --- database connections ------------------------------------------------------------------------------------
 
 def watch_pool(engine: Any) -> None:
-    """Count ``engine``'s connections in use in :data:`DB_CONNECTIONS`."""
-    event.listen(engine, "checkout", lambda *_: DB_CONNECTIONS.inc())
-    event.listen(engine, "checkin", lambda *_: DB_CONNECTIONS.dec())
+    """Count ``engine``'s connections in use in :data:`DB_CONNECTIONS`: only those checked out.  A checkout whose
+    pre-ping finds the connection dead and whose reconnect fails (the database down) fires a check-in with no
+    check-out: counted both ways, the gauge fell by one with each (to -217 after an outage)."""
+    out: set[int] = set()  # the pool's connection records checked out now
+    lock = threading.Lock()
+
+    def checkout(_connection: Any, record: Any, _proxy: Any) -> None:
+        with lock:
+            if id(record) not in out:
+                out.add(id(record))
+                DB_CONNECTIONS.inc()
+
+    def checkin(_connection: Any, record: Any) -> None:
+        with lock:
+            if id(record) in out:
+                out.discard(id(record))
+                DB_CONNECTIONS.dec()
+
+    event.listen(engine, "checkout", checkout)
+    event.listen(engine, "checkin", checkin)
 
 
 # --- serving the processes' sum ------------------------------------------------------------------------------
