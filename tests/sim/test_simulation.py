@@ -274,6 +274,14 @@ def test_bad_plans_are_refused():
         run(Plan("ez", 10, 1), workers=0)
 
 
+def test_a_cluster_without_dask_installed_names_the_extra(monkeypatch):
+    """Dask is the ``cluster`` extra (the table's install does without it): ``--scheduler`` without it says what to
+    install, before anything is dealt."""
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # what an install without the extra gives
+    with pytest.raises(ConfigurationError, match=r"pip install 'baccarat\[cluster\]'"):
+        run(Plan("ez", 10, 1), scheduler="tcp://127.0.0.1:8786")
+
+
 @pytest.fixture(scope="module")
 def dask_cluster(tmp_path_factory):
     """A real local Dask cluster: the ``dask scheduler`` and ``dask worker`` commands."""

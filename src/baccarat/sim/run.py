@@ -359,8 +359,12 @@ def _local(plan: P, workers: int, chunk: Callable[[P, int], R]) -> Iterator[tupl
 def _dask(plan: P, scheduler: str, chunk: Callable[[P, int], R]) -> Iterator[tuple[int, R]]:
     """Deal every chunk on the Dask cluster whose scheduler is at ``scheduler``; a malformed address is
     a :class:`ConfigurationError`, a scheduler that does not answer (or goes away) an :class:`UnavailableError`."""
-    from dask.distributed import Client
-    from dask.distributed import as_completed as dask_completed
+    try:
+        from dask.distributed import Client
+        from dask.distributed import as_completed as dask_completed
+    except ImportError:  # an extra: the table and simulation on one machine do without it
+        raise ConfigurationError("simulating on a Dask cluster needs Dask, which is not installed: "
+                                 "pip install 'baccarat[cluster]'") from None
 
     try:
         client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)  # type: ignore[no-untyped-call]
