@@ -12,7 +12,20 @@ import sys
 import typer
 from typer.main import get_command_name
 
-from baccarat.cli import analyze, audit, backup, certify, play, roads, rounds, seeds, serve, simulate, verify
+from baccarat.cli import (
+    analyze,
+    audit,
+    backup,
+    certify,
+    migrate,
+    play,
+    roads,
+    rounds,
+    seeds,
+    serve,
+    simulate,
+    verify,
+)
 from baccarat.cli.common import QUICK_EXIT, TYPER_SETTINGS, app
 from baccarat.cli.exits import EXIT_RUNTIME, end_early_workers, printable_output, quick_exit
 
@@ -70,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: The commands, each registered on :data:`~baccarat.cli.common.app` when its module is imported.
-COMMANDS = (analyze, audit, backup, certify, play, roads, rounds, seeds, serve, simulate, verify)
+COMMANDS = (analyze, audit, backup, certify, migrate, play, roads, rounds, seeds, serve, simulate, verify)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -266,6 +266,8 @@ CATALOGUE: dict[str, str] = {
     "server.busy": "The table server has all the connections it can hold: try again in a few seconds.",
     "server.too_many_connections": "Your address holds {limit} connections to the table server, the most it may: "
                                    "close other casino pages on your network, then try again.",
+    "server.upgrading": "The casino's server is being upgraded: no bet or change is taken for now. Try again in a "
+                        "minute.",
     # --- readiness (GET /ready): why the service cannot take bets and deal now
     "ready.database": "The database does not answer: nothing can be bet or dealt until it does (the server's log "
                       "says why).",

@@ -22,9 +22,10 @@ from baccarat.server.api.refusals import RETRY_AFTER
 from baccarat.server.live.leader import LOCK_KEY, TRY_EVERY, Leadership
 from baccarat.server.storage.db import make_engine, session_factory
 from baccarat.server.storage.migrate import code_heads
+from baccarat.server.storage.schema_watch import CHECK_SECONDS
 from baccarat.server.storage.settings import Settings
 
-from ...conftest import ON_BOTH, ON_POSTGRESQL, api_client
+from ...conftest import ON_BOTH, ON_POSTGRESQL, api_client, signed_in
 
 
 def _settings(database_url: str, tmp_path: Path) -> Settings:
@@ -171,3 +172,57 @@ def test_a_database_host_that_says_nothing_is_given_up_on(monkeypatch: pytest.Mo
             took = time.monotonic() - started
             assert 1.5 < took < 8, took
             engine.dispose()
+
+
+def _stamp(database_url: str, revisions: list[str]) -> list[str]:
+    """The database's schema revisions set to ``revisions`` (as another version's migration would); the old ones."""
+    engine = create_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            before = sorted(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
+            connection.execute(text("DELETE FROM alembic_version"))
+            for revision in revisions:
+                connection.execute(text("INSERT INTO alembic_version (version_num) VALUES (:r)"), {"r": revision})
+    finally:
+        engine.dispose()
+    return before
+
+
+def _bet(client: Any, auth: dict[str, str], key: str) -> Any:
+    return client.post("/api/tables/2/bets", json={"bets": {"banker": 100}}, headers={**auth, "Idempotency-Key": key})
+
+
+@ON_BOTH
+def test_on_a_schema_not_its_own_a_process_takes_no_write_and_deals_nothing(
+        client: TestClient, database_url: str, caplog: pytest.LogCaptureFixture):
+    """Issue 40 item 8: with the schema changed under it (another version's migration), a process answered /ready
+    503 and still took bets.  Within a second it refuses every write, REST and socket alike (503
+    ``server.upgrading``, ``Retry-After``), reads go on, its dealer deals nothing, and the log says so once; once
+    the schema is its own again, it takes writes and deals the round that waited."""
+    auth = signed_in(client, "wanda", grant=10_000)
+    assert _bet(client, auth, "schema-bet-01").status_code == 201
+    ours = _stamp(database_url, ["0010"])
+    client.time.advance(CHECK_SECONDS)  # the window closes meanwhile: the round waits, bet in escrow
+    for key in ("schema-bet-02", "schema-bet-03"):
+        refused = _bet(client, auth, key)
+        assert refused.status_code == 503 and refused.json()["code"] == "server.upgrading", refused.text
+        assert refused.headers["retry-after"] == str(RETRY_AFTER)
+    assert client.post("/api/sessions", json={"username": "wanda", "password": "correct horse"}).status_code == 503
+    assert client.get("/api/me", headers=auth).json()["balance"] == 9_900  # reads go on
+    with client.websocket_connect("/ws/tables/2") as socket:
+        socket.send_json({"type": "auth", "token": auth["Authorization"].split()[1]})
+        socket.receive_json()
+        socket.send_json({"type": "bet", "key": "schema-bet-04", "bets": {"banker": 100}})
+        answer = socket.receive_json()
+        while answer["type"] == "state":
+            answer = socket.receive_json()
+        assert (answer["type"], answer["code"]) == ("error", "server.upgrading"), answer
+    client.time.advance(5 * CHECK_SECONDS)
+    assert client.get("/api/tables/2").json()["round"]["number"] == 1  # nothing dealt
+    said = [r for r in caplog.records if "ready.migrations" in r.getMessage()]
+    assert len(said) == 1 and "0010" in said[0].getMessage(), [r.getMessage() for r in said]
+    _stamp(database_url, ours)
+    client.time.advance(CHECK_SECONDS + 10)  # the round that waited is dealt, its result shown
+    assert client.get("/api/tables/2").json()["round"]["number"] > 1
+    assert any("writes are taken" in r.getMessage() for r in caplog.records)
+    assert client.get("/api/history", headers=auth).json()[0]["round"] == 1

@@ -201,7 +201,7 @@ def test_the_page_keeps_no_table_of_english_sentences():
 
 @pytest.fixture
 def client(tmp_path: Path, manual_clock, monkeypatch: pytest.MonkeyPatch):
-    async def no_dealer(_: Any) -> None:  # the rounds stay as the clock leaves them
+    async def no_dealer(*_: Any) -> None:  # the rounds stay as the clock leaves them
         await asyncio.Event().wait()
 
     monkeypatch.setattr(app_module, "_deal_forever", no_dealer)

@@ -35,7 +35,7 @@ BETTING = 15.0
 
 @pytest.fixture
 def client(database_url: str, tmp_path: Path, manual_clock: Any, monkeypatch: pytest.MonkeyPatch):
-    async def no_dealer(_: Any) -> None:  # the test deals, at the moments it chooses
+    async def no_dealer(*_: Any) -> None:  # the test deals, at the moments it chooses
         await asyncio.Event().wait()
 
     monkeypatch.setattr(app_module, "_deal_forever", no_dealer)

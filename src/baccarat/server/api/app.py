@@ -18,6 +18,7 @@ from fastapi import FastAPI
 
 from baccarat.server.api import contract, refusals, routers, web
 from baccarat.server.api.body_limit import BodyLimit
+from baccarat.server.api.schema_gate import SchemaGate
 from baccarat.server.house import accounts, audit, audit_heads, audit_keys, seed_keys
 from baccarat.server.house.rate_limits import HashGate, LoginLimiter
 from baccarat.server.live import cluster
@@ -27,6 +28,7 @@ from baccarat.server.playing.dealer import LATE_BETS, Dealer
 from baccarat.server.storage import clock, faults, metrics
 from baccarat.server.storage.db import make_engine, read, session_factory, transaction
 from baccarat.server.storage.migrate import upgrade
+from baccarat.server.storage.schema_watch import CHECK_SECONDS, NotReadyError, SchemaWatch
 from baccarat.server.storage.settings import Settings
 
 log = logging.getLogger("baccarat.server")
@@ -35,21 +37,26 @@ log = logging.getLogger("baccarat.server")
 DEAL_INTERVAL = 0.1
 
 
-async def _deal_forever(dealer: Dealer) -> None:
-    """Deal every due round, forever.  A round that fails waits and is voided after repeated failures
-    (see :mod:`baccarat.server.playing.dealer`); this loop survives even a failure to list the due rounds."""
+async def _deal_forever(dealer: Dealer, schema: SchemaWatch) -> None:
+    """Deal every due round, forever, while the database's schema is this server's.  A round that fails waits and
+    is voided after repeated failures (see :mod:`baccarat.server.playing.dealer`); this loop survives even a
+    failure to list the due rounds."""
     metrics.DEALING.set(1)
     try:
-        await _deal_loop(dealer)
+        await _deal_loop(dealer, schema)
     finally:  # cancelled: the dealer's lock was lost or given up
         metrics.DEALING.set(0)
 
 
-async def _deal_loop(dealer: Dealer) -> None:
+async def _deal_loop(dealer: Dealer, schema: SchemaWatch) -> None:
     while True:
         try:
+            await schema.check_soon()  # on another schema nothing is dealt (said once in the log)
             await asyncio.to_thread(dealer.deal_due)
             metrics.count_shown()  # the payouts of results now shown (never counted at the deal)
+        except NotReadyError:
+            await clock.sleep(CHECK_SECONDS)
+            continue
         except Exception as error:  # the database itself is away: try again shortly
             problem = faults.storage_problem(error)
             if problem is None:
@@ -115,6 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.warning("seeds: sealed the seeds of %d shoes in play stored in clear (made before seeds were sealed)",
                         sealed)
         app.state.sessions = sessions
+        app.state.schema_watch = schema = SchemaWatch(sessions)  # no write on a schema this code was not built for
         app.state.limiter = LoginLimiter(sessions)  # counted in the database: every process sees the attempts
         # the rules-file games stored with the data, served by every process however it was started
         transaction(sessions, definitions.load_stored)
@@ -127,7 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                   sit_out_rounds=settings.sit_out_rounds, late=LATE_BETS)
         async with (audit_heads.signing(sessions, signing_key, settings.audit_heads_path,
                                         every=settings.audit_head_seconds),
-                    cluster.serving(app, engine, settings, lambda: _deal_forever(app.state.dealer))):
+                    cluster.serving(app, engine, settings, lambda: _deal_forever(app.state.dealer, schema))):
             yield  # the dealer runs in the one process holding the dealer's lock (see baccarat.server.live.leader)
         engine.dispose()
 
@@ -137,6 +145,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.hashing = HashGate()  # scrypt outside every transaction: one per core at most, at a lower OS priority
     refusals.install(app)
+    app.add_middleware(SchemaGate)
     app.add_middleware(BodyLimit)
     app.add_middleware(contract.MethodsAllowed)
 

@@ -31,6 +31,7 @@ from baccarat.core.errors import (
     InsufficientFundsError,
     InvalidAmountError,
     RateLimitedError,
+    UnavailableError,
     UnknownSeatError,
     UnknownWagerError,
     WagerPrerequisiteError,
@@ -58,6 +59,7 @@ STATUS = {
     UnknownSeatError: 404,
     IllegalActionError: 409,  #: the table is not in a state that allows it (no more bets, not seated...)
     RateLimitedError: 429,
+    UnavailableError: 503,  #: not now: the database's schema is not this server's (server.upgrading)
 }
 
 #: Refusals raised by our own code for what the schema states (a required header missing or malformed, text that
@@ -151,7 +153,7 @@ def install(app: FastAPI) -> None:
             (code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
         if isinstance(error, RateLimitedError):
             metrics.LIMIT_REFUSALS.labels(error.code, str(error.params.get("rule", ""))).inc()
-        wait = getattr(error, "retry_after", None)
+        wait = getattr(error, "retry_after", None) or (RETRY_AFTER if status == 503 else None)
         return refusal(status, type(error).__name__, str(error), {"Retry-After": str(wait)} if wait else None,
                       code=error.code, params=error.params)
 

@@ -399,6 +399,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                         raise ConfigurationError.coded("command.not_object")
                     if watching:  # a staff account's socket watches the table; staff do not play (house/roles.py)
                         raise AuthorizationError.coded("auth.staff_cannot_play")
+                    await socket.app.state.schema_watch.check_soon()  # no write on another schema (server.upgrading)
                     # with the other sockets' commands in one transaction (group commit, see batch)
                     result = await _batcher(socket.app, sessions).run(
                         SocketCommand(table_id, account_id, digest, frame, received),

@@ -169,6 +169,7 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "server.error": "Something went wrong on the server: try again.",
   "server.busy": "The table server has all the connections it can hold: try again in a few seconds.",
   "server.too_many_connections": "Your address holds {limit} connections to the table server, the most it may: close other casino pages on your network, then try again.",
+  "server.upgrading": "The casino's server is being upgraded: no bet or change is taken for now. Try again in a minute.",
   "ready.database": "The database does not answer: nothing can be bet or dealt until it does (the server's log says why).",
   "ready.migrations": "The database's schema is at {database:list}, this server's at {expected:list}: start the server again (it migrates an older schema at start), or run the version that made the newer one.",
   "ready.no_dealer": "No process of this service holds the dealer's lock, so no round is dealt: a server takes it within a second of starting.",

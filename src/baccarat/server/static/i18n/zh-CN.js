@@ -386,6 +386,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "server.busy": "牌桌服务器已满：请几秒后再试。",
   "server.too_many_connections": "您的网络已与牌桌服务器建立 {limit} 个连接，已达上限：请关闭该网络上其他的娱乐场页面后再试。",
   "ready.database": "数据库没有响应：在其恢复之前无法下注或发牌（原因见服务器日志）。",
+  "server.upgrading": "赌场的服务器正在升级：暂时不接受下注或更改。请一分钟后再试。",
   "ready.migrations": "数据库的结构版本为 {database}，本服务器的为 {expected}：请重新启动服务器（启动时会迁移较旧的结构），或运行生成较新结构的版本。",
   "ready.no_dealer": "本服务没有任何进程持有发牌锁，因此没有牌局被发牌；服务器启动后一秒内会取得该锁。",
   "frame.binary": "牌桌无法读取上一条消息：请再试一次。",
