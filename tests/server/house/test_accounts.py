@@ -312,7 +312,7 @@ def test_a_trusted_sign_in_has_places_of_its_own_and_its_hash_goes_first():
         release.wait(5)
 
     def sign_in(label: str, trusted: bool) -> None:
-        with gate.admit(trusted):
+        with gate.admit(ratelimit.TRUSTED if trusted else ratelimit.OTHER):
             gate(hold if label == "first" else lambda: order.append(label))
 
     threads = [threading.Thread(target=sign_in, args=("first", False))]
@@ -326,7 +326,7 @@ def test_a_trusted_sign_in_has_places_of_its_own_and_its_hash_goes_first():
     threads.append(threading.Thread(target=sign_in, args=("owner", True)))
     threads[2].start()
     until(lambda: gate._work.qsize() >= 2, says="the trusted sign-in was not admitted")
-    with pytest.raises(RateLimitedError), gate.admit(trusted=True):  # and the one kept place too
+    with pytest.raises(RateLimitedError), gate.admit(ratelimit.TRUSTED):  # and the one kept place too
         pass
     release.set()
     for thread in threads:
@@ -355,6 +355,57 @@ def test_a_flood_from_many_addresses_never_keeps_the_owner_out(client):
         assert _log_in(stranger, "owner").json()["code"] == "rate.busy"  # failed here: no kept place
     finally:
         gate._admitted = 0
+
+
+def test_a_flood_that_tries_the_owner_s_name_from_fresh_addresses_never_keeps_the_owner_out(client):
+    """Issue 38's rerun: 60 addresses each tried the owner's name first (a known username, no failure yet from the
+    address: trusted, once each) and took the trusted places too; the owner got 429 ``rate.busy`` in 2 runs of 3.
+    From the address they signed up from, and from one they signed in from, the owner has places no fresh address
+    can take (it would need the password), and their hash goes before every other."""
+    home, office, fresh = "203.0.113.21", "203.0.113.22", "198.51.100.61"
+    assert _register(_from(client, home), "homely").status_code == 201  # signed up from home
+    assert _log_in(_from(client, office), "homely").status_code == 201  # and signed in once at the office
+    gate = client.app.state.hashing
+    gate._admitted = gate.slots + gate.queue + gate.kept  # every place a flood of first tries can take
+    try:
+        busy = _log_in(_from(client, fresh), "homely", "wrong horse")  # a fresh address: trusted, and refused
+        assert busy.status_code == 429 and busy.json()["code"] == "rate.busy"
+        for attempt in range(4):
+            for where in (home, office):
+                answer = _log_in(_from(client, where), "homely")
+                assert answer.status_code == 201, (where, attempt, answer.text)
+    finally:
+        gate._admitted = 0
+
+
+def test_a_known_address_s_hash_goes_before_every_other():
+    """Four sign-ins waiting behind one hashing: a known address's first, then the trusted one, then the others in
+    the order they came."""
+    gate = ratelimit.HashGate(slots=1, queue=3, kept=1)
+    inside, release = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def hold() -> None:
+        inside.set()
+        release.wait(5)
+
+    def sign_in(label: str, standing: int) -> None:
+        with gate.admit(standing):
+            gate(hold if label == "first" else lambda: order.append(label))
+
+    threads = [threading.Thread(target=sign_in, args=("first", ratelimit.OTHER))]
+    threads[0].start()
+    assert inside.wait(5)
+    for label, standing in (("other", ratelimit.OTHER), ("trusted", ratelimit.TRUSTED),
+                            ("other-2", ratelimit.OTHER), ("known", ratelimit.KNOWN)):
+        threads.append(threading.Thread(target=sign_in, args=(label, standing)))
+        threads[-1].start()
+        waiting = len(threads) - 1
+        until(lambda n=waiting: gate._work.qsize() >= n, says=f"{label} never asked for a hash")
+    release.set()
+    for thread in threads:
+        thread.join()
+    assert order == ["known", "trusted", "other", "other-2"]
 
 
 def test_an_ipv6_subscriber_s_addresses_count_as_one():

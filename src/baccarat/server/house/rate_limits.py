@@ -23,8 +23,12 @@ scrypt takes a whole core for a while per hash (by design); :class:`HashGate` ru
 per core, on threads of lower OS priority, and refuses a sign-in at once, rather than queueing without
 end, when too many are in progress, so a flood of sign-ins cannot take the CPU away from the bets and the
 dealer.  A flood from many addresses, each under its own limits, must not keep an owner out: a sign-in for a
-known username with no failure from its address in the window (:meth:`LoginLimiter.login` says so) has places
-of its own in the gate (:data:`HASH_KEPT`) and its hash runs before the others waiting.  (With the hashes at
+known username with no failure from its address in the window (:data:`TRUSTED`, :meth:`LoginLimiter.login` says
+so) has places of its own in the gate (:data:`HASH_KEPT`) and its hash runs before the others waiting.  A flood
+that also tries the owner's name from fresh addresses takes those places too (each fresh address is trusted once);
+so a sign-in from an address the account signed up or signed in from in the last :data:`KNOWN_FOR` seconds
+(:data:`KNOWN`: the attackers would need the password to make one) has places of its own beyond them, goes before
+every other hash, and skips the username's slowdown.  (With the hashes at
 normal priority on every core, parallel attackers still held a bet's write back; the interpreter's own threads
 were starved.)  The gate stays per process on purpose: it guards
 this machine's cores, which other processes' hashes do not use.
@@ -67,6 +71,11 @@ USERNAME_BACKSTOP = 50
 #: The wait past the backstop: :data:`SLOW_FIRST` seconds, doubled every :data:`SLOW_STEP` failures more,
 #: at most :data:`SLOW_MOST` (the owner still gets in within a few seconds).
 SLOW_FIRST, SLOW_STEP, SLOW_MOST = 0.5, 10, 4.0
+#: How long an address an account signed up or signed in from stays known for it (seconds: 30 days).
+KNOWN_FOR = 30 * 86_400.0
+#: A sign-in's standing in the hashing gate: another (:data:`OTHER`), a known username with no failure from the
+#: address in the window (:data:`TRUSTED`), from an address the account signed in or up from (:data:`KNOWN`).
+OTHER, TRUSTED, KNOWN = 0, 1, 2
 #: Registration attempts allowed per client address in :data:`REGISTRATION_WINDOW` seconds.
 ADDRESS_REGISTRATIONS, REGISTRATION_WINDOW = 20, 60.0
 #: Password hashes running at once: one per core this process may use (scrypt is pure CPU).
@@ -139,16 +148,18 @@ class LoginLimiter:
         self._written = itertools.count(1)
 
     @contextmanager
-    def login(self, name: str, address: str) -> Iterator[bool]:
-        """Around one login for the canonical username ``name`` from ``address``; gives whether the attempt is
-        trusted: ``name`` is an account's and no attempt for it from ``address`` failed (or is in progress) in
-        the window (:class:`HashGate` keeps places for those).
+    def login(self, name: str, address: str) -> Iterator[int]:
+        """Around one login for the canonical username ``name`` from ``address``; gives the attempt's standing
+        (:class:`HashGate` keeps places for each): :data:`KNOWN` when the account signed in or up from ``address``
+        in the last :data:`KNOWN_FOR`, else :data:`TRUSTED` when ``name`` is an account's and no attempt for it from
+        ``address`` failed (or is in progress) in the window, else :data:`OTHER`.
 
         A wrong password (:class:`~baccarat.core.errors.AuthenticationError`) keeps its place in the
-        counts; a right one, or a login refused for another reason (the server busy), gives it back.
+        counts; a right one gives it back and makes ``address`` known for the account; a login refused for
+        another reason (the server busy) gives it back.
         """
 
-        def admit(s: Session) -> tuple[int, bool]:
+        def admit(s: Session) -> tuple[int, int]:
             keyed_locks.hold(s, keyed_locks.ADDRESS_ATTEMPTS, address)  # the pair's and the address's counts
             at = self._clock()  # read under the lock: a key's attempts are written in order
             login_from = (_C.kind == "login") & (_C.address == address)
@@ -157,13 +168,18 @@ class LoginLimiter:
                 raise _refuse(wait, "username")
             if wait := _wait(s, login_from, ADDRESS_FAILURES, LOGIN_WINDOW, at):
                 raise _refuse(wait, "address")
-            trusted = (s.scalar(select(_C.id).where(pair, _C.at > at - LOGIN_WINDOW).limit(1)) is None
-                       and s.scalar(select(Account.id).where(Account.login == name)) is not None)
-            return self._write(s, "login", name, address, at), trusted
+            if _known(s, name, address, at):
+                standing = KNOWN
+            elif (s.scalar(select(_C.id).where(pair, _C.at > at - LOGIN_WINDOW).limit(1)) is None
+                  and s.scalar(select(Account.id).where(Account.login == name)) is not None):
+                standing = TRUSTED
+            else:
+                standing = OTHER
+            return self._write(s, "login", name, address, at), standing
 
-        attempt, trusted = transaction(self._sessions, admit)
+        attempt, standing = transaction(self._sessions, admit)
         try:
-            yield trusted
+            yield standing
         except AuthenticationError:
             metrics.LOGIN_FAILURES.inc()
             raise
@@ -171,15 +187,34 @@ class LoginLimiter:
             self._give_back(attempt)
             raise
         self._give_back(attempt)
+        self.remember(name, address)
 
-    def slowdown(self, name: str) -> float:
-        """Seconds to wait before answering a sign-in for the canonical username ``name``: 0 until its
-        failures from all addresses in the window reach :data:`USERNAME_BACKSTOP` (:func:`slowdown_for`)."""
+    def remember(self, name: str, address: str) -> None:
+        """Make ``address`` known for the canonical username ``name`` (it signed in or up from there) for
+        :data:`KNOWN_FOR`; a database that fails here only leaves it unknown."""
         at = self._clock()
-        failures = read(self._sessions, lambda s: s.scalar(
-            select(func.count()).select_from(_ATTEMPTS).where(
-                _C.kind == "login", _C.name == name, _C.at > at - LOGIN_WINDOW)))
-        return slowdown_for(int(failures or 0))
+
+        def mark(s: Session) -> None:
+            s.execute(delete(_ATTEMPTS).where(_C.kind == "known", _C.name == name, _C.address == address))
+            s.execute(insert(_ATTEMPTS).values(kind="known", name=name, address=address, at=at))
+        try:
+            transaction(self._sessions, mark)
+        except Exception:
+            log.warning("cannot note a sign-in's address as known for its account", exc_info=True)
+
+    def slowdown(self, name: str, address: str) -> float:
+        """Seconds to wait before answering a sign-in for the canonical username ``name`` from ``address``: 0 until
+        its failures from all addresses in the window reach :data:`USERNAME_BACKSTOP` (:func:`slowdown_for`), and 0
+        from an address known for it (the backstop slows a botnet, never the owner at home)."""
+        at = self._clock()
+
+        def look(s: Session) -> float:
+            if _known(s, name, address, at):
+                return 0.0
+            failures = s.scalar(select(func.count()).select_from(_ATTEMPTS).where(
+                _C.kind == "login", _C.name == name, _C.at > at - LOGIN_WINDOW))
+            return slowdown_for(int(failures or 0))
+        return read(self._sessions, look)
 
     @contextmanager
     def registration(self, address: str) -> Iterator[None]:
@@ -208,7 +243,8 @@ class LoginLimiter:
     def _write(self, s: Session, kind: str, name: str | None, address: str, at: float) -> int:
         if next(self._written) % PRUNE_EVERY == 0:
             oldest = at - max(LOGIN_WINDOW, REGISTRATION_WINDOW)
-            s.execute(delete(_ATTEMPTS).where(_C.at <= oldest))
+            s.execute(delete(_ATTEMPTS).where(_C.at <= oldest, _C.kind != "known"))
+            s.execute(delete(_ATTEMPTS).where(_C.at <= at - KNOWN_FOR, _C.kind == "known"))
         row: Any = s.execute(insert(_ATTEMPTS).values(kind=kind, name=name, address=address, at=at)
                              .returning(_C.id)).scalar_one()
         return int(row)
@@ -220,6 +256,12 @@ class LoginLimiter:
             transaction(self._sessions, lambda s: s.execute(delete(_ATTEMPTS).where(_C.id == attempt)))
         except Exception:
             log.warning("cannot give back a sign-in attempt; it counts until it leaves the window", exc_info=True)
+
+
+def _known(s: Session, name: str, address: str, at: float) -> bool:
+    """Whether the account ``name`` signed in or up from ``address`` in the last :data:`KNOWN_FOR` seconds."""
+    return s.scalar(select(_C.id).where(_C.kind == "known", _C.name == name, _C.address == address,
+                                        _C.at > at - KNOWN_FOR).limit(1)) is not None
 
 
 def _lower_priority() -> None:
@@ -235,9 +277,11 @@ class HashGate:
 
     ``admit()`` is held around a whole sign-in or sign-up: at most ``slots + queue`` of them are in
     progress at once, and one more is refused at once (429) before it reads or hashes anything;
-    ``admit(trusted=True)`` (a sign-in :meth:`LoginLimiter.login` trusts) may also take one of ``kept`` places
-    the others cannot, and its hash runs before the others' still waiting.  Calling the gate with the work
-    (``gate(lambda: hash_password(p))``) runs it on a hashing thread and waits for its result.
+    ``admit(TRUSTED)`` (a sign-in :meth:`LoginLimiter.login` trusts) may also take one of ``kept`` places
+    the others cannot, and its hash runs before the others' still waiting; ``admit(KNOWN)`` (from an address
+    known for the account) one of ``kept`` more that only such sign-ins take, its hash before every other.
+    Calling the gate with the work (``gate(lambda: hash_password(p))``) runs it on a hashing thread and waits for
+    its result.
     """
 
     def __init__(self, slots: int | None = None, queue: int | None = None, kept: int | None = None) -> None:
@@ -248,32 +292,32 @@ class HashGate:
         self._admitted = 0
         self._work: PriorityQueue[tuple[int, int, Future[Any] | None, Callable[[], Any] | None]] = PriorityQueue()
         self._order = itertools.count()
-        self._trusted: ContextVar[bool] = ContextVar("trusted_hash", default=False)
+        self._standing: ContextVar[int] = ContextVar("hash_standing", default=OTHER)
         for number in range(self.slots):
             threading.Thread(target=_hash_forever, args=(self._work,), name=f"password-hash-{number}",
                              daemon=True).start()
         weakref.finalize(self, _stop, self._work, self.slots)  # its threads go with the app
 
     @contextmanager
-    def admit(self, trusted: bool = False) -> Iterator[None]:
+    def admit(self, standing: int = OTHER) -> Iterator[None]:
         with self._lock:
-            if self._admitted >= self.slots + self.queue + (self.kept if trusted else 0):
+            if self._admitted >= self.slots + self.queue + self.kept * min(standing, KNOWN):
                 busy = RateLimitedError.coded("rate.busy")
                 busy.retry_after = 3
                 raise busy
             self._admitted += 1
-        token = self._trusted.set(trusted)
+        token = self._standing.set(standing)
         try:
             yield
         finally:
-            self._trusted.reset(token)
+            self._standing.reset(token)
             with self._lock:
                 self._admitted -= 1
 
     def __call__(self, work: Callable[[], T]) -> T:
         future: Future[T] = Future()
-        # a trusted sign-in's hash goes before the others waiting; each kind in the order it came
-        self._work.put((0 if self._trusted.get() else 1, next(self._order), future, work))
+        # a known address's sign-in first, then a trusted one, then the others; each kind in the order it came
+        self._work.put((KNOWN - min(self._standing.get(), KNOWN), next(self._order), future, work))
         return future.result()
 
 
@@ -293,4 +337,4 @@ def _hash_forever(work: PriorityQueue[tuple[int, int, Future[Any] | None, Callab
 
 def _stop(work: PriorityQueue[Any], threads: int) -> None:
     for _ in range(threads):
-        work.put((2, -1, None, None))  # after everything already waiting
+        work.put((KNOWN + 1, -1, None, None))  # after everything already waiting

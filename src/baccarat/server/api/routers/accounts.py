@@ -22,9 +22,11 @@ def register(request: Request, body: Credentials) -> AccountCreated:
     """A new account with the server's grant of play money; limited per client address, and the
     password is hashed with no transaction open (see :func:`accounts.sign_up`)."""
     state = request.app.state
-    with state.limiter.registration(address_key(address(request))), state.hashing.admit():
+    where = address_key(address(request))
+    with state.limiter.registration(where), state.hashing.admit():
         account = accounts.sign_up(state.sessions, body.username, body.password,
                                    grant=state.settings.grant, hashing=state.hashing)
+    state.limiter.remember(accounts.login_key(account.username), where)  # its owner's address: known for it
     logs.note(account_id=account.id)
     balance = look(request, lambda s: wallet.balance(s, account.id))
     return {"id": account.id, "username": account.username, "balance": balance}
@@ -34,17 +36,18 @@ def register(request: Request, body: Credentials) -> AccountCreated:
 async def log_in(request: Request, body: Credentials) -> SessionToken:
     """A session token; failures limited per username from one client address and per address (an IPv6 client's
     /64 network), hashed outside any transaction; a known username with no failure from the address has places of
-    its own in the hashing gate, so that a flood from other addresses cannot keep its owner out.  A username with
-    very many failures from all addresses is answered after a wait
+    its own in the hashing gate, and one from an address the account signed up or in from more places still, so that
+    a flood from other addresses cannot keep its owner out.  A username with very many failures from all addresses
+    is answered after a wait, except from such a known address
     (:meth:`~baccarat.server.house.rate_limits.LoginLimiter.slowdown`), awaited here so that no thread is held
     while it waits."""
     state = request.app.state
     name, where = accounts.login_key(body.username), address_key(address(request))
-    if wait := await run_in_threadpool(state.limiter.slowdown, name):
+    if wait := await run_in_threadpool(state.limiter.slowdown, name, where):
         await asyncio.sleep(wait)
 
     def sign_in() -> SessionToken:
-        with state.limiter.login(name, where) as trusted, state.hashing.admit(trusted):
+        with state.limiter.login(name, where) as standing, state.hashing.admit(standing):
             return {"token": accounts.sign_in(state.sessions, body.username, body.password, hashing=state.hashing)}
 
     return await run_in_threadpool(sign_in)
