@@ -27,14 +27,14 @@ Protocol (JSON text frames):
   turns it) and ``{"type": "turn", "card": I}`` (turned now).  No key: a resent peel shows the same lift.
   Answered ``{"type": "ok", "result": {"card", "lift"}}``; anyone else's is refused (``squeeze.not_yours``).
 * Limits: every frame, the first (auth) frame included, of at most :data:`MAX_FRAME` bytes; at most
-  :data:`MAX_RATE` commands per second per socket; at most :data:`MAX_SOCKETS` table sockets per account,
-  counted in the database across every server process (:mod:`baccarat.server.live.leases`), so the
-  commands an account can send are bounded whatever the number of processes; beyond that the
-  connection is closed (1009 / 1008).  A malformed frame (binary, not JSON, nested too deep,
-  not a JSON object, text that cannot be stored anywhere in it: ``request.bad_text`` naming the field)
-  gets an error and changes nothing.  The size check here runs on a frame already
-  received: a real server must also be given :data:`MAX_FRAME` as uvicorn's ``ws_max_size``, which
-  refuses a bigger frame from its header, before buffering it (``baccarat serve`` does).
+  :data:`~baccarat.server.live.pacing.MAX_RATE` commands arriving per second per socket (a squeezer's peels paced
+  besides: :mod:`baccarat.server.live.pacing`); at most :data:`MAX_SOCKETS` table sockets per account, counted in
+  the database across every server process (:mod:`baccarat.server.live.leases`), so the commands an account
+  can send are bounded whatever the number of processes; beyond that the connection is closed (1009 / 1008).
+  A malformed frame (binary, not JSON, nested too deep, not a JSON object, text that cannot be stored anywhere
+  in it: ``request.bad_text`` naming the field) gets an error and changes nothing.  The size check here runs on
+  a frame already received: a real server must also be given :data:`MAX_FRAME` as uvicorn's ``ws_max_size``,
+  which refuses a bigger frame from its header, before buffering it (``baccarat serve`` does).
 * Signing out ends the session everywhere: a socket whose token is logged out or expires is closed
   with :data:`SIGNED_OUT` (4401) within about :data:`~baccarat.server.live.feed.POLL` seconds (with
   LISTEN/NOTIFY: a logout notifies every table at once, an expiry is seen within
@@ -53,7 +53,6 @@ import asyncio
 import json
 import logging
 import re
-import time
 from collections import Counter
 from collections.abc import Mapping
 from contextlib import suppress
@@ -72,10 +71,12 @@ from baccarat.server.house import accounts, roles
 from baccarat.server.live.arrival import ARRIVED
 from baccarat.server.live.feed import RESYNC, TableFeed
 from baccarat.server.live.leases import Leases
+from baccarat.server.live.pacing import CommandRate, PeelPace
 from baccarat.server.playing import bulk_bets as bulkbets
 from baccarat.server.playing import commands, seating, views
 from baccarat.server.playing.commands import CommandAnswer
 from baccarat.server.playing.shapes import YourState
+from baccarat.server.playing.squeeze import Peel
 from baccarat.server.storage import logs, metrics, notify
 from baccarat.server.storage.db import read, transaction
 from baccarat.server.storage.group_commit import Batcher, Command, Outcome
@@ -86,7 +87,6 @@ from baccarat.server.storage.settings import Settings
 log = logging.getLogger("baccarat.server")
 
 MAX_FRAME = 4096  #: bytes per frame, the first one included; ``baccarat serve`` gives it to uvicorn as ``ws_max_size``
-MAX_RATE = 50  #: commands per second per connection
 MAX_SOCKETS = 8  #: open table sockets per account, in all the server processes together
 AUTH_TIMEOUT = 10.0  #: seconds to send the auth frame
 MAX_ID = 2**31 - 1  #: table ids are 32-bit columns: a bigger one is refused before it reaches a query
@@ -276,6 +276,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
     """Add ``/ws/tables/{table_id}`` to ``app``."""
     sockets: Counter[int] = Counter()  #: account id -> open table sockets, all tables together
     app.state.table_sockets = sockets
+    peels = PeelPace()  #: the squeezers' peels, paced before any database work
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(socket: WebSocket, table_id: int) -> None:
@@ -336,7 +337,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         feed = _feed(socket.app, sessions, table_id)
         first = not feed.watchers[account_id]
         feed.join(account_id, digest)  # at once, with no await since _feed: every socket of a table shares its feed
-        stamps: list[float] = []
+        rate = CommandRate()
         seen = -1  # the feed's version this socket was last pushed
         pusher: asyncio.Task[None] | None = None
         receiver: asyncio.Task[Any] | None = None
@@ -388,9 +389,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                 # frame was read off the network where the protocol stamped it (baccarat.server.live.arrival)
                 arrived = message.get(ARRIVED)
                 received = arrived if isinstance(arrived, datetime) else _now()
-                now = time.monotonic()
-                stamps = [t for t in stamps if now - t < 1.0] + [now]
-                if len(stamps) > MAX_RATE:
+                if rate.too_many(received):  # counted by arrival (baccarat.server.live.pacing)
                     raise Close(1008, "too many commands")
                 frame: Any = None
                 try:
@@ -400,10 +399,16 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     if watching:  # a staff account's socket watches the table; staff do not play (house/roles.py)
                         raise AuthorizationError.coded("auth.staff_cannot_play")
                     await socket.app.state.schema_watch.check_soon()  # no write on another schema (server.upgrading)
+                    paced = peels.too_soon(table_id, account_id, frame, received)
+                    if paced is not None:  # too soon after the last peel taken: its answer, no database work
+                        await socket.send_json({"type": "ok", "key": None, "result": paced})
+                        continue
                     # with the other sockets' commands in one transaction (group commit, see batch)
                     result = await _batcher(socket.app, sessions).run(
                         SocketCommand(table_id, account_id, digest, frame, received),
                         table=table_id, received=received)
+                    if frame.get("type") == "squeeze":
+                        peels.took(table_id, account_id, received, cast(Peel, result))
                 except BaccaratError as error:
                     if isinstance(frame, dict) and frame.get("type") == "bet":
                         metrics.bet_answered(table_id, error.code, received)
@@ -418,7 +423,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                 # A bet's answer holds the player's seat, balance, bets and round: no state follows it (at a
                 # crowded table that push, the whole view again, was much of the event loop's work in a burst);
                 # the table's next push carries the layout's new totals.  A decision's changes are pushed now.
-                if frame.get("type") != "bet" or "seat" not in result:
+                # (a peel's or a turn's change reaches every watcher, this socket included, with the table's push)
+                if frame.get("type") == "decision" or (frame.get("type") == "bet" and "seat" not in result):
                     await push(await asyncio.to_thread(you))
         finally:
             feed.leave(account_id, digest)
