@@ -292,3 +292,32 @@ def test_every_worker_logs_the_same_way(database_url: str, serve):
     started = [e["event"] for e in _lines(server.stderr()) if e["event"].startswith("Started server process")]
     # (a superset: under load the supervisor may replace a worker that was slow to answer its ping)
     assert {f"Started server process [{pid}]" for pid in ids} <= set(started), started
+
+
+def test_a_refused_request_s_access_line_says_its_code_and_params(tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    """Issue 40 item 9: a refusal was logged with its status alone.  Its access line now says the refusal's code and
+    params (machine values: never the password sent, which no code's params hold); an answer has neither."""
+    from fastapi.testclient import TestClient
+
+    from baccarat.server.api.app import create_app
+    from baccarat.server.storage.settings import Settings
+
+    caplog.set_level(logging.INFO, logger="baccarat.access")
+    caplog.handler.addFilter(logs.ContextFilter())  # as the server's handler: the context's fields on each line
+    with TestClient(RequestLog(create_app(Settings(data_dir=tmp_path, betting_seconds=600)))) as client:
+        assert client.post("/api/accounts", json={"username": "rhea", "password": PASSWORD}).status_code == 201
+        token = client.post("/api/sessions", json={"username": "rhea", "password": PASSWORD}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}", "Idempotency-Key": "log-refusal-01"}
+        assert client.post("/api/tables/2/bets", json={"bets": {"tie": 50}}, headers=auth).status_code == 409
+        assert client.post("/api/sessions", json={"username": "rhea", "password": "wrong " + PASSWORD}
+                           ).status_code == 401
+        assert client.post("/api/accounts", json={"username": "x"}).status_code == 422
+    lines = {(r.method, r.path, r.status): r for r in caplog.records if r.getMessage() == "request"}  # type: ignore[attr-defined]
+    below = lines[("POST", "/api/tables/2/bets", 409)]
+    assert (below.refusal, below.refusal_params) == (  # type: ignore[attr-defined]
+        "bet.below_minimum", {"wager": "tie", "amount": 50, "minimum": 100})
+    assert lines[("POST", "/api/sessions", 401)].refusal == "auth.wrong_password"  # type: ignore[attr-defined]
+    invalid = lines[("POST", "/api/accounts", 422)]
+    assert (invalid.refusal, invalid.refusal_params["problem"]) == ("request.invalid", "string_too_short")  # type: ignore[attr-defined]
+    assert not hasattr(lines[("POST", "/api/accounts", 201)], "refusal")
+    assert PASSWORD not in caplog.text

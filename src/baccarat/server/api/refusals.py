@@ -39,7 +39,7 @@ from baccarat.core.errors import (
 from baccarat.core.messages import CATALOGUE, Param, render
 from baccarat.core.text import storable
 from baccarat.server.api.text import BAD_TEXT
-from baccarat.server.storage import faults, metrics
+from baccarat.server.storage import faults, logs, metrics
 
 log = logging.getLogger("baccarat.server")
 
@@ -88,7 +88,9 @@ def _message(detail: Any) -> str:
 def refusal(status: int, kind: str, detail: Any, headers: Mapping[str, str] | None = None, *, code: str,
            params: Mapping[str, Param] | None = None) -> JSONResponse:
     """Every refusal has this shape: ``{"error": <kind>, "code": <code>, "params": {...}, "detail": <words>,
-    "message": <a sentence>}``."""
+    "message": <a sentence>}``; the request's access line says its code and params (``refusal``,
+    ``refusal_params``: machine values, never a password or a token, which no code's params hold)."""
+    logs.note(refusal=code, refusal_params=dict(params or {}))
     return JSONResponse({"error": kind, "code": code, "params": dict(params or {}), "detail": detail,
                          "message": _message(detail)}, status_code=status, headers=headers)
 
