@@ -166,6 +166,21 @@ def test_a_break_is_exactly_one_of_hours_and_months_as_the_schema_says(client: T
                                                                                      "months": "integer"}
 
 
+@pytest.mark.parametrize("path", ["/health", "/ready", "/api/tables", "/openapi.json", "/", "/operator",
+                                  "/static/lib.js"])
+def test_head_is_answered_wherever_get_is_with_the_get_s_headers_and_no_body(client: TestClient, path: str):
+    """Issue 40 item 7: ``HEAD /health`` was 405 (a load balancer's or nginx's probe by HEAD saw the server down)."""
+    got, head = client.get(path), client.head(path)
+    assert head.status_code == got.status_code == 200 and head.content == b""
+    assert head.headers["content-length"] == got.headers["content-length"]
+    assert head.headers["content-type"] == got.headers["content-type"]
+
+
+def test_head_where_there_is_no_get_is_refused_naming_the_methods(client: TestClient):
+    refused = client.head("/api/sessions")
+    assert refused.status_code == 405 and refused.headers["allow"] == "POST, DELETE" and refused.content == b""
+
+
 def test_an_address_outside_the_schema_is_left_to_the_router(client: TestClient):
     assert client.options("/api/no-such-thing").status_code == 404
     assert client.options("/").status_code == 405  # the page: GET only

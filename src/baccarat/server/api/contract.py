@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from baccarat.core.messages import render
 from baccarat.server.api.refusals import refusal
@@ -102,7 +102,8 @@ class MethodsAllowed:
     with ``Allow``, and any other method the address does not answer is refused 405 with the whole list in
     ``Allow`` (Starlette's router names only the first route it finds at the address: ``POST`` for
     ``/api/sessions``, which also answers ``DELETE``).  Addresses outside the schema (the pages, the static
-    files) are left to the router.
+    files) are left to the router.  ``HEAD`` is answered wherever ``GET`` is, the pages included (FastAPI's
+    routes refused it 405, ``/health`` too): the GET's status and headers, no body.
 
     A CORS middleware, if one is ever added, is added after this one and so answers preflights first.
     """
@@ -124,7 +125,10 @@ class MethodsAllowed:
             return
         allowed = self._allowed(scope)
         method = scope["method"]
-        if allowed is None or method in allowed.split(", "):
+        if method == "HEAD" and ("GET" in (allowed or "GET").split(", ")):
+            # HEAD wherever GET is (a load balancer's probe, a proxy's check): the GET's status and headers, no body
+            await self.app({**scope, "method": "GET"}, receive, _headless(send))
+        elif allowed is None or method in allowed.split(", "):
             await self.app(scope, receive, send)
         elif method == "OPTIONS":
             await Response(status_code=204, headers={"Allow": allowed})(scope, receive, send)
@@ -133,3 +137,11 @@ class MethodsAllowed:
             await refusal(405, "MethodNotAllowed", render("request.method_not_allowed", params), {"Allow": allowed},
                           code="request.method_not_allowed", params=params)(scope, receive, send)
 
+
+def _headless(send: Send) -> Send:
+    """``send`` with every body sent as empty (its headers, ``Content-Length`` included, as the GET's)."""
+    async def headless(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            message = {**message, "body": b""}
+        await send(message)
+    return headless
