@@ -216,6 +216,12 @@ def _serve_metrics(host: str, port: int, workers: int, token: str | None = None)
     return f"; metrics at http://{shown}:{bound}/metrics" + (" (bearer token)" if token else "")
 
 
+#: Seconds a worker has to answer the supervisor's health check before it is killed and replaced.  uvicorn's 5 s
+#: killed three workers still starting under load (their imports and migrations check take seconds on a busy
+#: machine), and the instance took 40 s to be ready; a worker that hangs is still replaced, 30 s later.
+WORKER_HEALTHCHECK_SECONDS = 30
+
+
 def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str, object],
                    metrics_note: str = "") -> None:
     """``workers`` uvicorn processes on one listening socket, each its own app (made from the environment:
@@ -229,7 +235,7 @@ def _serve_workers(settings: Settings, url: str, workers: int, options: dict[str
     os.environ.update(BACCARAT_DATABASE_URL=url, BACCARAT_BETTING_SECONDS=str(settings.betting_seconds),
                       BACCARAT_DATA_DIR=str(settings.data_dir))
     config = uvicorn.Config("baccarat.server.api.app:served_app", factory=True, workers=workers,
-                            **options)  # type: ignore[arg-type]
+                            timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS, **options)  # type: ignore[arg-type]
     try:
         sock = config.bind_socket()
     except SystemExit:

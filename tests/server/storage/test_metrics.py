@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import signal
@@ -350,6 +351,30 @@ def test_connections_in_use_never_fall_below_what_was_checked_out_through_an_out
         assert metrics.DB_CONNECTIONS._value.get() == start + 1
     assert metrics.DB_CONNECTIONS._value.get() == start
     engine.dispose()
+
+
+def test_a_file_a_killed_worker_left_unreadable_is_left_out_and_said_once(tmp_path: Path,
+                                                                          caplog: pytest.LogCaptureFixture):
+    """Issue 40 item 6: a worker killed while it made its file left it empty, and every scrape of the instance
+    answered 500 until it was restarted.  The files that cannot be read are left out (said once each in the log),
+    the others summed as before."""
+    from prometheus_client import generate_latest
+    from prometheus_client.mmap_dict import MmapedDict, mmap_key
+
+    alive = MmapedDict(str(tmp_path / "counter_4242.db"))
+    alive.write_value(mmap_key("baccarat_bets_total", "baccarat_bets_total", ["table"], ["1"], "bets"), 7.0, 0.0)
+    alive.close()
+    (tmp_path / "histogram_4243.db").write_bytes(b"")  # made, never written: the kill came first
+    (tmp_path / "counter_4244.db").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00\xff\xff")  # cut short
+    registry = metrics.multiprocess_registry(tmp_path)
+    caplog.set_level(logging.WARNING, logger="baccarat.server")
+    for _ in range(3):
+        scraped = generate_latest(registry).decode()
+        assert 'baccarat_bets_total{table="1"} 7.0' in scraped
+    said = [r.getMessage() for r in caplog.records if "metrics: left out" in r.getMessage()]
+    assert sorted(said) == [f"metrics: left out {name}, which cannot be read (struct.error: a process killed while "
+                            "writing it?); the other processes' values are served"
+                            for name in ("counter_4244.db", "histogram_4243.db")], said
 
 
 def test_the_metrics_can_ask_for_a_bearer_token():

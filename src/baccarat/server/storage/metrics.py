@@ -23,9 +23,11 @@ scrape without it is answered 401.
 
 from __future__ import annotations
 
+import glob
 import heapq
 import hmac
 import itertools
+import logging
 import os
 import re
 import socket
@@ -36,12 +38,15 @@ from pathlib import Path
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.registry import Collector
 from sqlalchemy import event
 from sqlalchemy.orm import Session, SessionTransaction
 
 from baccarat.server.storage.models import now as _now
+
+log = logging.getLogger("baccarat.server")
 
 #: Seconds: from a few milliseconds (a bet's group commit, a push) to the dealer's longest wait for late bets.
 _SECONDS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -199,17 +204,34 @@ _LIVE_FILE = re.compile(r"gauge_live\w+_(\d+)\.db")
 
 class _Processes(Collector):
     """The values of every process writing to ``path``; the live gauges of processes gone are dropped first
-    (a worker killed and restarted by the supervisor no longer counts its sockets)."""
+    (a worker killed and restarted by the supervisor no longer counts its sockets).  A file that cannot be read
+    (a worker killed while it made it left it empty, or cut short) is left out and said once in the log: with
+    it, every scrape of the instance answered 500 until the instance was restarted."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.collector = MultiProcessCollector(None, path=path)  # type: ignore[no-untyped-call]
+        self._skipped: set[str] = set()
 
     def collect(self) -> Iterable[Any]:
         for pid in {int(found.group(1)) for name in os.listdir(self.path) if (found := _LIVE_FILE.fullmatch(name))}:
             if not _alive(pid):
                 mark_process_dead(pid, self.path)  # type: ignore[no-untyped-call]
-        return self.collector.collect()  # type: ignore[no-any-return,no-untyped-call]
+        readable = []
+        for name in sorted(glob.glob(os.path.join(self.path, "*.db"))):
+            try:
+                for _ in MmapedDict.read_all_values_from_file(name):  # type: ignore[no-untyped-call]
+                    pass
+            except FileNotFoundError:  # a dead process's live gauge, just removed
+                continue
+            except Exception as error:  # (struct.error, a key that is not JSON...): what a kill mid-write leaves
+                if name not in self._skipped:
+                    self._skipped.add(name)
+                    log.warning("metrics: left out %s, which cannot be read (%s: a process killed while writing "
+                                "it?); the other processes' values are served", os.path.basename(name),
+                                f"{type(error).__module__}.{type(error).__qualname__}".removeprefix("builtins."))
+                continue
+            readable.append(name)
+        return MultiProcessCollector.merge(readable, accumulate=True)  # type: ignore[no-any-return,no-untyped-call]
 
 
 def _alive(pid: int) -> bool:
