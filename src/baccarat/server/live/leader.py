@@ -28,7 +28,7 @@ from typing import Any
 
 from sqlalchemy import Engine, text
 
-from baccarat.server.storage import clock
+from baccarat.server.storage import clock, logs
 from baccarat.server.storage.db import on_postgresql
 
 log = logging.getLogger("baccarat.dealer")
@@ -117,13 +117,16 @@ async def deal_while_leading(leadership: Leadership, deal_forever: Callable[[], 
     """Run ``deal_forever`` while this process holds the dealer's lock: try to take it every
     ``every`` seconds, and stop dealing the moment it is lost.  Cancel to stop (the lock is given up)."""
     dealing: asyncio.Task[None] | None = None
+    # the failed tries said once every 10 s while they last (173 lines in 22 s of an outage, from two processes)
+    tries_failed = logs.Throttled(log, clock=clock.monotonic)
     try:
         while True:
             if dealing is None:
                 try:
                     taken = await asyncio.to_thread(leadership.try_take)
                 except Exception as error:
-                    log.warning("cannot try for the dealer's lock (%s: %s)", type(error).__name__, error)
+                    tries_failed.warning(type(error).__name__, "cannot try for the dealer's lock (%s: %s)",
+                                         type(error).__name__, error)
                     taken = False
                 if taken:
                     if leadership.shared:

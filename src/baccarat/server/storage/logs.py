@@ -25,7 +25,9 @@ import json
 import logging
 import re
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -70,6 +72,34 @@ def note(**fields: object) -> None:
     current = _context.get()
     if current is not None:
         current.update(fields)
+
+
+class Throttled:
+    """A warning that can repeat many times a second (a loop meeting a database that is away) said at most once per
+    reason every ``every`` seconds, each line saying how many went unsaid since the one before (``clock``: seconds,
+    the server's :func:`~baccarat.server.storage.clock.monotonic` in the server)."""
+
+    def __init__(self, logger: logging.Logger, *, every: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._logger, self._every, self._clock = logger, every, clock
+        self._lock = threading.Lock()
+        self._said: dict[str, float] = {}
+        self._unsaid: dict[str, int] = {}
+
+    def warning(self, reason: str, message: str, *args: object) -> bool:
+        """Log ``message % args`` as a warning unless ``reason`` was said in the last ``every`` seconds; whether it
+        was."""
+        with self._lock:
+            now = self._clock()
+            said = self._said.get(reason)
+            if said is not None and now - said < self._every:
+                self._unsaid[reason] = self._unsaid.get(reason, 0) + 1
+                return False
+            self._said[reason] = now
+            unsaid = self._unsaid.pop(reason, 0)
+        self._logger.warning(message + (" (%d more since the last line)" if unsaid else ""),
+                             *args, *((unsaid,) if unsaid else ()))
+        return True
 
 
 class ContextFilter(logging.Filter):
