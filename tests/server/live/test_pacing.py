@@ -1,40 +1,66 @@
 """A socket's commands paced before any database work (:mod:`baccarat.server.live.pacing`, issue 38's rerun of
-item 11): the rate counted by when frames arrived, and a squeezer's peels too soon after the last one taken
-answered with it."""
+item 11): the rate counted by when frames arrived, as a token bucket, and a squeezer's peels too soon after the
+last one answered given that answer again."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from baccarat.server.live.pacing import MAX_RATE, CommandRate, PeelPace
+from baccarat.core.errors import IllegalActionError
+from baccarat.server.live.pacing import BURST, MAX_RATE, CommandRate, PeelPace
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
-def test_the_rate_counts_arrivals_however_slowly_the_socket_reads_them():
-    """80 frames that arrived within one second are too many, though the socket reads them over two seconds (as a
-    socket does while each frame before them is carried out); 50 a second for ever are not."""
+def _arrivals(per_second: float, seconds: float) -> list[datetime]:
+    return [T0 + timedelta(seconds=n / per_second) for n in range(int(per_second * seconds))]
+
+
+def test_80_a_second_sustained_is_too_many_and_50_never_is():
+    """The flood: 80 frames a second on one socket (none was closed when the count was by reading); closed within
+    about 100 / 30 s.  50 a second for a minute is never too many."""
     rate = CommandRate()
-    arrivals = [T0 + timedelta(seconds=n / 80) for n in range(80)]
-    answers = [rate.too_many(at) for at in arrivals]
-    assert answers.index(True) == MAX_RATE  # the 51st within the second
+    answers = [rate.too_many(at) for at in _arrivals(80, 10)]
+    first = answers.index(True)
+    assert 3.0 < first / 80 < 4.0, first
     steady = CommandRate()
-    assert not any(steady.too_many(T0 + timedelta(seconds=n / MAX_RATE)) for n in range(5 * MAX_RATE))
+    assert not any(steady.too_many(at) for at in _arrivals(MAX_RATE, 60))
+
+
+def test_a_burst_read_together_after_a_stall_is_not_a_flood():
+    """37 frames a second sent for 2 s, read off the network in one go after the server was busy (all stamped at
+    once): an honest pace, not closed (a one-second window on arrival stamps closed it).  Over the burst is."""
+    rate = CommandRate()
+    assert not any(rate.too_many(T0) for _ in range(74))
+    assert not any(rate.too_many(at) for at in _arrivals(37, 10) if at > T0)
+    burst = CommandRate()
+    assert [burst.too_many(T0) for _ in range(BURST + 1)] == [False] * BURST + [True]
 
 
 def _peel(card: object, lift: object, kind: str = "squeeze") -> dict[str, object]:
     return {"type": kind, "card": card, "lift": lift}
 
 
-def test_a_peel_too_soon_after_the_last_taken_is_answered_with_it():
+def test_a_peel_too_soon_after_the_last_answered_gets_that_answer():
     pace = PeelPace()
-    assert pace.too_soon(7, 1, _peel(0, 0.2), T0) is None  # none taken yet: to the database
-    pace.took(7, 1, T0, {"card": 0, "lift": 0.2})
+    assert pace.too_soon(7, 1, _peel(0, 0.2), T0) is None  # none answered yet: to the database
+    pace.answered(7, 1, _peel(0, 0.2), T0, {"card": 0, "lift": 0.2})
     for after_ms in (0, 50, 99):
         assert pace.too_soon(7, 1, _peel(0, 0.5), T0 + timedelta(milliseconds=after_ms)) == {"card": 0, "lift": 0.2}
-    assert pace.too_soon(7, 1, _peel(0, 0.5), T0 + timedelta(milliseconds=100)) is None  # its time: taken
+    assert pace.too_soon(7, 1, _peel(0, 0.5), T0 + timedelta(milliseconds=100)) is None  # its time: to the database
     # never paced: a full lift (it turns the card), a turn, the next card, another squeezer, another table, nonsense
     for frame, table, account in ((_peel(0, 1), 7, 1), (_peel(0, 1.0), 7, 1), ({"type": "turn", "card": 0}, 7, 1),
                                   (_peel(1, 0.3), 7, 1), (_peel(0, 0.3), 7, 2), (_peel(0, 0.3), 8, 1),
                                   (_peel(0, True), 7, 1), (_peel(0, "0.3"), 7, 1)):
         assert pace.too_soon(table, account, frame, T0 + timedelta(milliseconds=10)) is None, frame
+
+
+def test_a_refused_peel_is_refused_again_for_the_same_time_without_the_database():
+    """The flood's frames were mostly refused (the card not squeezable yet), each refusal a locked read."""
+    pace = PeelPace()
+    not_now = IllegalActionError.coded("squeeze.not_now")
+    pace.answered(7, 1, _peel(2, 0.4), T0, not_now)
+    assert pace.too_soon(7, 1, _peel(2, 0.6), T0 + timedelta(milliseconds=40)) is not_now
+    assert pace.too_soon(7, 1, _peel(2, 0.6), T0 + timedelta(milliseconds=100)) is None
+    pace.answered(7, 1, {"type": "turn", "card": 2}, T0, not_now)  # a turn's answer is not kept
+    assert pace.too_soon(7, 1, _peel(2, 0.6), T0 + timedelta(milliseconds=40)) is not_now

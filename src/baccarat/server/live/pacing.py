@@ -1,13 +1,15 @@
 """A table socket's commands paced in the process, before any database work.
 
-* :class:`CommandRate`: at most :data:`MAX_RATE` commands a second per socket, counted by when each frame *arrived*
-  (:mod:`baccarat.server.live.arrival`), not when the socket got round to it: frames queue while one is carried
-  out, and a count by reading let 80 frames a second through on each socket at the pace they were read.
+* :class:`CommandRate`: at most :data:`MAX_RATE` commands a second per socket sustained (:data:`BURST` at once),
+  counted by when each frame *arrived* (:mod:`baccarat.server.live.arrival`), not when the socket got round to
+  it: frames queue while one is carried out, and a count by reading let 80 frames a second through on each
+  socket at the pace they were read.
 * :class:`PeelPace`: a peel frame that arrives within :data:`~baccarat.server.playing.squeeze.PEEL_EVERY` of the
   last one this process took from the same account at the same table is answered with that peel, as the database
   would answer it (a peel too soon changes nothing), without a transaction or a push.  A flood of 80 peel frames
   a second on each of four sockets held 74 % of a core where a squeeze takes 19 %: each frame was a locked read of
-  the round and a push of the player's state.  Across processes the stored moment of the last peel paces them
+  the round and a push of the player's state.  A refusal (the card not squeezable yet, not this player's) is
+  answered again the same way for the same time.  Across processes the stored moment of the last peel paces them
   (:func:`baccarat.server.playing.squeeze.peel`), and an account's sockets are capped across the service, so the
   peels that reach the database stay bounded.  A full lift (a turn) is never paced.
 """
@@ -17,48 +19,64 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 
+from baccarat.core.errors import BaccaratError
 from baccarat.server.playing.squeeze import PEEL_EVERY, Peel
 
-MAX_RATE = 50  #: commands per second per connection
+MAX_RATE = 50  #: commands per second per connection, sustained
+BURST = 2 * MAX_RATE  #: commands that may arrive at once (frames read off the network together after a stall)
 
 
 class CommandRate:
-    """The arrivals of one socket's commands in the last second."""
+    """One socket's commands as a token bucket on their arrival times: :data:`BURST` at once, :data:`MAX_RATE` a
+    second sustained.  A window of one second on arrival stamps closed honest sockets of a busy server: frames that
+    queued in the kernel while it was busy are read, and stamped, together."""
 
-    def __init__(self, most: int = MAX_RATE) -> None:
-        self.most = most
-        self._arrivals: list[float] = []
+    def __init__(self, rate: float = MAX_RATE, burst: int = BURST) -> None:
+        self.rate, self.burst = rate, burst
+        self._tokens = float(burst)
+        self._at: float | None = None
 
     def too_many(self, arrived: datetime) -> bool:
-        """Count a command that arrived at ``arrived``: whether more than ``most`` arrived within a second."""
+        """Count a command that arrived at ``arrived``: whether it is over the sustained rate and the burst."""
         moment = arrived.timestamp()
-        self._arrivals = [t for t in self._arrivals if moment - t < 1.0] + [moment]
-        return len(self._arrivals) > self.most
+        if self._at is not None:
+            self._tokens = min(float(self.burst), self._tokens + max(0.0, moment - self._at) * self.rate)
+        self._at = moment if self._at is None else max(self._at, moment)
+        if self._tokens < 1:
+            return True
+        self._tokens -= 1
+        return False
 
 
 class PeelPace:
-    """The last peel this process took from each (table, account), and when its frame arrived."""
+    """The last answer the database gave a peel from each (table, account), and when that peel's frame arrived: the
+    peel on show, or the refusal (the card not being squeezed now, or not by this player)."""
 
     def __init__(self, every: float = PEEL_EVERY) -> None:
         self.every = every
         self._lock = threading.Lock()
-        self._last: dict[tuple[int, int], tuple[datetime, Peel]] = {}
+        self._last: dict[tuple[int, int], tuple[datetime, object, Peel | BaccaratError]] = {}
 
-    def too_soon(self, table_id: int, account_id: int, frame: dict[str, object], arrived: datetime) -> Peel | None:
-        """The peel to answer with when the peel ``frame`` that arrived at ``arrived`` comes too soon after the last
-        one taken (of the same card); None when it goes on to the database (a full lift, a turn, always does)."""
+    def too_soon(self, table_id: int, account_id: int, frame: dict[str, object], arrived: datetime
+                 ) -> Peel | BaccaratError | None:
+        """The answer for the peel ``frame`` that arrived at ``arrived`` when it comes within ``every`` of the last
+        one answered (of the same card): that answer again (a refusal to raise); None when it goes on to the database
+        (a full lift, a turn, always does)."""
         lift = frame.get("lift")
         if frame.get("type") != "squeeze" or isinstance(lift, bool) or not isinstance(lift, int | float) or lift >= 1:
             return None
         with self._lock:
             last = self._last.get((table_id, account_id))
-        if last is None or last[1]["card"] != frame.get("card"):
+        if last is None or last[1] != frame.get("card"):
             return None
-        return last[1] if 0 <= (arrived - last[0]).total_seconds() < self.every else None
+        return last[2] if 0 <= (arrived - last[0]).total_seconds() < self.every else None
 
-    def took(self, table_id: int, account_id: int, arrived: datetime, peel: Peel) -> None:
-        """The database answered a peel that arrived at ``arrived`` with ``peel``."""
+    def answered(self, table_id: int, account_id: int, frame: dict[str, object], arrived: datetime,
+                 answer: Peel | BaccaratError) -> None:
+        """The database answered the peel ``frame`` that arrived at ``arrived`` with ``answer``."""
+        if frame.get("type") != "squeeze":
+            return
         with self._lock:
             if len(self._last) > 10_000:  # squeezes long over: forgotten (a new one starts unpaced once)
                 self._last.clear()
-            self._last[(table_id, account_id)] = (arrived, peel)
+            self._last[(table_id, account_id)] = (arrived, frame.get("card"), answer)

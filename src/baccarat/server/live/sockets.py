@@ -400,15 +400,20 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                         raise AuthorizationError.coded("auth.staff_cannot_play")
                     await socket.app.state.schema_watch.check_soon()  # no write on another schema (server.upgrading)
                     paced = peels.too_soon(table_id, account_id, frame, received)
-                    if paced is not None:  # too soon after the last peel taken: its answer, no database work
+                    if isinstance(paced, BaccaratError):  # too soon after the last peel answered: its answer again,
+                        raise paced.with_traceback(None)  # with no database work
+                    if paced is not None:
                         await socket.send_json({"type": "ok", "key": None, "result": paced})
                         continue
                     # with the other sockets' commands in one transaction (group commit, see batch)
-                    result = await _batcher(socket.app, sessions).run(
-                        SocketCommand(table_id, account_id, digest, frame, received),
-                        table=table_id, received=received)
-                    if frame.get("type") == "squeeze":
-                        peels.took(table_id, account_id, received, cast(Peel, result))
+                    try:
+                        result = await _batcher(socket.app, sessions).run(
+                            SocketCommand(table_id, account_id, digest, frame, received),
+                            table=table_id, received=received)
+                    except BaccaratError as error:
+                        peels.answered(table_id, account_id, frame, received, error)
+                        raise
+                    peels.answered(table_id, account_id, frame, received, cast(Peel, result))
                 except BaccaratError as error:
                     if isinstance(frame, dict) and frame.get("type") == "bet":
                         metrics.bet_answered(table_id, error.code, received)
