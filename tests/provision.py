@@ -1,6 +1,6 @@
 """What the test command starts by itself, so that ``python -m pytest`` runs the whole suite: a pytest plugin
 (registered by ``tests/conftest.py``).  It installs nothing: ``scripts/provision`` installs Debian's
-postgresql, chromium and nginx where they are missing (the README's test command runs it first).
+postgresql, chromium, nginx and prometheus (promtool) where they are missing (the README's test command runs it first).
 
 - the PostgreSQL tests (the ``database_url`` fixture's ``postgresql`` parameter): when some selected test needs
   it and ``BACCARAT_TEST_POSTGRES_URL`` is not set, it starts a throw-away server with ``.ci/postgres.sh`` on a

@@ -95,6 +95,60 @@ def test_the_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path):
         assert not Path(env[outside]).is_relative_to(env["BACCARAT_DATA_DIR"]), outside
 
 
+# --- alerts and scheduled checks ----------------------------------------------------------------------
+
+ALERTS = DEPLOY / "prometheus" / "baccarat-alerts.yml"
+SCHEDULED = [DEPLOY / "systemd" / name for name in ("baccarat-backup.service", "baccarat-backup.timer",
+                                                     "baccarat-checks.service", "baccarat-checks.timer")]
+#: the moments the scheduled jobs write for node_exporter's textfile collector, which the alert rules read
+JOB_METRICS = {"baccarat_backup_last_success_timestamp_seconds", "baccarat_ledger_check_last_success_timestamp_seconds",
+               "baccarat_audit_verify_last_success_timestamp_seconds"}
+
+
+def _promtool(request: pytest.FixtureRequest) -> str:
+    found = shutil.which("promtool")
+    if found is None:
+        why = "promtool is not installed (Debian's prometheus package has it; scripts/provision installs it)"
+        if os.environ.get("BACCARAT_REQUIRE_PROMTOOL"):
+            pytest.fail(f"BACCARAT_REQUIRE_PROMTOOL is set but {why}")
+        pytest.skip(why)
+    return found
+
+
+@pytest.mark.slow
+def test_the_alert_rules_pass_promtool_and_their_unit_tests(request: pytest.FixtureRequest):
+    """``promtool check rules`` and ``promtool test rules`` (deploy/prometheus/baccarat-alerts.test.yml: each alert
+    fires when it should, and not before); the rules read only what the server exports, ``up``, and the moments the
+    scheduled jobs write."""
+    from baccarat.server.storage import metrics
+
+    promtool = _promtool(request)
+    for command in (["check", "rules", ALERTS.name], ["test", "rules", "baccarat-alerts.test.yml"]):
+        done = subprocess.run([promtool, *command], cwd=ALERTS.parent, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+    exported = {metric._name for metric in metrics.ALL} | {f"{metric._name}_bucket" for metric in metrics.ALL}
+    named = set(re.findall(r"\b(baccarat_\w+|up)\b", ALERTS.read_text()))
+    assert named - exported - JOB_METRICS == {"up"}, named
+    assert named >= JOB_METRICS
+
+
+@pytest.mark.slow
+def test_the_scheduled_backup_and_checks_pass_systemd_analyze_and_write_what_the_alerts_read(tmp_path: Path):
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed here (Debian's systemd package has it)")
+    for unit in SCHEDULED:
+        copy = tmp_path / unit.name
+        copy.write_text(unit.read_text().replace("/opt/baccarat/venv/bin/baccarat", server_kit.EXE))
+    for unit in SCHEDULED:
+        done = subprocess.run([analyze, "verify", "--man=no", str(tmp_path / unit.name)], capture_output=True,
+                              text=True, timeout=60, cwd=tmp_path)
+        assert done.returncode == 0 and done.stderr.strip() == "", (unit.name, done.stderr)
+    written = " ".join(unit.read_text() for unit in SCHEDULED)
+    assert all(name in written for name in JOB_METRICS)
+    assert "baccarat backup" in written and "baccarat ledger check" in written and "baccarat audit verify" in written
+
+
 # --- nginx in front of two processes -----------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ from baccarat.cli import (
     audit,
     backup,
     certify,
+    ledger,
     migrate,
     play,
     roads,
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: The commands, each registered on :data:`~baccarat.cli.common.app` when its module is imported.
-COMMANDS = (analyze, audit, backup, certify, migrate, play, roads, rounds, seeds, serve, simulate, verify)
+COMMANDS = (analyze, audit, backup, certify, ledger, migrate, play, roads, rounds, seeds, serve, simulate, verify)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

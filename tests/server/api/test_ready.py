@@ -20,6 +20,7 @@ from sqlalchemy import create_engine, text
 from baccarat.core.messages import render
 from baccarat.server.api.refusals import RETRY_AFTER
 from baccarat.server.live.leader import LOCK_KEY, TRY_EVERY, Leadership
+from baccarat.server.storage import metrics
 from baccarat.server.storage.db import make_engine, session_factory
 from baccarat.server.storage.migrate import code_heads
 from baccarat.server.storage.schema_watch import CHECK_SECONDS
@@ -221,8 +222,10 @@ def test_on_a_schema_not_its_own_a_process_takes_no_write_and_deals_nothing(
     assert client.get("/api/tables/2").json()["round"]["number"] == 1  # nothing dealt
     said = [r for r in caplog.records if "ready.migrations" in r.getMessage()]
     assert len(said) == 1 and "0010" in said[0].getMessage(), [r.getMessage() for r in said]
+    assert metrics.SCHEMA_CURRENT._value.get() == 0  # for the alert (deploy/prometheus)
     _stamp(database_url, ours)
     client.time.advance(CHECK_SECONDS + 10)  # the round that waited is dealt, its result shown
     assert client.get("/api/tables/2").json()["round"]["number"] > 1
+    assert metrics.SCHEMA_CURRENT._value.get() == 1
     assert any("writes are taken" in r.getMessage() for r in caplog.records)
     assert client.get("/api/history", headers=auth).json()[0]["round"] == 1

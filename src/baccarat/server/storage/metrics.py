@@ -81,9 +81,13 @@ DB_CONNECTIONS = Gauge("baccarat_db_connections_in_use", "Database connections c
 DEALING = Gauge("baccarat_dealing", "Processes dealing the rounds: 1 in the one holding the dealer's lock, summed "
                 "over the live processes (1 expected).", multiprocess_mode="livesum")
 
+SCHEMA_CURRENT = Gauge("baccarat_schema_current", "1 while the database's schema is the one the process was built "
+                       "for (it takes writes), 0 while it is not (it refuses them: server.upgrading); the least over "
+                       "the live processes.", multiprocess_mode="livemin")
+
 #: Every metric above (the dashboard's test reads their names).
 ALL = (BETS, STAKES, PAYOUTS, REFUNDS, ROUNDS, LOGIN_FAILURES, LIMIT_REFUSALS, BET_COMMIT, DEAL_LAG,
-       SETTLEMENT_PUSH, OPEN_SOCKETS, TABLE_BETTORS, DB_CONNECTIONS, DEALING)
+       SETTLEMENT_PUSH, OPEN_SOCKETS, TABLE_BETTORS, DB_CONNECTIONS, DEALING, SCHEMA_CURRENT)
 
 
 def bet_answered(table_id: int, code: str | None, received: datetime | None = None) -> None:

@@ -19,7 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from baccarat.core.errors import UnavailableError
-from baccarat.server.storage import clock
+from baccarat.server.storage import clock, metrics
 from baccarat.server.storage.db import read
 from baccarat.server.storage.migrate import code_heads, database_heads
 
@@ -43,6 +43,7 @@ class SchemaWatch:
         self._lock = threading.Lock()
         self._checked: float | None = None
         self._database: frozenset[str] = code_heads()
+        metrics.SCHEMA_CURRENT.set(1)
 
     @property
     def matches(self) -> bool:
@@ -62,6 +63,7 @@ class SchemaWatch:
                 self._database = read(self.sessions, lambda s: database_heads(s.connection()))
             except SQLAlchemyError:
                 return before
+            metrics.SCHEMA_CURRENT.set(1 if self.matches else 0)
             if before and not self.matches:
                 log.error("the database's schema is at %s, this server's at %s: no bet, deal or other change is "
                           "taken until it is this server's again (ready.migrations)", sorted(self._database),
