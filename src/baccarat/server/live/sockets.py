@@ -27,7 +27,7 @@ Protocol (JSON text frames):
   turns it) and ``{"type": "turn", "card": I}`` (turned now).  No key: a resent peel shows the same lift.
   Answered ``{"type": "ok", "result": {"card", "lift"}}``; anyone else's is refused (``squeeze.not_yours``).
 * Limits: every frame, the first (auth) frame included, of at most :data:`MAX_FRAME` bytes; at most
-  :data:`~baccarat.server.live.pacing.MAX_RATE` commands arriving per second per socket (a squeezer's peels paced
+  :data:`~baccarat.server.live.pacing.MAX_RATE` commands a second per socket, sustained (a squeezer's peels paced
   besides: :mod:`baccarat.server.live.pacing`); at most :data:`MAX_SOCKETS` table sockets per account, counted in
   the database across every server process (:mod:`baccarat.server.live.leases`), so the commands an account
   can send are bounded whatever the number of processes; beyond that the connection is closed (1009 / 1008).
