@@ -47,11 +47,18 @@ def _runtime_closure(distribution: str, extras: frozenset[str] = frozenset()) ->
     return found
 
 
+def _optional(block: ast.AST) -> bool:
+    """Whether ``block`` is a ``try:`` whose ``except ImportError`` says what to install: an extra's import."""
+    return isinstance(block, ast.Try) and any(
+        handler.type is not None and "ImportError" in ast.unparse(handler.type) for handler in block.handlers)
+
+
 def _imports(path: Path) -> set[str]:
-    """The top-level names ``path`` imports when it runs (relative imports and TYPE_CHECKING blocks aside)."""
+    """The top-level names ``path`` imports when it runs (relative imports, TYPE_CHECKING blocks and an extra's
+    imports, guarded by ``except ImportError``, aside)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skipped = {id(node) for block in ast.walk(tree)
-               if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+               if (isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)) or _optional(block)
                for statement in block.body for node in ast.walk(statement)}
     names = set()
     for node in ast.walk(tree):
@@ -66,15 +73,17 @@ def _imports(path: Path) -> set[str]:
 
 def test_the_closure_reads_extras_and_leaves_the_test_tools_out() -> None:
     closure = _runtime_closure("baccarat")
-    assert {"fastapi", "starlette", "distributed", "psycopg-binary", "numba", "llvmlite"} <= closure
-    assert not {"pytest", "httpx", "hypothesis", "playwright"} & closure
+    assert {"fastapi", "starlette", "psycopg-binary", "numba", "llvmlite"} <= closure
+    assert not {"pytest", "httpx", "hypothesis", "playwright", "dask", "distributed"} & closure  # (Dask: an extra)
+    assert {"dask", "distributed"} <= _runtime_closure("baccarat", frozenset({"cluster"}))
 
 
 def test_the_import_reader_sees_what_runs_and_nothing_else(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("from __future__ import annotations\nimport os.path\nfrom typing import TYPE_CHECKING\n"
                       "if TYPE_CHECKING:\n    import hypothesis\nfrom . import sibling\n"
-                      "def late():\n    import httpx\n    from numpy import ndarray\n")
+                      "def late():\n    import httpx\n    from numpy import ndarray\n"
+                      "    try:\n        import dask\n    except ImportError:\n        raise SystemExit('extra')\n")
     assert _imports(module) == {"__future__", "os", "typing", "httpx", "numpy"}
 
 
