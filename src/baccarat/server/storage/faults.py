@@ -21,9 +21,10 @@ True
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterator
+
+from baccarat.server.storage import logs
 
 DISK_FULL = "disk full"
 READ_ONLY = "database is read-only"
@@ -108,23 +109,16 @@ class FaultLog:
 
     def __init__(self, logger: logging.Logger, *, interval: float = 10.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self._logger, self._interval, self._clock = logger, interval, clock
-        self._last: dict[str, float] = {}
-        self._quiet: dict[str, int] = {}
-        self._lock = threading.Lock()
+        self._logger = logger
+        self._throttle = logs.Throttled(logger, every=interval, clock=clock)
 
     def report(self, reason: str, error: BaseException, *, consequence: str) -> bool:
         """Log ``reason`` (from :func:`storage_problem`) unless it was logged in the last interval;
         ``consequence`` says what the server does about it ("requests are answered 503").
         Returns whether a line was written."""
-        with self._lock:
-            now = self._clock()
-            last = self._last.get(reason)
-            if last is not None and now - last < self._interval:
-                self._quiet[reason] = self._quiet.get(reason, 0) + 1
-                return False
-            self._last[reason] = now
-            quiet = self._quiet.pop(reason, 0)
+        quiet = self._throttle.due(reason)
+        if quiet is None:
+            return False
         since = f" ({quiet} more since the last report)" if quiet else ""
         self._logger.error("storage fault: %s: %s; %s%s", reason, describe(error), consequence, since)
         return True

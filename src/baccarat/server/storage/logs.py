@@ -86,17 +86,24 @@ class Throttled:
         self._said: dict[str, float] = {}
         self._unsaid: dict[str, int] = {}
 
-    def warning(self, reason: str, message: str, *args: object) -> bool:
-        """Log ``message % args`` as a warning unless ``reason`` was said in the last ``every`` seconds; whether it
-        was."""
+    def due(self, reason: str) -> int | None:
+        """Whether ``reason`` may be said now: how many went unsaid since it last was, or None (counted as unsaid)
+        while it was said in the last ``every`` seconds."""
         with self._lock:
             now = self._clock()
             said = self._said.get(reason)
             if said is not None and now - said < self._every:
                 self._unsaid[reason] = self._unsaid.get(reason, 0) + 1
-                return False
+                return None
             self._said[reason] = now
-            unsaid = self._unsaid.pop(reason, 0)
+            return self._unsaid.pop(reason, 0)
+
+    def warning(self, reason: str, message: str, *args: object) -> bool:
+        """Log ``message % args`` as a warning unless ``reason`` was said in the last ``every`` seconds; whether it
+        was."""
+        unsaid = self.due(reason)
+        if unsaid is None:
+            return False
         self._logger.warning(message + (" (%d more since the last line)" if unsaid else ""),
                              *args, *((unsaid,) if unsaid else ()))
         return True
