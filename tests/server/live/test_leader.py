@@ -68,20 +68,12 @@ class _Flaky:
         self.leading = False
 
 
-def test_the_election_deals_only_while_it_holds_the_lock_and_tries_again_when_the_database_is_away(
-        manual_time: clock.ManualTime, caplog: pytest.LogCaptureFixture):
-    away = OperationalError("SELECT pg_try_advisory_lock(...)", {}, Exception("connection refused"))
-    election = _Flaky(manual_time, tries=[away, True, True], checks=[True, False])
+def _elect(time: clock.ManualTime, election: Any, deal_forever: Any, seconds: float,
+           caplog: pytest.LogCaptureFixture) -> None:
+    """Run the election (:func:`deal_while_leading`) on a loop of its own for ``seconds`` of the test's time, then
+    stop it as the server does (cancelled), its warnings captured."""
     loop_ready = threading.Event()
     running: dict[str, Any] = {}
-
-    async def deal_forever() -> None:
-        election.seen.append(("deals", manual_time.monotonic(), None))
-        try:
-            await clock.sleep(3600)
-        except asyncio.CancelledError:
-            election.seen.append(("stops dealing", manual_time.monotonic(), None))
-            raise
 
     async def main() -> None:
         running["loop"] = asyncio.get_running_loop()
@@ -94,10 +86,26 @@ def test_the_election_deals_only_while_it_holds_the_lock_and_tries_again_when_th
     with caplog.at_level(logging.WARNING, logger=leader.log.name):
         thread.start()
         loop_ready.wait()
-        manual_time.advance(4 * TRY_EVERY)
+        time.advance(seconds)
         running["loop"].call_soon_threadsafe(running["task"].cancel)  # the server stops
         thread.join(timeout=30)
     assert not thread.is_alive()
+
+
+def test_the_election_deals_only_while_it_holds_the_lock_and_tries_again_when_the_database_is_away(
+        manual_time: clock.ManualTime, caplog: pytest.LogCaptureFixture):
+    away = OperationalError("SELECT pg_try_advisory_lock(...)", {}, Exception("connection refused"))
+    election = _Flaky(manual_time, tries=[away, True, True], checks=[True, False])
+
+    async def deal_forever() -> None:
+        election.seen.append(("deals", manual_time.monotonic(), None))
+        try:
+            await clock.sleep(3600)
+        except asyncio.CancelledError:
+            election.seen.append(("stops dealing", manual_time.monotonic(), None))
+            raise
+
+    _elect(manual_time, election, deal_forever, 4 * TRY_EVERY, caplog)
     t = TRY_EVERY
     assert election.seen == [
         ("try", 0.0, "OperationalError"),  # the database is away: not the dealer, and no crash
@@ -121,24 +129,7 @@ def test_a_database_away_for_22_seconds_is_said_three_times_not_eighty_eight(
     away = OperationalError("SELECT pg_try_advisory_lock(...)", {}, Exception("connection refused"))
     tries = int(22 / TRY_EVERY) + 1
     election = _Flaky(manual_time, tries=[away] * tries, checks=[])
-    loop_ready = threading.Event()
-    running: dict[str, Any] = {}
-
-    async def main() -> None:
-        running["loop"] = asyncio.get_running_loop()
-        running["task"] = clock.spawn(deal_while_leading(election, lambda: asyncio.sleep(0)))
-        loop_ready.set()
-        with pytest.raises(asyncio.CancelledError):
-            await running["task"]
-
-    thread = threading.Thread(target=asyncio.run, args=(main(),))
-    with caplog.at_level(logging.WARNING, logger=leader.log.name):
-        thread.start()
-        loop_ready.wait()
-        manual_time.advance(22.0)
-        running["loop"].call_soon_threadsafe(running["task"].cancel)
-        thread.join(timeout=30)
-    assert not thread.is_alive()
+    _elect(manual_time, election, lambda: asyncio.sleep(0), 22.0, caplog)
     assert sum(1 for seen in election.seen if seen[0] == "try") == tries
     said = [record.getMessage() for record in caplog.records]
     assert len(said) == 3 and all(line.startswith("cannot try for the dealer's lock (OperationalError: ")
