@@ -114,9 +114,10 @@ def balance(page: Page) -> int:
 ATTEMPT = 1
 
 
-def register(page: Page, name: str) -> None:
+def register(page: Page, name: str) -> str:
     """Register ``name`` (``name-2`` when the test runs again on its module's server, where the first run's
-    account, with its bets, already is) and wait for the lobby and the new account's balance."""
+    account, with its bets, already is), wait for the lobby and the new account's balance, and return the name
+    registered (what the table's news and seats say)."""
     if ATTEMPT > 1:
         name = f"{name}-{ATTEMPT}"
     page.fill("#username", name)
@@ -124,6 +125,7 @@ def register(page: Page, name: str) -> None:
     page.click("#register")
     expect(page.locator("#lobby [data-table]").first).to_be_visible()
     expect(page.locator("#balance")).to_have_text("1,000.00")
+    return name
 
 
 def sit(page: Page, table_id: int) -> None:

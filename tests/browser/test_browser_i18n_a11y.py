@@ -83,7 +83,9 @@ def no_english(page: Page, names: set[str], where: str, samples: int = 3) -> Non
     for _ in range(samples):
         assert len(page.evaluate(SHOWN)) > 20, where  # the check reads the page
         found = english(page, names)
-        assert not found, (where, found, page.evaluate(SHOWN)[:3000])
+        shown = page.evaluate(SHOWN)
+        assert not found, (where, found, [shown[max(0, shown.find(word) - 60):shown.find(word) + 60]
+                                          for word in found[:3]])  # each word where it stands
         page.wait_for_timeout(150)
 
 
@@ -193,6 +195,16 @@ def test_in_simplified_chinese_no_screen_shows_english_and_axe_finds_no_serious_
     assert errors == [], errors
 
 
+#: What a script writes when it shows a value that is not there (a null child of ``replaceChildren`` is "null")
+UNFILLED = re.compile(r"\b(?:null|undefined|NaN)\b|\[object Object\]")
+
+
+def unfilled(page: Page, where: str) -> list[str]:
+    """The words on the screen that are a missing value written out, each with where it stands."""
+    shown = page.evaluate(SHOWN)
+    return [f"{where}: {shown[max(0, m.start() - 60):m.end() + 20]!r}" for m in UNFILLED.finditer(shown)]
+
+
 def serious(page: Page, where: str) -> list[str]:
     results = Axe().run(page)
     found = [f"{where}: {v['id']} ({v['impact']}): {v['help']} -- "
@@ -211,7 +223,7 @@ def test_axe_finds_no_critical_or_serious_violation(server: Server, locale: str,
     problems += serious(page, "login")
     register(page, f"axe{locale[:2]}")
     page.wait_for_timeout(800)
-    problems += serious(page, "lobby")
+    problems += serious(page, "lobby") + unfilled(page, "lobby")
     for table_id, spot in ((1, "player"), (2, "banker"), (3, "enter")):
         page.goto(server.url + "/#/")
         sit(page, table_id)
@@ -220,13 +232,13 @@ def test_axe_finds_no_critical_or_serious_violation(server: Server, locale: str,
         page.click(f"[data-spot={spot}]")
         page.click("#place")
         expect(page.locator(f"[data-spot={spot}] .amount")).not_to_contain_text("+")
-        problems += serious(page, f"table {table_id} betting")
+        problems += serious(page, f"table {table_id} betting") + unfilled(page, f"table {table_id} betting")
         if table_id == 3:
             expect(page.locator("#stand")).to_be_visible(timeout=ROUND)
             problems += serious(page, f"table {table_id} decisions")
         expect(page.locator("#banner")).not_to_have_text("", timeout=ROUND)
         page.click("#ask-banker") if table_id != 3 else None
-        problems += serious(page, f"table {table_id} result")
+        problems += serious(page, f"table {table_id} result") + unfilled(page, f"table {table_id} result")
     context.close()
     assert problems == [], "\n".join(problems)
     assert errors == [], errors

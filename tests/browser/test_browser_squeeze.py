@@ -53,8 +53,9 @@ def test_squeezers_peel_and_turn_and_the_watcher_sees_the_corner_lift(server: Se
     bob.on("pageerror", lambda error: errors.append(str(error)))
     bob.goto(server.url)
     cat_context, cat = new_page(browser, server.url, errors=errors)
+    names = {}
     for page, name in ((ann, "sq_ann"), (bob, "sq_bob"), (cat, "sq_cat")):
-        register(page, name)
+        names[name] = register(page, name)
         sit(page, SQUEEZE_TABLE)
     wait_for_betting(ann, 4)
     bet(ann, {"player": [25]})
@@ -97,8 +98,8 @@ def test_squeezers_peel_and_turn_and_the_watcher_sees_the_corner_lift(server: Se
     expect(cat.locator("#banker-hand .card:not(.squeeze)[data-index='3']")).to_be_visible(timeout=4_000)
     wait_for_phase(cat, "result", timeout=40)
     expect(cat.locator("#banner")).not_to_have_text("")
-    expect(cat.locator("#news")).to_contain_text("sq_ann squeezes the Player's cards")
-    expect(cat.locator("#news")).to_contain_text("sq_bob squeezes the Banker's cards")
+    expect(cat.locator("#news")).to_contain_text(f"{names['sq_ann']} squeezes the Player's cards")
+    expect(cat.locator("#news")).to_contain_text(f"{names['sq_bob']} squeezes the Banker's cards")
     shot(cat, "31-squeeze-result")
     assert errors == []
     for context in (ann_context, bob_context, cat_context):

@@ -221,7 +221,7 @@ def test_a_player_who_sits_out_is_stood_up_announced_and_can_sit_again(tmp_path_
         context_a, ann = new_page(browser, server.url, errors=errors)
         context_b, bob = new_page(browser, server.url, errors=errors)
         register(ann, "idle_ann")
-        register(bob, "idle_bob")
+        bob_name = register(bob, "idle_bob")
         sit(ann, 2)
         # Bob sits early in a window: one that closes before his seat is checked would stand him up already
         # (every window counts toward the rule; under load, two sittings took longer than a 6 s window's rest)
@@ -237,11 +237,11 @@ def test_a_player_who_sits_out_is_stood_up_announced_and_can_sit_again(tmp_path_
         expect(ann.locator("[data-spot=player] .amount")).to_have_text("you 1.00")
         # Bob lets a dealt round go by without a bet: he is stood up, told so, and offered his seat back
         expect(bob.locator("#sit")).to_be_visible(timeout=ROUND)
-        expect(bob.locator("#news")).to_contain_text("idle_bob was stood up")
+        expect(bob.locator("#news")).to_contain_text(f"{bob_name} was stood up")
         expect(bob.locator("#refusal")).to_have_text(  # his own notice, worded by the page from its code
             "You were stood up from seat 2: no bet in 1 rounds in a row. Sit down again to play.")
         expect(bob.locator("#rail")).to_contain_text("Bet from the rail")  # EZ takes his bets without a seat
-        expect(ann.locator("#news")).to_contain_text("idle_bob was stood up")
+        expect(ann.locator("#news")).to_contain_text(f"{bob_name} was stood up")
         shot(bob, "16-stood-up")
         bob.click("#sit")
         expect(bob.locator("#seats .seat.mine")).to_contain_text("idle_bob")

@@ -11,6 +11,7 @@ never replaces a file; a missing ``pg_dump`` is said in words.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import os
@@ -92,6 +93,7 @@ class Load:
     def __init__(self, base: str, players: list[tuple[int, str]], operator: str) -> None:
         self.base, self.players, self.operator = base, players, operator
         self.acknowledged = 0
+        self.refused: collections.Counter[str] = collections.Counter()  # by code: what a slow load was told
         self.credits = 0
         self._stop = threading.Event()
         self._keys = itertools.count()
@@ -118,6 +120,7 @@ class Load:
                     self.acknowledged += 1
                 else:  # betting closed, or this wager already at its maximum this round
                     assert answer.status_code in (409, 422), answer.text
+                    self.refused[answer.json().get("code", answer.text)] += 1
                 time.sleep(0.01)
 
     def _credit(self) -> None:
@@ -133,10 +136,11 @@ class Load:
                 self.credits += 1
                 time.sleep(0.05)
 
-    def wait_for(self, bets: int, within: float = 30.0) -> None:
+    def wait_for(self, bets: int, within: float = 60.0) -> None:
         deadline = time.monotonic() + within
         while self.acknowledged < bets:
-            assert time.monotonic() < deadline, f"only {self.acknowledged} bets acknowledged in {within} s"
+            assert time.monotonic() < deadline, (f"only {self.acknowledged} bets acknowledged in {within} s; "
+                                                 f"refused {dict(self.refused)}")
             time.sleep(0.05)
 
 
@@ -178,7 +182,7 @@ def _balances_at(url: str, entries: set[int]) -> dict[int, int]:
 
 @ON_BOTH
 def test_a_copy_made_under_load_restores_whole(database_url: str, tmp_path: Path, serve):
-    server = serve("--database", database_url, "--betting-seconds", "0.5", data_dir=tmp_path / "served")
+    server = serve("--database", database_url, "--betting-seconds", "2", data_dir=tmp_path / "served")
     players, operator = _sign_up(server.url, database_url)
     copy = tmp_path / ("copy.sqlite3" if database_url.startswith("sqlite") else "copy.dump")
     with Load(server.url, players, operator) as load:

@@ -1133,8 +1133,8 @@ function tableView(tableId) {
       h("table", { class: "history" },
         h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, t(`history.${c}`))))),
         h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: columns.length }, t("history.none"))))),
-      S.historyMore ? h("button", { type: "button", class: "link more", onclick: loadOlderHistory }, t("history.more"))
-        : null);
+      ...(S.historyMore ? [h("button", { type: "button", class: "link more", onclick: loadOlderHistory },
+                              t("history.more"))] : []));  // replaceChildren would write a null as "null"
   }
 
   function historyResult(r, net) {
