@@ -62,6 +62,8 @@ def _seed(data: Path) -> None:
                    for name, game in (("mini-1", "mini"), ("ez-1", "ez"), ("lucky-draw-1", "lucky-draw"))]
             players = [accounts.register(s, name, PASSWORD, grant=500_000).id for name in ("zoe", "yan")]
             accounts.register(s, "pit_boss", PASSWORD, grant=0, role="pit_boss")
+            accounts.register(s, "cash_desk", PASSWORD, grant=0, role="cashier")
+            accounts.register(s, "the_eye", PASSWORD, grant=0, role="surveillance")
             for table_id in (ids[0], ids[2]):
                 for player in players:
                     seating.sit(s, table_id, player)
@@ -170,4 +172,63 @@ def test_the_console_in_chinese_with_the_day_s_figures_the_monitor_and_a_timeout
     assert sorted((d["action"], d["timed_out"]) for d in recalled["decisions"]) == [("draw", False), ("stand", True)]
     assert _english_left(page, names) == []
     shot(page, "31-console-zh-recall")
+    assert errors == []
+
+
+#: Latin words a Chinese console may show: names typed by people (accounts, a table's name), and SHA-256
+LATIN = re.compile(r"[A-Za-z_]{2,}")
+
+
+def test_the_audit_trail_a_statement_and_the_drawwin_table_read_in_chinese(server: Server, browser: Browser):
+    """Every audit entry in the console's language (its action, its target, each field and value: money as money,
+    limits as the card says them, a status by its name, the dealer as the dealer), a statement whose lines the
+    house made say only their kind (a cashier's memo as typed), and a Lucky Draw card naming its DrawWin pay
+    table by what it pays, not by its number."""
+    errors: list[str] = []
+    boss, cashier = token(server, "pit_boss"), token(server, "cash_desk")
+    zoe = next(p for p in api(server, "GET", "/api/operator/players?q=zoe", boss) if p["username"] == "zoe")  # type: ignore[union-attr]
+    api(server, "POST", f"/api/operator/wallets/{zoe['id']}/credit", cashier, {"amount": 1_250, "memo": "补充筹码"})
+    api(server, "PUT", "/api/operator/tables/1/limits", boss, {"minimum": 200, "maximums": {"banker": 100_000}})
+    opened_table = api(server, "POST", "/api/operator/tables", boss, {"name": "lucky-draw-9", "game": "lucky-draw",
+                                                                      "paytable": 2})
+    assert isinstance(opened_table, dict)
+    _, page = new_page(browser, server.url + "/operator", locale="zh-CN", width=1366, height=900, errors=errors)
+    page.fill("#username", "the_eye")
+    page.fill("#password", PASSWORD)
+    page.click("#login")
+    page.click("#tab-audit")
+    rows = page.locator("#audit-rows tr")
+    credit = rows.filter(has_text="补充筹码")
+    expect(credit).to_contain_text(page.evaluate("t('op.action.credit')"))
+    expect(credit).to_contain_text(page.evaluate(f"t('op.target.account', {{account: {zoe['id']}}})"))
+    expect(credit).to_contain_text(page.evaluate("`${t('op.field.amount')}: ${money(1250)}`"))
+    limits = rows.filter(has_text=page.evaluate("t('op.action.change_limits')"))
+    expect(limits).to_contain_text(page.evaluate("t('op.field.pending_limits')"))
+    expect(limits).to_contain_text(page.evaluate("`${wagerName('banker')} ${money(100000)}`"))
+    opened = rows.filter(has_text=page.evaluate("t('op.action.open_table')"))
+    expect(opened).to_contain_text(page.evaluate("`${t('op.field.status')}: ${t('op.status.open')}`"))
+    expect(opened).to_contain_text(page.evaluate("gameName('lucky-draw')"))
+    view = page.locator("#view").inner_text()
+    digests = set(re.findall(r"\b[0-9a-f]{12,}\b", view))
+    left = {w for w in LATIN.findall(view) if not any(w in d for d in digests)}
+    assert left <= {"SHA", "the_eye", "pit_boss", "cash_desk", "CSV", "lucky", "draw"}, sorted(left)  # (the new
+    # table's name, lucky-draw-9, as the pit boss typed it)
+    shot(page, "31-console-zh-audit")
+
+    # zoe's statement: her opening grant says its kind only; the cashier's memo is shown as typed
+    page.goto(f"{server.url}/operator#/players/{zoe['id']}")
+    statement = page.locator("#statement tbody")
+    expect(statement).to_contain_text("补充筹码")
+    expect(statement).not_to_contain_text("new account grant")
+    expect(statement.locator("tr", has_text=page.evaluate("t('op.kind.grant')"))).to_have_count(1)
+
+    # the Lucky Draw cards, as the pit boss sees them: each DrawWin pay table by what it pays
+    _, boss_page = new_page(browser, server.url + "/operator", locale="zh-CN", width=1366, height=900, errors=errors)
+    boss_page.fill("#username", "pit_boss")
+    boss_page.fill("#password", PASSWORD)
+    boss_page.click("#login")
+    for table_id, pays in ((3, "2:1"), (opened_table["id"], "3:2")):
+        card = boss_page.locator(f"[data-table='{table_id}'] .muted").first
+        expect(card).to_contain_text(pays)
+        expect(card).not_to_contain_text("赔率表")
     assert errors == []

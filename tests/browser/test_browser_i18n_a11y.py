@@ -195,6 +195,52 @@ def test_in_simplified_chinese_no_screen_shows_english_and_axe_finds_no_serious_
     assert errors == [], errors
 
 
+#: Characters found only in Simplified writing, common on the table's screens (tests/server/test_catalogue_js.py
+#: checks the catalogues' words; this, what a Traditional screen shows, names and the server's refusals included)
+SIMPLIFIED_ONLY = "这们个为张发时设请还说样该赢闲庄龙宝过关钱对开门见长东书买卖读写电话认让问题头页码筹输点币户余额库务"
+
+
+def test_a_hong_kong_browser_reads_traditional_chinese_at_the_table(server: Server, browser: Browser):
+    """A zh-HK browser gets Traditional Chinese (a zh-TW or zh-MO one the same: test_catalogue_js.py): the login,
+    the lobby, an EZ table taking bets with a refusal of the server's, no English word and no Simplified character
+    on any of them, axe-core content; the menu offers the three languages and switches to Simplified."""
+    errors: list[str] = []
+    problems: list[str] = []
+    context, page = new_page(browser, server.url, locale="zh-HK", width=1366, height=768, errors=errors)
+    assert page.evaluate("document.documentElement.lang") == "zh-Hant"
+    expect(page.locator("#login")).to_have_text("登入")
+    assert page.locator("#lang option").all_inner_texts() == ["English", "简体中文", "繁體中文"]
+    expect(page.locator("#lang")).to_have_value("zh-Hant")
+
+    def traditional(where: str) -> None:
+        shown = page.evaluate(SHOWN)
+        simplified = sorted({c for c in shown if c in SIMPLIFIED_ONLY})
+        assert not simplified, (where, simplified)
+        no_english(page, names, where, 1)
+
+    names = {"hkwong", "zhwang", "axeen"}  # the module's players, seated at the same tables (hkwong-2 on a rerun:
+    # the words are split at the hyphen)
+    register(page, "hkwong")
+    traditional("lobby")
+    sit(page, 2)
+    expect(page.locator("#table-title")).to_have_text("免佣百家樂 1 號桌")
+    wait_for_betting(page, 4)
+    page.click("[data-chip='5']")
+    page.click("[data-spot=banker]")
+    page.click("#place")
+    expect(page.locator("[data-spot=banker] .amount")).to_have_text("您 5.00")
+    page.click("#leave")  # the server's refusal, in Traditional
+    expect(page.locator("#refusal")).to_contain_text("您還有注碼在桌上")
+    traditional("ez betting with a refusal")
+    problems += serious(page, "zh-Hant ez betting")
+    shot(page, "27-zh-hant-ez-betting")
+    page.select_option("#lang", "zh-CN")
+    expect(page.locator("#table-title")).to_have_text("免佣百家乐 1 号桌")
+    context.close()
+    assert problems == [], "\n".join(problems)
+    assert errors == [], errors
+
+
 #: What a script writes when it shows a value that is not there (a null child of ``replaceChildren`` is "null")
 UNFILLED = re.compile(r"\b(?:null|undefined|NaN)\b|\[object Object\]")
 

@@ -141,6 +141,9 @@ def test_a_lucky_round_names_the_block_bonus_keeps_the_seat_box_and_gives_both_t
     words = page.locator("#hint").inner_text()
     stand, draw = (float(x.replace("−", "-")) for x in re.findall(r"[+−]?\d\.\d{3}", words))
     assert ("DRAW" in words) == (draw > stand)  # the advice is the larger expectation
+    advised, other = ("#draw", "#stand") if "DRAW" in words else ("#stand", "#draw")
+    expect(page.locator(advised)).to_have_class(re.compile(r"\bprimary\b"))  # the hint's choice is the gold button
+    expect(page.locator(other)).not_to_have_class(re.compile(r"\bprimary\b"))
     shot(page, "31-lucky-decision")
     page.click("#stand")
     wait_for_phase(page, "result")
@@ -230,6 +233,18 @@ def test_a_refused_chip_comes_off_and_chips_over_your_own_limit_are_greyed(page:
     expect(chip).to_have_class(re.compile("over-own-limit"))
     expect(page.locator("[data-chip='25']")).to_have_attribute("aria-disabled", "false")
     shot(page, "31-lucky-own-limit")
+    # Double within what the limit leaves is staged; over it, refused in the limit's words with nothing staged;
+    # the chosen chip that no longer fits stays chosen, greyed, never swapped for a smaller one
+    page.click("[data-spot=player]")  # 25.00: the limit leaves 35.00
+    page.click("#double")
+    expect(page.locator("[data-spot=player] .amount")).to_have_text("+50.00")
+    page.click("#double")
+    expect(page.locator("#refusal")).to_have_text("your own limit leaves 10.00")
+    expect(page.locator("[data-spot=player] .amount")).to_have_text("+50.00")
+    chosen = page.locator("[data-chip='25']")
+    expect(chosen).to_have_attribute("aria-disabled", "true")
+    expect(chosen).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("[data-chip='5']")).to_have_attribute("aria-pressed", "false")
 
 
 def test_a_limit_set_in_another_tab_reaches_the_table_at_once(page: Page) -> None:

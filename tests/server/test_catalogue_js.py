@@ -30,6 +30,7 @@ from baccarat.server.playing.game_info import games_json
 
 STATIC = Path(catalogue_js.__file__).parent / "static"
 I18N = STATIC / "i18n"
+CHINESE = ("zh-CN", "zh-Hant")  #: the page's Chinese catalogues: Simplified, Traditional
 
 
 def _keys(path: Path) -> set[str]:
@@ -61,8 +62,9 @@ def test_every_code_reaches_the_page_s_english_once_and_en_js_keeps_only_the_pag
     assert not page & set(CATALOGUE), sorted(page & set(CATALOGUE))
 
 
-def test_chinese_words_every_code_and_every_key_of_the_english_page():
-    chinese = _keys(I18N / "zh-CN.js")
+@pytest.mark.parametrize("language", CHINESE)
+def test_each_chinese_words_every_code_and_every_key_of_the_english_page(language: str):
+    chinese = _keys(I18N / f"{language}.js")
     assert not set(CATALOGUE) - chinese, sorted(set(CATALOGUE) - chinese)
     english = _keys(I18N / "en.js") | set(CATALOGUE)
     assert chinese == english, sorted(chinese ^ english)
@@ -72,7 +74,48 @@ def test_the_pages_load_the_generated_english_before_the_other_catalogues():
     for page in ("index.html", "operator.html"):
         html = (STATIC / page).read_text(encoding="utf-8")
         scripts = re.findall(r'<script src="/static/([^"]+)"', html)
-        assert scripts[:3] == ["i18n/codes.en.js", "i18n/en.js", "i18n/zh-CN.js"], (page, scripts)
+        assert scripts[:4] == ["i18n/codes.en.js", "i18n/en.js", "i18n/zh-CN.js", "i18n/zh-Hant.js"], (page, scripts)
+
+
+def _chinese_texts() -> dict[str, str]:
+    """Every Chinese text a player reads, by where it is: the catalogues, fair.js's words and the registry's names
+    and events' words (GET /api/games)."""
+    texts = {language: (I18N / f"{language}.js").read_text(encoding="utf-8") for language in CHINESE}
+    fair = (STATIC / "fair.js").read_text(encoding="utf-8")
+    texts["fair.js zh-CN"] = fair[fair.index('"zh-CN": {'):fair.index('"zh-Hant": {')]
+    texts["fair.js zh-Hant"] = fair[fair.index('"zh-Hant": {'):fair.index("function words()")]
+    games = games_json()
+    for language in CHINESE:
+        texts[f"registry {language}"] = json.dumps(
+            [[game["names"].get(language)] + [[w["names"].get(language), w["event_names"].get(language)]
+                                              for w in game["wagers"]] for game in games], ensure_ascii=False)
+    return texts
+
+
+def test_the_chinese_catalogues_say_you_one_way_at_the_table():
+    """您, the polite form a casino's staff use, everywhere: 你 only inside 迷你 (mini)."""
+    texts = _chinese_texts()
+    assert all("您" in texts[where] for where in (*CHINESE, "fair.js zh-CN", "fair.js zh-Hant"))
+    informal = {where: re.findall(r".{0,12}(?<!迷)你.{0,12}", text) for where, text in texts.items()}
+    assert not any(informal.values()), {where: found for where, found in informal.items() if found}
+
+
+#: Characters found only in Simplified writing (their Traditional forms differ), common in the table's words.
+SIMPLIFIED_ONLY = "这们个为张发时设请还说样该赢闲庄龙宝过关钱对开门见长东书买卖读写电话认让问题头页码筹输点币户余额库务"
+
+
+def test_traditional_chinese_is_written_in_traditional_characters_and_names_every_game_and_wager():
+    texts = _chinese_texts()
+    for where in ("zh-Hant", "fair.js zh-Hant", "registry zh-Hant"):
+        found = sorted({c for c in texts[where] if c in SIMPLIFIED_ONLY})
+        assert not found, (where, found)
+        assert sum("\u4e00" <= c <= "\u9fff" for c in texts[where]) > 20, where  # Chinese was read
+    for game in games_json():  # every built-in game's and wager's name, and every event's words, in both scripts
+        for language in CHINESE:
+            assert game["names"].get(language), (game["code"], language)
+            for wager in game["wagers"]:
+                assert wager["names"].get(language), (game["code"], wager["code"], language)
+                assert set(wager["event_names"][language]) == set(wager["event_names"]["zh-CN"])
 
 
 # --- the templates -----------------------------------------------------------------------------------
@@ -144,7 +187,7 @@ results["missing keys"] = [...context.window.baccaratMissing];
 process.stdout.write(JSON.stringify(results));
 """
 
-_FILES = [str(I18N / name) for name in ("codes.en.js", "en.js", "zh-CN.js")] + [str(STATIC / "lib.js")]
+_FILES = [str(I18N / name) for name in ("codes.en.js", "en.js", "zh-CN.js", "zh-Hant.js")] + [str(STATIC / "lib.js")]
 
 
 def _page(expressions: dict[str, str], language: str = "en") -> dict[str, Any]:
@@ -271,4 +314,30 @@ def test_the_page_s_english_for_every_code_is_the_server_s():
         if results[code] != server:
             differ[code] = (results[code], server)
     assert not differ, "\n".join(f"{code}: page {page!r}, server {server!r}" for code, (page, server) in differ.items())
+    assert results["missing keys"] == []
+
+
+def test_a_browser_s_language_picks_its_catalogue_and_chinese_by_its_script():
+    tags = {"zh-HK": "zh-Hant", "zh-MO": "zh-Hant", "zh-TW": "zh-Hant", "zh-Hant": "zh-Hant", "zh-Hant-HK": "zh-Hant",
+            "zh-hant-tw": "zh-Hant", "zh-CN": "zh-CN", "zh": "zh-CN", "zh-SG": "zh-CN", "zh-Hans-HK": "zh-CN",
+            "en-GB": "en", "en": "en", "fr-FR": None}
+    results = _page({tag: f"catalogueFor({_js(tag)})" for tag in tags})
+    assert {tag: results[tag] for tag in tags} == tags
+
+
+def test_traditional_chinese_names_the_games_and_reads_a_simplified_name_before_english():
+    results = _page({
+        "banker": 'wagerName("banker")',
+        "ez": 'gameName("ez")',
+        "event": 'eventName("Win by 9", "dragon_bonus_banker")',
+        "refusal": _code("bet.above_maximum", {"wager": "banker", "amount": 999_999, "maximum": 500_000}),
+        "a file's tiger named in Simplified only": (
+            'rememberWagers([{code: "tiger", name: "Tiger", names: {"zh-CN": "老虎"}}]), wagerName("tiger")'),
+        "a file's wager named in English only": (
+            'rememberWagers([{code: "ox", name: "Ox", names: {}}]), wagerName("ox")'),
+    }, language="zh-Hant")
+    assert (results["banker"], results["ez"], results["event"]) == ("莊", "免佣百家樂", "贏 9 點")
+    assert "莊" in results["refusal"] and "9,999.99" in results["refusal"]
+    assert results["a file's tiger named in Simplified only"] == "老虎"
+    assert results["a file's wager named in English only"] == "Ox"
     assert results["missing keys"] == []

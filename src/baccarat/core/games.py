@@ -27,8 +27,9 @@ LOSE = Fraction(-1)
 PUSH = Fraction(0)
 
 
-#: The languages of the page besides English: a game's and a wager's names may be given in each.
-LANGUAGES = ("en", "zh-CN")
+#: The languages of the page (English, Simplified and Traditional Chinese): a game's and a wager's names may be
+#: given in each.
+LANGUAGES = ("en", "zh-CN", "zh-Hant")
 FeltSide = Literal["player", "banker", "centre"]
 
 

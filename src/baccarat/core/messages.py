@@ -7,7 +7,7 @@ seconds as numbers, times in ISO 8601), and each language's catalogue turns them
 module is the English one, and the only one: the ``message`` the server sends beside the code, the
 command line, the logs and the page's English (``static/i18n/codes.en.js``, written from this
 catalogue by ``python -m baccarat.server.catalogue_js``) all read these templates.  Other languages
-keep their own words for every code (``static/i18n/zh-CN.js``).
+keep their own words for every code (``static/i18n/zh-CN.js``, ``zh-Hant.js``).
 
 The words are a player's: each is a sentence (a capital first letter unless it opens with a value
 such as a name, and a final full stop), and a refusal says what to do instead.  The ``word.*``

@@ -94,17 +94,41 @@ _ZH_EVENTS = {
     "Win with 6 or less": "以 6 点或以下赢", **{event: word for event, word in zip(
         BLOCK_EVENTS, ("至尊封牌", "对子封牌", "同花封牌", "普通封牌", "无封牌"), strict=True)},
 }
+#: The same words in Traditional Chinese (zh-Hant: Hong Kong's, Macau's and Taiwan's players), by their
+#: Simplified words: every built-in game's and wager's name and event in both Chinese scripts.
+_HANT = {
+    "以 6 点或以下赢": "以 6 點或以下贏", "例牌和局": "例牌和局", "例牌赢": "例牌贏", "免佣百家乐": "免佣百家樂",
+    "入局注": "入局注", "同花封牌": "同花封牌", "和": "和", "和局": "和局", "对子封牌": "對子封牌",
+    "封牌奖": "封牌獎", "幸运7（三张牌 7 点）": "幸運7（三張牌 7 點）",
+    "幸运8（三张牌 8 点）": "幸運8（三張牌 8 點）", "幸运9（三张牌 9 点）": "幸運9（三張牌 9 點）",
+    "幸运补牌百家乐": "幸運補牌百家樂", "庄": "莊", "庄赢": "莊贏", "庄龙宝": "莊龍寶", "您的牌赢": "您的牌贏",
+    "无封牌": "無封牌", "普通封牌": "普通封牌", "没有熊猫8": "沒有熊貓8", "没有龙7": "沒有龍7", "熊猫8": "熊貓8",
+    "至尊封牌": "至尊封牌", "荷官赢": "荷官贏", "补牌注": "補牌注", "该方输": "該方輸",
+    "赢 1 至 3 点": "贏 1 至 3 點", "赢 4 点": "贏 4 點", "赢 5 点": "贏 5 點", "赢 6 点": "贏 6 點",
+    "赢 7 点": "贏 7 點", "赢 8 点": "贏 8 點", "赢 9 点": "贏 9 點", "迷你百家乐": "迷你百家樂", "闲": "閒",
+    "闲赢": "閒贏", "闲龙宝": "閒龍寶", "非例牌和局": "非例牌和局", "龙7": "龍7",
+    "龙7（庄退回本金）": "龍7（莊退回本金）",
+}
+
+
+def _zh(simplified: str) -> dict[str, str]:
+    """A name in both Chinese scripts."""
+    return {"zh-CN": simplified, "zh-Hant": _HANT[simplified]}
+
+
 #: English words of events where the page says more than the event's name.
 _EN_EVENTS = {"Win by 1-3": "Win by 1 to 3", "Tie without natural": "Tie without a natural"}
 
 
 def _named(wager: Wager[Any], zh: str, felt: Felt, *, en_events: dict[str, str] | None = None,
            zh_events: dict[str, str] | None = None) -> Wager[Any]:
-    """A built-in wager with its Chinese name, its events' words and its place on the felt."""
+    """A built-in wager with its Chinese name (``zh``, Simplified; Traditional from :data:`_HANT`), its events'
+    words and its place on the felt."""
     english = {e: w for e, w in {**_EN_EVENTS, **(en_events or {})}.items() if e in wager.paytable}
     chinese = {e: w for e, w in {**_ZH_EVENTS, **(zh_events or {})}.items() if e in wager.paytable}
-    return replace(wager, names={"zh-CN": zh}, felt=felt,
-                   event_names={"en": english, "zh-CN": chinese} if english else {"zh-CN": chinese})
+    traditional = {e: _HANT[w] for e, w in chinese.items()}
+    return replace(wager, names=_zh(zh), felt=felt,
+                   event_names={**({"en": english} if english else {}), "zh-CN": chinese, "zh-Hant": traditional})
 
 
 def _punto_banco_wagers(banker_win: Fraction) -> list[Wager[Coup]]:
@@ -129,7 +153,7 @@ MINI = Game(
         _named(Wager("dragon_bonus_banker", "Dragon Bonus on Banker", _dragon_bonus("banker"), _DRAGON_BONUS_PAYS,
                      requires="banker"), "庄龙宝", Felt("banker", 0, 4)),
     ),
-    names={"zh-CN": "迷你百家乐"},
+    names=_zh("迷你百家乐"),
     limits=TableLimits(
         100,
         {"player": 500_000, "banker": 500_000, "tie": 50_000,
@@ -157,7 +181,7 @@ EZ = Game(
         _named(Wager("panda_8", "Panda 8", lambda c: "Panda 8" if is_panda_8(c) else "No Panda 8",
                      {"Panda 8": F(25), "No Panda 8": LOSE}), "熊猫8", Felt("player", 0, 0)),
     ),
-    names={"zh-CN": "免佣百家乐"},
+    names=_zh("免佣百家乐"),
     limits=TableLimits(100, {code: 2_500 for code in ("player", "banker", "tie", "dragon_7", "panda_8")}),
 )
 
@@ -215,7 +239,7 @@ def lucky_draw(paytable: int = 1) -> Game:
             _named(Wager("block_bonus", "Block Bonus", lambda hand: hand.block_bonus, block_pays,
                          requires="enter", settles="first_deal"), "封牌奖", Felt("centre", 0, 2)),
         ),
-        names={"en": "Lucky Draw Baccarat", "zh-CN": "幸运补牌百家乐"},
+        names={"en": "Lucky Draw Baccarat", **_zh("幸运补牌百家乐")},
         limits=TableLimits(100, {"enter": 50_000, "block_bonus": 10_000}),
     )
 

@@ -10,7 +10,7 @@ server's ``message``, the command line and the logs.  The page reads the same te
 
 The file is committed (the page has no build step) and a test fails when it differs from what this module
 writes now, so it cannot go stale.  ``static/i18n/en.js`` keeps only the page's own words; a language other
-than English keeps its own words for every code (``static/i18n/zh-CN.js``).
+than English keeps its own words for every code (``static/i18n/zh-CN.js``, ``zh-Hant.js``).
 """
 
 from __future__ import annotations

@@ -19,13 +19,32 @@ function pickLanguage() {
   const saved = localStorage.getItem("lang");
   if (saved && CATALOGUES[saved]) return saved;
   for (const wanted of navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language]) {
-    if (!wanted) continue;
-    if (CATALOGUES[wanted]) return wanted;
-    const base = wanted.toLowerCase().split("-")[0];
-    const near = Object.keys(CATALOGUES).find((code) => code.toLowerCase().split("-")[0] === base);
-    if (near) return near;
+    const code = wanted && catalogueFor(wanted);
+    if (code) return code;
   }
   return "en";
+}
+
+/** The catalogue for a browser's language tag: the tag itself; Chinese by its script, Traditional for Hong Kong,
+ *  Macau and Taiwan (zh-HK, zh-MO, zh-TW, zh-Hant-*) and Simplified otherwise; else the first catalogue of the
+ *  same language; null when there is none. */
+function catalogueFor(wanted) {
+  if (CATALOGUES[wanted]) return wanted;
+  const parts = wanted.toLowerCase().split("-");
+  if (parts[0] === "zh") {
+    const traditional = parts.includes("hant") || (!parts.includes("hans") && ["hk", "mo", "tw"].some((r) => parts.includes(r)));
+    if (CATALOGUES[traditional ? "zh-Hant" : "zh-CN"]) return traditional ? "zh-Hant" : "zh-CN";
+  }
+  return Object.keys(CATALOGUES).find((code) => code.toLowerCase().split("-")[0] === parts[0]) || null;
+}
+
+/** The language whose words stand in for a name a game gives in no other: Simplified for Traditional (a rules
+ *  file may name its wagers in Simplified only; a Traditional reader reads it before English). */
+const NEAREST = { "zh-Hant": "zh-CN", "zh-CN": "zh-Hant" };
+
+/** A name in the player's language from a game's ``names`` (by language), or undefined. */
+function named(names) {
+  return (names || {})[lang] || (names || {})[NEAREST[lang]];
 }
 
 function setLanguage(code) {
@@ -212,14 +231,14 @@ function rememberWagers(wagers) {
 /** A wager's name in the player's language (its registry name where its game gives none in that language). */
 function wagerName(code, fallback) {
   const known = wagersByCode[code];
-  return known ? known.names[lang] || known.name : (fallback || code);
+  return known ? named(known.names) || known.name : (fallback || code);
 }
 
 /** A pay-table event ("Win by 9", "Banker wins") in the player's words: the game's words for it in the player's
  *  language, else in English, else the event itself. */
 function eventName(event, code) {
   const events = (wagersByCode[code] || {}).events || {};
-  return (events[lang] || {})[event] || (events.en || {})[event] || event;
+  return (events[lang] || {})[event] || (events[NEAREST[lang]] || {})[event] || (events.en || {})[event] || event;
 }
 
 /** A wager's pay table as players name it, from the registry's headline: "Draw: Lucky 7 (3-card 7) pays 2:1"
@@ -263,7 +282,7 @@ function gamesKnown() {
 /** A game's name in the player's language (its registry name where the game gives none in that language). */
 function gameName(code) {
   const known = gamesByCode[code];
-  return known ? known.names[lang] || known.name : code;
+  return known ? named(known.names) || known.name : code;
 }
 
 /** Whether a game is dealt as Lucky Draw (a seat against the dealer) rather than punto banco. */

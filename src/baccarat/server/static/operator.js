@@ -46,6 +46,13 @@ async function download(path) {
   } catch (error) { toast(error.message); }
 }
 
+/** A Lucky Draw table's DrawWin pay table as players name it ("Draw: Lucky 7 (3-card 7) pays 2:1"), from the
+ *  registry's game for that pay table; its number only where the registry has no such game. */
+function drawWinWords(code, paytable) {
+  const game = registry.find((g) => g.code === code && g.paytable === paytable);
+  return (game && drawWinName(game.wagers)) || t("paytable.drawwin", { n: paytable });
+}
+
 /** Lucky Draw's names as the registry gives them (in the console's language where the catalogue has them),
  *  for the sentences that speak of its Enter and Draw wagers: never typed into a catalogue. */
 function luckyWords() {
@@ -184,7 +191,7 @@ function tablesView() {
         table.status === "closing" ? t("op.keep_open") : t("op.open"));
     return h("section", { class: "table-card console-card", "data-table": table.id, "aria-labelledby": `t-${table.id}` },
       h("div", { class: "card-head" }, h("h2", { id: `t-${table.id}` }, tableName(table.name, table.game)), status),
-      h("div", { class: "muted" }, gameName(table.game), table.paytable ? ` · ${t("paytable.drawwin", { n: table.paytable })}` : "",
+      h("div", { class: "muted" }, gameName(table.game), table.paytable ? ` · ${drawWinWords(table.game, table.paytable)}` : "",
         ` · ${t("op.decks", { n: table.decks })}`),
       h("p", { class: "limits-line" }, limitsText(table.limits)),
       table.pending_limits ? h("p", { class: "pending" }, t("op.pending_limits", { limits: limitsText(table.pending_limits) })) : null,
@@ -258,7 +265,8 @@ function tablesView() {
   const codes = [...new Set(registry.map((g) => g.code))];
   const paytables = [...new Set(registry.filter((g) => g.paytable != null).map((g) => g.paytable))];
   const game = h("select", { id: "new-game" }, ...codes.map((g) => h("option", { value: g }, gameName(g))));
-  const paytable = h("select", { id: "new-paytable" }, ...paytables.map((n) => h("option", { value: String(n) }, String(n))));
+  const paytable = h("select", { id: "new-paytable" }, ...paytables.map((n) => h("option", { value: String(n) },
+    drawWinWords(registry.find((g) => g.paytable === n).code, n))));
   const decks = h("input", { id: "new-decks", inputmode: "numeric", value: "8" });
   const betting = h("input", { id: "new-betting", inputmode: "numeric", value: "15" });
   // a squeeze table: each side's squeezer's seconds a card (0: the dealer turns every card)
@@ -532,7 +540,8 @@ function playersView(accountId) {
         h("tbody", {}, ...player.statement.map((line) => h("tr", {},
           h("td", {}, stamp(line.at)), h("td", {}, t(`op.kind.${line.kind}`)), cell(signed(line.amount)), cell(money(line.balance)),
           h("td", {}, line.round ? h("button", { type: "button", class: "link", onclick: () => openRound(line.table_id, line.round) },
-            t("op.round_ref", { table: tableName(line.table, ""), n: line.round })) : line.memo),
+            t("op.round_ref", { table: tableName(line.table, ""), n: line.round }))
+            : line.kind === "credit" || line.kind === "debit" ? line.memo : ""),  // the cashier's own words; the house's are the kind
           h("td", {}, (line.bets || []).map((b) => `${wagerName(b.wager)} ${money(b.amount)}${b.event ? ` → ${eventName(b.event, b.wager)}` : ""}`).join("; ")))))))));
   }
 
@@ -609,19 +618,48 @@ function staffView() {
 
 // ---------------------------------------------------------------- audit
 
+/** An audit entry's target ("table 3 round 12", "account 7") in the console's language. */
+function auditTarget(target) {
+  let m;
+  if ((m = /^table (\d+) round (\d+)$/.exec(target))) return t("op.target.round", { table: m[1], round: m[2] });
+  if ((m = /^table (\d+) seat (\d+)$/.exec(target))) return t("op.target.seat", { table: m[1], seat: m[2] });
+  if ((m = /^table (\d+)$/.exec(target))) return t("op.target.table", { table: m[1] });
+  if ((m = /^account (\d+)$/.exec(target))) return t("op.target.account", { account: m[1] });
+  return target;
+}
+
+const MONEY_FIELDS = new Set(["balance", "amount", "refunded"]);
+
+/** A value of an audit entry's field in the console's language: money as money, a game, role or status by its
+ *  name, limits as the table card says them; free text (a memo, a reason, a name) as it was typed. */
+function auditValue(key, value) {
+  if (value == null) return key === "limits" || key === "pending_limits" ? t(`op.value.${key}_none`) : t("op.value.none");
+  if (key === "paytable") {  // as players name it, by what the Draw wager pays
+    const game = registry.find((g) => g.paytable === value);
+    return game ? drawWinWords(game.code, value) : String(value);
+  }
+  if (MONEY_FIELDS.has(key) && typeof value === "number") return money(value);
+  if (key === "game") return gameName(value);
+  if (key === "role" && has(`word.roles.${value}`)) return t(`word.roles.${value}`);
+  if (key === "status") return has(`op.status.${value}`) ? t(`op.status.${value}`) : has(`word.status.${value}`) ? t(`word.status.${value}`) : value;
+  if ((key === "limits" || key === "pending_limits") && typeof value === "object") return limitsText(value);
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
 function auditView() {
   const heading = h("h1", { tabindex: "-1" }, t("op.tab.audit"));
   const verdict = h("p", { id: "audit-verdict", role: "status" });
   const rows = h("tbody", { id: "audit-rows" });
   let closed = false;
-  const shown = (v) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v));
+  const shown = (key, v) => auditValue(key, v);
   /** Only what changed: ``field: before → after`` (a field new on the after side: ``field: value``). */
   function changes(before, after) {
     const lines = [];
     for (const key of new Set([...Object.keys(before || {}), ...Object.keys(after || {})])) {
       const old = (before || {})[key], now = (after || {})[key];
       if (JSON.stringify(old) === JSON.stringify(now)) continue;
-      lines.push(h("div", {}, h("b", {}, key), ": ", old === undefined ? "" : h("span", { class: "muted" }, shown(old), " → "), shown(now)));
+      lines.push(h("div", {}, h("b", {}, has(`op.field.${key}`) ? t(`op.field.${key}`) : key), ": ",
+        old === undefined ? "" : h("span", { class: "muted" }, shown(key, old), " → "), shown(key, now)));
     }
     return lines.length ? lines : ["–"];
   }
@@ -640,7 +678,8 @@ function auditView() {
     try { entries = await api("GET", "/api/operator/audit?limit=1000"); } catch (error) { toast(error.message); return; }
     if (closed) return;
     rows.replaceChildren(...(entries.length ? entries.reverse().map((e) => h("tr", {},
-      cell(e.id), h("td", {}, stamp(e.at)), h("td", {}, e.actor), h("td", {}, t(`op.action.${e.action}`)), h("td", {}, e.target),
+      cell(e.id), h("td", {}, stamp(e.at)), h("td", {}, e.actor === "dealer" ? t("op.actor.dealer") : e.actor),
+      h("td", {}, t(`op.action.${e.action}`)), h("td", {}, auditTarget(e.target)),
       h("td", { class: "change" }, ...changes(e.before, e.after)),
       h("td", { class: "digest", title: e.digest }, e.digest.slice(0, 12))))
       : [h("tr", {}, h("td", { colspan: "7", class: "muted" }, t("op.no_entries")))]));

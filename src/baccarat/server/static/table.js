@@ -191,6 +191,8 @@ function tableView(tableId) {
       if (available() <= 0) return say(balanceWords(sum(amounts), available()));
       return say(t(`bet.${what}_balance`, { amount: money(sum(amounts)), balance: money(Math.max(0, available())) }));
     }
+    const own = ownLimitLeft();  // the player's own loss or stake limit, as a chip put down by hand
+    if (own != null && sum(amounts) > own) return say(ownLimitWords(own));
     for (const [code, amount] of Object.entries(amounts)) S.staged[code] = (S.staged[code] || 0) + amount;
     S.steps.push({ ...amounts });
     render();
@@ -978,8 +980,10 @@ function tableView(tableId) {
     const canDraw = (S.you.balance || 0) >= enter;
     el.decision.replaceChildren(...[
       h("span", { class: "your-total" }, t("decision.your_total", { n: hand ? hand.total : "–" })),
-      h("button", { type: "button", id: "stand", onclick: () => decide("stand") }, t("decision.stand")),
-      h("button", { type: "button", id: "draw", class: "primary", "aria-disabled": String(!canDraw),
+      // the hint's choice is the gold button; without the hint neither is pushed on the player
+      h("button", { type: "button", id: "stand", class: advice === "stand" ? "primary" : "", onclick: () => decide("stand") },
+        t("decision.stand")),
+      h("button", { type: "button", id: "draw", class: advice === "draw" ? "primary" : "", "aria-disabled": String(!canDraw),
                     "aria-describedby": canDraw ? null : "draw-why", onclick: () => { if (canDraw) decide("draw"); else say(drawBalanceWords()); } },
         t("decision.draw", { amount: money(enter) })),
       canDraw ? null : h("span", { id: "draw-why", class: "why" }, drawBalanceWords()),
@@ -1004,7 +1008,6 @@ function tableView(tableId) {
     const bestRoom = Math.max(0, ...wagers().filter((w) => w.placed === "betting").map((w) => room(w.code)));
     const free = available();
     const own = ownLimitLeft();  // the player's own loss or stake limit: chips over what it leaves are greyed
-    let fits = [];
     for (const value of CHIPS) {
       const button = chipButton(value);
       const amount = value * 100;
@@ -1015,9 +1018,9 @@ function tableView(tableId) {
       button.classList.toggle("over-own-limit", overOwn);
       button.title = ok ? "" : amount > free ? (free > 0 ? t("chips.over_balance") : codeText("bet.balance_used_up", { amount }))
         : overOwn ? ownLimitWords(own) : t("chips.over_room");
-      if (ok) fits.push(amount);
     }
-    if (fits.length && !fits.includes(S.chip)) S.chip = fits.filter((a) => a <= S.chip).pop() || fits[0];
+    // a chosen chip that no longer fits stays chosen and greyed (a spot it is put on says why): never swapped
+    // for a smaller one behind the player's back
     for (const value of CHIPS) chipButton(value).setAttribute("aria-pressed", String(value * 100 === S.chip));
     const placed = sum(myBets());
     const staged = sum(S.staged);
