@@ -81,7 +81,7 @@ def _wager(body: str) -> str:
     (_wager('maximum = "5"\nodds = 3\nevents = [{ event = "A", when = { cards = 4 }, pays = "1" },'
             ' { event = "B", pays = "lose" }]\n'), "unknown keys odds"),
     (_wager('maximum = "5"\nnames = { fr = "Côté" }\nevents = [{ event = "A", when = { cards = 4 }, pays = "1" },'
-            ' { event = "B", pays = "lose" }]\n'), "names are given in en, zh-CN, not fr"),
+            ' { event = "B", pays = "lose" }]\n'), "names are given in en, zh-CN, zh-Hant, not fr"),
     (_wager('maximum = "5"\nfelt = { side = "left" }\nevents = [{ event = "A", when = { cards = 4 }, pays = "1" },'
             ' { event = "B", pays = "lose" }]\n'), "a spot's side is player, banker or centre"),
     (_wager('maximum = "5"\nfelt = { row = -1 }\nevents = [{ event = "A", when = { cards = 4 }, pays = "1" },'

@@ -172,15 +172,16 @@ def test_the_games_say_their_names_in_every_language_and_where_each_spot_sits(tm
     with TestClient(create_app(Settings(data_dir=tmp_path, betting_seconds=600))) as client:
         games = {g["code"]: g for g in client.get("/api/games").json()}
     mini = {w["code"]: w for w in games["mini"]["wagers"]}
-    assert games["mini"]["names"] == {"zh-CN": "迷你百家乐"}
+    assert games["mini"]["names"] == {"zh-CN": "迷你百家乐", "zh-Hant": "迷你百家樂"}
     assert [code for code, _ in sorted(mini.items(), key=lambda item: item[1]["felt"]["order"])] == [
         "dragon_bonus_player", "player", "tie", "banker", "dragon_bonus_banker"]
     assert {code: w["felt"]["side"] for code, w in mini.items()} == {
         "dragon_bonus_player": "player", "player": "player", "tie": "centre", "banker": "banker",
         "dragon_bonus_banker": "banker"}
-    assert mini["banker"]["names"] == {"zh-CN": "庄"}
+    assert mini["banker"]["names"] == {"zh-CN": "庄", "zh-Hant": "莊"}
     assert mini["dragon_bonus_player"]["event_names"]["en"]["Win by 1-3"] == "Win by 1 to 3"
     assert mini["dragon_bonus_player"]["event_names"]["zh-CN"]["Natural win"] == "例牌赢"
     lucky = {w["code"]: w for w in games["lucky-draw"]["wagers"]}
     assert lucky["enter"]["event_names"]["zh-CN"]["Player wins"] == "您的牌赢"
+    assert lucky["enter"]["event_names"]["zh-Hant"]["Player wins"] == "您的牌贏"
     assert games["lucky-draw"]["names"]["en"] == "Lucky Draw Baccarat"
