@@ -15,11 +15,12 @@ import shutil
 import socket
 import ssl
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -36,9 +37,9 @@ DEPLOY = ROOT / "deploy"
 TEMPLATE = DEPLOY / "nginx" / "baccarat.conf.template"
 UNIT = DEPLOY / "systemd" / "baccarat@.service"
 ENV_EXAMPLE = DEPLOY / "systemd" / "baccarat.env.example"
-#: the template's variables (its header and docs/deploying.md name the same six)
-VARIABLES = ("BACCARAT_SERVER_NAME", "BACCARAT_HTTP_LISTEN", "BACCARAT_HTTPS_LISTEN", "BACCARAT_TLS_CERTIFICATE",
-             "BACCARAT_TLS_CERTIFICATE_KEY", "BACCARAT_UPSTREAMS")
+#: the template's variables (its header and docs/deploying.md name the same eight)
+VARIABLES = ("BACCARAT_SERVER_NAME", "BACCARAT_HTTP_LISTEN", "BACCARAT_HTTPS_LISTEN", "BACCARAT_HTTPS_PORT",
+             "BACCARAT_TLS_CERTIFICATE", "BACCARAT_TLS_CERTIFICATE_KEY", "BACCARAT_UPSTREAMS", "BACCARAT_ACCESS_LOG")
 #: the limits the template sets, as the test expects them
 CONNECTIONS_PER_ADDRESS, BURST = 32, 40
 OTHER = "127.0.0.2"  #: a second client address (all of 127.0.0.0/8 is this machine's)
@@ -199,8 +200,9 @@ class Proxy:
     SSL context trusting the test's certificate), ``error_log``."""
 
     def __init__(self, process: subprocess.Popen[bytes], base: str, plain: str, tls: ssl.SSLContext,
-                 error_log: Path):
-        self.process, self.base, self.plain, self.tls, self.error_log = process, base, plain, tls, error_log
+                 error_log: Path, access_log: Path):
+        self.process, self.base, self.plain, self.tls = process, base, plain, tls
+        self.error_log, self.access_log = error_log, access_log
         self.servers: list[server_kit.Served] = []
 
     def client(self, address: str = "127.0.0.1") -> httpx.Client:
@@ -219,22 +221,18 @@ class Proxy:
                           origin=self.base, local_addr=(address, 0), open_timeout=15)  # type: ignore[arg-type]
 
 
-@pytest.fixture
-def proxy(nginx: str, tmp_path: Path, database_url: str, serve: Callable[..., server_kit.Served]) -> Iterator[Proxy]:
-    """Two ``baccarat serve`` processes on ``database_url`` trusting 127.0.0.1 as their proxy, and nginx on the
-    recipe's template in front of them."""
-    first = serve("--database", database_url, "--trusted-proxy", "127.0.0.1", "--betting-seconds", "3",
-                  data_dir=tmp_path / "a")  # first alone: it makes the database's tables
-    second = serve("--database", database_url, "--trusted-proxy", "127.0.0.1", data_dir=tmp_path / "b")
-    prefix = tmp_path / "nginx"
+@contextmanager
+def _nginx(nginx: str, prefix: Path, upstreams: str) -> Iterator[Proxy]:
+    """nginx on the recipe's template with ``upstreams``, its files under ``prefix``, answering ``/health``."""
     prefix.mkdir()
     cert, key = _certificate(prefix)
     http_port, https_port = _free_port(), _free_port()
+    access_log = prefix / "baccarat.access.log"
     site = render(TEMPLATE.read_text(), {
         "BACCARAT_SERVER_NAME": "localhost 127.0.0.1", "BACCARAT_HTTP_LISTEN": f"127.0.0.1:{http_port}",
-        "BACCARAT_HTTPS_LISTEN": f"127.0.0.1:{https_port}", "BACCARAT_TLS_CERTIFICATE": str(cert),
-        "BACCARAT_TLS_CERTIFICATE_KEY": str(key),
-        "BACCARAT_UPSTREAMS": f"server 127.0.0.1:{first.port}; server 127.0.0.1:{second.port};"})
+        "BACCARAT_HTTPS_LISTEN": f"127.0.0.1:{https_port}", "BACCARAT_HTTPS_PORT": str(https_port),
+        "BACCARAT_TLS_CERTIFICATE": str(cert), "BACCARAT_TLS_CERTIFICATE_KEY": str(key),
+        "BACCARAT_UPSTREAMS": upstreams, "BACCARAT_ACCESS_LOG": str(access_log)})
     (prefix / "baccarat.conf").write_text(site)
     error_log = prefix / "error.log"
     # the rest of an nginx.conf, every file under the prefix; as root the workers run as root too (the
@@ -251,8 +249,8 @@ def proxy(nginx: str, tmp_path: Path, database_url: str, serve: Callable[..., se
     assert checked.returncode == 0, checked.stderr
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     tls = ssl.create_default_context(cafile=str(cert))
-    running = Proxy(process, f"https://127.0.0.1:{https_port}", f"http://127.0.0.1:{http_port}", tls, error_log)
-    running.servers = [first, second]
+    running = Proxy(process, f"https://127.0.0.1:{https_port}", f"http://127.0.0.1:{http_port}", tls, error_log,
+                    access_log)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -269,6 +267,19 @@ def proxy(nginx: str, tmp_path: Path, database_url: str, serve: Callable[..., se
     finally:
         process.terminate()  # fast shutdown: open connections (the test's sockets) closed at once
         process.wait(timeout=30)
+
+
+@pytest.fixture
+def proxy(nginx: str, tmp_path: Path, database_url: str, serve: Callable[..., server_kit.Served]) -> Iterator[Proxy]:
+    """Two ``baccarat serve`` processes on ``database_url`` trusting 127.0.0.1 as their proxy, and nginx on the
+    recipe's template in front of them."""
+    first = serve("--database", database_url, "--trusted-proxy", "127.0.0.1", "--betting-seconds", "3",
+                  data_dir=tmp_path / "a")  # first alone: it makes the database's tables
+    second = serve("--database", database_url, "--trusted-proxy", "127.0.0.1", data_dir=tmp_path / "b")
+    upstreams = f"server 127.0.0.1:{first.port}; server 127.0.0.1:{second.port};"
+    with _nginx(nginx, tmp_path / "nginx", upstreams) as running:
+        running.servers = [first, second]
+        yield running
 
 
 def _play_a_round(proxy: Proxy) -> None:
@@ -320,7 +331,7 @@ def test_nginx_recipe_serves_https_and_wss_forwards_the_address_and_limits_each_
     # plain HTTP only redirects
     with httpx.Client(timeout=10) as plain:
         moved = plain.get(proxy.plain + "/api/tables")
-    assert moved.status_code == 301 and moved.headers["location"].startswith("https://")
+    assert moved.status_code == 301 and moved.headers["location"] == proxy.base + "/api/tables"  # its port kept
     try:
         _play_a_round(proxy)
     except Exception:  # what the servers said, to read with the failure
@@ -380,3 +391,85 @@ def test_nginx_recipe_serves_https_and_wss_forwards_the_address_and_limits_each_
     assert 'limiting requests, excess' in proxy.error_log.read_text()
     with proxy.client(OTHER) as there:
         assert there.get("/health").status_code == 200
+
+
+class _Unanswering:
+    """A stand-in for a server in trouble: every GET is answered the server's own 503 with ``Retry-After`` (its
+    database cannot save), every POST's connection dropped before an answer (a server killed mid-request)."""
+
+    REFUSAL: ClassVar[dict[str, Any]] = {"error": "Unavailable", "code": "server.unavailable", "params": {},
+                                         "detail": "the table cannot save right now",
+                                         "message": "the table cannot save right now"}
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.gets = self.posts = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        body = json.dumps(self.REFUSAL).encode()
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            with connection:
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        break
+                    head += chunk
+                if head.startswith(b"POST"):
+                    self.posts += 1
+                    continue  # closed unanswered
+                self.gets += 1
+                connection.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                                   b"Retry-After: 7\r\nConnection: close\r\n"
+                                   + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_nginx_passes_a_server_s_503_retries_a_dropped_bet_on_the_other_and_names_each_request(
+        nginx: str, tmp_path: Path, database_url: str, serve: Callable[..., server_kit.Served]):
+    """Issue 40 item 7: a server's 503 with ``Retry-After`` reaches the client as the server said it, and that
+    server stays in; a bet whose connection a server dropped before answering is placed through the other (the
+    Idempotency-Key makes the retry safe); nginx's request id is the server's and is in both logs."""
+    real = serve("--database", database_url, "--trusted-proxy", "127.0.0.1", "--betting-seconds", "3",
+                 data_dir=tmp_path / "a")
+    trouble = _Unanswering()
+    try:
+        with _nginx(nginx, tmp_path / "nginx", f"server 127.0.0.1:{trouble.port}; server 127.0.0.1:{real.port};"
+                    ) as proxy, proxy.client() as client:
+            answers = [client.get("/api/tables") for _ in range(6)]
+            refused = [answer for answer in answers if answer.status_code == 503]
+            # every GET the troubled server took came back as its own answer, not retried on the other, and it
+            # was not taken out for answering: the six alternated between the two
+            assert len(refused) == 3 and trouble.gets >= 3 and {a.status_code for a in answers} == {200, 503}
+            for answer in refused:
+                assert answer.headers["retry-after"] == "7" and answer.json() == _Unanswering.REFUSAL
+            with httpx.Client(base_url=real.url, timeout=15) as direct:  # the player, made on the server itself
+                assert direct.post("/api/accounts", json={"username": "nell", "password": "correct horse"}
+                                   ).status_code == 201
+                token = direct.post("/api/sessions", json={"username": "nell", "password": "correct horse"}
+                                    ).json()["token"]
+            bets = [client.post("/api/tables/2/bets", json={"bets": {"banker": 100}},
+                                headers={"Authorization": f"Bearer {token}", "Idempotency-Key": f"nginx-bet-{n}"})
+                    for n in range(2)]
+            assert trouble.posts >= 1  # one reached the troubled server, which dropped it
+            for bet in bets:  # and every bet was answered by the other: placed, or refused by its rules
+                assert bet.status_code in (201, 409), bet.text
+                assert bet.status_code == 201 or bet.json()["code"] == "bet.closed", bet.text
+            named = client.get("/api/games")  # the troubled server is out for 10 s after a dropped connection
+            assert named.status_code == 200
+            request_id = named.headers["x-request-id"]
+            assert re.fullmatch(r"[0-9a-f]{32}", request_id), request_id  # nginx's $request_id
+            assert f"request_id={request_id}" in proxy.access_log.read_text()
+            assert request_id in real.stderr()  # the server's own line for it
+    finally:
+        trouble.close()
