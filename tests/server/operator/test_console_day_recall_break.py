@@ -111,6 +111,35 @@ def test_the_console_card_carries_the_day_s_drop_and_win_as_the_report_counts_th
     assert next(c for c in later if c["id"] == table_id)["today"]["handle"] == 0
 
 
+def test_the_console_card_shows_the_round_and_phase_the_table_shows(sessions, manual_clock):
+    """Issue 41 item 7: while a round's result is shown, the card said the next round was taking bets ("Round 2:
+    taking bets") and the live monitor "Round 1 · RESULT"; both read the round on show now."""
+    from baccarat.server.playing import views
+
+    def setup(s):
+        table = tables.create_table(s, "mini-c", "mini", decks=8, betting_seconds=30, pace=Pace(0, 0, 10))
+        return table.id, accounts.register(s, "ann", "correct horse", grant=100_000).id
+    table_id, ann = transaction(sessions, setup)
+    transaction(sessions, lambda s: betting.place_bets(s, table_id, ann, {"banker": 2_500}))
+
+    def card_and_view():
+        card = next(c for c in transaction(sessions, lookup.console_tables) if c["id"] == table_id)
+        view = transaction(sessions, lambda s: views.table_view(s, table_id, now=manual_clock.now()))
+        return card["round"], view
+    shown, view = card_and_view()
+    assert (shown["round"], shown["phase"], shown["bets"], shown["staked"]) == (1, "betting", 1, 2_500)
+    manual_clock.advance(seconds=31)
+    deal_due(sessions, now=manual_clock.now())
+    manual_clock.advance(seconds=3)  # the four cards are down (no pauses at this table): its result is shown
+    shown, view = card_and_view()
+    assert view["phase"] == "result" and view["round_number"] == 1
+    assert (shown["round"], shown["phase"], shown["bets"], shown["status"]) == (1, "result", 1, "settled")
+    manual_clock.advance(seconds=10)  # the result's 10 s over: the next round takes bets, on both
+    shown, view = card_and_view()
+    assert (shown["round"], shown["phase"], shown["bets"]) == (view["round_number"], view["phase"], 0) == (
+        2, "betting", 0)
+
+
 def test_a_break_s_end_is_one_timestamp_in_the_status_and_the_refusal(sessions, manual_clock):
     ann = transaction(sessions, lambda s: accounts.register(s, "ann", "correct horse", grant=1_000).id)
     transaction(sessions, lambda s: protection.take_break(s, ann, hours=24))

@@ -16,7 +16,7 @@ from typing_extensions import TypedDict
 from baccarat.core.errors import UnknownSeatError
 from baccarat.server.house import protection, wallet
 from baccarat.server.operator import reports
-from baccarat.server.playing import tables, views
+from baccarat.server.playing import views
 from baccarat.server.playing.shapes import DealtCard, LimitsJson, StoredResult
 from baccarat.server.storage.models import (
     Account,
@@ -153,8 +153,13 @@ class ConsoleSeat(TypedDict):
 
 
 class RoundInPlay(TypedDict):
+    """The round the table shows now (the live monitor's and the players' round): in its result, the round just
+    dealt, not the next one already taking bets behind it."""
+
     round: int
     status: str
+    phase: str
+    """the table's phase as players see it: betting, no_more_bets, dealing, decisions or result"""
     bets: int
     staked: int
     """minor units"""
@@ -343,13 +348,16 @@ def console_tables(s: Session) -> list[ConsoleTable]:
     today = reports.day_by_table(s, day)
     for table in s.scalars(select(GameTable).order_by(GameTable.id)):
         view = views.table_view(s, table.id)
-        current = tables.round_in_play(s, table.id)
+        number = view["round_number"]  # the round on show, as the live monitor and the players see it
+        current = None if number is None else s.scalar(
+            select(Round).where(Round.table_id == table.id, Round.number == number))
         in_play: RoundInPlay | None = None
         if current is not None:
             placed = s.execute(select(func.count(Bet.id), func.coalesce(func.sum(Bet.amount), 0),
                                       func.count(func.distinct(Bet.account_id)))
                                .where(Bet.round_id == current.id)).one()
-            in_play = {"round": current.number, "status": current.status, "bets": int(placed[0]),
+            in_play = {"round": current.number, "status": current.status, "phase": view["phase"],
+                       "bets": int(placed[0]),
                        "staked": int(placed[1]), "players": int(placed[2]),
                        "closes_at": aware(current.closes_at).isoformat()}
         seated = s.execute(select(Account.id, Account.username, Seat.number, Seat.away_since)

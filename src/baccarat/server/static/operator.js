@@ -182,7 +182,7 @@ function tablesView() {
                                          t("op.stood_done", { name: seat.username, n: seat.seat })) }, t("op.stand")))))
       : h("p", { class: "muted" }, t("op.no_players"));
     const round = table.round
-      ? h("p", { class: "round-line" }, t("op.round_line", { n: table.round.round, phase: t(`op.round.${table.round.status}`),
+      ? h("p", { class: "round-line" }, t("op.round_line", { n: table.round.round, phase: t(`phase.${table.round.phase}`),  // the monitor's words
                                                              bets: table.round.bets, players: table.round.players, staked: money(table.round.staked) }))
       : h("p", { class: "muted" }, t("op.no_round"));
     const toggle = !may("close_tables") ? null : table.status === "open"
