@@ -78,7 +78,7 @@ def test_ez_round_in_the_browser_bet_cards_result_balance_and_roads(page: Page):
     page.click("[data-chip='5']")
     page.click("[data-spot=banker]")
     page.click("[data-spot=banker]")
-    token = page.evaluate("sessionStorage.getItem('token')")
+    token = page.evaluate("localStorage.getItem('token')")
     answer = page.request.post(f"{page.url.split('#')[0]}api/tables/2/bets", data={"bets": {"banker": 2000}},
                                headers={"Authorization": f"Bearer {token}", "Idempotency-Key": "browser-ez-0001"})
     assert answer.ok, answer.text()

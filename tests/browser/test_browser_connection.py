@@ -122,7 +122,7 @@ def test_a_bet_whose_answer_was_lost_is_sent_again_with_its_key_neither_lost_nor
     assert len(bets) == 2, bets  # sent, then sent again once the line was back...
     assert bets[0]["key"] == bets[1]["key"] and bets[0]["bets"] == bets[1]["bets"] == {"banker": 500}
     expect(page.locator("#balance")).to_have_text(f"{(before - 500) / 100:,.2f}")  # ...and staked once
-    token = page.evaluate("sessionStorage.getItem('token')")
+    token = page.evaluate("localStorage.getItem('token')")
     me = page.request.get(server.url + "/api/me", headers={"Authorization": f"Bearer {token}"}).json()
     assert me["balance"] == before - 500
     expect(page.locator("[data-spot=banker] .crowd")).to_have_text("1 player · 5.00")
@@ -132,7 +132,7 @@ def test_signed_out_elsewhere_the_table_goes_back_to_the_login(server: Server, p
     register(page, "conn_4401")
     sit(page, 1)
     assert phase(page)
-    token = page.evaluate("sessionStorage.getItem('token')")
+    token = page.evaluate("localStorage.getItem('token')")
     assert page.request.delete(server.url + "/api/sessions", headers={"Authorization": f"Bearer {token}"}).ok
     expect(page.locator("#login")).to_be_visible(timeout=5000)
 

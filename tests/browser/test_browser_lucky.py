@@ -14,7 +14,6 @@ from collections.abc import Iterator
 import pytest
 
 from ..browser_kit import (
-    PASSWORD,
     Browser,
     Page,
     Server,
@@ -52,7 +51,7 @@ def _token_fetch(page: Page, method: str, path: str, body: object) -> int:
     """A request with the page's own session (as another tab of the player's would send it): its status."""
     return int(page.evaluate("""async ([method, path, body]) => {
         const answer = await fetch(path, { method, headers: { "Content-Type": "application/json",
-            Authorization: `Bearer ${sessionStorage.getItem("token")}`,
+            Authorization: `Bearer ${localStorage.getItem("token")}`,
             "Idempotency-Key": `lucky-test-${Date.now()}-${Math.random().toString(36).slice(2)}` },
             body: JSON.stringify(body) });
         return answer.status; }""", [method, path, body]))
@@ -249,22 +248,25 @@ def test_a_refused_chip_comes_off_and_chips_over_your_own_limit_are_greyed(page:
 
 def test_a_limit_set_in_another_tab_reaches_the_table_at_once(page: Page) -> None:
     """The player's own stake limit set on the Safer play page of a second tab: the table's tray says what it
-    leaves and greys the chips over it without a bet or a result in between (the tabs share localStorage)."""
+    leaves and greys the chips over it without a bet or a result in between (the tabs share localStorage); the
+    second tab needs no log-in, and a log-out there signs the first out too."""
     register(page, "tess")
     sit(page, _table(page, "Mini-Baccarat"))
     expect(page.locator("#totals")).not_to_contain_text("your own limit")
     other = page.context.new_page()
     try:
         other.goto(page.url.split("#")[0])
-        other.fill("#username", "tess")  # the same player, signed in in this tab too
-        other.fill("#password", PASSWORD)
-        other.click("#login")
+        expect(other.locator("#who")).to_have_text(page.locator("#who").inner_text())  # signed in already: one
+        # log-in for every tab of the browser
         other.click("#protect-link")
         other.select_option("#limit-kind", "stake")
         other.fill("#limit-amount", "60")
         other.click("#limit-save")
         expect(other.locator("#limits-rows")).to_contain_text("60.00")
+        expect(page.locator("#totals")).to_contain_text("your own limit leaves 60.00")
+        expect(page.locator("[data-chip='100']")).to_have_attribute("aria-disabled", "true")
+        other.click("#logout")  # a log-out in one tab signs out every tab
+        expect(page.locator("#login")).to_be_visible()
+        expect(page.locator("#who")).to_have_text("")
     finally:
         other.close()
-    expect(page.locator("#totals")).to_contain_text("your own limit leaves 60.00")
-    expect(page.locator("[data-chip='100']")).to_have_attribute("aria-disabled", "true")

@@ -173,7 +173,7 @@ def test_a_break_reads_the_same_everywhere_and_takes_the_sit_down_buttons_away(s
     context, page = new_page(browser, server.url, width=1280, height=900, errors=errors)
     register(page, "on_a_break")
     expect(page.locator("[data-table='1'] button.sit")).to_be_visible()
-    token = page.evaluate("sessionStorage.getItem('token')")
+    token = page.evaluate("localStorage.getItem('token')")
     headers = {"Authorization": f"Bearer {token}"}
     taken = page.request.post(f"{server.url}/api/protection/break", data={"hours": 24}, headers=headers)
     assert taken.ok, taken.text()

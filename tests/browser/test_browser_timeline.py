@@ -118,7 +118,7 @@ def watch_one_round(page: Page, table_id: int, spot: str, *, decide: str | None 
 
 def dealt(page: Page, table_id: int, number: int) -> dict[str, Any]:
     rows = page.evaluate("fetch('/api/history', "
-                         "{headers: {Authorization: 'Bearer ' + sessionStorage.getItem('token')}})"
+                         "{headers: {Authorization: 'Bearer ' + localStorage.getItem('token')}})"
                          ".then((r) => r.json())")
     return next(r for r in rows if r["table_id"] == table_id and r["round"] == number)
 

@@ -171,7 +171,7 @@ const context = {
   console, Intl, Date, Math, JSON, Number, String, Array, Object, Set, Map, RegExp, performance,
   localStorage: { getItem: (key) => (key in stored ? stored[key] : null),
                   setItem: (key, value) => { stored[key] = String(value); } },
-  sessionStorage: { getItem: () => null, setItem: () => {} },
+  location: { pathname: "/" }, addEventListener: () => {},
   navigator: { languages: [language], language },
   document: { documentElement: {}, getElementById: () => null },
 };

@@ -35,9 +35,8 @@ async function refreshMe() {
 }
 
 function logOut() {
-  token = null;
+  keepToken(null);
   me = null;
-  sessionStorage.removeItem("token");
   text(document.getElementById("who"), "");
   document.getElementById("balance-box").hidden = true;
   document.getElementById("logout").hidden = true;
@@ -84,8 +83,7 @@ function loginView() {
     if (body.password.length < 8) { message.textContent = t("login.password_rule"); password.focus(); return; }
     try {
       if (register) await api("POST", "/api/accounts", body);
-      token = (await api("POST", "/api/sessions", body)).token;
-      sessionStorage.setItem("token", token);
+      keepToken((await api("POST", "/api/sessions", body)).token);
       await refreshMe();
       route();
     } catch (error) { message.textContent = error.message; }
@@ -250,6 +248,7 @@ document.getElementById("lang").addEventListener("change", (event) => {
   route();
 });
 window.addEventListener("signed-out", logOut);
+window.addEventListener("signed-in", () => { me = null; route(); });  // in another tab
 window.addEventListener("hashchange", route);
 setLanguage(lang);
 route();

@@ -189,7 +189,27 @@ function secondsUntil(iso) {
 
 // ---------------------------------------------------------------- REST
 
-let token = sessionStorage.getItem("token");
+// The session token.  The table keeps it in this browser's localStorage, so every tab of the table is signed in
+// with one log-in and a log-out in one tab signs out all of them (the "storage" event); the operator console keeps
+// its own under another key (staff never play, and a console tab never signs a player's tab out).  Only the
+// page's own scripts can read it: the server's Content-Security-Policy runs no script but the page's files
+// (script-src 'self': no inline script, no eval, no other origin), and the server ends a session at its expiry
+// and at a log-out, whatever a browser kept.
+const TOKEN_KEY = location.pathname.startsWith("/operator") ? "staff-token" : "token";
+let token = localStorage.getItem(TOKEN_KEY);
+
+/** Keep (or, null, forget) the session token for every tab of this page in this browser. */
+function keepToken(value) {
+  token = value;
+  if (value) localStorage.setItem(TOKEN_KEY, value); else localStorage.removeItem(TOKEN_KEY);
+}
+
+// another tab signed in or out: this one follows
+window.addEventListener("storage", (event) => {
+  if (event.key !== TOKEN_KEY || event.newValue === token) return;
+  token = event.newValue;
+  window.dispatchEvent(new Event(token ? "signed-in" : "signed-out"));
+});
 
 class ApiError extends Error {
   constructor(status, data) {

@@ -97,9 +97,8 @@ function currentTab() {
 }
 
 function logOut() {
-  token = null;
+  keepToken(null);
   me = null;
-  sessionStorage.removeItem("token");
   text(document.getElementById("who"), "");
   document.getElementById("logout").hidden = true;
   document.getElementById("tabs").hidden = true;
@@ -114,8 +113,7 @@ function loginView() {
     event.preventDefault();
     message.textContent = "";
     try {
-      token = (await api("POST", "/api/sessions", { username: username.value.trim(), password: password.value })).token;
-      sessionStorage.setItem("token", token);
+      keepToken((await api("POST", "/api/sessions", { username: username.value.trim(), password: password.value })).token);
       route();
     } catch (error) { message.textContent = error.message; }
   } },
@@ -740,6 +738,7 @@ document.getElementById("logout").addEventListener("click", async () => {
 });
 document.getElementById("lang").addEventListener("change", (event) => { setLanguage(event.target.value); route(); });
 window.addEventListener("signed-out", logOut);
+window.addEventListener("signed-in", () => { me = null; route(); });  // in another tab
 window.addEventListener("hashchange", route);
 setLanguage(lang);
 route();
