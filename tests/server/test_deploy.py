@@ -470,6 +470,9 @@ def test_nginx_passes_a_server_s_503_retries_a_dropped_bet_on_the_other_and_name
             request_id = named.headers["x-request-id"]
             assert re.fullmatch(r"[0-9a-f]{32}", request_id), request_id  # nginx's $request_id
             assert f"request_id={request_id}" in proxy.access_log.read_text()
-            assert request_id in real.stderr()  # the server's own line for it
+            deadline = time.monotonic() + 10  # the server writes its access line after it answers
+            while request_id not in real.stderr():
+                assert time.monotonic() < deadline, real.stderr()[-2000:]  # the server's own line for it
+                time.sleep(0.1)
     finally:
         trouble.close()
