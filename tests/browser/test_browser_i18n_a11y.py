@@ -35,6 +35,7 @@ from ..browser_kit import (
     wait_for_betting,
     wait_for_phase,
 )
+from ..server.test_catalogue_js import SIMPLIFIED_ONLY  # (checked there in the catalogues; here on the screen)
 
 pytestmark = pytest.mark.browser
 need_chromium()
@@ -79,13 +80,16 @@ def english(page: Page, names: set[str]) -> list[str]:
     return [word for word in LATIN_WORD.findall(AS_IT_IS.sub(" ", page.evaluate(SHOWN))) if word not in names]
 
 
+def _around(shown: str, words: list[str]) -> list[str]:
+    """Each word where it stands on the screen."""
+    return [shown[max(0, shown.find(word) - 60):shown.find(word) + 60] for word in words]
+
+
 def no_english(page: Page, names: set[str], where: str, samples: int = 3) -> None:
     for _ in range(samples):
         assert len(page.evaluate(SHOWN)) > 20, where  # the check reads the page
         found = english(page, names)
-        shown = page.evaluate(SHOWN)
-        assert not found, (where, found, [shown[max(0, shown.find(word) - 60):shown.find(word) + 60]
-                                          for word in found[:3]])  # each word where it stands
+        assert not found, (where, found, _around(page.evaluate(SHOWN), found[:3]))  # (read again only on failure)
         page.wait_for_timeout(150)
 
 
@@ -193,11 +197,6 @@ def test_in_simplified_chinese_no_screen_shows_english_and_axe_finds_no_serious_
     context.close()
     assert problems == [], "\n".join(problems)
     assert errors == [], errors
-
-
-#: Characters found only in Simplified writing, common on the table's screens (tests/server/test_catalogue_js.py
-#: checks the catalogues' words; this, what a Traditional screen shows, names and the server's refusals included)
-SIMPLIFIED_ONLY = "这们个为张发时设请还说样该赢闲庄龙宝过关钱对开门见长东书买卖读写电话认让问题头页码筹输点币户余额库务"
 
 
 def test_a_hong_kong_browser_reads_traditional_chinese_at_the_table(server: Server, browser: Browser):

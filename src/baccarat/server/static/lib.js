@@ -102,6 +102,12 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+/** Replace ``el``'s children with ``children`` by h()'s rule: arrays flattened, null and false left out
+ *  (replaceChildren itself writes a null out as the text "null"). */
+function refill(el, ...children) {
+  el.replaceChildren(...children.flat().filter((child) => child != null && child !== false));
+}
+
 /** Sets an element's text only when it differs (no needless layout, no re-announcement). */
 function text(el, value) {
   const wanted = value == null ? "" : String(value);

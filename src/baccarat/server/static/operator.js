@@ -15,7 +15,7 @@ function tabs() { return Object.keys(TAB_ACTIONS).filter((tab) => may(TAB_ACTION
 /** The registry's games (GET /api/games), Lucky Draw once per DrawWin pay table. */
 let registry = [];
 
-function show(...nodes) { document.getElementById("view").replaceChildren(...nodes.filter((n) => n != null)); }  // a null would be written "null"
+function show(...nodes) { refill(document.getElementById("view"), ...nodes); }
 
 function percent(value) {
   return value == null ? "–" : (value * 100).toLocaleString(lang === "en" ? "en-US" : lang,

@@ -1132,12 +1132,12 @@ function tableView(tableId) {
         fair ? h("td", {}, Fair.verifyButton(r)) : null);  // deals the round again from its revealed shoe (fair.js)
       return [row, answers.get(String(r.round)), detail];
     });
-    el.history.replaceChildren(h("h3", { id: "history-title" }, t("history.title")),
+    refill(el.history, h("h3", { id: "history-title" }, t("history.title")),
       h("table", { class: "history" },
         h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, t(`history.${c}`))))),
         h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: columns.length }, t("history.none"))))),
-      ...(S.historyMore ? [h("button", { type: "button", class: "link more", onclick: loadOlderHistory },
-                              t("history.more"))] : []));  // replaceChildren would write a null as "null"
+      S.historyMore ? h("button", { type: "button", class: "link more", onclick: loadOlderHistory }, t("history.more"))
+        : null);
   }
 
   function historyResult(r, net) {
