@@ -1,11 +1,13 @@
-"""The squeeze in real Chromium (issue 31, item 11), at the default mini-squeeze table: the Player's squeezer
-peels the first card by dragging its corner with the mouse and turns it with Enter, then peels the next with
-the arrow keys; the watcher's page sees the corner lift live and no face before the turn; the Banker's
-squeezer, whose browser asks for reduced motion, has the cards turned at once.  Screenshots ``31-squeeze-*.png``."""
+"""The squeeze in real Chromium (issue 31, item 11; issue 41, item 1), at the default mini-squeeze table: the card
+being squeezed is drawn large, its squeezer lifts it from an edge (mouse, then keys) and turns it; the watchers (a
+phone in Traditional Chinese, a desk in Simplified) see the same lift and the same part of the face, and no face
+before the turn; the Banker's squeezer, whose browser asks for reduced motion, has the cards turned at once.
+Screenshots ``41-squeeze-*.png``, ``31-squeeze-console-form.png``."""
 
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,70 +41,119 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-def _lift(page, index: int) -> float:
-    value = page.locator(f".card.squeeze[data-index='{index}']").evaluate(
-        "n => getComputedStyle(n).getPropertyValue('--lift')")
-    return float(value or 0)
+#: pips a face shows whole (a picture card: none, its frame instead)
+PIPS = {"A": 1, "T": 10, "J": 0, "Q": 0, "K": 0, **{str(n): n for n in range(2, 10)}}
 
 
-def test_squeezers_peel_and_turn_and_the_watcher_sees_the_corner_lift(server: Server, browser: Browser):
+def _stage(page) -> dict:
+    """The squeeze stage as the page draws it: the card being squeezed, its lift and edge, the face's parts."""
+    return page.evaluate("""() => {
+      const stage = document.querySelector('#squeeze-stage');
+      const card = stage.querySelector('.stage-card');
+      return { shown: !stage.hidden, index: card.getAttribute('data-index'), edge: card.getAttribute('data-edge'),
+               lift: parseFloat(card.style.getPropertyValue('--lift') || '0'),
+               pips: card.querySelectorAll('.pip').length, index_shown: card.querySelectorAll('.index').length,
+               court: card.querySelectorAll('.court').length, title: stage.querySelector('.stage-title').textContent,
+               countdown: stage.querySelector('.stage-countdown').textContent,
+               howto: stage.querySelector('.stage-howto').textContent,
+               height: card.getBoundingClientRect().height, vh: window.innerHeight };
+    }""")
+
+
+LIFTED = "parseFloat(c.style.getPropertyValue('--lift'))"
+
+
+def _wait_stage(page, condition: str, timeout: int = 8_000) -> None:
+    page.wait_for_function("() => { const c = document.querySelector('#squeeze-stage:not([hidden]) .stage-card');"
+                           f" return c && ({condition}); }}", timeout=timeout)
+
+
+def test_a_squeeze_on_a_large_card_shows_everyone_the_part_of_the_face_its_lift_uncovers(server: Server,
+                                                                                       browser: Browser):
+    """ann (English, 1366x768) lifts the Player's first card from its long edge until every pip column shows,
+    turns it with Enter, then lifts her second card from the short edge with the arrow key; bob (1280x720, reduced
+    motion) has his cards turned at once; cat watches in Traditional Chinese on a phone (390x844) and dee in
+    Simplified at 1280x720: each sees the large card, who squeezes, the countdown, the same lift and the same pips,
+    and no face before the turn."""
     errors: list[str] = []
-    ann_context, ann = new_page(browser, server.url, errors=errors)
-    bob_context = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    ann_context, ann = new_page(browser, server.url, errors=errors, width=1366, height=768)
+    bob_context = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
     bob = bob_context.new_page()
     bob.on("pageerror", lambda error: errors.append(str(error)))
     bob.goto(server.url)
-    cat_context, cat = new_page(browser, server.url, errors=errors)
+    cat_context, cat = new_page(browser, server.url, errors=errors, locale="zh-HK", width=390, height=844)
+    dee_context, dee = new_page(browser, server.url, errors=errors, locale="zh-CN", width=1280, height=720)
     names = {}
-    for page, name in ((ann, "sq_ann"), (bob, "sq_bob"), (cat, "sq_cat")):
+    for page, name in ((ann, "sq_ann"), (bob, "sq_bob"), (cat, "sq_cat"), (dee, "sq_dee")):
         names[name] = register(page, name)
         sit(page, SQUEEZE_TABLE)
     wait_for_betting(ann, 4)
     bet(ann, {"player": [25]})
     bet(bob, {"banker": [5]})
-    # the four cards come face down; ann's first card becomes hers to squeeze once all four are down
-    mine = ann.locator("#player-hand .card.squeeze.mine[data-index='0']")
-    expect(mine).to_be_visible(timeout=30_000)
+    # the four cards come face down; ann's first card comes to the stage, hers to squeeze, once all four are down
+    expect(ann.locator("#squeeze-stage .stage-card.mine[data-index='0']")).to_be_visible(timeout=30_000)
     expect(cat.locator(".card.squeeze")).to_have_count(4)
     expect(cat.locator("#player-hand .card:not(.squeeze)")).to_have_count(0)  # no face on the watcher's page
-    box = mine.bounding_box()
+    ann_stage = _stage(ann)
+    assert ann_stage["title"] == "You squeeze the Player's card"
+    assert "right edge to see the sides" in ann_stage["howto"]
+    assert ann_stage["countdown"].startswith("Turned in ")
+    expect(cat.locator("#squeeze-stage .stage-title")).to_have_text(f"{names['sq_ann']} 正在咪閒家的牌")
+    expect(dee.locator("#squeeze-stage .stage-title")).to_have_text(f"{names['sq_ann']} 正在咪闲家的牌")
+    expect(cat.locator("#player-hand .squeezer")).to_have_text(f"咪牌：{names['sq_ann']}")
+    expect(ann.locator("#banker-hand .squeezer")).to_have_text(f"Squeezed by {names['sq_bob']}")
+    for page in (ann, cat, dee):  # a third of the screen's height at least, on a desk and on a phone
+        drawn = _stage(page)
+        assert drawn["height"] >= drawn["vh"] / 3 - 1, drawn
+        assert drawn["pips"] == drawn["index_shown"] == drawn["court"] == 0  # flat: nothing of the face
+    # ann takes the card by its right edge and drags it three quarters across: every pip column shows
+    box = ann.locator("#squeeze-stage .stage-card").bounding_box()
     assert box is not None
-    ann.mouse.move(box["x"] + box["width"] - 3, box["y"] + box["height"] - 3)
+    ann.mouse.move(box["x"] + box["width"] - 4, box["y"] + box["height"] / 2)
     ann.mouse.down()
-    ann.mouse.move(box["x"] + box["width"] - 3, box["y"] + box["height"] * 0.45, steps=6)
+    ann.mouse.move(box["x"] + box["width"] * 0.2, box["y"] + box["height"] / 2, steps=8)
     ann.mouse.up()
-    assert 0.3 < _lift(ann, 0) < 1
-    cat.wait_for_function("() => { const n = document.querySelector(\".card.squeeze[data-index='0']\");"
-                          " return n && parseFloat(getComputedStyle(n).getPropertyValue('--lift')) > 0.3; }",
-                          timeout=5_000)  # the watcher sees the corner lift
+    _wait_stage(ann, f"c.getAttribute('data-edge') === 'long' && {LIFTED} > 0.7")
+    for page in (cat, dee):  # the watchers see the same edge, the same lift and what the server sent of the face
+        _wait_stage(page, f"c.getAttribute('data-edge') === 'long' && {LIFTED} > 0.7"
+                    " && (c.querySelectorAll('.pip').length + c.querySelectorAll('.court').length) > 0")
     assert cat.locator("#player-hand .card:not(.squeeze)").count() == 0
-    shot(ann, "31-squeeze-squeezer-peels")
-    shot(cat, "31-squeeze-watcher-sees-the-lift")
+    sides = [_stage(page) for page in (ann, cat, dee)]
+    assert all(s["index_shown"] == 0 for s in sides)  # the thumbs hold the corners: no index from an edge
+    shot(ann, "41-squeeze-1-squeezer-long-edge")
+    shot(cat, "41-squeeze-2-watcher-phone-zh-hant")
+    shot(dee, "41-squeeze-3-watcher-zh-cn")
+    ann.locator("#squeeze-stage .stage-card").focus()
     ann.keyboard.press("Enter")  # turned
-    expect(cat.locator("#player-hand .card:not(.squeeze)[data-index='0']")).to_be_visible(timeout=5_000)
+    face = cat.locator("#player-hand .card:not(.squeeze)[data-index='0']")
+    expect(face).to_be_visible(timeout=5_000)
+    expect(face).to_have_class(re.compile(r"\bflip\b"))  # it was face down: it flips over
+    rank = face.get_attribute("data-card")[0]
+    assert {s["pips"] for s in sides} == {PIPS[rank]} and {s["court"] for s in sides} == {int(rank in "JQK")}
     # bob's browser asks for reduced motion: his card is turned as soon as it is his, not at the squeeze time
     expect(cat.locator("#banker-hand .card:not(.squeeze)[data-index='1']")).to_be_visible(timeout=4_000)
-    # ann's second card, with the keyboard: arrows peel, Enter turns
-    second = ann.locator("#player-hand .card.squeeze.mine[data-index='2']")
+    # ann's second card, with the keyboard: the up arrow lifts the short edge, Enter turns it
+    second = ann.locator("#squeeze-stage .stage-card.mine[data-index='2']")
     expect(second).to_be_visible(timeout=5_000)
     second.focus()
     for _ in range(3):
         ann.keyboard.press("ArrowUp")
-    assert _lift(ann, 2) == pytest.approx(0.3, abs=0.01)
-    cat.wait_for_function("() => { const n = document.querySelector(\".card.squeeze[data-index='2']\");"
-                          " return n && parseFloat(getComputedStyle(n).getPropertyValue('--lift')) > 0.2; }",
-                          timeout=5_000)
-    shot(cat, "31-squeeze-watcher-keyboard-peel")
+    _wait_stage(ann, f"c.getAttribute('data-edge') === 'short' && Math.abs({LIFTED} - 0.3) < 0.01")
+    _wait_stage(dee, f"c.getAttribute('data-index') === '2' && c.getAttribute('data-edge') === 'short'"
+                f" && {LIFTED} > 0.2")
+    shot(dee, "41-squeeze-4-watcher-short-edge")
     ann.keyboard.press("Enter")
+    ann.keyboard.press("Enter")  # once turned, nothing more is sent: no refusal
     expect(cat.locator("#player-hand .card:not(.squeeze)[data-index='2']")).to_be_visible(timeout=5_000)
     expect(cat.locator("#banker-hand .card:not(.squeeze)[data-index='3']")).to_be_visible(timeout=4_000)
     wait_for_phase(cat, "result", timeout=40)
-    expect(cat.locator("#banner")).not_to_have_text("")
-    expect(cat.locator("#news")).to_contain_text(f"{names['sq_ann']} squeezes the Player's cards")
-    expect(cat.locator("#news")).to_contain_text(f"{names['sq_bob']} squeezes the Banker's cards")
-    shot(cat, "31-squeeze-result")
+    expect(cat.locator("#squeeze-stage")).to_be_hidden()
+    expect(ann.locator("#banner")).not_to_have_text("")
+    expect(ann.locator("#refusal")).to_have_text("")
+    expect(ann.locator("#news")).to_contain_text(f"{names['sq_ann']} squeezes the Player's cards")
+    shot(ann, "41-squeeze-5-result")
     assert errors == []
-    for context in (ann_context, bob_context, cat_context):
+    for context in (ann_context, bob_context, cat_context, dee_context):
         context.close()
 
 

@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from baccarat.core import card_face
 from baccarat.core.cards import Card
 from baccarat.core.errors import BaccaratError, ConfigurationError
 from baccarat.core.events import CardDealt
@@ -27,6 +28,7 @@ from baccarat.server.storage.models import Announcement, GameTable, Round
 from baccarat.server.storage.settings import Settings
 
 from ...conftest import api_client
+from ...core.test_card_face import SIDES
 
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 STEP = timedelta(milliseconds=50)
@@ -81,7 +83,7 @@ def _sample(sessions, table_id, ids, moment):
 
 def _run(sessions, table_id, ids, start, end, actions=()):
     """Samples every 50 ms from ``start`` to ``end``; ``actions``: (moment, account, kind, card, lift) done as
-    the clock passes them (a refusal is kept as its code)."""
+    the clock passes them (a refusal is kept as its code); a lift given as (lift, edge) is lifted from that edge."""
     samples, done = [], []
     pending = sorted(actions, key=lambda a: a[0])
     moment = start
@@ -92,7 +94,8 @@ def _run(sessions, table_id, ids, start, end, actions=()):
                 def act(s, account=account, card=card, lift=lift, at=at, kind=kind):
                     if kind == "turn":
                         return squeeze.turn(s, table_id, account, card, at)
-                    return squeeze.peel(s, table_id, account, card, lift, at)
+                    height, edge = lift if isinstance(lift, tuple) else (lift, "corner")
+                    return squeeze.peel(s, table_id, account, card, height, at, edge)
                 answer = transaction(sessions, act)
                 done.append((at, kind, answer))
             except BaccaratError as error:
@@ -115,8 +118,14 @@ def _check_no_face_early(samples, deal, result_at, ids, staked):
         assert codes <= {d["card"] for d in turned}
         squeezed = view["squeeze"]
         assert squeezed is not None and all(set(c) == {"index", "to", "by", "down_at", "turns_at",
-                                                                    "squeezed_from", "lift"}
-                                            for c in squeezed["cards"])  # never a face
+                                                                    "squeezed_from", "lift", "edge", "shows"}
+                                            for c in squeezed["cards"])
+        for c in squeezed["cards"]:  # of a face, only what its lift uncovers
+            face = Card.parse(deal[c["index"]]["card"])
+            assert c["shows"] == card_face.shows(face, c["edge"], c["lift"]), (now, c)
+            assert {tuple(p) for p in c["shows"]["pips"]} <= set(card_face.PIPS.get(face.rank, ()))
+            if c["lift"] == 0:
+                assert c["shows"] == card_face.nothing()
         down = [i for i, d in enumerate(deal)
                 if datetime.fromisoformat(d["down"]) <= now < datetime.fromisoformat(d["at"])]
         assert [c["index"] for c in squeezed["cards"]] == down, now
@@ -153,28 +162,36 @@ def test_two_squeezers_and_a_watcher_see_no_face_before_it_is_turned(sessions):
         (first - timedelta(seconds=3.8), carol, "turn", 0, None),  # the other Player bettor
         (first - timedelta(seconds=3.7), bob, "turn", 0, None),  # the Banker's squeezer, on a Player card
         (first - timedelta(seconds=3.6), alice, "squeeze", 0, 1.7),  # no such lift
+        (first - timedelta(seconds=3.55), alice, "squeeze", 0, (0.5, "top")),  # no such edge
         (first - timedelta(seconds=3.5), alice, "squeeze", 1, 0.5),  # not the card being squeezed
         (first - timedelta(seconds=3), alice, "turn", 0, None),  # turned 3 s early
-        (second_down, bob, "squeeze", 1, 0.6),
+        (second_down, bob, "squeeze", 1, (0.35, "long")),  # the sides
         (second_down + timedelta(seconds=1), bob, "squeeze", 1, 1.0),  # a full peel turns it
     ]
     staked = {alice: 99_000, bob: 98_000, carol: 98_500, dave: 100_000}
     samples, done = _run(sessions, table_id, [alice, bob, carol, dave], closes - timedelta(seconds=0.5),
                          first + timedelta(seconds=40), actions)
     codes = [answer for _, _, answer in done]
-    assert codes[:7] == ["squeeze.not_now", {"card": 0, "lift": 0.4}, "squeeze.not_yours", "squeeze.not_yours",
-                         "squeeze.not_yours", "squeeze.lift", "squeeze.not_now"]
-    assert codes[7] == {"card": 0, "lift": 1.0}
-    assert codes[8] == {"card": 1, "lift": 0.6} and codes[9] == {"card": 1, "lift": 1.0}
+    assert codes[:8] == ["squeeze.not_now", {"card": 0, "lift": 0.4, "edge": "corner"}, "squeeze.not_yours",
+                         "squeeze.not_yours", "squeeze.not_yours", "squeeze.lift", "squeeze.edge", "squeeze.not_now"]
+    assert codes[8] == {"card": 0, "lift": 1.0, "edge": "corner"}
+    assert codes[9] == {"card": 1, "lift": 0.35, "edge": "long"}
+    assert codes[10] == {"card": 1, "lift": 1.0, "edge": "corner"}
     deal, result_at = _stored(sessions, table_id, 1)
     assert datetime.fromisoformat(deal[0]["at"]) == first - timedelta(seconds=3)  # turned when alice turned it
     assert datetime.fromisoformat(deal[1]["at"]) == first - timedelta(seconds=3) + timedelta(seconds=1)
     assert datetime.fromisoformat(deal[2]["at"]) == datetime.fromisoformat(deal[1]["at"]) + timedelta(seconds=SQUEEZE)
     assert result_at == datetime.fromisoformat(deal[-1]["at"]) + timedelta(seconds=PACE.card)
     _check_no_face_early(samples, deal, result_at, [alice, bob, carol, dave], staked)
-    # everyone saw alice's corner lift, on the card being squeezed only
+    # everyone saw alice's corner lift, on the card being squeezed only: the index first
     lifted = [s for s in samples if any(c["lift"] == 0.4 for c in s["view"]["squeeze"]["cards"])]
     assert lifted and all(s["view"]["squeeze"]["cards"][0]["index"] == 0 for s in lifted)
+    assert all(s["view"]["squeeze"]["cards"][0]["shows"]["index"] == deal[0]["card"][0] for s in lifted)
+    # and bob's card lifted from its long edge: the sides a squeezer counts (2: a 4 or 5; 3: 6 to 8; 4: 9 or 10)
+    sides = [c for s in samples for c in s["view"]["squeeze"]["cards"] if c["index"] == 1 and c["lift"] == 0.35]
+    rank = deal[1]["card"][0]
+    assert sides and all(c["edge"] == "long" and c["shows"]["index"] is None for c in sides)
+    assert all(len(c["shows"]["pips"]) == SIDES[rank] and c["shows"]["court"] == (rank in "JQK") for c in sides)
     assert all(s["view"]["squeeze"]["squeezers"] == {"player": "alice", "banker": "bob"}
                for s in samples if s["view"]["squeeze"]["cards"])
     # the table news says who squeezes
@@ -446,10 +463,11 @@ def test_a_flood_of_peels_is_taken_at_most_one_every_tenth_of_a_second(sessions,
         return transaction(sessions, lambda s: squeeze.peel(s, table_id, alice, 0, lift, at + timedelta(
             milliseconds=after_ms)))
 
-    assert [peel(n / 100, n) for n in range(1, 51)] == [{"card": 0, "lift": 0.01}] * 50
+    assert [peel(n / 100, n) for n in range(1, 51)] == [{"card": 0, "lift": 0.01, "edge": "corner"}] * 50
     assert pushes == [table_id]
-    assert json.loads(_round(sessions, table_id, 1).squeeze or "{}")["peel"] == {"card": 0, "lift": 0.01}
-    assert peel(0.6, 101) == {"card": 0, "lift": 0.6} and len(pushes) == 2  # 0.1 s after the last taken
-    assert peel(1.0, 102) == {"card": 0, "lift": 1.0}  # turned at once
+    assert json.loads(_round(sessions, table_id, 1).squeeze or "{}")["peel"] == {"card": 0, "lift": 0.01,
+                                                                                 "edge": "corner"}
+    assert peel(0.6, 101) == {"card": 0, "lift": 0.6, "edge": "corner"} and len(pushes) == 2  # 0.1 s after
+    assert peel(1.0, 102) == {"card": 0, "lift": 1.0, "edge": "corner"}  # turned at once
     deal, _ = _stored(sessions, table_id, 1)
     assert datetime.fromisoformat(deal[0]["at"]) == at + timedelta(milliseconds=102)

@@ -30,7 +30,8 @@ def run(s: Session, table_id: int, account_id: int, frame: CommandFrame, receive
     (a bet is on time if it arrived before the close); refused in the player's words when it is not one."""
     kind, key = frame.get("type"), frame.get("key")
     if kind == "squeeze":  # the peel on show: no key (a resent peel shows the same lift), no money moves
-        return squeeze.peel(s, table_id, account_id, frame.get("card"), frame.get("lift"), _now())
+        return squeeze.peel(s, table_id, account_id, frame.get("card"), frame.get("lift"), _now(),
+                            frame.get("edge", "corner"))
     if kind == "turn":
         return squeeze.turn(s, table_id, account_id, frame.get("card"), _now())
     if not isinstance(key, str):

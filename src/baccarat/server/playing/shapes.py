@@ -359,9 +359,34 @@ class LastResult(RoundNumber, ShownResult):
     ``decisions_at``; a voided round, ``void``."""
 
 
-class FaceDown(TypedDict):
+class CardShows(TypedDict):
+    """The part of a face a lift uncovers (:class:`baccarat.core.card_face.Shows`, for the API's schema)."""
+
+    pips: list[list[float]]
+    """each pip uncovered, ``[x, y]`` on a unit face (``x`` across from the left, ``y`` down from the top)"""
+    index: str | None
+    """the rank in the index (``A``, ``2``... ``T``, ``J``, ``Q``, ``K``) once a corner is up; else None"""
+    suit: str | None
+    """``c``, ``d``, ``h`` or ``s`` once anything of the face is uncovered; else None"""
+    court: bool
+    """whether some of a picture card's picture is uncovered"""
+
+
+class Peeled(TypedDict):
+    """How far a card face down is lifted, and what of its face that shows (:mod:`baccarat.core.card_face`)."""
+
+    lift: float
+    """how far it is lifted, 0 to 1"""
+    edge: str
+    """where from: ``corner``, ``short`` (the bottom short edge: the pips row by row) or ``long`` (the right long
+    edge: the pips column by column); ``corner`` while flat"""
+    shows: CardShows
+    """the part of its face that lift uncovers, nothing more"""
+
+
+class FaceDown(Peeled):
     """A card on the table face down at a squeeze table, being squeezed (``turns_at``: when the dealer turns
-    it) or waiting to be: never its face."""
+    it) or waiting to be: of its face, only what its lift uncovers."""
 
     index: int
     """in deal order"""
@@ -374,8 +399,6 @@ class FaceDown(TypedDict):
     """the card being squeezed: when the dealer turns it; None for a card waiting its turn"""
     squeezed_from: str | None
     """the card being squeezed: when its squeezer may start peeling it (None: the dealer's)"""
-    lift: float
-    """how far its corner is lifted, 0 to 1"""
 
 
 class SqueezeView(TypedDict):

@@ -14,8 +14,10 @@ follows the squeeze)::
 A squeezer who turns a card early (:func:`turn`, or a full peel) moves that card's ``at`` to now and every
 later moment (the later cards, the result, the settlements shown, the next betting window) as much earlier:
 the stored deal stays the one timeline every process and view reads, and a restart mid-squeeze needs no
-repair (a deadline passed is a card turned).  Only the peel on show (which card, how far its corner is
-lifted) is stored besides, in ``rounds.squeeze``, for every watcher to see it lift; a face never is.
+repair (a deadline passed is a card turned).  Only the peel on show (which card, how far it is lifted and from
+where: its corner, its short edge or its long edge) is stored besides, in ``rounds.squeeze``, for every watcher to
+see it lift; a face never is.  The views send, with the lift, the part of the face a real card would show at it
+(:mod:`baccarat.core.card_face`) and nothing more.
 
 A squeezer's peels are taken at most one every :data:`PEEL_EVERY` seconds (the moment of the last one is stored
 with it, so every process counts the same): one sooner is answered with the peel on show and changes nothing, so a
@@ -31,6 +33,7 @@ from typing import Any, TypedDict
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from baccarat.core.card_face import EDGES
 from baccarat.core.errors import ConfigurationError, IllegalActionError, UnknownSeatError
 from baccarat.core.events import CardDealt
 from baccarat.server.playing.shapes import DealtCard
@@ -53,6 +56,7 @@ class Squeezer(TypedDict):
 class Peel(TypedDict):
     card: int  #: the index in deal order of the card being peeled
     lift: float  #: 0 (flat) to 1 (turned)
+    edge: str  #: where it is lifted from: one of :data:`baccarat.core.card_face.EDGES`
 
 
 #: ``rounds.squeeze``: each side's squeezer (``player``, ``banker``: a :class:`Squeezer`, or None: the dealer
@@ -146,22 +150,25 @@ def _current(s: Session, table_id: int, account_id: int, card: object, now: date
     return current, result, stored, index
 
 
-def peel(s: Session, table_id: int, account_id: int, card: object, lift: object, now: datetime) -> Peel:
-    """The squeezer lifts the corner of the card being squeezed to ``lift`` (0 to 1) for everyone to see;
-    a full lift (1) turns it (:func:`turn`).  Within :data:`PEEL_EVERY` of the last peel taken the peel on show is
-    answered and nothing changes."""
+def peel(s: Session, table_id: int, account_id: int, card: object, lift: object, now: datetime,
+         edge: object = "corner") -> Peel:
+    """The squeezer lifts the card being squeezed to ``lift`` (0 to 1) from ``edge`` (the corner, the short edge or
+    the long edge: :mod:`baccarat.core.card_face`) for everyone to see; a full lift (1) turns it (:func:`turn`).
+    Within :data:`PEEL_EVERY` of the last peel taken the peel on show is answered and nothing changes."""
     if isinstance(lift, bool) or not isinstance(lift, int | float) or not 0 <= lift <= 1:
         raise ConfigurationError.coded("squeeze.lift")
+    if edge not in EDGES:
+        raise ConfigurationError.coded("squeeze.edge")
     current, result, stored, index = _current(s, table_id, account_id, card, now)
     if lift >= 1:
         _turn(s, current, result, stored, index, now)
-        return {"card": index, "lift": 1.0}
+        return {"card": index, "lift": 1.0, "edge": str(edge)}
     on_show: Peel | None = stored.get("peel")
     last = stored.get("peeled_at")
     if on_show is not None and on_show["card"] == index and last is not None and (
             now - datetime.fromisoformat(last)).total_seconds() < PEEL_EVERY:
-        return on_show  # too soon after the last: nothing written, nobody pushed
-    shown: Peel = {"card": index, "lift": round(float(lift), 3)}
+        return {"edge": "corner", **on_show}  # too soon after the last: nothing written, nobody pushed
+    shown: Peel = {"card": index, "lift": round(float(lift), 3), "edge": str(edge)}
     current.squeeze = json.dumps({**stored, "peel": shown, "peeled_at": stamp(now)})
     notify.changed(s, table_id)
     return shown
@@ -170,8 +177,9 @@ def peel(s: Session, table_id: int, account_id: int, card: object, lift: object,
 def turn(s: Session, table_id: int, account_id: int, card: object, now: datetime) -> Peel:
     """The squeezer turns the card being squeezed now, before the dealer would."""
     current, result, stored, index = _current(s, table_id, account_id, card, now)
+    peeled: Peel | None = stored.get("peel")
     _turn(s, current, result, stored, index, now)
-    return {"card": index, "lift": 1.0}
+    return {"card": index, "lift": 1.0, "edge": peeled["edge"] if peeled and peeled.get("edge") else "corner"}
 
 
 def _turn(s: Session, current: Round, result: dict[str, Any], stored: Stored, index: int, now: datetime) -> None:

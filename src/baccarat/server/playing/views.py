@@ -21,6 +21,7 @@ from sqlalchemy import bindparam, or_, select
 from sqlalchemy.engine import Row
 from sqlalchemy.orm import Session
 
+from baccarat.core import card_face
 from baccarat.core.cards import Card, hand_total
 from baccarat.core.errors import UnknownSeatError
 from baccarat.core.games import Game
@@ -366,8 +367,15 @@ def _squeeze(state: Moment) -> shapes.SqueezeView | None:
                               # its squeezer may peel it from then (the four cards down, the card before turned)
                               "squeezed_from": stamp(datetime.fromisoformat(card["at"]) - timedelta(
                                   seconds=table.squeeze_seconds)) if index == turning and card.get("by") else None,
-                              "lift": float(peel.get("lift", 0)) if peel.get("card") == index else 0.0})
+                              **_peeled(card["card"], peel if peel.get("card") == index else {})})
     return view
+
+
+def _peeled(card: str, peel: dict[str, Any]) -> shapes.Peeled:
+    """How far a card face down is lifted, from where, and the part of its face that lift uncovers (all a real card
+    would show a watcher at it: :mod:`baccarat.core.card_face`); a card not being peeled shows nothing."""
+    lift, edge = float(peel.get("lift", 0)), str(peel.get("edge") or "corner")
+    return {"lift": lift, "edge": edge, "shows": card_face.shows(Card.parse(card), edge, lift)}
 
 
 def _shoe(connection: Any, table_id: int, state: Moment) -> shapes.ShoeInPlay | None:

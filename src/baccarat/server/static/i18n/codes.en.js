@@ -91,6 +91,7 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "squeeze.not_yours": "This card is squeezed by the player with the largest stake on its side: watch its corner lift, or bet more on that side next round.",
   "squeeze.card": "Say which card you squeeze: its place in the deal (0 for the first card).",
   "squeeze.lift": "A card's corner lifts from 0 (flat) to 1 (turned).",
+  "squeeze.edge": "Lift the card from its corner, its short edge or its long edge.",
   "table.squeeze": "A squeeze table gives each squeezer 1 to {most:seconds} a card (0: no squeeze).",
   "table.squeeze_game": "{game:name} has no squeeze: only Player and Banker cards are squeezed.",
   "decision.not_awaited": "No decision is awaited at this table now.",

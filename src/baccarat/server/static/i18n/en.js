@@ -65,7 +65,17 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "shoe.bar": "Cards dealt; the red mark is the cut card",
 
   "news.title": "Table news",
-  "squeeze.yours": "Your card to squeeze: drag its corner or press the arrow keys to peel, Enter to turn it ({seconds} s left)",
+  "squeeze.yours": "Your card to squeeze ({seconds} s left): drag its bottom edge, right edge or corner, or press the arrow keys and Page Up; Enter turns it",
+  "squeeze.title_yours": "You squeeze the {side}'s card",
+  "squeeze.title_by": "{name} squeezes the {side}'s card",
+  "squeeze.side.player": "Player",
+  "squeeze.side.banker": "Banker",
+  "squeeze.turns_in": "Turned in {seconds} s",
+  "squeeze.howto": "Drag up from the bottom edge to see the pips row by row, in from the right edge to see the sides, or from the corner to see the index. Let go to hold it; lift it all the way or press Turn. Keys: ↑ bottom edge, ← right edge, Page Up corner, ↓ lower it, Enter turns it.",
+  "squeeze.watch": "Everyone sees what {name} sees as the card lifts.",
+  "squeeze.turn": "Turn",
+  "squeeze.squeezer": "Squeezed by {name}",
+  "squeeze.big": "The {side}'s card, face down, lifted {percent}%",
   "squeeze.by": "Face down: {name} squeezes it",
 
   "seats.title": "Seats",
