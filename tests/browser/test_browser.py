@@ -197,7 +197,7 @@ def test_lucky_draw_round_with_draw(page: Page):
     row = page.locator("#history tr.row").first
     expect(row).to_contain_text("Draw 5.00")
     expect(row).to_contain_text("Enter 5.00")
-    net = round(float(row.locator("td").nth(4).inner_text().replace(",", "").replace("−", "-")) * 100)
+    net = round(float(row.locator("td .net").inner_text().replace(",", "").replace("−", "-")) * 100)
     assert balance(page) == before + net
     row.locator("button[aria-controls]").click()  # the row's time opens its detail (Verify is the other)
     expect(page.locator("#history tr.detail").first).to_contain_text("Draw:")

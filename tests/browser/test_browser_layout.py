@@ -46,10 +46,12 @@ LONG = True  #: started first (tests/conftest.py): three journeys of seven playe
 BETTING_SECONDS = 30  # six players bet by hand, and every page is measured with the news, before the close
 ROUND = 60_000  # ms: more than a whole round
 SIZES = ((1366, 768), (1280, 720), (390, 844))
-LOCALES = ("en-US", "zh-CN")
+#: two languages at each size, each of the three at two sizes (seven seats: six players and a newcomer)
+LOCALES = {1366: ("en-US", "zh-HK"), 1280: ("zh-CN", "zh-HK"), 390: ("en-US", "zh-CN")}
 #: table id (a fresh database's tables), the game's short name, the spot bet on
 GAMES = {"mini": (1, "player"), "ez": (2, "player"), "lucky-draw": (3, "enter")}
-WORDS = {"en-US": ("You win {}", "You lose {}", "Your bets push"), "zh-CN": ("您赢 {}", "您输 {}", "您本局不输不赢")}
+WORDS = {"en-US": ("You win {}", "You lose {}", "Your bets push"), "zh-CN": ("您赢 {}", "您输 {}", "您本局不输不赢"),
+         "zh-HK": ("您贏 {}", "您輸 {}", "您本局不輸不贏")}
 
 # What the player must see without scrolling: the countdown, both hands, every spot, the chips, Place bets.
 BOXES = """() => {
@@ -101,6 +103,46 @@ def on_screen(page: Page, where: str) -> dict[str, list[float]]:
     return boxes
 
 
+# The history, the roads and the player's chips as a player at this size sees them at the result.
+BESIDE = """() => {
+  const panel = document.querySelector('#history').getBoundingClientRect();
+  const row = document.querySelector('#history tr.row');
+  const cells = row ? [...row.querySelectorAll('td, button')].map((c) => c.getBoundingClientRect())
+    .map((r) => [r.left, r.right]) : [];
+  const side = document.querySelector('.side');
+  const before = window.scrollY;
+  side.scrollTop = side.scrollHeight;
+  const after = { page: window.scrollY, side: side.scrollTop };
+  side.scrollTop = 0;
+  const strip = document.querySelector('#road-strip');
+  const stripBox = strip.getBoundingClientRect();
+  return { panel: [panel.left, panel.right], cells, rowHeight: row ? row.getBoundingClientRect().height : 0,
+           before, after, sticky: getComputedStyle(side).position, overflow: getComputedStyle(side).overflowY,
+           strip: { shown: getComputedStyle(strip).display !== 'none',
+                    marks: strip.querySelectorAll('.cell.big').length,
+                    top: stripBox.top, bottom: stripBox.bottom, height: window.innerHeight } };
+}"""
+
+
+def beside(page: Page, where: str, game: str) -> None:
+    """At the result: the history row fits its panel (nothing clipped, the result within three lines); on a desk
+    the side column scrolls on its own (the felt stays), on a phone the Big Road strip is on the main screen."""
+    expect(page.locator("#history tr.row").first).to_be_visible(timeout=10_000)
+    found = page.evaluate(BESIDE)
+    left, right = found["panel"]
+    assert found["cells"] and all(left - 0.5 <= a and b <= right + 0.5 for a, b in found["cells"]), (where, found)
+    size = float(page.evaluate("parseFloat(getComputedStyle(document.querySelector('#history tr.row td')).fontSize)"))
+    assert found["rowHeight"] <= 4.5 * size * 1.3, (where, "the history row wraps", found["rowHeight"], size)
+    if page.viewport_size and page.viewport_size["width"] > 900:
+        assert found["sticky"] == "sticky" and found["overflow"] == "auto", (where, found)
+        assert found["after"]["page"] == found["before"] == 0, (where, "the felt scrolled away", found)
+        assert not found["strip"]["shown"], (where, found["strip"])
+    elif game != "lucky-draw":  # Lucky Draw has no roads
+        strip = found["strip"]
+        assert strip["shown"] and strip["marks"] >= 1, (where, strip)
+        assert strip["bottom"] <= strip["height"], (where, "the Big Road strip is below the fold", strip)
+
+
 def overlaps(a: list[float], b: list[float]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
@@ -115,9 +157,9 @@ def test_laptop_and_phone_show_the_table_the_news_and_your_result(server: Server
     errors: list[str] = []
     players: list[tuple[str, int, int, Any, Page]] = []
     for width, height in SIZES:
-        for locale in LOCALES:
+        for locale in LOCALES[width]:
             context, page = new_page(browser, server.url, locale=locale, width=width, height=height, errors=errors)
-            register(page, f"{game[:4]}{width}{locale[:2]}")
+            register(page, f"{game[:4]}{width}{locale}")
             page.evaluate(RECORD)
             sit(page, table_id)
             players.append((locale, width, height, context, page))
@@ -138,6 +180,9 @@ def test_laptop_and_phone_show_the_table_the_news_and_your_result(server: Server
         placed[page.evaluate("me.username")] = sum(chips) * 100
     for locale, width, height, _, page in players:
         on_screen(page, f"{game} {width}x{height} {locale} betting")
+        # the player's chips on the spot: chips with their values, adding up to the stake
+        values = [int(v) for v in page.locator(f"[data-spot={spot}] .stack-chip").all_text_contents()]
+        assert values and sum(values) * 100 == placed[page.evaluate("me.username")], (game, width, locale, values)
 
     # table news: the seventh player sits down; each page says so in its news line, over nothing else
     sit(newcomer, table_id)
@@ -150,7 +195,7 @@ def test_laptop_and_phone_show_the_table_the_news_and_your_result(server: Server
         box = [notice["x"], notice["y"], notice["x"] + notice["width"], notice["y"] + notice["height"]]
         for name, other in on_screen(page, f"{game} {width}x{height} {locale} news").items():
             assert not overlaps(box, other), (game, width, locale, "the news covers", name, box, other)
-        shot(page, f"31-layout-{width}-{locale[:2]}-{game}", full_page=False)
+        shot(page, f"31-layout-{width}-{locale}-{game}", full_page=False)
 
     # the result: one line with the round's net, as the server settled it, in large type and said
     if game == "lucky-draw":
@@ -165,7 +210,8 @@ def test_laptop_and_phone_show_the_table_the_news_and_your_result(server: Server
         assert page.locator("#your-result").text_content(), (game, locale, width, "no result line")
         on_screen(page, f"{game} {width}x{height} {locale} result")
     for locale, width, _, _, page in players:
-        shot(page, f"31-result-{width}-{locale[:2]}-{game}", full_page=False)
+        shot(page, f"31-result-{width}-{locale}-{game}", full_page=False)
+        beside(page, f"{game} {width} {locale}", game)
     problems: list[str] = []
     for locale, width, _, _, page in players:
         name = page.evaluate("me.username")

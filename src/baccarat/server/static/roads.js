@@ -3,7 +3,7 @@
 // shape on every derived mark, so that red and blue are never the only cue.
 "use strict";
 
-const ROAD_CELL = { bead: 24, big: 24, derived: 20 };  // px; phones keep them (see style.css --cell)
+const ROAD_CELL = { bead: 24, big: 24, derived: 20, strip: 11 };  // px; phones keep them (see style.css --cell)
 
 /** A road grid: ``cells`` are {node, col, row}; as many whole columns as fit the panel, more scroll (the
  *  newest in view).  The box is as wide as a whole number of columns, so that no column is ever cut in
@@ -116,6 +116,14 @@ function roadsPanel(roads, game) {
     h("div", { class: "asks" }, buttons.banker, buttons.player), preview);
   panel.fit = () => grids.forEach((grid) => grid.fit());
   return panel;
+}
+
+/** The Big Road as a strip on a phone's main screen, under the cards (the whole panel is below the fold). */
+function roadStrip(roads) {
+  const grid = bigRoad(roads.big_road, "strip");
+  const box = h("div", { class: "road road-strip-road" }, grid);
+  box.fit = () => grid.fit();
+  return box;
 }
 
 /** The lobby's small Big Road. */

@@ -53,6 +53,8 @@ function tableView(tableId) {
     chips: h("div", { class: "chips", id: "chips", role: "group", "aria-label": t("chips.title") }),
     totals: h("div", { class: "totals", id: "totals" }),
     roads: h("div", { id: "roads-box" }),
+    // a phone's Big Road strip on the main screen (style.css shows it under 600 px only)
+    strip: h("div", { class: "road-strip", id: "road-strip" }),
     history: h("section", { class: "panel", id: "history", "aria-labelledby": "history-title" }),
   };
   const chipButtons = CHIPS.map((value) => h("button", {
@@ -83,7 +85,7 @@ function tableView(tableId) {
       h("div", { class: "status-row" }, el.title,
         h("div", { class: "phase-box" }, el.phase, el.round, el.countdown)),
       h("div", { class: "phase-bar", "aria-hidden": "true" }, el.bar),
-      h("div", { class: "felt-info" }, el.lastResult, el.shoe), el.pending, el.news, el.seats, el.strike, el.hands,
+      h("div", { class: "felt-info" }, el.lastResult, el.shoe), el.pending, el.news, el.seats, el.strike, el.hands, el.strip,
       h("div", { class: "result-row" }, el.banner, el.yours), el.callouts, el.decision,
       el.rail, el.layout, el.refusal,
       h("div", { class: "tray", id: "tray" },
@@ -850,7 +852,8 @@ function tableView(tableId) {
 
   function renderSqueeze() {
     const sq = view().squeeze;
-    const cards = (sq && sq.cards) || [];
+    if (!sq) { S.stageCard = null; drawStage(); return; }  // a table without the squeeze
+    const cards = sq.cards || [];
     const down = new Set(cards.map((c) => c.index));
     for (const node of el.hands.querySelectorAll(".card.squeeze")) {
       if (!down.has(Number(node.getAttribute("data-index")))) node.remove();  // turned: its face is in cards
@@ -874,7 +877,7 @@ function tableView(tableId) {
       if (!box) continue;
       let line = box.querySelector(".squeezer");
       if (!line) { line = h("p", { class: "squeezer" }); box.querySelector("h3").after(line); }
-      const name = cards.length && sq.squeezers ? sq.squeezers[to] : null;
+      const name = cards.length ? sq.squeezers[to] : null;
       text(line, name ? t("squeeze.squeezer", { name }) : "");
     }
     const being = cards.find((c) => c.turns_at && c.by) || null;
@@ -893,7 +896,7 @@ function tableView(tableId) {
     const next = cards.filter((c) => c.squeezed_from && Date.parse(c.squeezed_from) > serverNow())
       .map((c) => Date.parse(c.squeezed_from) - serverNow());
     if (next.length) S.squeezeTimer = setTimeout(render, Math.min(...next) + 20);
-    el.hands.classList.toggle("squeeze-on", Boolean(cards.length && sq.squeezers));
+    el.hands.classList.toggle("squeeze-on", Boolean(cards.length));
   }
 
   function renderResult() {
@@ -1038,8 +1041,8 @@ function tableView(tableId) {
   }
 
   /** The player's own chips on a spot as a stack beside the seat markers: the amount in the tray's chips,
-   *  largest first (the top six drawn), placed chips solid and staged ones (not sent yet) dashed on top.
-   *  The amount stays in words in .amount. */
+   *  largest first (the top six drawn), each a chip's face with its value, the ones below showing their edge;
+   *  placed chips solid and staged ones (not sent yet) dashed on top.  The amount stays in words in .amount. */
   function drawStack(box, placed, staged) {
     if (!box) return;
     const signature = `${placed}:${staged}`;
@@ -1049,12 +1052,14 @@ function tableView(tableId) {
       const out = [];
       let left = Math.floor(amount / 100);
       for (const value of [...CHIPS].reverse()) {
-        for (; left >= value; left -= value) out.push(h("span", { class: `stack-chip c${value} ${kind}`, "data-value": value }));
+        for (; left >= value; left -= value) {
+          out.push(h("span", { class: `stack-chip c${value} ${kind}`, "data-value": value }, String(value)));
+        }
       }
       return out;
     };
     const all = [...chips(placed, "placed"), ...chips(staged, "staged")].slice(-6);
-    all.forEach((chip, i) => { chip.style.bottom = `${i * 2}px`; });
+    all.forEach((chip, i) => { chip.style.bottom = `${i * 3}px`; });
     box.replaceChildren(...all);
   }
 
@@ -1174,12 +1179,14 @@ function tableView(tableId) {
 
   // ------------------------------------------------------------ data
   async function loadRoads() {
-    if (!S.view || lucky()) { el.roads.replaceChildren(); return; }
+    if (!S.view || lucky()) { el.roads.replaceChildren(); el.strip.replaceChildren(); return; }
     try {
       S.roads = await api("GET", `/api/tables/${tableId}/roads`);
       const panel = roadsPanel(S.roads, game());
+      const strip = roadStrip(S.roads);
       el.roads.replaceChildren(panel);
-      requestAnimationFrame(() => panel.fit());
+      el.strip.replaceChildren(strip);
+      requestAnimationFrame(() => { panel.fit(); strip.fit(); });
       if (S.view) renderStatus();
     } catch (error) { /* the next result tries again */ }
   }
@@ -1230,7 +1237,10 @@ function tableView(tableId) {
       const above = answer.previousElementSibling;
       if (above && above.dataset.round) answers.set(above.dataset.round, answer);
     }
-    const columns = ["time", "round", "bets", "result", "net", "balance", ...(fair ? ["fair"] : [])];
+    // five columns, readable in the side column at 1366: the round with its time (which opens the detail) under
+    // it, the bets, the result, the net with the balance after it under it, and Verify
+    const columns = ["round", "bets", "result", "net", ...(fair ? ["fair"] : [])];
+    const heads = { round: [t("history.round"), t("history.time")], net: [t("history.net"), t("history.balance")] };
     const rows = S.history.flatMap((r) => {
       const net = Object.values(r.bets).reduce((total, bet) => total + bet.net, 0);
       const id = `round-${r.round}-detail`;
@@ -1242,19 +1252,21 @@ function tableView(tableId) {
           detail.hidden = !now;
           toggle.setAttribute("aria-expanded", String(now));
           if (now) S.openRows.add(r.round); else S.openRows.delete(r.round);
-        } }, new Date(r.time).toLocaleTimeString(lang));
+        } }, new Date(r.time).toLocaleTimeString(lang, { hour: "numeric", minute: "2-digit" }));
       const row = h("tr", { class: "row", "data-round": r.round },
-        h("td", {}, toggle), h("td", {}, r.round),
+        h("td", { class: "round" }, h("span", {}, r.round), h("br"), toggle),
         h("td", {}, Object.entries(r.bets).map(([code, bet]) => `${wagerName(code, bet.name)} ${money(bet.amount)}`).join(", ")),
         h("td", {}, historyResult(r, net)),
-        h("td", { class: net > 0 ? "plus" : net < 0 ? "minus" : "" }, net > 0 ? `+${money(net)}` : money(net)),
-        h("td", {}, r.balance_after == null ? "" : money(r.balance_after)),
-        fair ? h("td", {}, Fair.verifyButton(r)) : null);  // deals the round again from its revealed shoe (fair.js)
+        h("td", { class: "money" },
+          h("span", { class: `net ${net > 0 ? "plus" : net < 0 ? "minus" : ""}` }, net > 0 ? `+${money(net)}` : money(net)),
+          r.balance_after == null ? null : h("span", { class: "after" }, money(r.balance_after))),
+        fair ? h("td", { class: "fair" }, Fair.verifyButton(r)) : null);  // deals the round again from its revealed shoe (fair.js)
       return [row, answers.get(String(r.round)), detail];
     });
     refill(el.history, h("h3", { id: "history-title" }, t("history.title")),
       h("table", { class: "history" },
-        h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, t(`history.${c}`))))),
+        h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" },
+          heads[c] ? [heads[c][0], h("span", { class: "sub" }, heads[c][1])] : t(`history.${c}`))))),
         h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: columns.length }, t("history.none"))))),
       S.historyMore ? h("button", { type: "button", class: "link more", onclick: loadOlderHistory }, t("history.more"))
         : null);
