@@ -72,6 +72,23 @@ def test_the_template_names_exactly_its_variables_and_the_server_s_body_limit():
     assert f"burst={BURST} nodelay" in template
 
 
+def test_the_template_retries_on_the_other_server_exactly_the_requests_done_once_per_key():
+    """The location with ``non_idempotent`` matches every route the server does once per Idempotency-Key (the
+    routes that take the header) and no other: a money route left out would answer nginx's 502 where the other
+    server could have placed it; a route put in that is not done once per key could be done twice."""
+    from baccarat.server.api.app import create_app
+
+    pattern = re.search(r"location ~ (\S+) \{\n(?:[^}]*\n)*?\s*proxy_next_upstream error timeout non_idempotent;",
+                        TEMPLATE.read_text())
+    assert pattern is not None
+    retried = re.compile(pattern.group(1))
+    schema = create_app().openapi()
+    for path, operations in schema["paths"].items():
+        concrete = re.sub(r"\{[^}]+\}", "7", path)
+        once = any(p["name"].lower() == "idempotency-key" for o in operations.values() for p in o.get("parameters", []))
+        assert bool(retried.match(concrete)) == once, (path, once)
+
+
 @pytest.mark.slow
 def test_the_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path):
     analyze = shutil.which("systemd-analyze")

@@ -50,6 +50,7 @@ OPERATION_IDS = {
     "DELETE /api/tables/{table_id}/seats": "leaveSeat",
     "POST /api/tables/{table_id}/bets": "bet",
     "POST /api/tables/{table_id}/decision": "decision",
+    "POST /api/tables/{table_id}/take-back": "takeBack",
     "GET /api/tables/{table_id}/roads": "roads",
     "GET /api/tables/{table_id}/strategy": "strategy",
     "GET /api/tables/{table_id}/shoes/{number}": "shoe",
@@ -124,7 +125,7 @@ def test_the_refusals_the_schema_cannot_see_are_written_into_it(openapi: dict[st
             keyed += [operation["operationId"] for parameter in operation.get("parameters", [])
                       if parameter["name"].lower() == "idempotency-key"
                       and parameter["required"] and parameter["schema"]["minLength"] == 8]
-    assert sorted(keyed) == ["bet", "credit", "debit", "decision"]
+    assert sorted(keyed) == ["bet", "credit", "debit", "decision", "takeBack"]
 
 
 @pytest.fixture(scope="module")

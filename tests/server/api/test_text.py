@@ -178,6 +178,7 @@ VALID_BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("post", "/api/tables/{table_id}/seats"): {"seat": 3},
     ("post", "/api/tables/{table_id}/bets"): {"bets": {"banker": 100}},
     ("post", "/api/tables/{table_id}/decision"): {"action": "stand"},
+    ("post", "/api/tables/{table_id}/take-back"): {"bets": {"banker": 100}},
     ("put", "/api/fairness/client-seed"): {"seed": "my-own-seed"},
     ("put", "/api/protection/limits"): {"kind": "loss", "period": "day", "amount": 5_000},
     ("put", "/api/protection/reality-check"): {"minutes": 30},

@@ -92,6 +92,9 @@ def test_staff_do_not_play_and_hold_no_money(client):
     bet = client.post("/api/tables/2/bets", json={"bets": {"banker": 100}},
                       headers={**cashier, "Idempotency-Key": "staff-bet-01"})
     assert bet.status_code == 403 and bet.json()["code"] == "auth.staff_cannot_play", bet.text
+    back = client.post("/api/tables/2/take-back", json={"bets": {"banker": 100}},
+                       headers={**cashier, "Idempotency-Key": "staff-back-01"})
+    assert back.status_code == 403 and back.json()["code"] == "auth.staff_cannot_play", back.text
     own = client.post(f"/api/operator/wallets/{me['id']}/credit", json={"amount": 100},
                       headers={**cashier, "Idempotency-Key": "own-credit-01"})
     assert own.status_code == 409 and own.json()["code"] == "operator.staff_wallet", own.text

@@ -17,14 +17,14 @@ import pytest
 from sqlalchemy import select
 
 from baccarat.core.errors import BaccaratError, IllegalActionError
-from baccarat.server.house import accounts
+from baccarat.server.house import accounts, protection, wallet
 from baccarat.server.playing import betting, seating, tables
 from baccarat.server.playing.dealer import deal_due
 from baccarat.server.playing.timeline import Pace
 from baccarat.server.storage.db import transaction
 from baccarat.server.storage.models import Bet, Seat
 
-from ...conftest import ON_BOTH
+from ...conftest import ON_BOTH, api_client, signed_in
 
 OPENED = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
 CLOSES = OPENED + timedelta(seconds=15)
@@ -213,3 +213,99 @@ def test_a_bet_on_its_way_at_the_close_is_taken_until_the_allowance_ends(session
     deal_due(sessions, now=end)
     with sessions() as s:
         assert s.scalars(select(Bet.account_id).where(Bet.round_id == round_id)).all() == [ann]
+
+
+# --- chips taken back while betting is open (betting.take_back) ----------------------------------------------
+
+
+def _back(sessions, table_id, account_id, bets, at, **options):
+    return transaction(sessions, lambda s: betting.take_back(s, table_id, account_id, bets, now=at, **options))
+
+
+def _code(call) -> str:
+    with pytest.raises(BaccaratError) as refused:
+        call()
+    return refused.value.code
+
+
+def _books(sessions, table_id, account_id):
+    """The player's wallet, their bets on the open round, and the ledger's drift (all zero when right)."""
+    with sessions() as s:
+        round_id = tables.open_round(s, table_id).id
+        bets = dict(s.execute(select(Bet.wager, Bet.amount).where(Bet.round_id == round_id,
+                                                                  Bet.account_id == account_id)).all())
+        return wallet.balance(s, account_id), bets, wallet.check_ledger(s)
+
+
+@ON_BOTH
+def test_chips_taken_back_return_to_the_wallet_and_what_stays_must_stand_on_its_own(sessions):
+    """Chips come off a spot and back to the wallet in one balanced movement; a spot taken back whole has no bet
+    left; more than is on a spot, a side wager left without its base, and a take-back after the close are refused
+    and change nothing; the stakes the player's own limits count are the stakes left on the layout."""
+    table_id, (ann,) = _table(sessions, "mini", "take-back", ("ann",))
+    closes = _closes_at(sessions, table_id)
+    at = closes - timedelta(seconds=5)
+    _bet(sessions, table_id, ann, {"banker": 500, "dragon_bonus_banker": 100}, at)
+    answer = _back(sessions, table_id, ann, {"banker": 200}, at, round_number=1)
+    assert answer == {"table": table_id, "round": 1, "seat": 1, "bets": {"banker": 300, "dragon_bonus_banker": 100},
+                      "taken": {"banker": 200}, "refunded": 200, "balance": 99_600}
+    assert _books(sessions, table_id, ann) == (99_600, {"banker": 300, "dragon_bonus_banker": 100},
+                                               {"total": 0, "unbalanced": 0, "wallets": 0})
+    assert _back(sessions, table_id, ann, {"dragon_bonus_banker": 100}, at)["bets"] == {"banker": 300}
+    assert _books(sessions, table_id, ann)[:2] == (99_700, {"banker": 300})  # the spot taken back whole
+    _bet(sessions, table_id, ann, {"dragon_bonus_banker": 100}, at)
+    before = _books(sessions, table_id, ann)
+    assert _code(lambda: _back(sessions, table_id, ann, {"banker": 400}, at)) == "bet.take_back_more"
+    assert _code(lambda: _back(sessions, table_id, ann, {"banker": 300}, at)) == "bet.needs_base"  # its bonus stays
+    assert _code(lambda: _back(sessions, table_id, ann, {"player": 100}, at)) == "bet.take_back_more"  # nothing on it
+    assert _code(lambda: _back(sessions, table_id, ann, {"banker": 0}, at)) == "amount.not_positive"
+    assert _code(lambda: _back(sessions, table_id, ann, {}, at)) == "bet.malformed"
+    assert _code(lambda: _back(sessions, table_id, ann, {"banker": 100}, closes + betting.ON_THE_WAY)) == "bet.closed"
+    assert _code(lambda: _back(sessions, table_id, ann, {"banker": 100}, at, round_number=2)
+                 ) == "bet.round_not_open_other"
+    assert _books(sessions, table_id, ann) == before
+    with sessions() as s:
+        assert protection._sums(s, ann, at - timedelta(hours=1))[0] == 400  # stakes on the layout, not placed
+    # the round is dealt with what stayed on the layout, and settles it
+    deal_due(sessions, now=closes + timedelta(seconds=10))
+    with sessions() as s:
+        settled = dict(s.execute(select(Bet.wager, Bet.amount).where(Bet.account_id == ann)).all())
+        assert settled == {"banker": 300, "dragon_bonus_banker": 100}
+        assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
+
+
+@pytest.fixture
+def client(tmp_path, database_url: str):
+    from baccarat.server.storage.settings import Settings
+
+    yield from api_client(Settings(data_dir=tmp_path, database_url=database_url, betting_seconds=600))
+
+
+def test_a_take_back_over_the_socket_answers_with_the_layout_and_a_retry_gets_the_same_answer(client):
+    """The socket's take_back command, keyed like a bet: a retry with the same key is answered from the stored
+    result (nothing taken twice), and the player's state follows with the balance."""
+    headers = signed_in(client, "backer")
+    token = headers["Authorization"].removeprefix("Bearer ")
+    table = client.get("/api/tables").json()[1]["id"]  # ez-1
+    client.post(f"/api/tables/{table}/seats", json={}, headers=headers)
+    placed = client.post(f"/api/tables/{table}/bets", json={"bets": {"banker": 500}},
+                         headers={**headers, "Idempotency-Key": "backer-bet-01"})
+    assert placed.status_code == 201, placed.text
+    with client.websocket_connect(f"/ws/tables/{table}") as socket:
+        socket.send_json({"type": "auth", "token": token})
+        assert socket.receive_json()["type"] == "state"
+        answers = []
+        for _ in range(2):
+            socket.send_json({"type": "take_back", "key": "backer-back-01", "bets": {"banker": 200}})
+            frame = socket.receive_json()
+            while frame["type"] != "ok":
+                assert frame["type"] != "error", frame
+                frame = socket.receive_json()
+            answers.append(frame["result"])
+        assert answers[0] == answers[1] and answers[0]["bets"] == {"banker": 300} and answers[0]["refunded"] == 200
+    rest = client.post(f"/api/tables/{table}/take-back", json={"bets": {"banker": 100}},
+                       headers={**headers, "Idempotency-Key": "backer-back-02"})
+    assert rest.status_code == 200 and rest.json()["bets"] == {"banker": 200}, rest.text
+    keyless = client.post(f"/api/tables/{table}/take-back", json={"bets": {"banker": 100}}, headers=headers)
+    assert keyless.json()["code"] == "request.idempotency_key_missing", keyless.text
+    assert client.get("/api/me", headers=headers).json()["balance"] == placed.json()["balance"] + 300

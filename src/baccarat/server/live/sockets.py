@@ -14,18 +14,20 @@ Protocol (JSON text frames):
   its sockets, ahead of a dealt round's moments).
 * A player whose table sockets all close is marked away: the seat is kept for a grace period
   (:func:`baccarat.server.playing.seating.free_away_seats`) and is theirs again when they reconnect.
-* Commands: ``{"type": "bet", "key": "...", "bets": {...}, "round": N}`` and ``{"type": "decision",
+* Commands: ``{"type": "bet", "key": "...", "bets": {...}, "round": N}``, ``{"type": "take_back", "key": "...",
+  "bets": {...}, "round": N}`` (chips back off the layout while betting is open) and ``{"type": "decision",
   "key": "...", "action": "draw"|"stand", "round": N}`` (``round`` optional: the round meant, refused
   once it is past).  Each has an idempotency key: a replayed command is answered from
   its stored result.  Answers: ``{"type": "ok", "key", "result"}`` or ``{"type": "error", "error", "code",
   "params", "detail", "message"}`` (the error's class, its stable code and params, and the refusal in
   English: :mod:`baccarat.core.messages`).  A bet's ``result``
   holds the player's seat, balance, bets and round (the client takes them from it; the table's next
-  state push shows the layout's totals); a decision's answer is followed by a state push.
+  state push shows the layout's totals); a take-back's and a decision's answers are followed by a state push.
 * At a squeeze table (:mod:`baccarat.server.playing.squeeze`) a side's squeezer peels the card being squeezed:
-  ``{"type": "squeeze", "card": I, "lift": 0..1}`` (the corner lifted that far, shown to every watcher; 1
-  turns it) and ``{"type": "turn", "card": I}`` (turned now).  No key: a resent peel shows the same lift.
-  Answered ``{"type": "ok", "result": {"card", "lift"}}``; anyone else's is refused (``squeeze.not_yours``).
+  ``{"type": "squeeze", "card": I, "lift": 0..1, "edge": "corner"|"short"|"long"}`` (lifted that far from
+  there, shown to every watcher with the part of the face it uncovers; 1 turns it) and ``{"type": "turn", "card":
+  I}`` (turned now).  No key: a resent peel shows the same lift.  Answered ``{"type": "ok", "result": {"card",
+  "lift", "edge"}}``; anyone else's is refused (``squeeze.not_yours``).
 * Limits: every frame, the first (auth) frame included, of at most :data:`MAX_FRAME` bytes; at most
   :data:`~baccarat.server.live.pacing.MAX_RATE` commands a second per socket, sustained (a squeezer's peels paced
   besides: :mod:`baccarat.server.live.pacing`); at most :data:`MAX_SOCKETS` table sockets per account, counted in
@@ -429,7 +431,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                 # crowded table that push, the whole view again, was much of the event loop's work in a burst);
                 # the table's next push carries the layout's new totals.  A decision's changes are pushed now.
                 # (a peel's or a turn's change reaches every watcher, this socket included, with the table's push)
-                if frame.get("type") == "decision" or (frame.get("type") == "bet" and "seat" not in result):
+                if frame.get("type") in ("decision", "take_back") or (frame.get("type") == "bet"
+                                                                      and "seat" not in result):
                     await push(await asyncio.to_thread(you))
         finally:
             feed.leave(account_id, digest)

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any, NotRequired, cast
 
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 from typing_extensions import TypedDict
 
@@ -18,6 +18,7 @@ from baccarat.core.errors import (
     IllegalActionError,
     UnknownSeatError,
 )
+from baccarat.core.money import check_amount
 from baccarat.core.registry import get_game
 from baccarat.core.stakes import check_stakes, fee_for, fees_of
 from baccarat.server.house import protection, wallet
@@ -58,12 +59,30 @@ class BetAnswer(TypedDict):
     """shown balance"""
 
 
+class TakeBackAnswer(TypedDict):
+    """Chips taken back off the layout while betting is open: the answer over REST and the WebSocket."""
+
+    table: int
+    round: int
+    seat: int | None
+    """None for a punto banco bettor without a seat"""
+    bets: dict[str, int]
+    """your stakes on the round after this request (a spot taken back whole is not in it)"""
+    taken: dict[str, int]
+    """what this request took back"""
+    refunded: int
+    """what went back to your wallet: the stakes taken back and their fees"""
+    balance: int
+    """shown balance"""
+
+
 class BetRequest(TypedDict):
-    """What a bet's idempotency key stands for."""
+    """What a bet's (or a take-back's) idempotency key stands for."""
 
     table: int
     bets: dict[str, int]
     round: NotRequired[int]
+    take_back: NotRequired[bool]
 
 
 class DecisionRequest(TypedDict):
@@ -132,6 +151,13 @@ _ADD_TO_BET = (update(_BETS).where(_BETS.c.round_id == bindparam("round"), _BETS
 
 #: A bet or decision holds its round's row FOR SHARE; the dealer and operators take it FOR UPDATE
 #: (PostgreSQL; SQLite has one writer at a time and ignores the clause).
+_TAKE_FROM_BET = (update(_BETS).where(_BETS.c.round_id == bindparam("round"),
+                                      _BETS.c.account_id == bindparam("account"), _BETS.c.wager == bindparam("code"))
+                  .values(amount=_BETS.c.amount - bindparam("taken")))
+_BET_TAKEN_BACK = delete(_BETS).where(_BETS.c.round_id == bindparam("round"),
+                                      _BETS.c.account_id == bindparam("account"), _BETS.c.wager == bindparam("code"))
+
+
 _ROUND_STATUS = select(_ROUNDS.c.status).where(_ROUNDS.c.id == bindparam("round")).with_for_update(read=True)
 
 
@@ -259,6 +285,60 @@ def place_bets(s: Session, table_id: int, account_id: int, bets: dict[str, int],
     notify.changed(s, table_id)
     return {"table": table_id, "round": row.number, "seat": seat or None, "bets": together, "added": dict(bets),
             "balance": shown}
+
+
+def take_back(s: Session, table_id: int, account_id: int, bets: dict[str, int], now: datetime | None = None,
+              *, round_number: int | None = None) -> TakeBackAnswer:
+    """Take chips back off the layout while the round's window is open, as a player lifts chips at a live table
+    before "no more bets": ``bets`` (wager -> minor units) come off the player's bets on the open round, and the
+    stakes with their fees go back from the round's escrow to the wallet in one movement (a ``refund``, which the
+    player's own stake and loss limits count back).  A spot taken back whole has no bet left.  What stays must be
+    a bet the table takes as it stands (each spot's minimum, a side wager's base: the stake rule, with nothing
+    placed before it); more than is on a spot is refused (``bet.take_back_more``).  The window, the round and its
+    lock are a bet's (:func:`check_window`)."""
+    now = now or _now()
+    if not bets or not isinstance(bets, dict):
+        raise ConfigurationError.coded("bet.malformed")
+    connection = s.connection()
+    row = betting_row(connection, table_id)
+    if row is None:
+        raise UnknownSeatError.coded("table.unknown", table=table_id)
+    check_window(connection, row, table_id, now, round_number)
+    if not hold_round(s, row.id, "betting"):
+        raise IllegalActionError.coded("bet.closed", round=row.number)
+    game = get_game(row.game, paytable=row.paytable)
+    shown_before = wallet.hold_shown_balance(s, account_id, now)  # the player's bets and take-backs queue here
+    placed: dict[str, int] = {wager: amount for wager, amount in connection.execute(
+        _PLACED, {"round": row.id, "account": account_id})}
+    for code, amount in bets.items():
+        wager = game.wager(code)  # an unknown wager: its refusal
+        check_amount(amount)
+        if amount > placed.get(code, 0):
+            raise IllegalActionError.coded("bet.take_back_more", wager=code, amount=amount,
+                                           placed=placed.get(code, 0), names={"wager": wager.name})
+    left = {code: placed[code] - bets.get(code, 0) for code in placed if placed[code] > bets.get(code, 0)}
+    if left:
+        check_stakes(game, stored_limits(row.game, row.paytable, row.limits), {}, left)
+    refund = sum(placed.values()) + fees_of(game, placed) - sum(left.values()) - fees_of(game, left)
+    balances: dict[int, int] = {}
+    wallet.transfer(s, "refund", {wallet.escrow_account(row.id): -refund, wallet.wallet_account(account_id): refund},
+                    memo=f"table {row.name} round {row.number}: taken back", balances=balances)
+    taken = [{"round": row.id, "account": account_id, "code": code, "taken": amount} for code, amount in bets.items()]
+    for statement, rows in ((_TAKE_FROM_BET, [t for t in taken if t["code"] in left]),
+                            (_BET_TAKEN_BACK, [t for t in taken if t["code"] not in left])):
+        if rows:
+            connection.execute(statement, rows)
+    seat = connection.execute(_YOUR_SEAT, {"table": table_id, "account": account_id}).scalar_one_or_none()
+    notify.changed(s, table_id)
+    return {"table": table_id, "round": row.number, "seat": seat or None, "bets": left, "taken": dict(bets),
+            "refunded": refund, "balance": shown_before + refund}
+
+
+def take_back_request(table_id: int, bets: dict[str, int], round_number: int | None) -> BetRequest:
+    """What a take-back's idempotency key stands for (a bet's, marked as taking back)."""
+    request = bet_request(table_id, bets, round_number)
+    request["take_back"] = True
+    return request
 
 
 def decision_request(table_id: int, action: str, round_number: int | None) -> DecisionRequest:

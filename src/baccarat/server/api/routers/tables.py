@@ -77,6 +77,16 @@ def bet(request: Request, table_id: Id, body: BetsBody, token: Token,
     return answer
 
 
+@router.post("/api/tables/{table_id}/take-back", response_model=betting.TakeBackAnswer)
+def take_back(request: Request, table_id: Id, body: BetsBody, token: Token,
+              idempotency_key: IdempotencyKey = None) -> betting.TakeBackAnswer:
+    """Take chips back off the layout while betting is open (what stays must still be a bet the table takes; the
+    stakes and their fees go back to your wallet); once per idempotency key."""
+    account = player(request, token)
+    return once(request, account, idempotency_key, betting.take_back_request(table_id, body.bets, body.round),
+                lambda s: betting.take_back(s, table_id, account.id, body.bets, round_number=body.round))
+
+
 @router.post("/api/tables/{table_id}/decision", status_code=201, response_model=dealing.DecisionAnswer)
 def decision(request: Request, table_id: Id, body: DecisionBody, token: Token,
              idempotency_key: IdempotencyKey = None) -> dealing.DecisionAnswer:

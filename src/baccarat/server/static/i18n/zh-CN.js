@@ -297,6 +297,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "bet.round_closed_other": "停止下注：第 {round} 局已截止；现在可以在第 {open} 局下注。",
   "bet.sit_first": "请先在牌桌入座：幸运补牌百家乐每个座位各玩一手牌。",
   "bet.draw_at_decision": "{wager}在首轮发牌后选择“补牌”时下注。",
+  "bet.take_back_more": "您在{wager}上有 {placed}：最多只能取回这么多。",
   "bet.balance": "下注 {amount} 超过您的余额 {balance}：请减少筹码。",
   "bet.balance_used_up": "您的余额已用完：无法再下注 {amount}。",
   "bet.at_maximum": "{wager}已达上限 {maximum}：请下注其他区域。",

@@ -297,6 +297,7 @@ window.BACCARAT_I18N["zh-Hant"] = {
   "bet.round_closed_other": "停止下注：第 {round} 局已截止；現在可以在第 {open} 局下注。",
   "bet.sit_first": "請先在牌桌入座：幸運補牌百家樂每個座位各玩一手牌。",
   "bet.draw_at_decision": "{wager}在首輪發牌後選擇「補牌」時下注。",
+  "bet.take_back_more": "您在{wager}上有 {placed}：最多只能取回這麼多。",
   "bet.balance": "下注 {amount} 超過您的餘額 {balance}：請減少籌碼。",
   "bet.balance_used_up": "您的餘額已用完：無法再下注 {amount}。",
   "bet.at_maximum": "{wager}已達上限 {maximum}：請下注其他區域。",
