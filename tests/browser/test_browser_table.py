@@ -249,3 +249,35 @@ def test_a_player_who_sits_out_is_stood_up_announced_and_can_sit_again(tmp_path_
         context_a.close()
         context_b.close()
     assert errors == [], errors
+
+
+def test_chips_go_on_the_layout_as_they_are_put_down_and_undo_takes_them_back(server: Server, browser: Browser):
+    """Put-down mode (remembered in the browser): a chip put on a spot is a bet at once; Undo takes the last chip
+    back and Clear the rest while betting is open, each answered by the server (the balance moves both ways)."""
+    errors: list[str] = []
+    context, page = new_page(browser, server.url, errors=errors)
+    register(page, "put_down")
+    sit(page, 1)
+    page.check("#at-once")
+    wait_for_betting(page, 7)
+    start = balance(page)
+    banker, player = page.locator("[data-spot=banker] .amount"), page.locator("[data-spot=player] .amount")
+    page.click("[data-chip='5']")
+    page.click("[data-spot=banker]")
+    expect(banker).to_have_text("you 5.00")  # placed: no Place bets
+    page.click("[data-spot=banker]")
+    expect(banker).to_have_text("you 10.00")
+    page.click("[data-spot=player]")
+    expect(player).to_have_text("you 5.00")
+    expect(page.locator("#balance")).to_have_text(f"{(start - 1_500) / 100:,.2f}")
+    expect(page.locator("[data-spot=banker] .stack-chip")).to_have_count(2)
+    page.click("#undo")  # the last chip put down: the Player's
+    expect(player).to_have_text("")
+    expect(page.locator("#refusal")).to_have_text("5.00 back in your balance.")
+    page.click("#clear")  # the rest
+    expect(banker).to_have_text("")
+    expect(page.locator("#balance")).to_have_text(f"{start / 100:,.2f}")
+    page.reload()
+    expect(page.locator("#at-once")).to_be_checked()  # remembered
+    assert errors == []
+    context.close()

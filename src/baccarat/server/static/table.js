@@ -18,6 +18,9 @@ function tableView(tableId) {
     connected: false, everConnected: false, attempts: 0, lastFrame: 0,
     seen: new Set(), news: [],
     built: null, decisionKey: null, hint: localStorage.getItem("hint") === "on",
+    // each chip placed as it is put down, as at a live table (remembered in this browser); putDown: the chips
+    // placed that way this round, newest last, which Undo takes back one by one while betting is open
+    atOnce: localStorage.getItem("chips-at-once") === "on", putDown: [],
   };
   let socket = null;
   let closed = false;
@@ -80,6 +83,15 @@ function tableView(tableId) {
     sit: h("button", { type: "button", id: "sit", class: "primary", hidden: true, onclick: sitDown }, t("controls.sit")),
   };
 
+  // put-down mode: each chip goes on the layout as it is put down (Undo and Clear take chips back while betting is open)
+  const atOnceInput = h("input", { type: "checkbox", id: "at-once", onchange: () => {
+    S.atOnce = atOnceInput.checked;
+    localStorage.setItem("chips-at-once", S.atOnce ? "on" : "off");
+    if (S.atOnce && Object.keys(S.staged).length) putDownNow(); else render();
+  } });
+  atOnceInput.checked = S.atOnce;
+  const atOnceBox = h("label", { class: "at-once", for: "at-once" }, atOnceInput, " ", t("controls.at_once"));
+
   show(h("div", { class: "table" },
     h("section", { class: "panel felt", id: "felt", "aria-labelledby": "table-title" },
       h("div", { class: "status-row" }, el.title,
@@ -90,7 +102,8 @@ function tableView(tableId) {
       el.rail, el.layout, el.refusal,
       h("div", { class: "tray", id: "tray" },
         h("div", { class: "tray-row" }, el.chips, el.totals),
-        h("div", { class: "controls" }, buttons.undo, buttons.clear, buttons.double, buttons.rebet, buttons.place, buttons.sit, buttons.leave))),
+        h("div", { class: "controls" }, buttons.undo, buttons.clear, buttons.double, buttons.rebet, buttons.place, buttons.sit, buttons.leave,
+          atOnceBox))),
     // what may scroll lives in its own column (below the felt on a phone): the fairness panel, the pay
     // tables, the roads and the history; the felt keeps what a player bets and watches on one screen
     h("div", { class: "side" }, fair, el.paytables, el.roads, el.history)));
@@ -175,7 +188,16 @@ function tableView(tableId) {
     S.staged[code] = (S.staged[code] || 0) + S.chip;
     S.steps.push({ [code]: S.chip });
     Sound.play("chip");
+    if (S.atOnce) return putDownNow();
     render();
+  }
+
+  /** Put-down mode: the chips staged go on the layout now, or wait (said, not refused) until they make a bet the
+   *  table takes (a spot's minimum, a side wager's base). */
+  function putDownNow() {
+    const why = whyNotPlace();
+    if (why) { say(why, "info"); render(); return; }
+    place();
   }
 
   function addAll(amounts, what) {
@@ -197,6 +219,7 @@ function tableView(tableId) {
     if (own != null && sum(amounts) > own) return say(ownLimitWords(own));
     for (const [code, amount] of Object.entries(amounts)) S.staged[code] = (S.staged[code] || 0) + amount;
     S.steps.push({ ...amounts });
+    if (S.atOnce) return putDownNow();
     render();
   }
 
@@ -222,6 +245,7 @@ function tableView(tableId) {
 
   function undo() {
     say("");
+    if (!S.steps.length && S.atOnce) return takeBack(S.putDown[S.putDown.length - 1]);
     const step = S.steps.pop();
     if (!step) return;
     for (const [code, amount] of Object.entries(step)) {
@@ -265,21 +289,48 @@ function tableView(tableId) {
     try { S.protection = await loadProtection(); if (S.view) renderTray(); } catch (error) { /* no limits shown then */ }
   }
 
-  function clearStaged() { say(""); S.staged = {}; S.steps = []; render(); }
+  function clearStaged() {
+    say("");
+    const staged = Object.keys(S.staged).length;
+    S.staged = {};
+    S.steps = [];
+    if (!staged && S.atOnce) {  // put-down mode: every chip on the layout comes back
+      const all = { ...myBets() };
+      delete all.draw;
+      return takeBack(Object.keys(all).length ? all : null);
+    }
+    render();
+  }
+
+  /** Chips back off the layout while betting is open (put-down mode's Undo and Clear): the server returns them. */
+  function takeBack(bets) {
+    if (!bets) return;
+    if (S.inflight) return say(t("bet.sending"), "info");
+    if (!bettingOpen()) return say(t("bet.wait_next_round"));
+    send({ type: "take_back", bets: { ...bets }, round: view().round.number }, "take_back");
+  }
+
+  /** Why the chips staged cannot be placed as they are (a spot under the minimum, a side wager without its base):
+   *  the words, or null. */
+  function whyNotPlace() {
+    const minimum = view().limits.minimum;
+    const after = { ...myBets() };
+    for (const [code, amount] of Object.entries(S.staged)) after[code] = (after[code] || 0) + amount;
+    for (const code of Object.keys(S.staged)) {
+      if (after[code] < minimum) return codeText("bet.below_minimum", { wager: code, amount: after[code], minimum });
+      const needs = (wager(code) || {}).requires;
+      if (needs && !after[needs]) return codeText("bet.needs_base", { wager: code, base: needs });
+    }
+    return null;
+  }
 
   function place() {
     say("");
     if (S.inflight) return say(t("bet.sending"), "info");
     if (!Object.keys(S.staged).length) return say(t("bet.stage_first"));
     if (!bettingOpen()) return say(t("bet.wait_next_round"));
-    const minimum = view().limits.minimum;
-    const after = { ...myBets() };
-    for (const [code, amount] of Object.entries(S.staged)) after[code] = (after[code] || 0) + amount;
-    for (const code of Object.keys(S.staged)) {
-      if (after[code] < minimum) return say(codeText("bet.below_minimum", { wager: code, amount: after[code], minimum }));
-      const needs = (wager(code) || {}).requires;
-      if (needs && !after[needs]) return say(codeText("bet.needs_base", { wager: code, base: needs }));
-    }
+    const why = whyNotPlace();
+    if (why) return say(why);
     if (sum(S.staged) > S.you.balance) return say(balanceWords(sum(S.staged), S.you.balance));
     if (overLimit()) return say(t("bet.over_limit"));
     // the bets name their round: one that arrives after its window closed is refused, never moved on
@@ -1162,8 +1213,8 @@ function tableView(tableId) {
     const set = (button, enabled) => button.setAttribute("aria-disabled", String(!enabled));
     set(buttons.place, open && has && !S.inflight && S.connected && !over);
     buttons.place.title = over ? t("bet.over_limit") : "";
-    set(buttons.undo, has && !S.inflight);
-    set(buttons.clear, has && !S.inflight);
+    set(buttons.undo, (has || (S.atOnce && open && S.putDown.length > 0)) && !S.inflight);
+    set(buttons.clear, (has || (S.atOnce && open && placed > 0)) && !S.inflight);
     set(buttons.double, open && !S.inflight && (has || placed > 0));
     set(buttons.rebet, open && !S.inflight && Object.keys(S.last).length > 0);
     set(buttons.leave, true);
@@ -1323,6 +1374,7 @@ function tableView(tableId) {
     if (betting !== S.bettingRound) {
       if (betting !== null) {
         if (!S.inflight) { S.staged = {}; S.steps = []; }
+        S.putDown = [];
         if (before && S.messageKind !== "info notice") say("");  // a stand-up's notice stays until they act or sit
       } else if (Object.keys(S.staged).length && !S.inflight) {
         S.staged = {};
@@ -1353,18 +1405,28 @@ function tableView(tableId) {
     S.inflight = null;
     if (message.type === "ok") {
       if (inflight && inflight.kind === "bet") {
+        if (S.atOnce) S.putDown.push(inflight.frame.bets);  // Undo takes these back, newest first
         S.staged = {};
         S.steps = [];
-        say(t("bet.placed"), "info");
+        say(t(S.atOnce ? "bet.put_down" : "bet.placed"), "info");
+      }
+      if (inflight && inflight.kind === "take_back") {
+        const taken = inflight.frame.bets;
+        const last = S.putDown[S.putDown.length - 1];
+        if (last && JSON.stringify(last) === JSON.stringify(taken)) S.putDown.pop();
+        else S.putDown = [];  // Clear: everything came back
+        say(t("bet.taken_back", { amount: money(message.result.refunded) }), "info");
       }
       const result = message.result || {};
       if (result.balance != null && S.you) { S.you.balance = result.balance; setBalance(result.balance); }
-      if (result.bets && S.you && inflight && inflight.kind === "bet") S.you.bets = { ...result.bets };
+      if (result.bets && S.you && inflight && (inflight.kind === "bet" || inflight.kind === "take_back")) {
+        S.you.bets = { ...result.bets };
+      }
     } else {
       if (inflight && inflight.kind === "bet") takeOffRefused(message);
       say(refusalText(message));
     }
-    if (inflight && inflight.kind === "bet") loadOwnLimits();  // a stake moved (or not): what the limits leave
+    if (inflight && (inflight.kind === "bet" || inflight.kind === "take_back")) loadOwnLimits();  // what the limits leave
     S.decisionKey = null;
     render();
   }

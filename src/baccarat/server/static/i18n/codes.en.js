@@ -68,7 +68,7 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "bet.sit_first": "Take a seat at the table first: in Lucky Draw each seat plays its own hand.",
   "bet.draw_at_decision": "The {wager:name} wager is placed by choosing to draw after the first deal, not while betting.",
   "bet.needs_base": "{wager:name} needs {base:a_name} bet on the same seat: put chips on {base:name} too.",
-  "bet.take_back_more": "You have {placed:money} on {wager:name}: you can take back at most that.",
+  "bet.take_back_more": "You cannot take {amount:money} back: you have {placed:money} on {wager:name}, so take back at most that.",
   "bet.balance": "Bets of {amount:money} are more than your balance of {balance:money}: take chips off.",
   "bet.balance_used_up": "Your balance is used up: {amount:money} cannot be staked until you add funds.",
   "bet.below_minimum": "{wager:name} bet {amount:money} is below the table minimum of {minimum:money}: add chips.",

@@ -189,6 +189,7 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "controls.sit": "Sit down",
   "limits.pending": "New limits from the next round: {min} to {max}",
   "controls.leave": "Leave table",
+  "controls.at_once": "Place each chip as I put it down",
 
   "bet.balance_left": "Your balance leaves {amount} to stake: pick a smaller chip.",
   "bet.wait_next_round": "No more bets: wait for the next round.",
@@ -201,6 +202,8 @@ window.BACCARAT_I18N.en = Object.assign(window.BACCARAT_I18N.en || {}, {
   "bet.nothing_to_double": "Nothing to double yet: put chips on a spot first.",
   "bet.nothing_to_rebet": "No bets from the last round to repeat.",
   "bet.placed": "Bets placed. Good luck!",
+  "bet.put_down": "On the layout. Undo takes a chip back while betting is open.",
+  "bet.taken_back": "{amount} back in your balance.",
   "bet.not_placed": "Betting closed before you placed your chips: they were not bet.",
   "bet.held_until_connected": "Not connected: your bets will be sent when the table is back.",
 

@@ -196,6 +196,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "controls.sit": "入座",
   "limits.pending": "下一局起的新限红：{min} 至 {max}",
   "controls.leave": "离开牌桌",
+  "controls.at_once": "筹码放下即下注",
 
   "bet.room_left": "{wager}最多还能加 {amount}：请选小一点的筹码。",
   "bet.balance_left": "您的余额只够再下 {amount}：请选小一点的筹码。",
@@ -211,6 +212,8 @@ window.BACCARAT_I18N["zh-CN"] = {
   "bet.nothing_to_double": "还没有可加倍的注码：请先放筹码。",
   "bet.nothing_to_rebet": "上一局没有可重复的注码。",
   "bet.placed": "下注成功，祝您好运！",
+  "bet.put_down": "已下注。投注期间可按“撤销”取回筹码。",
+  "bet.taken_back": "已退回 {amount} 到您的余额。",
   "bet.not_placed": "您放好筹码前已停止下注：这些筹码没有下注。",
   "bet.held_until_connected": "连接中断：牌桌恢复后会发送您的注码。",
 
@@ -297,7 +300,7 @@ window.BACCARAT_I18N["zh-CN"] = {
   "bet.round_closed_other": "停止下注：第 {round} 局已截止；现在可以在第 {open} 局下注。",
   "bet.sit_first": "请先在牌桌入座：幸运补牌百家乐每个座位各玩一手牌。",
   "bet.draw_at_decision": "{wager}在首轮发牌后选择“补牌”时下注。",
-  "bet.take_back_more": "您在{wager}上有 {placed}：最多只能取回这么多。",
+  "bet.take_back_more": "无法取回 {amount}：您在{wager}上有 {placed}，最多只能取回这么多。",
   "bet.balance": "下注 {amount} 超过您的余额 {balance}：请减少筹码。",
   "bet.balance_used_up": "您的余额已用完：无法再下注 {amount}。",
   "bet.at_maximum": "{wager}已达上限 {maximum}：请下注其他区域。",

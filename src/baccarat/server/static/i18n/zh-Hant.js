@@ -196,6 +196,7 @@ window.BACCARAT_I18N["zh-Hant"] = {
   "controls.sit": "入座",
   "limits.pending": "下一局起的新限紅：{min} 至 {max}",
   "controls.leave": "離開牌桌",
+  "controls.at_once": "籌碼放下即下注",
 
   "bet.room_left": "{wager}最多還能加 {amount}：請選小一點的籌碼。",
   "bet.balance_left": "您的餘額只夠再下 {amount}：請選小一點的籌碼。",
@@ -211,6 +212,8 @@ window.BACCARAT_I18N["zh-Hant"] = {
   "bet.nothing_to_double": "還沒有可加倍的注碼：請先放籌碼。",
   "bet.nothing_to_rebet": "上一局沒有可重複的注碼。",
   "bet.placed": "下注成功，祝您好運！",
+  "bet.put_down": "已下注。投注期間可按「撤銷」取回籌碼。",
+  "bet.taken_back": "已退回 {amount} 到您的餘額。",
   "bet.not_placed": "您放好籌碼前已停止下注：這些籌碼沒有下注。",
   "bet.held_until_connected": "連線中斷：牌桌恢復後會傳送您的注碼。",
 
@@ -297,7 +300,7 @@ window.BACCARAT_I18N["zh-Hant"] = {
   "bet.round_closed_other": "停止下注：第 {round} 局已截止；現在可以在第 {open} 局下注。",
   "bet.sit_first": "請先在牌桌入座：幸運補牌百家樂每個座位各玩一手牌。",
   "bet.draw_at_decision": "{wager}在首輪發牌後選擇「補牌」時下注。",
-  "bet.take_back_more": "您在{wager}上有 {placed}：最多只能取回這麼多。",
+  "bet.take_back_more": "無法取回 {amount}：您在{wager}上有 {placed}，最多只能取回這麼多。",
   "bet.balance": "下注 {amount} 超過您的餘額 {balance}：請減少籌碼。",
   "bet.balance_used_up": "您的餘額已用完：無法再下注 {amount}。",
   "bet.at_maximum": "{wager}已達上限 {maximum}：請下注其他區域。",
