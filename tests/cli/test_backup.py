@@ -404,3 +404,46 @@ def test_a_postgresql_archive_with_an_extra_trigger_function_is_refused(database
         with create_engine(target).connect() as connection:
             assert not connection.execute(text("SELECT 1 FROM pg_tables WHERE schemaname = 'public'")).first()
         assert main(["restore", str(clean), "--database", target]) == 0, capsys.readouterr().err
+
+
+def test_a_sqlite_backup_without_the_ledger_and_audit_triggers_is_refused(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]):
+    """The rerun's attack: the triggers that keep the ledger balanced and the audit trail append-only dropped
+    before an honest, signed backup; it restored with exit 0 and the server ran without them.  A backup lacking
+    what the migrations make is refused, naming it, and nothing is written."""
+    source = tmp_path / "source"
+    source.mkdir()
+    upgrade(sqlite_url(source))
+    with closing_sqlite(source / "baccarat.sqlite3") as db:
+        db.execute("DROP TRIGGER postings_balance_insert")
+        db.execute("DROP TRIGGER audit_log_no_delete")
+    stripped = tmp_path / "stripped.sqlite3"
+    assert main(["backup", str(stripped), "--data-dir", str(source)]) == 0
+    capsys.readouterr()
+    target = tmp_path / "target"
+    assert main(["restore", str(stripped), "--data-dir", str(target)]) == 1
+    said = capsys.readouterr().err
+    assert "lacks what the migrations make (trigger audit_log_no_delete; trigger postings_balance_insert)" in said, said
+    assert not (target / "baccarat.sqlite3").exists()
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_postgresql_archive_without_the_ledger_and_audit_triggers_is_refused(database_url: str, tmp_path: Path,
+                                                                               capsys: pytest.CaptureFixture[str]):
+    """The same on PostgreSQL: the balanced-ledger and append-only triggers dropped before the dump."""
+    upgrade(database_url)
+    engine = create_engine(database_url)
+    with engine.begin() as connection:
+        connection.execute(text("DROP TRIGGER postings_balance ON postings"))
+        connection.execute(text("DROP TRIGGER audit_log_append_only ON audit_log"))
+    engine.dispose()
+    stripped = tmp_path / "stripped.dump"
+    assert main(["backup", str(stripped), "--database", database_url]) == 0
+    capsys.readouterr()
+    with empty_database(database_url, tmp_path) as target:
+        assert main(["restore", str(stripped), "--database", target]) == 1
+        said = capsys.readouterr().err
+        assert "lacks what the migrations make" in said and "TRIGGER public postings postings_balance" in said, said
+        assert "TRIGGER public audit_log audit_log_append_only" in said
+        with create_engine(target).connect() as connection:
+            assert not connection.execute(text("SELECT 1 FROM pg_tables WHERE schemaname = 'public'")).first()

@@ -202,6 +202,34 @@ def test_two_squeezers_and_a_watcher_see_no_face_before_it_is_turned(sessions):
     assert _aware(upcoming.opens_at) == result_at + timedelta(seconds=PACE.results)
 
 
+def test_staff_learn_no_result_before_the_table_shows_it(sessions):
+    """The rerun's insider attack: while a round is squeezed (settled when dealt, its cards face down), a player's
+    statement read by a cashier or pit boss named the settlement's event, net and balance, and the console's and
+    the reports' win moved at the deal.  Now the statement, the balance staff read and every report count the
+    settlement only once the table shows the result."""
+    from baccarat.server.operator import lookup, reports
+
+    table_id, (alice, bob) = _setup(sessions, ("alice", "bob"))
+    _bet(sessions, table_id, alice, {"banker": 1_000}, T0 + timedelta(seconds=1))
+    _bet(sessions, table_id, bob, {"player": 1_000}, T0 + timedelta(seconds=2))
+    _deal(sessions, table_id, 1)
+    _, result_at = _stored(sessions, table_id, 1)
+    during, after = result_at - timedelta(seconds=1), result_at + timedelta(seconds=1)
+    with sessions() as s:
+        for account in (alice, bob):
+            seen = lookup.player(s, account, now=during)
+            assert seen["balance"] == 99_000 and [line["kind"] for line in seen["statement"]] == ["stake", "grant"]
+            assert seen["statement"][0]["bets"][0]["event"] is None and seen["statement"][0]["balance"] == 99_000
+        day = datetime.now(UTC).date()  # the reports' day is the movement's, written on the wall clock
+        assert reports.day_by_table(s, day, now=during) == {}
+        assert reports.tables_report(s, day, day, now=during)["total"]["win"] == 0
+        assert reports.wagers_report(s, day, day, now=during)["rows"] == []
+        shown = [lookup.player(s, account, now=after) for account in (alice, bob)]
+        # the winner's (both, at a tie: the bets push) settlement is on their statement, with their balance
+        assert any(record["statement"][0]["kind"] == "settle" and record["balance"] > 99_000 for record in shown)
+        assert reports.day_by_table(s, day, now=after)[table_id]["bets"] == 2
+
+
 @pytest.mark.slow
 def test_a_squeezer_who_does_nothing_gets_the_dealer_s_turn_at_the_squeeze_time(sessions):
     table_id, (alice, bob) = _setup(sessions, ("alice", "bob"))

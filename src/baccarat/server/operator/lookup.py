@@ -212,27 +212,38 @@ def _account(s: Session, account_id: int) -> Account:
     return account
 
 
-def player(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> PlayerRecord:
-    """The player's balance, protection and newest ``lines`` statement lines (newest first)."""
+def player(s: Session, account_id: int, *, lines: int = STATEMENT_LINES, now: datetime | None = None) -> PlayerRecord:
+    """The player's balance, protection and newest ``lines`` statement lines (newest first), as the table has shown
+    them: a settlement whose result is not shown yet (a round being squeezed) is in neither."""
     account = _account(s, account_id)
+    now = now or _now()
     return {"id": account.id, "username": account.username, "role": account.role,
-            "created_at": aware(account.created_at).isoformat(), "balance": wallet.balance(s, account.id),
-            "protection": protection.status(s, account.id), "statement": statement(s, account.id, lines=lines)}
+            "created_at": aware(account.created_at).isoformat(), "balance": wallet.shown_balance(s, account.id, now),
+            "protection": protection.status(s, account.id), "statement": statement(s, account.id, lines=lines,
+                                                                                 now=now)}
 
 
-def statement(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> list[StatementLine]:
-    """Every movement of the wallet, newest first, with the balance after it and, for play, the
-    table, round and the player's bets on it (stakes; and for a settlement each bet's result)."""
+def statement(s: Session, account_id: int, *, lines: int = STATEMENT_LINES,
+              now: datetime | None = None) -> list[StatementLine]:
+    """Every movement of the wallet the table has shown, newest first, with the balance after it and, for play,
+    the table, round and the player's bets on it (stakes; and for a settlement each bet's result).  A settlement
+    whose result the table shows later (a squeeze) is left out until then: staff learn no result before the
+    table shows it, as the players do not."""
     _account(s, account_id)
+    now = now or _now()
     name = wallet.wallet_account(account_id)
+    unshown = (select(Settlement.transaction_id).join(Bet, Bet.id == Settlement.bet_id)
+               .where(Bet.account_id == account_id, Settlement.shown_at > now))
     rows = s.execute(select(Posting.id, Posting.transaction_id, Posting.amount, LedgerTransaction.kind,
                             LedgerTransaction.memo, LedgerTransaction.created_at)
                      .join(LedgerTransaction, LedgerTransaction.id == Posting.transaction_id)
-                     .where(Posting.account == name).order_by(Posting.id.desc()).limit(lines)).all()
+                     .where(Posting.account == name, Posting.transaction_id.not_in(unshown))
+                     .order_by(Posting.id.desc()).limit(lines)).all()
     if not rows:
         return []
     after = s.scalar(select(func.coalesce(func.sum(Posting.amount), 0))
-                     .where(Posting.account == name, Posting.id <= rows[0].id)) or 0
+                     .where(Posting.account == name, Posting.id <= rows[0].id,
+                            Posting.transaction_id.not_in(unshown))) or 0
     escrow = {transaction: int(account.split(":", 1)[1]) for transaction, account in s.execute(
         select(Posting.transaction_id, Posting.account).where(
             Posting.transaction_id.in_([r.transaction_id for r in rows]), Posting.account.like("escrow:%")))}
@@ -243,10 +254,13 @@ def statement(s: Session, account_id: int, *, lines: int = STATEMENT_LINES) -> l
     for bet, settled in s.execute(select(Bet, Settlement).outerjoin(Settlement, Settlement.bet_id == Bet.id)
                                   .where(Bet.round_id.in_(set(escrow.values())), Bet.account_id == account_id)
                                   .order_by(Bet.id)):
+        shown: Settlement | None = settled
+        if settled is not None and settled.shown_at is not None and aware(settled.shown_at) > now:
+            shown = None  # its result is not shown yet
         bets.setdefault(bet.round_id, []).append(
             {"bet_id": bet.id, "wager": bet.wager, "amount": bet.amount,
-             "event": settled.event if settled else None, "net": settled.net if settled else None,
-             "transaction_id": settled.transaction_id if settled else None})
+             "event": shown.event if shown else None, "net": shown.net if shown else None,
+             "transaction_id": shown.transaction_id if shown else None})
     lines_out: list[StatementLine] = []
     balance = int(after)
     for row in rows:

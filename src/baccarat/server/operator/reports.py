@@ -31,7 +31,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 from typing_extensions import TypedDict
 
@@ -190,7 +190,10 @@ def span(start: date | None, end: date | None, now: datetime | None = None) -> t
     return start, end
 
 
-def _settled(s: Session, start: date, end: date, table_id: int | None) -> Iterable[Any]:
+def _settled(s: Session, start: date, end: date, table_id: int | None, now: datetime | None) -> Iterable[Any]:
+    """The settled bets of the days ``start`` to ``end``, counted once the table has shown their result (a round
+    being squeezed is settled when dealt: its win, read before the cards are turned, would tell the result)."""
+    now = now or _now()
     begin = datetime.combine(start, time(), tzinfo=UTC)
     finish = datetime.combine(end + timedelta(days=1), time(), tzinfo=UTC)
     query = (select(Round.id.label("round_id"), GameTable.id.label("table_id"), GameTable.name, GameTable.game,
@@ -200,7 +203,8 @@ def _settled(s: Session, start: date, end: date, table_id: int | None) -> Iterab
              .join(LedgerTransaction, LedgerTransaction.id == Settlement.transaction_id)
              .join(Round, Round.id == Bet.round_id).join(GameTable, GameTable.id == Round.table_id)
              .where(Settlement.event != "Void", LedgerTransaction.created_at >= begin,
-                    LedgerTransaction.created_at < finish))
+                    LedgerTransaction.created_at < finish,
+                    or_(Settlement.shown_at.is_(None), Settlement.shown_at <= now)))
     if table_id is not None:
         query = query.where(GameTable.id == table_id)
     return s.execute(query.order_by(LedgerTransaction.created_at, Bet.id))
@@ -215,7 +219,7 @@ def tables_report(s: Session, start: date | None = None, end: date | None = None
     by_day: dict[str, Tally] = {}
     total = _tally()
     names: dict[int, TableInfo] = {}
-    for row in _settled(s, start, end, table_id):
+    for row in _settled(s, start, end, table_id, now):
         day = aware(row.created_at).date().isoformat()
         edge = house_edges(row.game, row.paytable, row.decks).get(row.wager, Fraction(0))
         names[row.table_id] = {"table_id": row.table_id, "table": row.name, "game": row.game,
@@ -251,7 +255,7 @@ def day_by_table(s: Session, day: date | None = None, *, now: datetime | None = 
     A table without a settled bet that day is absent."""
     day = day or (now or _now()).date()
     tallies: dict[int, Tally] = {}
-    for row in _settled(s, day, day, None):
+    for row in _settled(s, day, day, None, now):
         tallies.setdefault(row.table_id, _tally()).add(row.round_id, row.amount, row.net, Fraction(0))
     return {table: {"day": day.isoformat(), "rounds": len(tally.rounds), "bets": tally.bets, "handle": tally.handle,
                     "win": tally.win} for table, tally in tallies.items()}
@@ -263,7 +267,7 @@ def wagers_report(s: Session, start: date | None = None, end: date | None = None
     start, end = span(start, end, now)
     tallies: dict[tuple[int, str], Tally] = {}
     info: dict[tuple[int, str], WagerInfo] = {}
-    for row in _settled(s, start, end, table_id):
+    for row in _settled(s, start, end, table_id, now):
         edges = house_edges(row.game, row.paytable, row.decks)
         edge = edges.get(row.wager, Fraction(0))
         key = (row.table_id, row.wager)

@@ -376,6 +376,13 @@ POSTGRESQL_OBJECTS = frozenset({
     "TRIGGER public audit_log audit_log_append_only", "TRIGGER public audit_log audit_log_no_truncate",
     "TRIGGER public postings postings_balance",
 })
+#: The revision whose migration makes each of :data:`POSTGRESQL_OBJECTS`: a backup of that revision or later must
+#: hold it (one without it had its protection removed: the audit trail's append-only rule, the balanced ledger).
+POSTGRESQL_MADE_BY = {
+    "FUNCTION public audit_log_append_only()": "0008", "TRIGGER public audit_log audit_log_append_only": "0008",
+    "TRIGGER public audit_log audit_log_no_truncate": "0009",
+    "FUNCTION public ledger_balanced()": "0014", "TRIGGER public postings postings_balance": "0014",
+}
 #: The kinds of ``pg_restore --list`` entries that hold tables and their rows, and what every table has.
 _STRUCTURE = ("TABLE", "TABLE DATA", "SEQUENCE", "SEQUENCE OWNED BY", "SEQUENCE SET", "DEFAULT", "CONSTRAINT",
               "FK CONSTRAINT", "INDEX")
@@ -384,12 +391,20 @@ _ENTRY = re.compile(r"^\d+; \d+ \d+ (?P<what>.+) (?P<owner>\S+)$")
 
 def check_schema(backup_file: Path, revision: str) -> None:
     """Refuse (:class:`BackupProblem`, naming each) an object in the backup that the migrations up to ``revision``
-    do not make: a trigger, a function, a view, a table, or one of theirs changed.  Nothing is written."""
-    found = (_sqlite_objects_extra(backup_file, revision) if kind_of_file(backup_file) == "sqlite"
-             else _postgresql_objects_extra(backup_file))
+    do not make (a trigger, a function, a view, a table, or one of theirs changed), and one they make that the
+    backup lacks (a trigger that keeps the ledger balanced or the audit trail append-only, dropped before the
+    backup was made).  Nothing is written."""
+    if kind_of_file(backup_file) == "sqlite":
+        found, missing = _sqlite_objects(backup_file, revision)
+    else:
+        found, missing = _postgresql_objects(backup_file, revision)
     if found:
         raise BackupProblem(f"{backup_file} holds what the migrations do not make ({'; '.join(found[:5])}"
                             f"{'; ...' if len(found) > 5 else ''}): it was changed; nothing was restored")
+    if missing:
+        raise BackupProblem(f"{backup_file} lacks what the migrations make ({'; '.join(missing[:5])}"
+                            f"{'; ...' if len(missing) > 5 else ''}): its protections were removed before it was "
+                            "made; nothing was restored")
 
 
 def _sqlite_schema(path: Path) -> dict[tuple[str, str], str]:
@@ -401,8 +416,9 @@ def _sqlite_schema(path: Path) -> dict[tuple[str, str], str]:
         connection.close()
 
 
-def _sqlite_objects_extra(backup_file: Path, revision: str) -> list[str]:
-    """What the SQLite backup holds that a database migrated afresh to ``revision`` does not, or holds otherwise."""
+def _sqlite_objects(backup_file: Path, revision: str) -> tuple[list[str], list[str]]:
+    """What the SQLite backup holds that a database migrated afresh to ``revision`` does not, or holds otherwise;
+    and what that database holds that the backup does not."""
     from baccarat.server.storage.migrate import upgrade
 
     with tempfile.TemporaryDirectory() as folder:
@@ -412,33 +428,43 @@ def _sqlite_objects_extra(backup_file: Path, revision: str) -> list[str]:
     held = _sqlite_schema(backup_file)
     # triggers and views by what they do; tables and indexes by name (their text is the SQL that made them, which
     # an older version's migrations may have worded otherwise)
-    return [f"{kind} {name}" + (" (changed)" if (kind, name) in expected else "")
-            for (kind, name), sql in sorted(held.items())
-            if (kind, name) not in expected or (kind in ("trigger", "view") and expected[(kind, name)] != sql)]
+    extra = [f"{kind} {name}" + (" (changed)" if (kind, name) in expected else "")
+             for (kind, name), sql in sorted(held.items())
+             if (kind, name) not in expected or (kind in ("trigger", "view") and expected[(kind, name)] != sql)]
+    return extra, [f"{kind} {name}" for kind, name in sorted(expected) if (kind, name) not in held]
 
 
-def _postgresql_objects_extra(backup_file: Path) -> list[str]:
+def _postgresql_objects(backup_file: Path, revision: str) -> tuple[list[str], list[str]]:
     """What the archive holds besides the schema's tables (and their rows, sequences, indexes, constraints) and
-    :data:`POSTGRESQL_OBJECTS`."""
+    :data:`POSTGRESQL_OBJECTS`; and which of the schema's tables, and of those objects its ``revision`` has, it
+    lacks."""
     done = subprocess.run([str(find_program("pg_restore")), "--list", str(backup_file)], capture_output=True,
                           text=True, check=False)
     if done.returncode != 0:
         raise BackupProblem(f"pg_restore cannot read {backup_file}: {' '.join(done.stderr.split())[-300:]}")
     tables = {*Base.metadata.tables, ALEMBIC}
-    extra = []
+    extra, listed, tables_held = [], set(), set()
     for line in done.stdout.splitlines():
         entry = _ENTRY.match(line.strip())
         if entry is None:
             continue  # a comment line of the listing
         what = entry["what"]
+        listed.add(what)
         kind = next((kind for kind in sorted(_STRUCTURE, key=len, reverse=True) if what.startswith(kind + " ")), None)
         if kind in ("TABLE", "TABLE DATA"):
             schema, name = what.split()[-2:]
             if schema != "public" or name not in tables:  # (another schema's table of the same name too)
                 extra.append(what)
+            elif kind == "TABLE":
+                tables_held.add(name)
         elif kind is None and what not in POSTGRESQL_OBJECTS:
             extra.append(what)
-    return extra
+    missing = [what for what, made in sorted(POSTGRESQL_MADE_BY.items()) if made <= revision and what not in listed]
+    from baccarat.server.storage.migrate import code_heads
+
+    if revision in code_heads():  # the schema's tables are this code's: an older backup may lack those made since
+        missing += [f"TABLE public {name}" for name in sorted(tables - tables_held)]
+    return extra, missing
 
 
 def restore(backup_file: Path, url: str) -> Summary:
