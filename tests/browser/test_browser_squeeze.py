@@ -92,6 +92,17 @@ def test_a_squeeze_on_a_large_card_shows_everyone_the_part_of_the_face_its_lift_
     bet(bob, {"banker": [5]})
     # the four cards come face down; ann's first card comes to the stage, hers to squeeze, once all four are down
     expect(ann.locator("#squeeze-stage .stage-card.mine[data-index='0']")).to_be_visible(timeout=30_000)
+    for page in (cat, dee):
+        expect(page.locator("#squeeze-stage .stage-card[data-index='0']")).to_be_visible(timeout=5_000)
+    flat = [_stage(page) for page in (ann, cat, dee)]  # before the lift: nothing of the face
+    # at once (the squeeze time is 6 s): ann takes the card by its right edge and drags it three quarters across,
+    # every pip column shows
+    box = ann.locator("#squeeze-stage .stage-card").bounding_box()
+    assert box is not None
+    ann.mouse.move(box["x"] + box["width"] - 4, box["y"] + box["height"] / 2)
+    ann.mouse.down()
+    ann.mouse.move(box["x"] + box["width"] * 0.2, box["y"] + box["height"] / 2, steps=8)
+    ann.mouse.up()
     expect(cat.locator(".card.squeeze")).to_have_count(4)
     expect(cat.locator("#player-hand .card:not(.squeeze)")).to_have_count(0)  # no face on the watcher's page
     ann_stage = _stage(ann)
@@ -102,17 +113,9 @@ def test_a_squeeze_on_a_large_card_shows_everyone_the_part_of_the_face_its_lift_
     expect(dee.locator("#squeeze-stage .stage-title")).to_have_text(f"{names['sq_ann']} 正在咪闲家的牌")
     expect(cat.locator("#player-hand .squeezer")).to_have_text(f"咪牌：{names['sq_ann']}")
     expect(ann.locator("#banker-hand .squeezer")).to_have_text(f"Squeezed by {names['sq_bob']}")
-    for page in (ann, cat, dee):  # a third of the screen's height at least, on a desk and on a phone
-        drawn = _stage(page)
+    for drawn in flat:  # a third of the screen's height at least, on a desk and on a phone
         assert drawn["height"] >= drawn["vh"] / 3 - 1, drawn
-        assert drawn["pips"] == drawn["index_shown"] == drawn["court"] == 0  # flat: nothing of the face
-    # ann takes the card by its right edge and drags it three quarters across: every pip column shows
-    box = ann.locator("#squeeze-stage .stage-card").bounding_box()
-    assert box is not None
-    ann.mouse.move(box["x"] + box["width"] - 4, box["y"] + box["height"] / 2)
-    ann.mouse.down()
-    ann.mouse.move(box["x"] + box["width"] * 0.2, box["y"] + box["height"] / 2, steps=8)
-    ann.mouse.up()
+        assert drawn["pips"] == drawn["index_shown"] == drawn["court"] == 0, drawn  # flat: nothing of the face
     _wait_stage(ann, f"c.getAttribute('data-edge') === 'long' && {LIFTED} > 0.7")
     for page in (cat, dee):  # the watchers see the same edge, the same lift and what the server sent of the face
         _wait_stage(page, f"c.getAttribute('data-edge') === 'long' && {LIFTED} > 0.7"

@@ -111,18 +111,18 @@ def _until_closed(opened: list[tuple[socket.socket, float]], seconds: float) -> 
     return closed, still_open
 
 
-def _limited_server(tmp_path: Path, head_seconds: float) -> Served:
-    """``baccarat serve`` held to 1,024 open files (prlimit), with ``head_seconds`` for a request; warmed up by
+def _limited_server(tmp_path: Path, head_seconds: float, files: int = 1_024) -> Served:
+    """``baccarat serve`` held to ``files`` open files (prlimit), with ``head_seconds`` for a request; warmed up by
     its first request (over 1 s once on a loaded machine, before any attack)."""
     if shutil.which("prlimit") is None or not Path("/proc/self/limits").exists():
         pytest.skip("starts the server with prlimit (util-linux) and reads /proc")
     _own_file_limit(4_096)
-    # prlimit sets the limit and runs baccarat serve in its place (same process): soft and hard 1,024
-    command = ["prlimit", "--nofile=1024:1024", *server_kit.serve_command(data_dir=tmp_path)]
+    # prlimit sets the limit and runs baccarat serve in its place (same process): soft and hard ``files``
+    command = ["prlimit", f"--nofile={files}:{files}", *server_kit.serve_command(data_dir=tmp_path)]
     server = server_kit.start(command, env={"BACCARAT_HEAD_SECONDS": str(head_seconds)}, log=tmp_path / "stderr")
     try:
         limits = Path(f"/proc/{server.pid}/limits").read_text()
-        assert re.search(r"Max open files\s+1024\s+1024", limits), limits
+        assert re.search(rf"Max open files\s+{files}\s+{files}", limits), limits
         warm = http.client.HTTPConnection(server.host, server.port, timeout=10)
         warm.request("GET", "/health")
         assert warm.getresponse().status == 200
@@ -173,6 +173,53 @@ def test_bodies_that_never_come_from_five_addresses_do_not_starve_the_server(tmp
     assert len(answers) > 20, answers
     slow_or_failed = [(round(took, 2), status) for _, took, status in answers if status != 200 or took >= 1]
     assert not slow_or_failed, f"/health failed or took 1 s or more: {slow_or_failed[:10]} of {len(answers)}"
+
+
+@pytest.mark.slow
+def test_clients_that_never_read_their_answers_do_not_starve_the_server(tmp_path: Path):
+    """The rerun's slow read: 45 connections from each of five addresses (each under its cap) against a server of
+    256 files (a cap of 192), each with a small receive buffer, 30 pipelined requests for the schema and never a
+    byte read: their requests were read, so no new connection took their place and none was ever closed; /health
+    answered 503 busy for as long as they were held (here: from the fifth second on, every time).  Now a connection
+    whose answers are not read may be taken the place of at the cap and is closed once a request's deadline passes:
+    after the schema's answers were written (seconds of work, 15 s on a loaded machine) and that deadline, /health
+    answers 200 within 1 s again while the attacker still holds its sockets (before: 503 busy for good)."""
+    head_seconds = 4.0
+    server = _limited_server(tmp_path, head_seconds, files=256)
+    try:
+        answers: list[tuple[float, float, int | str]] = []
+        stop = threading.Event()
+        watcher = threading.Thread(target=_watch_health, args=(server.host, server.port, stop, answers), daemon=True)
+        opened: list[socket.socket] = []
+        pipelined = b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n" * 30
+        try:
+            for n in range(225):
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1_024)
+                sock.bind((f"127.0.0.{2 + n % 5}", 0))
+                sock.settimeout(5)
+                with contextlib.suppress(OSError):  # refused or dropped for a newer one: the attacker goes on
+                    sock.connect((server.host, server.port))
+                    sock.sendall(pipelined)
+                opened.append(sock)
+                time.sleep(0.01)
+            watcher.start()
+            # held, never read, until /health answers at once five times in a row (or 60 s: the old server's 503s)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not _answered_at_once(answers[-5:]):
+                time.sleep(0.2)
+        finally:
+            stop.set()
+            watcher.join(timeout=5)
+            for sock in opened:
+                sock.close()
+    finally:
+        server.stop()
+    assert _answered_at_once(answers[-5:]), [(round(took, 2), status) for _, took, status in answers]
+
+
+def _answered_at_once(answers: list[tuple[float, float, int | str]]) -> bool:
+    return len(answers) == 5 and all(status == 200 and took < 1 for _, took, status in answers)
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from baccarat.core.errors import IllegalActionError
-from baccarat.server.live.pacing import BURST, MAX_RATE, CommandRate, PeelPace
+from baccarat.server.live.pacing import BURST, MAX_RATE, PEEL_RATE, CommandRate, PeelPace
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -64,3 +64,22 @@ def test_a_refused_peel_is_refused_again_for_the_same_time_without_the_database(
     assert pace.too_soon(7, 1, _peel(2, 0.6), T0 + timedelta(milliseconds=100)) is None
     pace.answered(7, 1, {"type": "turn", "card": 2}, T0, not_now)  # a turn's answer is not kept
     assert pace.too_soon(7, 1, _peel(2, 0.6), T0 + timedelta(milliseconds=40)) is not_now
+
+
+def test_an_account_s_peels_over_their_rate_are_dropped_on_all_its_sockets_together():
+    """The rerun's flood: one squeezer on eight sockets, 240 peel frames a second, each answered.  An account's
+    peel frames at a table share one bucket of PEEL_RATE a second (whichever socket they come on): the frames over
+    it are dropped before any other work; a full lift (a turn), a turn, another account and another table are not
+    counted with them."""
+    pace = PeelPace()
+    frames = [pace.flooding(7, 1, _peel(0, 0.3), T0) for _ in range(PEEL_RATE + 5)]
+    assert frames == [False] * PEEL_RATE + [True] * 5
+    assert not pace.flooding(7, 1, _peel(0, 1.0), T0) and not pace.flooding(7, 1, {"type": "turn", "card": 0}, T0)
+    assert not pace.flooding(7, 2, _peel(0, 0.3), T0) and not pace.flooding(8, 1, _peel(0, 0.3), T0)
+    # eight sockets at 30 frames a second each for 2 s: PEEL_RATE a second get through, the rest are dropped
+    flood = sorted(at for _ in range(8) for at in _arrivals(30, 2) if at > T0)
+    passed = sum(not pace.flooding(7, 1, _peel(0, 0.4), at) for at in flood)
+    assert 2 * PEEL_RATE - 2 <= passed <= 2 * PEEL_RATE + 2, passed
+    # the page's pace (a frame every 0.15 s) is never dropped
+    page = PeelPace()
+    assert not any(page.flooding(7, 1, _peel(0, 0.5), T0 + timedelta(seconds=0.15 * n)) for n in range(100))

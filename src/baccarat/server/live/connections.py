@@ -18,10 +18,12 @@ they were held.  So ``baccarat serve`` runs uvicorn's h11 protocol as :class:`Gu
   (``--trusted-proxy``) are not capped by address: its clients' connections all come from its address, so
   that cap is the proxy's to keep (nginx's ``limit_conn``), and the proxy reads each head before passing
   it on.  They count toward the process's cap.
+* **Slow readers**: a connection whose client stops reading its answers (the transport's buffer full) has the
+  request's deadline to read on before it is closed, and counts meanwhile as one still reading (below).
 * **Process cap** (``BACCARAT_MAX_CONNECTIONS``): connections held at once by the process, kept below its
   file limit by :data:`RESERVE` files for the database, logs and the like.  At the cap, a new connection takes
   the place of the oldest one still reading its request (head or body; an honest client sends its request at
-  once, an attacker holding sockets does not), which is closed unanswered; only when every connection held has
+  once, an attacker holding sockets does not) or not reading its answers, which is closed unanswered; only when every connection held has
   its request read (it is being answered, waits idle between requests, or is a WebSocket) is the new one answered
   503 ``server.busy`` at once and closed, so the process never runs out of files.
 
@@ -275,6 +277,7 @@ class GuardedH11Protocol(H11Protocol):
         self.app = access.RequestLog(self.app, self.ledger.trusted)
         self.place: Place | None = None
         self.head_timer: asyncio.TimerHandle | None = None
+        self.write_timer: asyncio.TimerHandle | None = None
         self.upgraded = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -289,6 +292,9 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._head_read()
+        if self.write_timer is not None:
+            self.write_timer.cancel()
+            self.write_timer = None
         if self.place is not None:
             self.place.release()
             self.place = None
@@ -303,6 +309,30 @@ class GuardedH11Protocol(H11Protocol):
             self._await_head()
         else:
             self._head_read()
+
+    def pause_writing(self) -> None:
+        """The client does not read its answers (the transport's buffer passed its high-water mark): a slow reader
+        holds a file as a slow sender does, so it has a request's deadline to read on, and at the process's cap a
+        new connection may take its place meanwhile (five addresses' 45 connections each, every one 30 pipelined
+        requests for the schema never read, held a 192-connection process, and /health answered 503 busy)."""
+        super().pause_writing()
+        if self.write_timer is None:
+            self.write_timer = self.loop.call_later(self.ledger.limits.head_seconds, self._write_too_slow)
+        if self.place is not None:
+            self.ledger.reads(self.place, self._dropped)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self.write_timer is not None:
+            self.write_timer.cancel()
+            self.write_timer = None
+        if self.place is not None and not (self.conn.their_state in _READING and self.head_timer is not None):
+            self.ledger.read(self.place)
+
+    def _write_too_slow(self) -> None:
+        self.write_timer = None
+        if not self.transport.is_closing():
+            self.transport.abort()  # its answers are not read: nothing more is sent (connection_lost gives the place)
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         # the connection is the WebSocket's from here (h11 may still be reading the upgrade request's "body")

@@ -11,7 +11,11 @@
   the round and a push of the player's state.  A refusal (the card not squeezable yet, not this player's) is
   answered again the same way for the same time.  Across processes the stored moment of the last peel paces them
   (:func:`baccarat.server.playing.squeeze.peel`), and an account's sockets are capped across the service, so the
-  peels that reach the database stay bounded.  A full lift (a turn) is never paced.
+  peels that reach the database stay bounded.  A full lift (a turn) is never paced.  Beyond that, an account's
+  peel frames at a table, on all its sockets in the process together, are a token bucket of :data:`PEEL_RATE` a
+  second (:data:`PEEL_RATE` at once): a frame over it is dropped unanswered, before any other work.  The page
+  sends one every 0.15 s at most; a squeezer flooding from eight sockets (240 frames a second) cost 1.5 to 2.5
+  times a squeeze in answers alone, and now costs a parse and a count per frame.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from baccarat.core.errors import BaccaratError
 from baccarat.server.playing.squeeze import PEEL_EVERY, Peel
 
 MAX_RATE = 50  #: commands per second per connection, sustained
+PEEL_RATE = 20  #: peel frames per second per account and table, on all its sockets in the process
 BURST = 2 * MAX_RATE  #: commands that may arrive at once (frames read off the network together after a stall)
 
 
@@ -52,10 +57,24 @@ class PeelPace:
     """The last answer the database gave a peel from each (table, account), and when that peel's frame arrived: the
     peel on show, or the refusal (the card not being squeezed now, or not by this player)."""
 
-    def __init__(self, every: float = PEEL_EVERY) -> None:
-        self.every = every
+    def __init__(self, every: float = PEEL_EVERY, rate: float = PEEL_RATE) -> None:
+        self.every, self.rate = every, rate
         self._lock = threading.Lock()
         self._last: dict[tuple[int, int], tuple[datetime, object, Peel | BaccaratError]] = {}
+        self._buckets: dict[tuple[int, int], CommandRate] = {}
+
+    def flooding(self, table_id: int, account_id: int, frame: dict[str, object], arrived: datetime) -> bool:
+        """Count a peel frame (not a full lift) of ``account_id`` at ``table_id`` that arrived at ``arrived``:
+        whether it is over the account's :data:`PEEL_RATE` there (then it is dropped, unanswered)."""
+        lift = frame.get("lift")
+        if frame.get("type") != "squeeze" or (isinstance(lift, int | float) and not isinstance(lift, bool)
+                                              and lift >= 1):
+            return False
+        with self._lock:
+            if len(self._buckets) > 10_000:  # squeezes long over: forgotten
+                self._buckets.clear()
+            bucket = self._buckets.setdefault((table_id, account_id), CommandRate(self.rate, int(self.rate)))
+            return bucket.too_many(arrived)
 
     def too_soon(self, table_id: int, account_id: int, frame: dict[str, object], arrived: datetime
                  ) -> Peel | BaccaratError | None:

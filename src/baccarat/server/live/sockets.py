@@ -401,6 +401,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     if watching:  # a staff account's socket watches the table; staff do not play (house/roles.py)
                         raise AuthorizationError.coded("auth.staff_cannot_play")
                     await socket.app.state.schema_watch.check_soon()  # no write on another schema (server.upgrading)
+                    if peels.flooding(table_id, account_id, frame, received):
+                        continue  # an account's peels over their rate at this table: dropped, unanswered
                     paced = peels.too_soon(table_id, account_id, frame, received)
                     if isinstance(paced, BaccaratError):  # too soon after the last peel answered: its answer again,
                         raise paced.with_traceback(None)  # with no database work
