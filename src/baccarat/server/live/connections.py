@@ -23,9 +23,10 @@ they were held.  So ``baccarat serve`` runs uvicorn's h11 protocol as :class:`Gu
 * **Process cap** (``BACCARAT_MAX_CONNECTIONS``): connections held at once by the process, kept below its
   file limit by :data:`RESERVE` files for the database, logs and the like.  At the cap, a new connection takes
   the place of the oldest one still reading its request (head or body; an honest client sends its request at
-  once, an attacker holding sockets does not) or not reading its answers, which is closed unanswered; only when every connection held has
-  its request read (it is being answered, waits idle between requests, or is a WebSocket) is the new one answered
-  503 ``server.busy`` at once and closed, so the process never runs out of files.
+  once, an attacker holding sockets does not) or not reading its answers, which is closed unanswered; only when
+  every connection held has its request read and its answers taken (it is being answered, waits idle between
+  requests, or is a WebSocket) is the new one answered 503 ``server.busy`` at once and closed, so the process never
+  runs out of files.
 
 The caps answer before reading anything: whatever a refused client sends is never read, and the refused
 connection's file is given back at once.  A connection that becomes a WebSocket keeps its place in both

@@ -66,6 +66,7 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from sqlalchemy import Table, bindparam, select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import Message
+from starlette.websockets import WebSocketDisconnected
 
 from baccarat.core.errors import AuthorizationError, BaccaratError, ConfigurationError
 from baccarat.core.text import unstorable_field
@@ -292,7 +293,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         except Close as close:
             with suppress(WebSocketDisconnect, RuntimeError):  # the client may have gone meanwhile
                 await socket.close(code=close.code, reason=close.reason)
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, WebSocketDisconnected):  # gone, or closed while an answer was on its way
             return
         except Exception:  # a fault of the server's, not of the frame: logged, and a clean close
             log.exception("table socket failed (table %s)", table_id)
