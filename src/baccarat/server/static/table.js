@@ -814,7 +814,7 @@ function tableView(tableId) {
     }, suit));
     if (shows.court) parts.push(h("span", { class: "court" }, h("span", { class: "crown" }, "\u265B"), suit));
     if (shows.index) {
-      const rank = shows.index === "T" ? "10" : shows.index;
+      const rank = rankOf(shows.index);  // "10" for T
       parts.push(h("span", { class: "index top" }, rank, h("br"), suit), h("span", { class: "index bottom" }, rank, h("br"), suit));
     }
     return { red, parts };
@@ -823,7 +823,6 @@ function tableView(tableId) {
   function drawStage() {
     const c = S.stageCard;
     el.stage.hidden = !c;
-    el.hands.classList.toggle("squeezing-now", Boolean(c));
     if (!c) { clearInterval(S.stageTick); S.stageTick = null; return; }
     const mine = squeezable(c);
     const own = mine ? ownPeel(c) : null;
