@@ -309,3 +309,31 @@ def test_a_take_back_over_the_socket_answers_with_the_layout_and_a_retry_gets_th
     keyless = client.post(f"/api/tables/{table}/take-back", json={"bets": {"banker": 100}}, headers=headers)
     assert keyless.json()["code"] == "request.idempotency_key_missing", keyless.text
     assert client.get("/api/me", headers=headers).json()["balance"] == placed.json()["balance"] + 300
+
+
+def test_chips_taken_back_return_with_their_fee(sessions):
+    """At a game with a fee on a wager (20 % of the spot's total, rounded up), chips taken back return their stake
+    and the fee the spot no longer owes: what the wallet holds is what it would be had only the rest been bet."""
+    from baccarat.core.registry import unregister
+    from baccarat.server.playing import definitions
+
+    from .test_dealing import STRUCK
+
+    def setup(s):
+        definitions.store(s, STRUCK, origin="struck.toml")
+        table = tables.create_table(s, "struck-back", "struck", betting_seconds=10, pace=Pace(0, 0, 0), now=T0)
+        ann = accounts.register(s, "ann", "correct horse", grant=100_000).id
+        seating.sit(s, table.id, ann)
+        return table.id, ann
+
+    try:
+        table_id, ann = transaction(sessions, setup)
+        at = _closes_at(sessions, table_id) - timedelta(seconds=1)
+        _bet(sessions, table_id, ann, {"player": 2_002}, at)
+        assert _books(sessions, table_id, ann)[0] == 100_000 - 2_002 - 401
+        answer = _back(sessions, table_id, ann, {"player": 1_001}, at)
+        assert answer["refunded"] == 1_001 + 200 and answer["bets"] == {"player": 1_001}
+        assert _books(sessions, table_id, ann) == (100_000 - 1_001 - 201, {"player": 1_001},
+                                                   {"total": 0, "unbalanced": 0, "wallets": 0})
+    finally:
+        unregister("struck")
