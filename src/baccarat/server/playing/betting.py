@@ -320,9 +320,8 @@ def take_back(s: Session, table_id: int, account_id: int, bets: dict[str, int], 
     if left:
         check_stakes(game, stored_limits(row.game, row.paytable, row.limits), {}, left)
     refund = sum(placed.values()) + fees_of(game, placed) - sum(left.values()) - fees_of(game, left)
-    balances: dict[int, int] = {}
     wallet.transfer(s, "refund", {wallet.escrow_account(row.id): -refund, wallet.wallet_account(account_id): refund},
-                    memo=f"table {row.name} round {row.number}: taken back", balances=balances)
+                    memo=f"table {row.name} round {row.number}: taken back")
     taken = [{"round": row.id, "account": account_id, "code": code, "taken": amount} for code, amount in bets.items()]
     for statement, rows in ((_TAKE_FROM_BET, [t for t in taken if t["code"] in left]),
                             (_BET_TAKEN_BACK, [t for t in taken if t["code"] not in left])):

@@ -370,19 +370,15 @@ def backup(url: str, destination: Path) -> Summary:
 # --- the schema a backup holds -------------------------------------------------------------------------------
 
 #: The PostgreSQL objects besides tables, their rows, sequences, indexes and constraints that the migrations make
-#: (as ``pg_restore --list`` names them); a test checks it against a database migrated afresh.
-POSTGRESQL_OBJECTS = frozenset({
-    "FUNCTION public audit_log_append_only()", "FUNCTION public ledger_balanced()",
-    "TRIGGER public audit_log audit_log_append_only", "TRIGGER public audit_log audit_log_no_truncate",
-    "TRIGGER public postings postings_balance",
-})
-#: The revision whose migration makes each of :data:`POSTGRESQL_OBJECTS`: a backup of that revision or later must
-#: hold it (one without it had its protection removed: the audit trail's append-only rule, the balanced ledger).
+#: (as ``pg_restore --list`` names them), each with the revision whose migration makes it: a backup of that
+#: revision or later must hold it (one without it had its protection removed: the audit trail's append-only rule,
+#: the balanced ledger).  A test checks them against a database migrated afresh.
 POSTGRESQL_MADE_BY = {
     "FUNCTION public audit_log_append_only()": "0008", "TRIGGER public audit_log audit_log_append_only": "0008",
     "TRIGGER public audit_log audit_log_no_truncate": "0009",
     "FUNCTION public ledger_balanced()": "0014", "TRIGGER public postings postings_balance": "0014",
 }
+POSTGRESQL_OBJECTS = frozenset(POSTGRESQL_MADE_BY)
 #: The kinds of ``pg_restore --list`` entries that hold tables and their rows, and what every table has.
 _STRUCTURE = ("TABLE", "TABLE DATA", "SEQUENCE", "SEQUENCE OWNED BY", "SEQUENCE SET", "DEFAULT", "CONSTRAINT",
               "FK CONSTRAINT", "INDEX")
