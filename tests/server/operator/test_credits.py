@@ -1,6 +1,7 @@
-"""The four-eyes rule on credits (:mod:`baccarat.server.operator.credits`): a cashier's credit above the house's
-threshold moves nothing until a second member of staff approves it; whoever asked cannot approve; a decided
-request is decided once (two approvers at once make one credit).  On both databases: money moves here."""
+"""The four-eyes rule on credits (:mod:`baccarat.server.operator.credits`): a cashier's credit that takes a player's
+credits of the day above the house's threshold moves nothing until a second member of staff approves it; whoever
+asked cannot approve; a decided request is decided once (two approvers at once make one credit).  On both
+databases: money moves here."""
 
 from __future__ import annotations
 
@@ -73,6 +74,26 @@ def test_a_credit_above_the_threshold_waits_for_a_second_member_of_staff(client)
     assert made["requested_by"] == "cashier_a" and made["request"] == request and made["amount"] == THRESHOLD + 1
     check = client.get("/api/operator/audit/verify", headers=watcher).json()
     assert check["ok"] and check["movements"] == 2, check
+
+
+@ON_BOTH
+def test_credits_split_under_the_threshold_reach_it_together(client):
+    """The rerun's insider attack: a cashier credited just under the threshold any number of times (to an account of
+    their own, say) with no second pair of eyes.  The threshold is on a player's credits of the last day: the credit
+    that takes them over it waits for approval; another player's is counted apart; debits do not count."""
+    cashier = signed_in(client, "cashier_a", "cashier")
+    vera = client.get("/api/me", headers=signed_in(client, "vera")).json()["id"]
+    walt = client.get("/api/me", headers=signed_in(client, "walt")).json()["id"]
+    below = THRESHOLD - 1
+    assert _credit(client, cashier, vera, below, "credit-split-1").json()["awaiting_approval"] is None
+    assert _credit(client, cashier, vera, 1, "credit-split-2").json()["awaiting_approval"] is None  # at the threshold
+    waits = _credit(client, cashier, vera, below, "credit-split-3").json()
+    assert waits["awaiting_approval"] is not None and waits["balance"] == 10_000 + THRESHOLD  # nothing moved
+    assert _credit(client, cashier, walt, below, "credit-split-4").json()["awaiting_approval"] is None  # walt's own day
+    debit = client.post(f"/api/operator/wallets/{walt}/debit", json={"amount": 500, "memo": "cash out"},
+                        headers={**cashier, "Idempotency-Key": "credit-split-5"})
+    assert debit.status_code == 200, debit.text
+    assert _credit(client, cashier, walt, 2, "credit-split-6").json()["awaiting_approval"] is not None
 
 
 @ON_POSTGRESQL

@@ -118,15 +118,16 @@ def stand_player(s: Session, actor: Account | str, table_id: int, seat: int) -> 
 
 def move_money(s: Session, actor: Account | str, account_id: int, amount: int, *, memo: str = "",
                approval_above: int | None = None) -> WalletBalance:
-    """Credit (``amount`` > 0) or debit (< 0) a player's wallet from the cashier, recorded.  A credit above
-    ``approval_above`` is a request a second member of staff approves (:mod:`baccarat.server.operator.credits`).
+    """Credit (``amount`` > 0) or debit (< 0) a player's wallet from the cashier, recorded.  A credit that takes the
+    player's credits of the last day above ``approval_above`` is a request a second member of staff approves
+    (:mod:`baccarat.server.operator.credits`).
     Only a player's wallet moves: a staff account holds no money (:mod:`baccarat.server.house.roles`)."""
     player = s.get(Account, account_id)
     if player is None:
         raise UnknownSeatError.coded("operator.account_unknown", account=account_id)
     if roles.is_staff(player.role):
         raise ConflictError.coded("operator.staff_wallet", username=player.username)
-    if approval_above is not None and amount > approval_above:
+    if approval_above is not None and amount > 0 and credits.needs_approval(s, account_id, amount, approval_above):
         request = credits.ask(s, actor, player, amount, memo=memo)
         return {"account_id": account_id, "balance": wallet.balance(s, account_id), "awaiting_approval": request}
     balance, _ = credits.moved(s, actor, account_id, amount, memo=memo)

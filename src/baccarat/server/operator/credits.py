@@ -4,18 +4,24 @@
 The request is recorded (``request_credit``) and nothing moves; the approval makes the credit with its audit
 entry (``credit``, naming who asked and who approved) in one transaction; a rejection moves nothing.  Whoever asked
 cannot approve: the second pair of eyes is another account's.
+
+The threshold is on what a player is credited in a day, not on one credit (:func:`needs_approval`): credits split
+under it (the attack: any number of 9,999.99 credits to one's own other account) reach it together, as a
+casino's cage counts cash by the gaming day.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from datetime import timedelta
+
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from typing_extensions import TypedDict
 
 from baccarat.core.errors import ConflictError, UnknownSeatError
 from baccarat.server.house import audit, wallet
 from baccarat.server.storage.clock import now as _now
-from baccarat.server.storage.models import Account, CreditRequest, aware
+from baccarat.server.storage.models import Account, CreditRequest, LedgerTransaction, Posting, aware
 
 
 class CreditAsked(TypedDict):
@@ -32,6 +38,22 @@ class CreditAsked(TypedDict):
     decided_by: str | None
     decided_at: str | None
     transaction_id: int | None
+
+
+#: How far back a player's credits count toward the approval threshold.
+CREDIT_DAY = timedelta(hours=24)
+
+
+def needs_approval(s: Session, account_id: int, amount: int, approval_above: int) -> bool:
+    """Whether crediting ``amount`` to ``account_id`` now needs a second member of staff: with the credits the
+    player was given in the last :data:`CREDIT_DAY` it passes ``approval_above``.  The player's wallet is held
+    first, so two credits at once are counted one after the other."""
+    wallet.hold_shown_balance(s, account_id, _now())
+    given = s.scalar(select(func.coalesce(func.sum(Posting.amount), 0))
+                     .join(LedgerTransaction, LedgerTransaction.id == Posting.transaction_id)
+                     .where(Posting.account == wallet.wallet_account(account_id), LedgerTransaction.kind == "credit",
+                            LedgerTransaction.created_at >= _now() - CREDIT_DAY)) or 0
+    return int(given) + amount > approval_above
 
 
 def moved(s: Session, actor: Account | str, account_id: int, amount: int, *, memo: str = "",
