@@ -126,8 +126,8 @@ class Settings(BaseSettings):
     #: the cost of new password hashes, log2 of scrypt's N (``BACCARAT_PASSWORD_COST``): 14, 16 MiB and tens of
     #: milliseconds of a core per hash; lower only for tests, where thousands of accounts are made
     password_cost: Annotated[int, Field(ge=1, le=20)] = 14
-    #: a cashier's credit above this amount (minor units) waits for a second member of staff's approval
-    #: (``BACCARAT_CREDIT_APPROVAL_ABOVE``; by default 10,000.00)
+    #: a cashier's credit that takes a player's credits of the last 24 hours above this amount (minor units) waits
+    #: for a second member of staff's approval (``BACCARAT_CREDIT_APPROVAL_ABOVE``; by default 10,000.00)
     credit_approval_above: Annotated[int, Field(ge=0)] = 1_000_000
 
     def __init__(self, **values: Any) -> None:
