@@ -216,6 +216,8 @@ def test_staff_learn_no_result_before_the_table_shows_it(sessions):
     _, result_at = _stored(sessions, table_id, 1)
     during, after = result_at - timedelta(seconds=1), result_at + timedelta(seconds=1)
     with sessions() as s:
+        listed = {found["id"]: found["balance"] for found in lookup.find_players(s, "", now=during)}
+        assert listed[alice] == listed[bob] == 99_000  # the player list: the balances shown, not the settled ones
         for account in (alice, bob):
             seen = lookup.player(s, account, now=during)
             assert seen["balance"] == 99_000 and [line["kind"] for line in seen["statement"]] == ["stake", "grant"]

@@ -191,8 +191,9 @@ class ConsoleTable(TypedDict):
 _RECALLED = ("player_cards", "banker_cards", "player_total", "banker_total", "winner", "hands", "void")
 
 
-def find_players(s: Session, text: str, *, limit: int = 20) -> list[FoundPlayer]:
-    """Accounts whose name contains ``text`` (case-insensitive), or whose id it is."""
+def find_players(s: Session, text: str, *, limit: int = 20, now: datetime | None = None) -> list[FoundPlayer]:
+    """Accounts whose name contains ``text`` (case-insensitive), or whose id it is, each with the balance the table
+    has shown (:func:`player`'s: a squeezed round's winnings only once its result is shown)."""
     words = text.strip().casefold()
     query = select(Account).order_by(Account.login).limit(limit)
     if words.isascii() and words.isdigit() and int(words) <= 2**31 - 1:  # an id the column can hold
@@ -200,7 +201,7 @@ def find_players(s: Session, text: str, *, limit: int = 20) -> list[FoundPlayer]
     elif words:
         query = query.where(Account.login.contains(words, autoescape=True))
     found = list(s.scalars(query))
-    balances = dict(wallet.balances(s, [a.id for a in found]))
+    balances = wallet.shown_balances(s, [a.id for a in found], now or _now())
     return [{"id": a.id, "username": a.username, "role": a.role, "balance": balances.get(a.id, 0),
              "created_at": aware(a.created_at).isoformat()} for a in found]
 
