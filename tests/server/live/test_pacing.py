@@ -83,3 +83,24 @@ def test_an_account_s_peels_over_their_rate_are_dropped_on_all_its_sockets_toget
     # the page's pace (a frame every 0.15 s) is never dropped
     page = PeelPace()
     assert not any(page.flooding(7, 1, _peel(0, 0.5), T0 + timedelta(seconds=0.15 * n)) for n in range(100))
+
+
+def test_a_socket_whose_peel_was_dropped_waits_longer_at_each_drop_until_the_account_is_quiet():
+    """The second rerun: dropping the frames over the rate left a flood of eight sockets costing twice a squeeze
+    (each frame still read and counted).  After a drop the socket waits before reading again, 0.05 s doubled at each
+    drop of the account's (peels taken meanwhile do not reset it) up to 2 s; a second without a drop starts again."""
+    pace = PeelPace()
+    assert pace.backoff(7, 1) == 0  # nothing dropped
+    for _ in range(PEEL_RATE):
+        assert not pace.flooding(7, 1, _peel(0, 0.3), T0)
+    waits = []
+    for n in range(8):
+        assert pace.flooding(7, 1, _peel(0, 0.3), T0 + timedelta(milliseconds=n))
+        waits.append(pace.backoff(7, 1))
+    assert waits == [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0]
+    assert pace.backoff(7, 2) == 0 and pace.backoff(8, 1) == 0  # another account, another table
+    assert not pace.flooding(7, 1, _peel(0, 0.3), T0 + timedelta(seconds=0.5))  # a token: taken, the wait stays
+    assert pace.backoff(7, 1) == 2.0
+    later = T0 + timedelta(seconds=3)  # quiet since: the bucket full again, its next drop waits the least
+    assert not any(pace.flooding(7, 1, _peel(0, 0.3), later) for _ in range(PEEL_RATE))
+    assert pace.flooding(7, 1, _peel(0, 0.3), later) and pace.backoff(7, 1) == 0.05

@@ -15,7 +15,10 @@
   peel frames at a table, on all its sockets in the process together, are a token bucket of :data:`PEEL_RATE` a
   second (:data:`PEEL_RATE` at once): a frame over it is dropped unanswered, before any other work.  The page
   sends one every 0.15 s at most; a squeezer flooding from eight sockets (240 frames a second) cost 1.5 to 2.5
-  times a squeeze in answers alone, and now costs a parse and a count per frame.
+  times a squeeze in answers alone.  A socket whose peel is dropped then waits before it reads its next frame
+  (:meth:`PeelPace.backoff`: 0.05 s, doubled at each drop of the account's until a second passes without one, up
+  to 2 s): the frames wait in the network, whose flow control slows the sender, so a flood is not even read at
+  its pace.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from baccarat.server.playing.squeeze import PEEL_EVERY, Peel
 
 MAX_RATE = 50  #: commands per second per connection, sustained
 PEEL_RATE = 20  #: peel frames per second per account and table, on all its sockets in the process
+BACKOFF_FIRST, BACKOFF_MOST = 0.05, 2.0  #: seconds a socket waits after a peel of its account was dropped
+QUIET = 1.0  #: seconds without a dropped peel after which an account's backoff starts again from the first
 BURST = 2 * MAX_RATE  #: commands that may arrive at once (frames read off the network together after a stall)
 
 
@@ -62,6 +67,8 @@ class PeelPace:
         self._lock = threading.Lock()
         self._last: dict[tuple[int, int], tuple[datetime, object, Peel | BaccaratError]] = {}
         self._buckets: dict[tuple[int, int], CommandRate] = {}
+        #: by (table, account): peels dropped with less than :data:`QUIET` between them, and when the last was
+        self._drops: dict[tuple[int, int], tuple[int, float]] = {}
 
     def flooding(self, table_id: int, account_id: int, frame: dict[str, object], arrived: datetime) -> bool:
         """Count a peel frame (not a full lift) of ``account_id`` at ``table_id`` that arrived at ``arrived``:
@@ -73,8 +80,22 @@ class PeelPace:
         with self._lock:
             if len(self._buckets) > 10_000:  # squeezes long over: forgotten
                 self._buckets.clear()
+                self._drops.clear()
             bucket = self._buckets.setdefault((table_id, account_id), CommandRate(self.rate, int(self.rate)))
-            return bucket.too_many(arrived)
+            over = bucket.too_many(arrived)
+            if over:
+                moment = arrived.timestamp()
+                drops, last = self._drops.get((table_id, account_id), (0, moment))
+                self._drops[(table_id, account_id)] = (drops + 1 if moment - last < QUIET else 1, moment)
+            return over
+
+    def backoff(self, table_id: int, account_id: int) -> float:
+        """Seconds a socket of ``account_id`` at ``table_id`` waits before reading again, its peel just dropped:
+        :data:`BACKOFF_FIRST`, doubled at each drop of the account's since it was last :data:`QUIET`, at most
+        :data:`BACKOFF_MOST` (peels taken meanwhile do not reset it: a flood's frames pass as the bucket fills)."""
+        with self._lock:
+            drops, _ = self._drops.get((table_id, account_id), (0, 0.0))
+        return min(BACKOFF_FIRST * 2 ** max(drops - 1, 0), BACKOFF_MOST) if drops else 0.0
 
     def too_soon(self, table_id: int, account_id: int, frame: dict[str, object], arrived: datetime
                  ) -> Peel | BaccaratError | None:

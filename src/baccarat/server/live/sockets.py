@@ -403,7 +403,10 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                         raise AuthorizationError.coded("auth.staff_cannot_play")
                     await socket.app.state.schema_watch.check_soon()  # no write on another schema (server.upgrading)
                     if peels.flooding(table_id, account_id, frame, received):
-                        continue  # an account's peels over their rate at this table: dropped, unanswered
+                        # an account's peels over their rate at this table: dropped, unanswered, and this socket
+                        # read slower and slower while they come (the network's flow control slows the sender)
+                        await asyncio.sleep(peels.backoff(table_id, account_id))
+                        continue
                     paced = peels.too_soon(table_id, account_id, frame, received)
                     if isinstance(paced, BaccaratError):  # too soon after the last peel answered: its answer again,
                         raise paced.with_traceback(None)  # with no database work
