@@ -191,7 +191,7 @@ def test_two_squeezers_and_a_watcher_see_no_face_before_it_is_turned(sessions):
     sides = [c for s in samples for c in s["view"]["squeeze"]["cards"] if c["index"] == 1 and c["lift"] == 0.35]
     rank = deal[1]["card"][0]
     assert sides and all(c["edge"] == "long" and c["shows"]["index"] is None for c in sides)
-    assert all(len(c["shows"]["pips"]) == SIDES[rank] and c["shows"]["court"] == (rank in "JQK") for c in sides)
+    assert all(len(c["shows"]["pips"]) == SIDES.get(rank, 0) and c["shows"]["court"] == (rank in "JQK") for c in sides)
     assert all(s["view"]["squeeze"]["squeezers"] == {"player": "alice", "banker": "bob"}
                for s in samples if s["view"]["squeeze"]["cards"])
     # the table news says who squeezes
