@@ -386,24 +386,38 @@ def test_a_postgresql_archive_with_an_extra_trigger_function_is_refused(database
     upgrade(database_url)
     clean = tmp_path / "clean.dump"
     assert main(["backup", str(clean), "--database", database_url]) == 0
-    engine = create_engine(database_url)
-    with engine.begin() as connection:
-        connection.execute(text("CREATE FUNCTION pay_twice() RETURNS trigger LANGUAGE plpgsql AS "
-                                "$$ BEGIN UPDATE wallets SET balance = balance + 1; RETURN NEW; END $$"))
-        connection.execute(text("CREATE TRIGGER pay_twice AFTER INSERT ON settlements FOR EACH ROW "
-                                "EXECUTE FUNCTION pay_twice()"))
-    engine.dispose()
-    tainted = tmp_path / "tainted.dump"
-    assert main(["backup", str(tainted), "--database", database_url]) == 0
+    tainted = _archive_after(database_url, tmp_path / "tainted.dump",
+                             "CREATE FUNCTION pay_twice() RETURNS trigger LANGUAGE plpgsql AS "
+                             "$$ BEGIN UPDATE wallets SET balance = balance + 1; RETURN NEW; END $$",
+                             "CREATE TRIGGER pay_twice AFTER INSERT ON settlements FOR EACH ROW "
+                             "EXECUTE FUNCTION pay_twice()")
     capsys.readouterr()
     with empty_database(database_url, tmp_path) as target:
-        assert main(["restore", str(tainted), "--database", target]) == 1
-        said = capsys.readouterr().err
+        said = _refused(tainted, target, capsys)
         assert "holds what the migrations do not make" in said and "FUNCTION public pay_twice()" in said, said
         assert "TRIGGER public settlements pay_twice" in said
-        with create_engine(target).connect() as connection:
-            assert not connection.execute(text("SELECT 1 FROM pg_tables WHERE schemaname = 'public'")).first()
         assert main(["restore", str(clean), "--database", target]) == 0, capsys.readouterr().err
+
+
+def _archive_after(database_url: str, archive: Path, *statements: str) -> Path:
+    """``archive``, made by ``baccarat backup`` of the database once ``statements`` ran on it."""
+    engine = create_engine(database_url)
+    with engine.begin() as connection:
+        for statement in statements:
+            connection.execute(text(statement))
+    engine.dispose()
+    assert main(["backup", str(archive), "--database", database_url]) == 0
+    return archive
+
+
+def _refused(archive: Path, target: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """What ``baccarat restore`` said refusing ``archive`` into the empty database ``target``, left without a
+    table."""
+    assert main(["restore", str(archive), "--database", target]) == 1
+    said = capsys.readouterr().err
+    with create_engine(target).connect() as connection:
+        assert not connection.execute(text("SELECT 1 FROM pg_tables WHERE schemaname = 'public'")).first()
+    return said
 
 
 def test_a_sqlite_backup_without_the_ledger_and_audit_triggers_is_refused(tmp_path: Path,
@@ -432,18 +446,10 @@ def test_a_postgresql_archive_without_the_ledger_and_audit_triggers_is_refused(d
                                                                                capsys: pytest.CaptureFixture[str]):
     """The same on PostgreSQL: the balanced-ledger and append-only triggers dropped before the dump."""
     upgrade(database_url)
-    engine = create_engine(database_url)
-    with engine.begin() as connection:
-        connection.execute(text("DROP TRIGGER postings_balance ON postings"))
-        connection.execute(text("DROP TRIGGER audit_log_append_only ON audit_log"))
-    engine.dispose()
-    stripped = tmp_path / "stripped.dump"
-    assert main(["backup", str(stripped), "--database", database_url]) == 0
+    stripped = _archive_after(database_url, tmp_path / "stripped.dump", "DROP TRIGGER postings_balance ON postings",
+                              "DROP TRIGGER audit_log_append_only ON audit_log")
     capsys.readouterr()
     with empty_database(database_url, tmp_path) as target:
-        assert main(["restore", str(stripped), "--database", target]) == 1
-        said = capsys.readouterr().err
+        said = _refused(stripped, target, capsys)
         assert "lacks what the migrations make" in said and "TRIGGER public postings postings_balance" in said, said
         assert "TRIGGER public audit_log audit_log_append_only" in said
-        with create_engine(target).connect() as connection:
-            assert not connection.execute(text("SELECT 1 FROM pg_tables WHERE schemaname = 'public'")).first()
