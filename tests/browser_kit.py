@@ -100,6 +100,20 @@ def new_page(browser: Browser, url: str, *, locale: str = "en-US", width: int = 
     return context, page
 
 
+#: The page's modules whose names :func:`in_page` puts in scope (the page has no globals of its own: ES modules).
+_MODULES = {"/static/i18n.js": ("t", "money", "wagerName", "gameName", "tableName", "CATALOGUES", "missingKeys"),
+            "/static/api.js": ("api",), "/static/shell.js": ("session",)}
+
+
+def in_page(page: Page, expression: str) -> Any:
+    """The value of a JavaScript ``expression`` in the page, with the names of its modules in scope (``t``,
+    ``money``, ``wagerName``, ``gameName``, ``tableName``, ``CATALOGUES``, ``missingKeys``, ``api``, ``session``):
+    the modules the page itself loaded (an import of the same address is the same module, its state and all)."""
+    imports = "".join(f"const {{ {', '.join(names)} }} = await import({json.dumps(path)});"
+                      for path, names in _MODULES.items())
+    return page.evaluate(f"async () => {{ {imports} return ({expression}); }}")
+
+
 def shot(page: Page, name: str, *, full_page: bool = True) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
 

@@ -24,6 +24,7 @@ from ..browser_kit import (
     api,
     bet,
     expect,
+    in_page,
     need_chromium,
     new_page,
     register,
@@ -152,7 +153,7 @@ def test_the_operator_runs_the_tables_from_the_console(server: Server, browser: 
         if tab == "reports":
             expect(page.locator("#win-chart")).to_be_visible()
             shot(page, "console-report-zh", full_page=False)
-    assert page.evaluate("[...window.baccaratMissing]") == []
+    assert in_page(page, "[...missingKeys]") == []
     expect(page.locator("#tab-audit")).to_have_text("审计记录")
     shot(page, "console-audit-zh")
     assert errors == []
@@ -254,7 +255,7 @@ def test_a_large_credit_needs_a_second_member_of_staff_and_the_administrator_giv
     shot(head, "console-staff", full_page=False)
     head.select_option("#lang", "zh-CN")
     expect(head.locator("#staff-rows tr[data-staff='nina'] td").nth(1)).to_have_text("赌区主管")
-    assert head.evaluate("[...window.baccaratMissing]") == []
+    assert in_page(head, "[...missingKeys]") == []
     shot(head, "console-staff-zh", full_page=False)
     assert errors == []
 

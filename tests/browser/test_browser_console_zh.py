@@ -29,6 +29,7 @@ from ..browser_kit import (
     Server,
     api,
     expect,
+    in_page,
     need_chromium,
     new_page,
     running_server,
@@ -152,17 +153,17 @@ def test_the_console_in_chinese_with_the_day_s_figures_the_monitor_and_a_timeout
     # reports: the theoretical-win rule names Lucky Draw's wagers in Chinese
     page.click("#tab-reports")
     expect(page.locator("#report-rows")).to_be_visible()
-    expect(page.locator("#wager-rows")).to_contain_text(page.evaluate("wagerName('enter')"))
+    expect(page.locator("#wager-rows")).to_contain_text(in_page(page, "wagerName('enter')"))
     assert _english_left(page, names) == []
     shot(page, "31-console-zh-reports")
 
     # game recall: yan stood when his time ran out, zoe drew
     yan = next(p for p in api(server, "GET", "/api/operator/players?q=yan", boss) if p["username"] == "yan")  # type: ignore[union-attr]
     page.goto(f"{server.url}/operator#/players/{yan['id']}")
-    lucky_line = page.locator("#statement tbody tr", has_text=page.evaluate("tableName('lucky-draw-1', 'lucky-draw')"))
+    lucky_line = page.locator("#statement tbody tr", has_text=in_page(page, "tableName('lucky-draw-1', 'lucky-draw')"))
     lucky_line.locator("button.link").first.click()
     decisions = page.locator("#recall-decisions")
-    expect(decisions).to_contain_text(page.evaluate("t('op.timed_out')"))
+    expect(decisions).to_contain_text(in_page(page, "t('op.timed_out')"))
     recalled = api(server, "GET", "/api/operator/tables/3/rounds/1", boss)
     assert isinstance(recalled, dict)
     for decision in recalled["decisions"]:
@@ -199,15 +200,15 @@ def test_the_audit_trail_a_statement_and_the_drawwin_table_read_in_chinese(serve
     page.click("#tab-audit")
     rows = page.locator("#audit-rows tr")
     credit = rows.filter(has_text="补充筹码")
-    expect(credit).to_contain_text(page.evaluate("t('op.action.credit')"))
-    expect(credit).to_contain_text(page.evaluate(f"t('op.target.account', {{account: {zoe['id']}}})"))
-    expect(credit).to_contain_text(page.evaluate("`${t('op.field.amount')}: ${money(1250)}`"))
-    limits = rows.filter(has_text=page.evaluate("t('op.action.change_limits')"))
-    expect(limits).to_contain_text(page.evaluate("t('op.field.pending_limits')"))
-    expect(limits).to_contain_text(page.evaluate("`${wagerName('banker')} ${money(100000)}`"))
-    opened = rows.filter(has_text=page.evaluate("t('op.action.open_table')"))
-    expect(opened).to_contain_text(page.evaluate("`${t('op.field.status')}: ${t('op.status.open')}`"))
-    expect(opened).to_contain_text(page.evaluate("gameName('lucky-draw')"))
+    expect(credit).to_contain_text(in_page(page, "t('op.action.credit')"))
+    expect(credit).to_contain_text(in_page(page, f"t('op.target.account', {{account: {zoe['id']}}})"))
+    expect(credit).to_contain_text(in_page(page, "`${t('op.field.amount')}: ${money(1250)}`"))
+    limits = rows.filter(has_text=in_page(page, "t('op.action.change_limits')"))
+    expect(limits).to_contain_text(in_page(page, "t('op.field.pending_limits')"))
+    expect(limits).to_contain_text(in_page(page, "`${wagerName('banker')} ${money(100000)}`"))
+    opened = rows.filter(has_text=in_page(page, "t('op.action.open_table')"))
+    expect(opened).to_contain_text(in_page(page, "`${t('op.field.status')}: ${t('op.status.open')}`"))
+    expect(opened).to_contain_text(in_page(page, "gameName('lucky-draw')"))
     view = page.locator("#view").inner_text()
     digests = set(re.findall(r"\b[0-9a-f]{12,}\b", view))
     left = {w for w in LATIN.findall(view) if not any(w in d for d in digests)}
@@ -220,7 +221,7 @@ def test_the_audit_trail_a_statement_and_the_drawwin_table_read_in_chinese(serve
     statement = page.locator("#statement tbody")
     expect(statement).to_contain_text("补充筹码")
     expect(statement).not_to_contain_text("new account grant")
-    expect(statement.locator("tr", has_text=page.evaluate("t('op.kind.grant')"))).to_have_count(1)
+    expect(statement.locator("tr", has_text=in_page(page, "t('op.kind.grant')"))).to_have_count(1)
 
     # the Lucky Draw cards, as the pit boss sees them: each DrawWin pay table by what it pays
     _, boss_page = new_page(browser, server.url + "/operator", locale="zh-CN", width=1366, height=900, errors=errors)

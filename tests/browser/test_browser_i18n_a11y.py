@@ -26,6 +26,7 @@ from ..browser_kit import (
     Page,
     Server,
     expect,
+    in_page,
     need_chromium,
     new_page,
     register,
@@ -101,7 +102,7 @@ def test_in_simplified_chinese_no_screen_shows_english_and_axe_finds_no_serious_
     errors: list[str] = []
     problems: list[str] = []
     context, page = new_page(browser, server.url, locale="zh-CN", errors=errors)
-    keys = page.evaluate("[Object.keys(BACCARAT_I18N.en).sort(), Object.keys(BACCARAT_I18N['zh-CN']).sort()]")
+    keys = in_page(page, "[Object.keys(CATALOGUES.en).sort(), Object.keys(CATALOGUES['zh-CN']).sort()]")
     assert keys[0] == keys[1], set(keys[0]) ^ set(keys[1])  # one catalogue per language, the same keys
     assert page.evaluate("document.documentElement.lang") == "zh-CN"
     expect(page.locator("#login")).to_have_text("登录")
@@ -187,7 +188,7 @@ def test_in_simplified_chinese_no_screen_shows_english_and_axe_finds_no_serious_
     no_english(page, names, "lucky draw result")
     problems += serious(page, "zh lucky draw result")
     shot(page, "26-zh-lucky-result")
-    assert page.evaluate("[...window.baccaratMissing]") == []  # every key had its Chinese words
+    assert in_page(page, "[...missingKeys]") == []  # every key had its Chinese words
     # the switch: English at once, and kept for the next visit
     page.select_option("#lang", "en")
     expect(page.locator("#phase")).to_have_text(re.compile("^(BETTING|NO MORE BETS|DEALING|DECISIONS|RESULT)$"))

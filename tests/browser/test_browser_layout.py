@@ -29,6 +29,7 @@ from ..browser_kit import (
     Page,
     Server,
     expect,
+    in_page,
     need_chromium,
     new_page,
     register,
@@ -177,12 +178,13 @@ def test_laptop_and_phone_show_the_table_the_news_and_your_result(server: Server
             page.click(f"[data-spot={spot}]")
         page.click("#place")
         expect(page.locator(f"[data-spot={spot}] .amount")).not_to_contain_text("+")
-        placed[page.evaluate("me.username")] = sum(chips) * 100
+        placed[in_page(page, "session.me.username")] = sum(chips) * 100
     for locale, width, height, _, page in players:
         on_screen(page, f"{game} {width}x{height} {locale} betting")
         # the player's chips on the spot: chips with their values, adding up to the stake
         values = [int(v) for v in page.locator(f"[data-spot={spot}] .stack-chip").all_text_contents()]
-        assert values and sum(values) * 100 == placed[page.evaluate("me.username")], (game, width, locale, values)
+        mine = placed[in_page(page, "session.me.username")]
+        assert values and sum(values) * 100 == mine, (game, width, locale, values)
 
     # table news: the seventh player sits down; each page says so in its news line, over nothing else
     sit(newcomer, table_id)
@@ -214,9 +216,8 @@ def test_laptop_and_phone_show_the_table_the_news_and_your_result(server: Server
         beside(page, f"{game} {width} {locale}", game)
     problems: list[str] = []
     for locale, width, _, _, page in players:
-        name = page.evaluate("me.username")
-        history = page.evaluate(
-            f"api('GET', '/api/history').then((rows) => rows.filter((r) => r.table_id === {table_id}))")
+        name = in_page(page, "session.me.username")
+        history = in_page(page, f"(await api('GET', '/api/history')).filter((r) => r.table_id === {table_id})")
         assert history, (game, name, "no settled round")
         row = history[0]
         assert {code: bet["amount"] for code, bet in row["bets"].items()} == {spot: placed[name]}, row

@@ -16,6 +16,7 @@ from ..browser_kit import (
     Server,
     balance,
     expect,
+    in_page,
     need_chromium,
     new_page,
     register,
@@ -103,7 +104,7 @@ def test_the_rail_in_chinese(server: Server, browser: Browser):
     page.goto(f"{server.url}/#/table/{LUCKY}")
     expect(page.locator("#rail")).to_contain_text("入座即可游戏")
     shot(page, "31-rail-lucky-draw-zh")
-    assert page.evaluate("[...window.baccaratMissing]") == []
+    assert in_page(page, "[...missingKeys]") == []
     context.close()
     assert errors == []
 

@@ -6,7 +6,7 @@
 * The catalogue's templates use only the format specs the page reads (:data:`~baccarat.core.messages.SPECS`),
   no conversion (``!r``) and no spec of Python's own (``:g``), and follow one convention: a sentence with a
   final full stop (``word.*`` aside).
-* The page (``static/lib.js`` run by Node, where it is installed) reads those specs as the server does:
+* The page (``static/i18n.js`` run by Node, where it is installed) reads those specs as the server does:
   ``money``, ``name``, ``a_name``, ``seconds``, ``utc``, ``list``, ``or_list``, ``word``; its English for a
   code is the server's English for the same params; templates with plain ``{name}`` (zh-CN) still work, and
   so do the page's own strings.
@@ -70,20 +70,20 @@ def test_each_chinese_words_every_code_and_every_key_of_the_english_page(languag
     assert chinese == english, sorted(chinese ^ english)
 
 
-def test_the_pages_load_the_generated_english_before_the_other_catalogues():
-    for page in ("index.html", "operator.html"):
+def test_the_pages_are_modules_and_english_is_the_generated_words_then_the_page_s():
+    for page, entry in (("index.html", "app.js"), ("operator.html", "operator.js")):
         html = (STATIC / page).read_text(encoding="utf-8")
-        scripts = re.findall(r'<script src="/static/([^"]+)"', html)
-        assert scripts[:4] == ["i18n/codes.en.js", "i18n/en.js", "i18n/zh-CN.js", "i18n/zh-Hant.js"], (page, scripts)
+        assert re.findall(r"<script[^>]*>", html) == [f'<script type="module" src="/static/{entry}">'], page
+    words = (STATIC / "i18n.js").read_text(encoding="utf-8")
+    assert 'en: { ...codes, ...en }' in words  # the page's English may reword nothing of the server's (above)
+    for name in ("codes.en.js", "en.js", *(f"{language}.js" for language in CHINESE)):
+        assert f'from "./i18n/{name}"' in words, name
 
 
 def _chinese_texts() -> dict[str, str]:
-    """Every Chinese text a player reads, by where it is: the catalogues, fair.js's words and the registry's names
-    and events' words (GET /api/games)."""
+    """Every Chinese text a player reads, by where it is: the catalogues (fair.js's words among them) and the
+    registry's names and events' words (GET /api/games)."""
     texts = {language: (I18N / f"{language}.js").read_text(encoding="utf-8") for language in CHINESE}
-    fair = (STATIC / "fair.js").read_text(encoding="utf-8")
-    texts["fair.js zh-CN"] = fair[fair.index('"zh-CN": {'):fair.index('"zh-Hant": {')]
-    texts["fair.js zh-Hant"] = fair[fair.index('"zh-Hant": {'):fair.index("function words()")]
     games = games_json()
     for language in CHINESE:
         texts[f"registry {language}"] = json.dumps(
@@ -95,7 +95,7 @@ def _chinese_texts() -> dict[str, str]:
 def test_the_chinese_catalogues_say_you_one_way_at_the_table():
     """您, the polite form a casino's staff use, everywhere: 你 only inside 迷你 (mini)."""
     texts = _chinese_texts()
-    assert all("您" in texts[where] for where in (*CHINESE, "fair.js zh-CN", "fair.js zh-Hant"))
+    assert all("您" in texts[where] for where in CHINESE)
     informal = {where: re.findall(r".{0,12}(?<!迷)你.{0,12}", text) for where, text in texts.items()}
     assert not any(informal.values()), {where: found for where, found in informal.items() if found}
 
@@ -106,7 +106,7 @@ SIMPLIFIED_ONLY = "这们个为张发时设请还说样该赢闲庄龙宝过关�
 
 def test_traditional_chinese_is_written_in_traditional_characters_and_names_every_game_and_wager():
     texts = _chinese_texts()
-    for where in ("zh-Hant", "fair.js zh-Hant", "registry zh-Hant"):
+    for where in ("zh-Hant", "registry zh-Hant"):
         found = sorted({c for c in texts[where] if c in SIMPLIFIED_ONLY})
         assert not found, (where, found)
         assert sum("\u4e00" <= c <= "\u9fff" for c in texts[where]) > 20, where  # Chinese was read
@@ -161,42 +161,35 @@ def test_a_spec_or_a_conversion_the_page_cannot_read_is_refused(monkeypatch: pyt
         render("test.conversion", {"name": "x"})
 
 
-# --- the page reads them (static/lib.js in Node) -----------------------------------------------------
+# --- the page reads them (static/i18n.js in Node) -----------------------------------------------------
 
 _HARNESS = r"""
-const fs = require("fs"), vm = require("vm");
-const [files, language, expressions, games] = JSON.parse(fs.readFileSync(0, "utf8"));
-const stored = { lang: language };
-const context = {
-  console, Intl, Date, Math, JSON, Number, String, Array, Object, Set, Map, RegExp, performance,
-  localStorage: { getItem: (key) => (key in stored ? stored[key] : null),
-                  setItem: (key, value) => { stored[key] = String(value); } },
-  location: { pathname: "/" }, addEventListener: () => {},
-  navigator: { languages: [language], language },
-  document: { documentElement: {}, getElementById: () => null },
-};
-context.window = context;
-vm.createContext(context);
-for (const file of files) vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
-vm.runInContext(`rememberGames(${JSON.stringify(games)})`, context);  // GET /api/games: the games' own names
+import { readFileSync } from "node:fs";
+const [url, language, expressions, games] = JSON.parse(readFileSync(0, "utf8"));
+const page = await import(url);
+page.setLanguage(language);
+page.rememberGames(games);  // GET /api/games: the games' own names
+const names = Object.keys(page);
 const results = {};
 for (const [name, expression] of Object.entries(expressions)) {
-  try { results[name] = vm.runInContext(expression, context); } catch (error) { results[name] = `ERROR ${error}`; }
+  // the expression with the module's names in scope (Node runs no page CSP)
+  try { results[name] = new Function(...names, `return (${expression});`)(...names.map((n) => page[n])); }
+  catch (error) { results[name] = `ERROR ${error}`; }
 }
-results["missing keys"] = [...context.window.baccaratMissing];
+results["missing keys"] = [...page.missingKeys];
 process.stdout.write(JSON.stringify(results));
 """
 
-_FILES = [str(I18N / name) for name in ("codes.en.js", "en.js", "zh-CN.js", "zh-Hant.js")] + [str(STATIC / "lib.js")]
-
 
 def _page(expressions: dict[str, str], language: str = "en") -> dict[str, Any]:
-    """Each expression evaluated on the page's scripts (the catalogues, then ``lib.js``) in ``language``, the
-    clock's zone UTC; skipped where Node is not installed."""
+    """Each expression evaluated with the names of the page's words module (``static/i18n.js``, which imports
+    the catalogues) in scope, in ``language``, the clock's zone UTC; skipped where Node is not installed."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("Node is not installed: the page's scripts are not run here (the browser tests run them)")
-    done = subprocess.run([node, "-e", _HARNESS], input=json.dumps([_FILES, language, expressions, games_json()]),
+    url = (STATIC / "i18n.js").as_uri()
+    done = subprocess.run([node, "--input-type=module", "-e", _HARNESS],
+                          input=json.dumps([url, language, expressions, games_json()]),
                           capture_output=True, text=True, check=True, env={"TZ": "UTC", "PATH": ""})
     results: dict[str, Any] = json.loads(done.stdout)
     return results

@@ -1,6 +1,6 @@
-"""The page's Verify reads a rules file's facts and pays itself (static/fair.js run by Node, where it is installed):
-every fact of the hands and the cards is the verifier's on real coups, and pays are read as the verifier reads
-them ("N for 1" included)."""
+"""The page's Verify reads a rules file's facts and pays itself (the ES module static/fair.js, imported by Node where
+it is installed): every fact of the hands and the cards is the verifier's on real coups, and pays are read as the
+verifier reads them ("N for 1" included)."""
 
 from __future__ import annotations
 
@@ -21,14 +21,12 @@ from baccarat.verify import definitions
 FAIR = Path(catalogue_js.__file__).parent / "static" / "fair.js"
 
 _HARNESS = r"""
-const fs = require("fs"), vm = require("vm");
-const [file, hands, pays] = JSON.parse(fs.readFileSync(0, "utf8"));
-const context = { console, Math, JSON, Number, String, Array, Object, Set, Map, RegExp, TextEncoder };
-context.window = context;
-vm.createContext(context);
-vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
-const facts = hands.map((h) => context.Fair.facts({ hands: h }));
-process.stdout.write(JSON.stringify({ facts, odds: pays.map((p) => context.Fair.odds(p)) }));
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+const [file, hands, pays] = JSON.parse(readFileSync(0, "utf8"));
+const Fair = await import(pathToFileURL(file).href);
+const facts = hands.map((h) => Fair.facts({ hands: h }));
+process.stdout.write(JSON.stringify({ facts, odds: pays.map((p) => Fair.odds(p)) }));
 """
 
 
@@ -36,8 +34,8 @@ def _run(hands: list[dict[str, list[str]]], pays: list[str]) -> dict[str, list]:
     node = shutil.which("node")
     if node is None:
         pytest.skip("Node is not installed: the page's scripts are not run here (the browser tests run them)")
-    done = subprocess.run([node, "-e", _HARNESS], input=json.dumps([str(FAIR), hands, pays]), capture_output=True,
-                          text=True, check=True, env={"PATH": ""})
+    done = subprocess.run([node, "--input-type=module", "-e", _HARNESS], input=json.dumps([str(FAIR), hands, pays]),
+                          capture_output=True, text=True, check=True, env={"PATH": ""})
     result: dict[str, list] = json.loads(done.stdout)
     return result
 
@@ -62,19 +60,14 @@ def test_pays_are_read_as_the_verifier_reads_them(pays: str, net: str):
 
 
 _STRIKES = r"""
-const fs = require("fs"), vm = require("vm");
-const [file, key, positions, feature] = JSON.parse(fs.readFileSync(0, "utf8"));
-const context = { console, Math, JSON, Number, String, Array, Object, Set, Map, RegExp, TextEncoder, Uint8Array,
-                  DataView, Promise, crypto: globalThis.crypto };
-context.window = context;
-vm.createContext(context);
-vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
-(async () => {
-  const bytes = Uint8Array.from(Buffer.from(key, "hex"));
-  const out = [];
-  for (const p of positions) out.push(await context.Fair.strikeOf(bytes, p, feature));
-  process.stdout.write(JSON.stringify(out));
-})();
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+const [file, key, positions, feature] = JSON.parse(readFileSync(0, "utf8"));
+const Fair = await import(pathToFileURL(file).href);
+const bytes = Uint8Array.from(Buffer.from(key, "hex"));
+const out = [];
+for (const p of positions) out.push(await Fair.strikeOf(bytes, p, feature));
+process.stdout.write(JSON.stringify(out));
 """
 
 
@@ -89,6 +82,7 @@ def test_the_page_draws_each_coup_s_struck_cards_as_the_house_does():
     feature = Multipliers(("player",), ((1, 2), (3, 1), (5, 2)), ((2, 4), (8, 1), (3, 2)), cap=64)
     positions = [4, 11, 300, 65535]
     given = {"struck": [list(r) for r in feature.counts], "values": [list(r) for r in feature.values], "cap": 64}
-    done = subprocess.run([node, "-e", _STRIKES], input=json.dumps([str(FAIR), key.hex(), positions, given]),
-                          capture_output=True, text=True, check=True, env={"PATH": ""})
+    done = subprocess.run([node, "--input-type=module", "-e", _STRIKES],
+                          input=json.dumps([str(FAIR), key.hex(), positions, given]), capture_output=True, text=True,
+                          check=True, env={"PATH": ""})
     assert json.loads(done.stdout) == [strike_json(draw(key, p, feature)) for p in positions]

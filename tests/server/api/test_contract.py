@@ -168,7 +168,7 @@ def test_a_break_is_exactly_one_of_hours_and_months_as_the_schema_says(client: T
 
 
 @pytest.mark.parametrize("path", ["/health", "/ready", "/api/tables", "/openapi.json", "/", "/operator",
-                                  "/static/lib.js"])
+                                  "/static/i18n.js"])
 def test_head_is_answered_wherever_get_is_with_the_get_s_headers_and_no_body(client: TestClient, path: str):
     """Issue 40 item 7: ``HEAD /health`` was 405 (a load balancer's or nginx's probe by HEAD saw the server down)."""
     got, head = client.get(path), client.head(path)

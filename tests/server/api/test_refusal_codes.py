@@ -2,10 +2,10 @@
 of table news carries a stable code from :data:`baccarat.core.messages.CATALOGUE` and its params, and the
 page words each code in each of its languages.
 
-* Both page catalogues (English: ``static/i18n/codes.en.js``, generated from the catalogue; Chinese:
-  ``zh-CN.js``) have a key for every code, and every code the server can send is in the catalogue: the codes
-  written at the raise sites, the families' codes, the framework's (``tests/server/test_catalogue_js.py``
-  checks the generated file and the page's reading of the templates).
+* Every page catalogue (English: ``static/i18n/codes.en.js``, generated from the catalogue; Chinese:
+  ``zh-CN.js`` and ``zh-Hant.js``) has a key for every code, and every code the server can send is in the
+  catalogue: the codes written at the raise sites, the families' codes, the framework's
+  (``tests/server/test_catalogue_js.py`` checks the generated file and the page's reading of the templates).
 * Each template's named fields are exactly the params its raise sites pass; every template formats.
 * REST and WebSocket refusals carry ``code`` and ``params`` beside the unchanged ``error``, ``detail``
   and ``message`` (bet limits, the balance, betting closed, seats, wrong password, rate limits, 404, 422,
@@ -46,21 +46,21 @@ from baccarat.server.storage.settings import Settings
 
 SOURCE = Path(baccarat.__file__).parent
 STATIC = SOURCE / "server" / "static"
-LANGUAGES = ("en", "zh-CN")
+LANGUAGES = ("en", "zh-CN", "zh-Hant")
 
 
 # --- the catalogues ---------------------------------------------------------------------------------
 
 
 def _page_keys(language: str) -> set[str]:
-    """The keys of a page catalogue (English: the generated ``codes.en.js`` and ``en.js``): by node where it is
-    installed (the files are object literals run as scripts), else read with a regular expression."""
-    paths = [STATIC / "i18n" / name for name in (("codes.en.js", "en.js") if language == "en" else (f"{language}.js",))]
+    """The keys of a page catalogue as the page reads them (``static/i18n.js``'s ``CATALOGUES``: English is the
+    generated ``codes.en.js`` and ``en.js``): by Node where it is installed, else read with a regular expression."""
     if shutil.which("node"):
-        script = ("global.window = {}; for (const path of process.argv.slice(1)) require(path);"
-                  "console.log(JSON.stringify(Object.keys(Object.values(window.BACCARAT_I18N)[0])))")
-        done = subprocess.run(["node", "-e", script, *map(str, paths)], capture_output=True, text=True, check=True)
+        script = (f"const {{ CATALOGUES }} = await import({json.dumps((STATIC / 'i18n.js').as_uri())});"
+                  f"console.log(JSON.stringify(Object.keys(CATALOGUES[{json.dumps(language)}])))")
+        done = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
         return set(json.loads(done.stdout))
+    paths = [STATIC / "i18n" / name for name in (("codes.en.js", "en.js") if language == "en" else (f"{language}.js",))]
     return {key for path in paths for key in re.findall(r'^\s*"([^"]+)":', path.read_text(encoding="utf-8"),
                                                           re.MULTILINE)}
 
@@ -191,7 +191,7 @@ def test_the_reasons_a_hand_drew_or_stood_are_codes_whose_words_are_the_rule_car
 
 
 def test_the_page_keeps_no_table_of_english_sentences():
-    page = (STATIC / "lib.js").read_text(encoding="utf-8")
+    page = (STATIC / "i18n.js").read_text(encoding="utf-8")
     assert "SERVER_SENTENCES" not in page and "REASONS" not in page
     assert "data.code" in page  # refusals are worded from their codes
 

@@ -1,33 +1,24 @@
-// The browser table's shell: the header (language switch, balance, log out), the connection notice,
-// the login screen, the lobby and the routes between them.  The table itself is table.js, the roads
-// roads.js, the shared helpers and the language catalogues lib.js and i18n/*.js.  Everything comes
-// from the REST API and the table's WebSocket; no HTML is ever built from data (DOM nodes and text).
-"use strict";
+// @ts-check
+// The browser table's entry module (index.html loads it, and it the rest): the header (language switch,
+// balance, log out), the login screen, the lobby and the routes between them.  The table itself is table/,
+// the roads roads.js, the shell every view shares shell.js, the words i18n.js and i18n/*.js.  Everything
+// comes from the REST API and the table's WebSocket; no HTML is ever built from data (DOM nodes and text).
+import { api, gamesKnown, keepToken, secondsUntil, serverNow, syncClock, token } from "./api.js";
+import { h, text, toast } from "./dom.js";
+import { CATALOGUES, defaultTable, drawWinName, gameName, isLuckyDraw, lang, money, rememberGames, rememberWagers, setLanguage, t, tableName } from "./i18n.js";
+import { blockedText, forgetProtection, loadProtection, protectionView, showHelpFooter } from "./protect.js";
+import { lobbyRoad } from "./roads.js";
+import { connection, session, setBalance, show } from "./shell.js";
+import { Sound } from "./sound.js";
+import { tableView } from "./table/index.js";
 
-let me = null;
+/** What closes the view on show (a table's socket and timers). */
 let leaveView = () => {};
 
-function show(...nodes) {
-  document.getElementById("view").replaceChildren(...nodes);
-}
-
-function setBalance(minor) {
-  if (me) me.balance = minor;
-  text(document.getElementById("balance"), money(minor));
-}
-
-/** The "Connection lost, reconnecting…" notice. */
-function connection(lost, words) {
-  const box = document.getElementById("connection");
-  if (lost) text(box, words || t("connection.lost"));
-  box.hidden = !lost;
-  document.body.classList.toggle("offline", lost);
-}
-
 async function refreshMe() {
-  me = await api("GET", "/api/me");
-  text(document.getElementById("who"), me.username);
-  setBalance(me.balance);
+  session.me = await api("GET", "/api/me");
+  text(document.getElementById("who"), session.me.username);
+  setBalance(session.me.balance);
   document.getElementById("balance-box").hidden = false;
   document.getElementById("logout").hidden = false;
   document.getElementById("protect-link").hidden = false;
@@ -36,13 +27,12 @@ async function refreshMe() {
 
 function logOut() {
   keepToken(null);
-  me = null;
+  session.me = null;
   text(document.getElementById("who"), "");
   document.getElementById("balance-box").hidden = true;
   document.getElementById("logout").hidden = true;
   document.getElementById("protect-link").hidden = true;
-  protectionState = null;
-  scheduleRealityCheck();  // (clears it)
+  forgetProtection();
   if (location.hash && location.hash !== "#/") location.hash = "#/";
   route();
 }
@@ -59,7 +49,7 @@ function applyChrome() {
   Sound.label();  // the sound toggle: off unless this browser turned it on
   showHelpFooter();
   document.getElementById("top").setAttribute("aria-label", t("header.label"));
-  const select = document.getElementById("lang");
+  const select = /** @type {HTMLSelectElement} */ (document.getElementById("lang"));
   if (!select.options.length) {
     for (const [code, catalogue] of Object.entries(CATALOGUES)) select.append(h("option", { value: code, lang: code }, catalogue._name || code));
   }
@@ -223,7 +213,7 @@ async function route() {
   applyChrome();
   if (!token) { loginView(); return; }
   try {
-    if (!me) await refreshMe();
+    if (!session.me) await refreshMe();
     await gamesKnown();  // the games' names, in every language, are the registry's
     const match = location.hash.match(/^#\/table\/(\d+)$/);
     if (location.hash === "#/protection") {
@@ -240,15 +230,15 @@ async function route() {
 }
 
 document.getElementById("logout").addEventListener("click", async () => {
-  try { await api("DELETE", "/api/sessions"); } catch (error) { /* logged out either way */ }
+  try { await api("DELETE", "/api/sessions"); } catch { /* logged out either way */ }
   logOut();
 });
 document.getElementById("lang").addEventListener("change", (event) => {
-  setLanguage(event.target.value);
+  setLanguage(/** @type {HTMLSelectElement} */ (event.target).value);
   route();
 });
 window.addEventListener("signed-out", logOut);
-window.addEventListener("signed-in", () => { me = null; route(); });  // in another tab
+window.addEventListener("signed-in", () => { session.me = null; route(); });  // in another tab
 window.addEventListener("hashchange", route);
 setLanguage(lang);
 route();

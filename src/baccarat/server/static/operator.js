@@ -1,9 +1,13 @@
+// @ts-check
 // The operator console (/operator): the tables with their players and round in play (open, close,
 // limits, stand a player up, a live monitor), reports with the actual and theoretical win drawn as an inline SVG chart,
 // player lookup with statements, credits, debits and game recall, the audit trail with its chain check, and the
 // staff's accounts.  Every answer comes from /api/operator/*; each member of staff sees what their role may do (the
-// actions GET /api/me lists: the server's matrix, never restated here); every word from the catalogues (lib.js's t).
-"use strict";
+// actions GET /api/me lists: the server's matrix, never restated here); every word from the catalogues (i18n.js's t).
+import { api, ApiError, keepToken, newKey, secondsUntil, syncClock, token } from "./api.js";
+import { cardFace, cardLabel, h, refill, text, toast } from "./dom.js";
+import { CATALOGUES, drawWinName, eventName, gameName, has, isLuckyDraw, lang, money, parseAmount, rememberGames, setLanguage, t, tableName, wagerName } from "./i18n.js";
+import { blockedText, showHelpFooter } from "./protect.js";
 
 let me = null;
 let leaveView = () => {};
@@ -18,8 +22,8 @@ let registry = [];
 function show(...nodes) { refill(document.getElementById("view"), ...nodes); }
 
 function percent(value) {
-  return value == null ? "–" : (value * 100).toLocaleString(lang === "en" ? "en-US" : lang,
-                                                         { minimumFractionDigits: 2, maximumFractionDigits: 2 }).replace("-", "−") + " %";
+  return value == null ? "–" : `${(value * 100).toLocaleString(lang === "en" ? "en-US" : lang,
+                                                         { minimumFractionDigits: 2, maximumFractionDigits: 2 }).replace("-", "−")} %`;
 }
 
 function stamp(iso) {
@@ -77,7 +81,7 @@ function applyChrome() {
   text(document.getElementById("home"), t("op.title"));
   text(document.getElementById("logout"), t("header.logout"));
   text(document.getElementById("lang-label"), t("header.language"));
-  const select = document.getElementById("lang");
+  const select = /** @type {HTMLSelectElement} */ (document.getElementById("lang"));
   if (!select.options.length) {
     for (const [code, catalogue] of Object.entries(CATALOGUES)) select.append(h("option", { value: code, lang: code }, catalogue._name || code));
   }
@@ -217,7 +221,7 @@ function tablesView() {
   async function paint() {
     if (watching == null || closed) return;
     let view;
-    try { view = await api("GET", `/api/tables/${watching}`); } catch (error) { return; }
+    try { view = await api("GET", `/api/tables/${watching}`); } catch { return; }
     if (view.server_time) syncClock(view.server_time);
     const left = secondsUntil(view.phase_ends_at);
     const hands = Object.entries(view.hands || {}).map(([who, hand]) => h("div", { class: "monitor-hand" },
@@ -334,7 +338,7 @@ function winChart(series, width) {
   });
   const path = (key) => points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" ");
   svg.append(el("path", { d: path("theo"), class: "line theo" }), el("path", { d: path("actual"), class: "line actual" }));
-  points.forEach((p, i) => svg.append(el("circle", { cx: x(i), cy: y(p.actual), r: 3, class: "dot actual" },
+  svg.append(...points.map((p, i) => el("circle", { cx: x(i), cy: y(p.actual), r: 3, class: "dot actual" },
     el("title", {}, `${p.day}: ${t("op.actual")} ${money(p.actual)}, ${t("op.theoretical")} ${money(Math.round(p.theo))}`))));
   const legend = el("g", { class: "legend" },
     el("line", { x1: L, x2: L + 24, y1: 16, y2: 16, class: "line actual" }),
@@ -618,11 +622,14 @@ function staffView() {
 
 /** An audit entry's target ("table 3 round 12", "account 7") in the console's language. */
 function auditTarget(target) {
-  let m;
-  if ((m = /^table (\d+) round (\d+)$/.exec(target))) return t("op.target.round", { table: m[1], round: m[2] });
-  if ((m = /^table (\d+) seat (\d+)$/.exec(target))) return t("op.target.seat", { table: m[1], seat: m[2] });
-  if ((m = /^table (\d+)$/.exec(target))) return t("op.target.table", { table: m[1] });
-  if ((m = /^account (\d+)$/.exec(target))) return t("op.target.account", { account: m[1] });
+  const round = /^table (\d+) round (\d+)$/.exec(target);
+  if (round) return t("op.target.round", { table: round[1], round: round[2] });
+  const seat = /^table (\d+) seat (\d+)$/.exec(target);
+  if (seat) return t("op.target.seat", { table: seat[1], seat: seat[2] });
+  const table = /^table (\d+)$/.exec(target);
+  if (table) return t("op.target.table", { table: table[1] });
+  const account = /^account (\d+)$/.exec(target);
+  if (account) return t("op.target.account", { account: account[1] });
   return target;
 }
 
@@ -733,10 +740,10 @@ async function route() {
 }
 
 document.getElementById("logout").addEventListener("click", async () => {
-  try { await api("DELETE", "/api/sessions"); } catch (error) { /* logged out either way */ }
+  try { await api("DELETE", "/api/sessions"); } catch { /* logged out either way */ }
   logOut();
 });
-document.getElementById("lang").addEventListener("change", (event) => { setLanguage(event.target.value); route(); });
+document.getElementById("lang").addEventListener("change", (event) => { setLanguage(/** @type {HTMLSelectElement} */ (event.target).value); route(); });
 window.addEventListener("signed-out", logOut);
 window.addEventListener("signed-in", () => { me = null; route(); });  // in another tab
 window.addEventListener("hashchange", route);

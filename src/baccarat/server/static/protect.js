@@ -1,22 +1,27 @@
+// @ts-check
 // Safer play: the player's own limits, reality check, time-out and self-exclusion (#/protection), the
 // reality check that interrupts play every N minutes, and the help line at the foot of every page.
 // The server enforces all of it (baccarat.server.house.protection); this page only asks and shows.
-"use strict";
+import { api, serverNow, token } from "./api.js";
+import { show } from "./shell.js";
+import { h, text, toast } from "./dom.js";
+import { dateTime, money, parseAmount, t } from "./i18n.js";
 
 const TIMEOUT_CHOICES = [24, 48, 72, 168, 336, 672, 1008];  // hours: a day to six weeks
 const EXCLUSION_CHOICES = [6, 12, 24, 36, 60];  // months: six months to five years
 const REALITY_CHOICES = [15, 20, 30, 45, 60];
 let realityTimer = null;
-let protectionState = null;
+/** The player's protection as last read (GET /api/protection), or null. */
+export let protectionState = null;
 // the localStorage key by which a change of limits or a break reaches this browser's other tabs
-const PROTECTION_CHANGED = "baccarat.protection-changed";
+export const PROTECTION_CHANGED = "baccarat.protection-changed";
 
-function helpLine() {
+export function helpLine() {
   return h("p", { class: "help-line", id: "help-line" },
     t("help.line"), " ", h("b", {}, "800.522.4700"), " · ", "ksgamblinghelp.com");
 }
 
-function showHelpFooter() {
+export function showHelpFooter() {
   const foot = document.getElementById("help-foot");
   if (foot) foot.replaceChildren(helpLine());
 }
@@ -35,13 +40,19 @@ function monthsLabel(months) {
 }
 
 /** The break in force, as one sentence (or null). */
-function blockedText(state) {
+export function blockedText(state) {
   if (!state || !state.blocked) return null;
   return t(state.blocked.kind === "time-out" ? "protect.blocked_timeout" : "protect.blocked_exclusion",
            { until: when(state.blocked.until) });
 }
 
-async function loadProtection() {
+/** Forget the protection read (a log-out): no reality check runs. */
+export function forgetProtection() {
+  protectionState = null;
+  scheduleRealityCheck();  // (clears it)
+}
+
+export async function loadProtection() {
   protectionState = await api("GET", "/api/protection");
   scheduleRealityCheck();
   return protectionState;
@@ -49,7 +60,7 @@ async function loadProtection() {
 
 // ---------------------------------------------------------------- the reality check
 
-function scheduleRealityCheck() {
+export function scheduleRealityCheck() {
   clearTimeout(realityTimer);
   realityTimer = null;
   const state = protectionState;
@@ -64,7 +75,7 @@ function scheduleRealityCheck() {
 async function realityCheck() {
   if (!token || document.getElementById("reality")) return;
   let state;
-  try { state = await loadProtection(); } catch (error) { return; }
+  try { state = await loadProtection(); } catch { return; }
   clearTimeout(realityTimer);  // the next one is scheduled when this one is answered
   const session = state.session;
   const net = session.net;
@@ -85,8 +96,8 @@ async function realityCheck() {
   continueButton.addEventListener("click", () => { box.remove(); scheduleRealityCheck(); });
   leaveButton.addEventListener("click", async () => {
     box.remove();
-    try { await api("DELETE", "/api/sessions"); } catch (error) { /* logged out either way */ }
-    logOut();
+    try { await api("DELETE", "/api/sessions"); } catch { /* logged out either way */ }
+    window.dispatchEvent(new Event("signed-out"));  // the page's shell logs out (app.js, operator.js)
   });
   box.addEventListener("keydown", (event) => {  // focus stays in the dialog
     if (event.key !== "Tab") return;
@@ -100,7 +111,7 @@ async function realityCheck() {
 
 // ---------------------------------------------------------------- #/protection
 
-function protectionView() {
+export function protectionView() {
   const heading = h("h1", { tabindex: "-1" }, t("protect.title"));
   const status = h("p", { class: "refusal info", id: "protect-status", role: "status" });
   const limitsBody = h("tbody", { id: "limits-rows" });
@@ -123,7 +134,7 @@ function protectionView() {
     try {
       protectionState = await work();
       scheduleRealityCheck();
-      try { localStorage.setItem(PROTECTION_CHANGED, String(Date.now())); } catch (error) { /* storage off */ }
+      try { localStorage.setItem(PROTECTION_CHANGED, String(Date.now())); } catch { /* storage off */ }
       render();
       if (done) toast(done);
     } catch (error) { message.textContent = error.message; }

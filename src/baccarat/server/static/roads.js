@@ -1,7 +1,9 @@
+// @ts-check
 // The scoreboards ("roads") as the server computes them (GET /api/tables/{id}/roads): grids sized to
 // their panel (at least 20 px cells on a desk), a letter on every Bead Plate and Big Road cell and a
 // shape on every derived mark, so that red and blue are never the only cue.
-"use strict";
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
 const ROAD_CELL = { bead: 24, big: 24, derived: 20, strip: 11 };  // px; phones keep them (see style.css --cell)
 
@@ -34,7 +36,7 @@ function roadGrid(cells, kind, label, empty) {
 
 // A window that changes size (a phone turned, a desk window dragged) fits every road again.
 window.addEventListener("resize", () => {
-  for (const box of document.querySelectorAll(".grid-box")) if (box.fit) box.fit();
+  for (const box of /** @type {NodeListOf<any>} */ (document.querySelectorAll(".grid-box"))) if (box.fit) box.fit();
 });
 
 function pairs(cell) { return `${cell.banker_pair ? "pair-b" : ""} ${cell.player_pair ? "pair-p" : ""}`; }
@@ -85,7 +87,7 @@ function statsLine(stats, game) {
 }
 
 /** The roads panel; call ``panel.fit()`` once it is in the page (and when its width changes). */
-function roadsPanel(roads, game) {
+export function roadsPanel(roads, game) {
   const preview = h("div", { class: "ask-preview", id: "ask-preview", "aria-live": "polite" });
   const buttons = {};
   function ask(side) {
@@ -114,12 +116,12 @@ function roadsPanel(roads, game) {
       h("span", { class: "legend-note" }, t("road.legend"))),
     statsLine(roads.stats, game),
     h("div", { class: "asks" }, buttons.banker, buttons.player), preview);
-  panel.fit = () => grids.forEach((grid) => grid.fit());
+  panel.fit = () => { for (const grid of grids) grid.fit(); };
   return panel;
 }
 
 /** The Big Road as a strip on a phone's main screen, under the cards (the whole panel is below the fold). */
-function roadStrip(roads) {
+export function roadStrip(roads) {
   const grid = bigRoad(roads.big_road, "strip");
   const box = h("div", { class: "road road-strip-road" }, grid);
   box.fit = () => grid.fit();
@@ -127,7 +129,7 @@ function roadStrip(roads) {
 }
 
 /** The lobby's small Big Road. */
-function lobbyRoad(roads, game) {
+export function lobbyRoad(roads, game) {
   const grid = bigRoad(roads.big_road, "big");
   const box = h("div", { class: "road lobby-road" }, h("h4", {}, t("road.big_road")), grid, statsLine(roads.stats, game));
   box.fit = () => grid.fit();

@@ -1,21 +1,22 @@
+// @ts-check
 // Optional sound (issue 31): a chip put down, a card turned, the result.  Off until the player turns it on
 // with the header's toggle; the choice is remembered in this browser (localStorage "sound").  Every sound
 // is made here with the Web Audio API (oscillators and a short burst of noise): nothing is downloaded.
-"use strict";
+import { t } from "./i18n.js";
 
-const Sound = (() => {
+export const Sound = (() => {
   const KEY = "sound";
   let context = null;
 
   /** Whether the player turned sound on (off by default). */
   function enabled() {
-    try { return localStorage.getItem(KEY) === "on"; } catch (error) { return false; }
+    try { return localStorage.getItem(KEY) === "on"; } catch { return false; }
   }
 
   /** The one AudioContext, made on the first sound after the player turned sound on (a browser lets a
    *  page start audio only after a gesture, and the toggle's click is one). */
   function audio() {
-    const Context = window.AudioContext || window.webkitAudioContext;
+    const Context = window.AudioContext || /** @type {any} */ (window).webkitAudioContext;
     if (!Context) return null;
     if (!context) context = new Context();
     if (context.state === "suspended") context.resume().catch(() => {});
@@ -58,7 +59,7 @@ const Sound = (() => {
   const SOUNDS = {
     chip: (ctx) => { tone(ctx, 2100, 0, 0.05, "triangle", 0.12); tone(ctx, 2900, 0.025, 0.05, "triangle", 0.08); },
     card: (ctx) => swish(ctx, 0.25),
-    win: (ctx) => [523.25, 659.25, 783.99].forEach((f, i) => tone(ctx, f, i * 0.09, 0.22, "sine", 0.15)),
+    win: (ctx) => { [523.25, 659.25, 783.99].forEach((f, i) => { tone(ctx, f, i * 0.09, 0.22, "sine", 0.15); }); },
     lose: (ctx) => { tone(ctx, 392, 0, 0.2, "sine", 0.12); tone(ctx, 311.13, 0.14, 0.3, "sine", 0.12); },
     push: (ctx) => tone(ctx, 440, 0, 0.25, "sine", 0.12),
     result: (ctx) => tone(ctx, 660, 0, 0.18, "sine", 0.1),
@@ -70,12 +71,12 @@ const Sound = (() => {
     try {
       const ctx = audio();
       if (ctx) SOUNDS[name](ctx);
-    } catch (error) { /* no sound is never an error */ }
+    } catch { /* no sound is never an error */ }
   }
 
   /** Turn sound on or off, remember it, and show it on the toggle. */
   function set(on) {
-    try { localStorage.setItem(KEY, on ? "on" : "off"); } catch (error) { /* not remembered: still applies now */ }
+    try { localStorage.setItem(KEY, on ? "on" : "off"); } catch { /* not remembered: still applies now */ }
     label();
     if (on) play("chip");  // a sound to say it is on (and the gesture that lets the page start audio)
   }
@@ -91,7 +92,7 @@ const Sound = (() => {
   }
 
   document.addEventListener("click", (event) => {
-    if (event.target && event.target.id === "sound") set(!enabled());
+    if (event.target instanceof HTMLElement && event.target.id === "sound") set(!enabled());
   });
 
   return { enabled, play, set, label };
