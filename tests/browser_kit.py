@@ -101,17 +101,19 @@ def new_page(browser: Browser, url: str, *, locale: str = "en-US", width: int = 
 
 
 #: The page's modules whose names :func:`in_page` puts in scope (the page has no globals of its own: ES modules).
-_MODULES = {"/static/i18n.js": ("t", "money", "wagerName", "gameName", "tableName", "CATALOGUES", "missingKeys"),
+_MODULES = {"/static/i18n.js": ("t", "money", "wagerName", "gameName", "tableName", "CATALOGUES", "missingKeys",
+                                 "refusalText", "dateTime"),
             "/static/api.js": ("api",), "/static/shell.js": ("session",)}
 
 
-def in_page(page: Page, expression: str) -> Any:
-    """The value of a JavaScript ``expression`` in the page, with the names of its modules in scope (``t``,
-    ``money``, ``wagerName``, ``gameName``, ``tableName``, ``CATALOGUES``, ``missingKeys``, ``api``, ``session``):
-    the modules the page itself loaded (an import of the same address is the same module, its state and all)."""
+def in_page(page: Page, expression: str, arg: Any = None) -> Any:
+    """The value of a JavaScript ``expression`` in the page, with ``arg`` and the names of its modules in scope
+    (``t``, ``money``, ``wagerName``, ``gameName``, ``tableName``, ``CATALOGUES``, ``missingKeys``,
+    ``refusalText``, ``dateTime``, ``api``, ``session``): the modules the page itself loaded (an import of the same
+    address is the same module, its state and all)."""
     imports = "".join(f"const {{ {', '.join(names)} }} = await import({json.dumps(path)});"
                       for path, names in _MODULES.items())
-    return page.evaluate(f"async () => {{ {imports} return ({expression}); }}")
+    return page.evaluate(f"async (arg) => {{ {imports} return ({expression}); }}", arg)
 
 
 def shot(page: Page, name: str, *, full_page: bool = True) -> None:

@@ -130,15 +130,15 @@ def test_the_console_in_chinese_with_the_day_s_figures_the_monitor_and_a_timeout
     assert by_table[1]["handle"] == 3 * 5_000 and by_table[3]["handle"] == 3_000
     for table_id in (1, 2, 3):
         row = by_table.get(table_id, {"handle": 0, "win": 0})
-        words = page.evaluate("([h, w]) => t('op.today', { handle: money(h), win: money(w) })",
-                              [row["handle"], row["win"]])
+        words = in_page(page, "t('op.today', { handle: money(arg[0]), win: money(arg[1]) })",
+                        [row["handle"], row["win"]])
         expect(page.locator(f"#today-{table_id}")).to_have_text(words)
 
     # the live monitor's seated list is the card's, in the same words, before and after a player stands up
     def agree() -> None:
         card = page.eval_on_selector_all("[data-table='3'] [data-seated]",
                                          "(items) => items.map((i) => i.dataset.seated)")
-        words = page.evaluate("(n) => t('op.seated', { names: n })", ", ".join(card))
+        words = in_page(page, "t('op.seated', { names: arg })", ", ".join(card))
         expect(page.locator("#monitor-seated")).to_have_text(words)
     page.click("#watch-3")
     expect(page.locator("#monitor-seated")).to_contain_text("zoe")
@@ -167,8 +167,8 @@ def test_the_console_in_chinese_with_the_day_s_figures_the_monitor_and_a_timeout
     recalled = api(server, "GET", "/api/operator/tables/3/rounds/1", boss)
     assert isinstance(recalled, dict)
     for decision in recalled["decisions"]:
-        words = page.evaluate("(d) => `${t('op.seat', { n: d.seat })} ${t('op.action.' + d.action)}`"
-                              " + (d.timed_out ? ` (${t('op.timed_out')})` : '')", decision)
+        words = in_page(page, "`${t('op.seat', { n: arg.seat })} ${t('op.action.' + arg.action)}`"
+                        " + (arg.timed_out ? ` (${t('op.timed_out')})` : '')", decision)
         expect(decisions).to_contain_text(words)
     assert sorted((d["action"], d["timed_out"]) for d in recalled["decisions"]) == [("draw", False), ("stand", True)]
     assert _english_left(page, names) == []

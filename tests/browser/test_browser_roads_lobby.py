@@ -36,6 +36,7 @@ from ..browser_kit import (
     Page,
     Server,
     expect,
+    in_page,
     need_chromium,
     new_page,
     register,
@@ -187,13 +188,13 @@ def test_a_break_reads_the_same_everywhere_and_takes_the_sit_down_buttons_away(s
     expect(page.locator("#lobby [data-table]").first).to_be_visible()
     page.wait_for_timeout(500)
     assert page.locator("#lobby button.sit:visible").count() == 0  # no Sit down during a break
-    words = page.evaluate("(data) => refusalText(data)", refusal)
-    end = page.evaluate("(iso) => dateTime(iso)", refusal["params"]["until"])
+    words = in_page(page, "refusalText(arg)", refusal)
+    end = in_page(page, "dateTime(arg)", refusal["params"]["until"])
     assert end in banner.inner_text() and end in words, (banner.inner_text(), words)
     # the same minute as the status's until rounded up (never the minute the break still runs)
-    assert page.evaluate("(iso) => dateTime(iso) === "
-                         "dateTime(new Date(Math.ceil(Date.parse(iso) / 60000) * 60000).toISOString())",
-                         refusal["params"]["until"])
+    assert in_page(page, "dateTime(arg) === "
+                         "dateTime(new Date(Math.ceil(Date.parse(arg) / 60000) * 60000).toISOString())",
+                   refusal["params"]["until"])
     shot(page, "31-break-lobby")
     # at a table as a watcher: no Sit down button, the rail line says why
     page.goto(f"{server.url}/#/table/1")

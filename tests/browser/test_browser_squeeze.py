@@ -110,6 +110,10 @@ def test_a_squeeze_on_a_large_card_shows_everyone_the_part_of_the_face_its_lift_
     assert "right edge to see the sides" in ann_stage["howto"]
     assert ann_stage["countdown"].startswith("Turned in ")
     expect(cat.locator("#squeeze-stage .stage-title")).to_have_text(f"{names['sq_ann']} 正在咪閒家的牌")
+    # the squeeze table's name is the registry's in every language (it was "mini-squeeze · 迷你百家乐")
+    expect(cat.locator("#table-title")).to_have_text("迷你百家樂 咪牌桌")
+    expect(dee.locator("#table-title")).to_have_text("迷你百家乐 咪牌桌")
+    expect(ann.locator("#table-title")).to_have_text("Mini-Baccarat Squeeze")
     expect(dee.locator("#squeeze-stage .stage-title")).to_have_text(f"{names['sq_ann']} 正在咪闲家的牌")
     expect(cat.locator("#player-hand .squeezer")).to_have_text(f"咪牌：{names['sq_ann']}")
     expect(ann.locator("#banker-hand .squeezer")).to_have_text(f"Squeezed by {names['sq_bob']}")

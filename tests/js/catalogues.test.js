@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  CATALOGUES, catalogueFor, codeText, has, missingKeys, money, setLanguage, t,
+  CATALOGUES, catalogueFor, codeText, has, missingKeys, money, rememberGames, setLanguage, t, tableTitle,
 } from "../../src/baccarat/server/static/i18n.js";
 
 const LANGUAGES = Object.keys(CATALOGUES);
@@ -100,4 +100,17 @@ test("a key missing in the language in use is read in English and recorded", () 
     missingKeys.clear();
     setLanguage("en");
   }
+});
+
+test("a table's title: the registry's words for the default and squeeze tables, a house's own name with its game", () => {
+  rememberGames([{ code: "mini", name: "Mini-Baccarat", names: { "zh-CN": "迷你百家乐", "zh-Hant": "迷你百家樂" },
+                   kind: "punto_banco", wagers: [] }]);
+  setLanguage("en");
+  assert.equal(tableTitle("mini-2", "mini"), "Mini-Baccarat table 2");
+  assert.equal(tableTitle("mini-squeeze", "mini"), "Mini-Baccarat Squeeze");
+  assert.equal(tableTitle("high-limit", "mini"), "high-limit · Mini-Baccarat");
+  setLanguage("zh-Hant");
+  assert.equal(tableTitle("mini-squeeze", "mini"), "迷你百家樂 咪牌桌");
+  assert.doesNotMatch(tableTitle("mini-2", "mini"), /mini/);
+  setLanguage("en");
 });

@@ -172,6 +172,13 @@ export function defaultTable(name) {
   return match && gamesByCode[match[1]] ? match : null;
 }
 
+/** A table's title at the table: its name as the registry's words give it ("EZ Baccarat table 1", the squeeze
+ *  table's), or a name of the house's own with its game ("high-limit · EZ Baccarat"). */
+export function tableTitle(name, game) {
+  const named = tableName(name, game);
+  return named !== name ? named : `${name} · ${gameName(game)}`;
+}
+
 /** A table's name: the default tables ("ez-1") read as their game and number in every language. */
 export function tableName(name, game) {
   const match = defaultTable(name);

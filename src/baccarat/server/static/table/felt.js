@@ -3,12 +3,14 @@
 // frames reveal the cards.
 import { secondsUntil, serverNow } from "../api.js";
 import { announce, cardBack, cardFace, cardLabel, h, text } from "../dom.js";
-import { codeText, defaultTable, gameName, lang, money, t, tableName } from "../i18n.js";
+import { codeText, lang, money, t, tableTitle } from "../i18n.js";
 import { Sound } from "../sound.js";
 
 /** @param {any} T the table (table/index.js): its state S, its elements el, and the other parts' functions */
 export function makeFelt(T) {
-  const { S, el } = T;
+  /** @type {import("./state.js").TableState} */
+  const S = T.S;
+  const { el } = T;
   const { view, lucky, mySeat, myBets, sum, bettingOpen } = T.on;
 
   function render() {
@@ -61,7 +63,7 @@ export function makeFelt(T) {
 
   function renderStatus() {
     const v = view();
-    text(el.title, defaultTable(v.name) ? tableName(v.name, v.game) : `${v.name} · ${gameName(v.game)}`);
+    text(el.title, tableTitle(v.name, v.game));
     if (v.phase !== S.phase) {
       const before = S.phase;
       S.phase = v.phase;

@@ -8,7 +8,9 @@ import { roadsPanel, roadStrip } from "../roads.js";
 
 /** @param {any} T the table (table/index.js): its state S, its elements el, and the other parts' functions */
 export function makeHistory(T) {
-  const { S, el } = T;
+  /** @type {import("./state.js").TableState} */
+  const S = T.S;
+  const { el } = T;
   const { game, lucky } = T.on;
 
   async function loadRoads() {

@@ -6,7 +6,9 @@ import { eventName, has, paysLabel, paytableName, rememberWagers, t, wagerName }
 
 /** @param {any} T the table (table/index.js): its state S, its elements el, and the other parts' functions */
 export function makeLayout(T) {
-  const { S, el } = T;
+  /** @type {import("./state.js").TableState} */
+  const S = T.S;
+  const { el } = T;
   const { view, game, lucky, wagers, wager } = T.on;
 
   function build() {

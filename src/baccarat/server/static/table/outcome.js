@@ -8,7 +8,9 @@ import { CHIPS } from "./betting.js";
 
 /** @param {any} T the table (table/index.js): its state S, its elements el, and the other parts' functions */
 export function makeOutcome(T) {
-  const { S, el } = T;
+  /** @type {import("./state.js").TableState} */
+  const S = T.S;
+  const { el } = T;
   const { view, lucky, mySeat, railOnly, myBets, wagers, wager, sum, bettingOpen, maximum, room, available, ownLimitLeft } = T.on;
 
   function renderResult() {

@@ -11,7 +11,8 @@ const RECONNECT_MS = [300, 700, 1000, 1500, 2000];
 
 /** @param {any} T the table (table/index.js): its state S, its elements el, and the other parts' functions */
 export function makeSocket(T) {
-  const { S } = T;
+  /** @type {import("./state.js").TableState} */
+  const S = T.S;
 
   function connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -30,7 +31,7 @@ export function makeSocket(T) {
           if (S.everConnected) announce(t("connection.back"));
           S.everConnected = true;
           if (S.inflight) T.transmit();  // a command in flight when the line dropped: the same key again
-          if (S.message === t("bet.held_until_connected")) T.say("");
+          if (S.message && S.message.code === "bet.held_until_connected") T.say("");
         }
         T.onView(message);
       } else if (S.squeezeSent && ((message.type === "ok" && message.key == null)

@@ -7,7 +7,9 @@ import { session } from "../shell.js";
 
 /** @param {any} T the table (table/index.js): its state S, its elements el, and the other parts' functions */
 export function makeSqueeze(T) {
-  const { S, el } = T;
+  /** @type {import("./state.js").TableState} */
+  const S = T.S;
+  const { el } = T;
   const { view } = T.on;
 
   // Cards come face down (view.squeeze.cards).  The card being squeezed is drawn large on the squeeze stage,

@@ -42,6 +42,7 @@ export function newState(storage) {
     historyMore: false,
     openRows: new Set(),
     connected: false,
+    lastFrame: 0,  // performance.now() of the last frame read (a silent line is probed)
     everConnected: false,
     attempts: 0,
     seen: new Set(),
