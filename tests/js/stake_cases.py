@@ -22,7 +22,7 @@ from typing import Any
 from baccarat.core.errors import BaccaratError
 from baccarat.core.games import Game, TableLimits
 from baccarat.core.registry import EZ, LUCKY_DRAW, MINI
-from baccarat.core.rulesfile import load_rules
+from baccarat.core.rulesfile import read_rules
 from baccarat.core.stakes import OwnLimit, check_stakes
 from baccarat.server.playing.game_info import limits_json, wagers_json
 
@@ -39,7 +39,7 @@ ODD = (0, -100, 10**14, 10**14 + 1, 12.5, 1)
 def _games() -> list[tuple[Game, TableLimits]]:
     """The built-in games and a rules file with a fee (the catalogue's Lightning Baccarat), with their limits and
     a lower table's."""
-    lightning = load_rules(ROOT / "catalogue" / "lightning.toml", replace=False)
+    lightning = read_rules(ROOT / "catalogue" / "lightning.toml")  # not registered: no other test sees it
     games = [MINI, EZ, LUCKY_DRAW, lightning]
     low = [TableLimits(minimum=500, maximums={code: 20_000 for code in g.betting_codes}) for g in games]
     return [(g, g.limits) for g in games] + list(zip(games, low, strict=True))
