@@ -101,7 +101,7 @@ def serve(
 
     from baccarat.core.rulesfile import parse_rules, rules_text
     from baccarat.server.api.app import create_app, tune_for_serving
-    from baccarat.server.house.audit_keys import ensure_key
+    from baccarat.server.house.audit_keys import ensure_key, fingerprint
     from baccarat.server.live import connections
     from baccarat.server.live import sockets as live
     from baccarat.server.storage import logs
@@ -126,7 +126,8 @@ def serve(
         url = ready_database(settings)
         if given:
             _store_rules(url, given)
-        ensure_key(settings)  # read (or made, saying so) here: a key that cannot be used is one line, not a traceback
+        # read (or made, saying so) here: a key that cannot be used is one line, not a traceback
+        key = ensure_key(settings)
         settings.check_audit_heads_place()
         with connect(url) as sessions:  # the seed key too: a missing one the shoes in play need is one line
             open_seeds(sessions, settings)
@@ -153,10 +154,12 @@ def serve(
                        forwarded_allow_ips=list(trusted_proxy or []), timeout_graceful_shutdown=STOP_GRACE)
         # the metrics' address is in the ready line; with --workers each process writes its values to files
         # in a fresh directory and this one serves their sum (see baccarat.server.storage.metrics)
-        metrics_note = "" if metrics_port is None else _serve_metrics(metrics_host, metrics_port, workers,
-                                                                      metrics_token)
+        # the key history exports are signed with (GET /api/fairness/key): the house publishes this fingerprint
+        ready_notes = f"; exports signed by {fingerprint(key.public_key())}"
+        if metrics_port is not None:
+            ready_notes += _serve_metrics(metrics_host, metrics_port, workers, metrics_token)
         if workers > 1:
-            _serve_workers(settings, url, workers, options, metrics_note)
+            _serve_workers(settings, url, workers, options, ready_notes)
             return
         tune_for_serving()
         config = uvicorn.Config(create_app(settings), **options)  # type: ignore[arg-type]
@@ -169,7 +172,7 @@ def serve(
                 for sock in bound.sockets:
                     address = sock.getsockname()
                     print(f"baccarat server ready at http://{address[0]}:{address[1]} "
-                          f"(database: {settings.url.split('://')[0]}{metrics_note})", flush=True)
+                          f"(database: {settings.url.split('://')[0]}{ready_notes})", flush=True)
 
         server.startup = startup  # type: ignore[method-assign]
         try:

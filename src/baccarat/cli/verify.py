@@ -21,18 +21,32 @@ def verify(
     record: Annotated[Path, typer.Argument(help="A 'baccarat play --json' transcript, your history exported from "
                                                 "the table server (GET /api/history/export), a shoe record or a "
                                                 "list of them ('-' for standard input).")],
+    key: Annotated[Path | None, typer.Option(help="The house's public key (PEM: public_key of GET "
+                                                  "/api/fairness/key): an export must carry the house's signature "
+                                                  "made with it.")] = None,
 ) -> None:
     """Check each shoe's revealed seed against its commitment, deal every round again from the seeds,
     and compare the cards, hands, results, payouts and balances with the file.
 
+    With --key, a history export must also carry the house's signature made with that key (an unsigned or
+    edited export is a mismatch).
+
     Exit code 0 when everything matches, 3 when something does not (each
-    mismatch is named), 2 when the file is not a record.
+    mismatch is named), 2 when the file is not a record or the key cannot be read.
     """
-    from baccarat.verify import RecordError, verify_document
+    from baccarat.verify import RecordError, signature, verify_document
+
+    try:
+        house = None if key is None else signature.read_key(key.read_bytes())
+    except OSError as error:
+        raise UsageProblem(f"cannot read {key}: {(error.strerror or str(error)).lower()}") from error
+    except ValueError as error:
+        raise UsageProblem(f"cannot check signatures with {key}: {error}") from error
 
     try:
         text = sys.stdin.read() if str(record) == "-" else record.read_text(encoding="utf-8")
-        report = verify_document(json.loads(text))
+        document = json.loads(text)
+        report = verify_document(document)
     except UnicodeDecodeError as error:  # (before OSError's words: it is a ValueError)
         raise UsageProblem(f"cannot verify {record}: it is not UTF-8 text (byte {error.start + 1} cannot be "
                            "read); give the file as baccarat play --json or the history export wrote it") from error
@@ -55,6 +69,14 @@ def verify(
         now = f" ({report.proven} of them proven now, their shoe still in play)" if report.proven else ""
         print(f"{report.rounds} of your rounds dealt again from their shoes{now}: cards, hands, results, payouts and "
               f"balances {'checked' if report.problems else 'verified'}")
+    if report.kind == "export" and house is not None:
+        unsigned = signature.problem(document, house)
+        if unsigned:
+            report.problems.insert(0, unsigned)
+        else:
+            print(f"signed by the house's key {signature.fingerprint(house)}")
+    elif report.kind == "export":
+        print("the house's signature: not checked (give --key, the house's public key: GET /api/fairness/key)")
     for line in report.pending:
         print(f"not yet: {line}")
     for problem in report.problems[:MAX_SHOWN]:

@@ -257,6 +257,11 @@ def verify_export(doc: dict[str, Any]) -> Report:
         report.shoes.append(verdict)
         verdicts[(record.get("table_id"), record.get("shoe"))] = verdict
     returned = _movements(movements, problems)
+    # the shoes the export says are still being dealt (their records not given yet); any other round's shoe must
+    # have its record here: one left out is a mismatch, not "not yet" (an export made before this list: not yet)
+    still = doc.get("in_play")
+    dealing = {(s.get("table_id"), s.get("shoe")) for s in still if isinstance(s, dict)} if isinstance(still, list) \
+        else None
     pending: dict[str, int] = {}
     last: dict[object, int] = {}
     listed: set[tuple[object, object]] = set()
@@ -277,6 +282,10 @@ def verify_export(doc: dict[str, Any]) -> Report:
         game = game_key(claim.get("game"), claim.get("paytable"), definition)
         if claim.get("status") not in ("settled", "void"):
             continue  # still in play: its stakes are in the movements, its results are not in yet
+        if game is None and (table, shoe) not in defined and dealing is not None and (table, shoe) not in dealing:
+            problems.append(f"{where}: the record of its shoe is missing, and the export does not list the shoe as "
+                            "still being dealt (an ended shoe's record left out)")
+            continue
         if game is None and (table, shoe) not in defined:  # a game from a rules file, its shoe still in play
             waiting = f"table {claim.get('table')} shoe {shoe}"
             pending[waiting] = pending.get(waiting, 0) + 1
@@ -287,6 +296,10 @@ def verify_export(doc: dict[str, Any]) -> Report:
         if not claim.get("cards"):  # voided before any card was dealt: every stake handed back
             derived = DealtRound(number, Dealt([], {}), {}, void=True)
         elif in_shoe is None:
+            if dealing is not None and (table, shoe) not in dealing:
+                problems.append(f"{where}: the record of its shoe is missing, and the export does not list the shoe "
+                                "as still being dealt (an ended shoe's record left out)")
+                continue
             waiting = f"table {claim.get('table')} shoe {shoe}"
             pending[waiting] = pending.get(waiting, 0) + 1
             continue

@@ -58,6 +58,7 @@ OPERATION_IDS = {
     "GET /api/history/export": "historyExport",
     "GET /api/fairness/client-seed": "yourClientSeed",
     "PUT /api/fairness/client-seed": "setClientSeed",
+    "GET /api/fairness/key": "houseKey",
     "GET /api/protection": "yourProtection",
     "PUT /api/protection/limits": "setLimit",
     "PUT /api/protection/reality-check": "setRealityCheck",

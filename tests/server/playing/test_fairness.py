@@ -359,6 +359,10 @@ EXPORT_TAMPERING = {
                        "table ez-t shoe 1, commitment: the record says"),
     "the wallet's balance": (lambda doc: doc.update(balance=doc["balance"] + 1),
                              "your wallet, balance: the record says"),
+    # an ended shoe's record left out: not "not yet verifiable" (it was, before the export listed the shoes in play)
+    "an ended shoe's record": (lambda doc: doc["shoes"].pop(0),
+                               "the record of its shoe is missing, and the export does not list the shoe as still "
+                               "being dealt"),
 }
 
 
@@ -420,8 +424,11 @@ def test_the_client_seed_and_export_routes(client):
     assert client.put("/api/fairness/client-seed", json={"seed": "x"}).status_code == 401
     assert client.get("/api/history/export").status_code == 401
     export = client.get("/api/history/export", headers=auth).json()
+    signature = export.pop("signature")
     assert export == {"format": played.EXPORT_FORMAT, "account": "zoe", "balance": 50_000, "rounds": [],
-                      "movements": [], "shoes": []}
+                      "movements": [], "shoes": [], "in_play": []}
+    assert signature["algorithm"] == "ed25519" and signature["key"] == client.get("/api/fairness/key").json()[
+        "fingerprint"]
     assert client.get("/api/history/export?limit=0", headers=auth).status_code == 422
     # every table shows its shoe's commitment before the first bet, and that it takes client seeds
     for table in client.get("/api/tables").json():
@@ -570,9 +577,50 @@ def test_a_shoe_of_algorithm_2_in_play_waits_for_its_end(sessions, tmp_path):
     doc, _ = _export(sessions, ann, tmp_path)
     report = verifier.verify_document(doc)
     assert doc["shoes"] == [] and report.ok and report.rounds == 0
+    assert doc["in_play"] == [{"table_id": table_id, "shoe": 1}]
     assert report.pending == ["table v2 shoe 1: 3 of your rounds, verifiable when the shoe ends"]
+    # the shoe not listed as still dealt: its record is missing, not awaited
+    unlisted = verifier.verify_document({**doc, "in_play": []})
+    assert any("the record of its shoe is missing" in problem for problem in unlisted.problems), unlisted.problems
     transaction(sessions, lambda s: tables.close_table(s, table_id, now=T0 + timedelta(hours=1)))
     doc, _ = _export(sessions, ann, tmp_path)
     assert doc["shoes"][0]["algorithm"] == ALGORITHM_2 and "merkle_root" not in doc["shoes"][0]
     report = verifier.verify_document(doc)
     assert report.ok and report.rounds == 3 and not report.pending, report.problems
+
+
+def test_an_export_is_signed_by_the_house_and_verify_checks_it_with_the_published_key(client, tmp_path, capsys):
+    """A third party checks a player's export with the house's public key alone (GET /api/fairness/key, its
+    fingerprint printed by serve): signed, it verifies; edited or unsigned, it is a mismatch (exit 3)."""
+    auth = _auth(client, "amy")
+    house = client.get("/api/fairness/key").json()  # no account needed: the key is public
+    assert house["algorithm"] == "ed25519" and house["fingerprint"].startswith("SHA256:")
+    key = tmp_path / "house.pem"
+    key.write_text(house["public_key"])
+    export = client.get("/api/history/export", headers=auth).json()
+    assert export["signature"]["key"] == house["fingerprint"]
+    path = tmp_path / "export.json"
+
+    def verify(document: dict[str, Any], *options: str) -> tuple[int, str]:
+        path.write_text(json.dumps(document, ensure_ascii=False))
+        code = main(["verify", str(path), *options])
+        return code, capsys.readouterr().out
+
+    code, out = verify(export, "--key", str(key))
+    assert code == 0 and f"signed by the house's key {house['fingerprint']}\n" in out, out
+    code, out = verify(export)  # without the key: checked otherwise, and said not to be signed-checked
+    assert code == 0 and "the house's signature: not checked" in out
+    for change, words in [
+        (lambda doc: doc.update(balance=doc["balance"] + 100_000), "changed after the house signed it"),
+        (lambda doc: doc.update(account="someone-else"), "changed after the house signed it"),
+        (lambda doc: doc.pop("signature"), "the export is not signed by the house"),
+        (lambda doc: doc["signature"].update(key="SHA256:another"), "not with the key given"),
+        (lambda doc: doc["signature"].update(value="00" * 64), "changed after the house signed it"),
+    ]:
+        edited = copy.deepcopy(export)
+        change(edited)
+        code, out = verify(edited, "--key", str(key))
+        assert (code == 3 and f"MISMATCH {words}" in out) or (code == 3 and words in out), out
+    # a key that is not one is refused before anything is checked (exit 2)
+    key.write_text("not a key")
+    assert main(["verify", str(path), "--key", str(key)]) == 2

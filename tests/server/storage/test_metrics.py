@@ -102,6 +102,9 @@ def test_metrics_count_exactly_what_was_done_on_one_process(serve, tmp_path: Pat
     server = serve("--metrics-port", "0", "--betting-seconds", "6", env={"BACCARAT_METRICS_TOKEN": SCRAPER})
     found = METRICS_AT.search(server.ready)
     assert found and server.ready.rstrip().endswith("/metrics (bearer token))"), server.ready  # where; it asks
+    # and the fingerprint of the key history exports are signed with, the one GET /api/fairness/key serves
+    house = httpx.get(f"{server.url}/api/fairness/key", timeout=10).json()
+    assert f"; exports signed by {house['fingerprint']};" in server.ready, server.ready
     url = found.group(1)
     refused = httpx.get(url, timeout=10)  # without the token, or with another: nothing of the tables
     assert refused.status_code == 401 and "baccarat_" not in refused.text and "bearer token" in refused.text

@@ -122,6 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.warning("seeds: sealed the seeds of %d shoes in play stored in clear (made before seeds were sealed)",
                         sealed)
         app.state.sessions = sessions
+        app.state.signing_key = signing_key  # the house's signature on a history export, too (its own label)
         app.state.schema_watch = schema = SchemaWatch(sessions)  # no write on a schema this code was not built for
         app.state.limiter = LoginLimiter(sessions)  # counted in the database: every process sees the attempts
         # the rules-file games stored with the data, served by every process however it was started

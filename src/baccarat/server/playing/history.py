@@ -23,6 +23,7 @@ from typing_extensions import TypedDict
 from baccarat.core.cards import Card, hand_total
 from baccarat.core.errors import IllegalActionError, UnknownSeatError
 from baccarat.server.house import wallet
+from baccarat.server.house.export_signature import ExportSignature
 from baccarat.server.playing import fairness, records, scoreboards, tables
 from baccarat.server.playing.records import ShoeRecord
 from baccarat.server.playing.shapes import StoredResult, StruckCard
@@ -100,6 +101,13 @@ class ExportedShoe(ShoeRecord):
     """the client seed you brought to the shoe"""
 
 
+class ShoeStillDealt(TypedDict):
+    """A shoe still being dealt whose record is not given yet (an older algorithm, without a Merkle root)."""
+
+    table_id: int
+    shoe: int
+
+
 class HistoryExport(TypedDict):
     """``GET /api/history/export``: what ``baccarat verify`` checks."""
 
@@ -109,8 +117,14 @@ class HistoryExport(TypedDict):
     rounds: list[ExportedRound]
     movements: list[WalletMovement]
     shoes: list[ExportedShoe]
+    in_play: list[ShoeStillDealt]
+    """the shoes of the rounds whose records are not given because they are still being dealt: every other round's
+    shoe has its record here (a verifier names one missing)"""
     definitions: NotRequired[dict[str, str]]
     """the rules files of the shoes' games that are not built in, by digest (a shoe record's ``definition``)"""
+    signature: NotRequired[ExportSignature]
+    """the house's signature over the rest (docs/fairness.md, "Signed exports"); the public key is GET
+    /api/fairness/key"""
 
 
 def _total(cards: list[str]) -> int:
@@ -143,15 +157,17 @@ def export(s: Session, account_id: int, limit: int = DEFAULT_ROUNDS, now: dateti
     moved_for = {round_id for _, round_id in moved if round_id is not None}
     rounds, dealt_from = _rounds(s, account_id, sorted(set(recent) | moved_for))
     shoes: list[ExportedShoe] = []
+    in_play: list[ShoeStillDealt] = []
     for table_id, number, shoe_id in sorted(dealt_from):
         try:
             record = records.shoe_record(s, table_id, number, in_play_at=now)
         except IllegalActionError:  # in play, no Merkle root (an older algorithm): verifiable when it ends
+            in_play.append({"table_id": table_id, "shoe": number})
             continue
         shoes.append({**record, "your_client_seed": fairness.your_seeds(s, account_id, [shoe_id]).get(shoe_id)})
     answer: HistoryExport = {"format": EXPORT_FORMAT, "account": account.username,
                              "balance": wallet.balance(s, account_id), "rounds": rounds, "movements": movements,
-                             "shoes": shoes}
+                             "shoes": shoes, "in_play": in_play}
     named = sorted({shoe["definition"] for shoe in shoes if "definition" in shoe})
     if named:  # the verifier reads each game's rules from its text, and checks the text against the digest
         answer["definitions"] = {digest: text for digest, text in s.execute(

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Request
 
 from baccarat.server.api.deps import REFUSALS, Token, look, me
 from baccarat.server.api.text import Text
+from baccarat.server.house import export_signature
 from baccarat.server.playing import history as played
 from baccarat.server.playing import scoreboards, shapes
 
@@ -32,6 +33,9 @@ def history_export(request: Request, token: Token, limit: Annotated[int, Query(
         ge=1, le=played.MOST_ROUNDS, description="how many of your last rounds")] = played.DEFAULT_ROUNDS,
         ) -> played.HistoryExport:
     """Your last rounds with their bets, settlements and balances, your wallet's movements since,
-    and the records of their shoes once revealed: check it with `baccarat verify FILE`."""
+    and the records of their shoes once revealed, signed by the house (its key: `GET /api/fairness/key`): check it
+    with `baccarat verify FILE --key KEY`."""
     account = me(request, token)
-    return look(request, lambda s: played.export(s, account.id, limit))
+    answer = look(request, lambda s: played.export(s, account.id, limit))
+    answer["signature"] = export_signature.signature(dict(answer), request.app.state.signing_key)
+    return answer
