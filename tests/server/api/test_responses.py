@@ -24,6 +24,7 @@ from baccarat.server.api.routers.server import ServerState
 from baccarat.server.house import accounts
 from baccarat.server.storage.db import connect, transaction
 from baccarat.server.storage.settings import Settings
+from baccarat.verify import signature
 
 from ...conftest import api_client
 
@@ -158,6 +159,9 @@ def test_an_optional_key_left_out_is_absent_not_null(client: Any) -> None:
     assert {movement["table_id"] for movement in export["movements"]} == {mini}  # the stake and the payout
     (shoe,) = export["shoes"]
     assert shoe["merkle_root"] and "server_seed" not in shoe and "burned" not in shoe
+    # the house's signature holds on the export as it reached the client (rounds, movements and shoes in it)
+    house = signature.read_key(client.get("/api/fairness/key").json()["public_key"].encode())
+    assert signature.problem(export, house) is None and export["in_play"] == []
 
 
 def test_the_operator_s_look_at_a_player_leaves_out_what_is_not_there(client: Any) -> None:
