@@ -181,6 +181,7 @@ def test_authorization_matrix(client):
               ("GET", "/api/tables/{table_id}/shoes/{number}"),
               ("GET", "/api/tables/{table_id}/roads"), ("GET", "/api/tables/{table_id}/strategy"),
               ("GET", "/api/games"), ("GET", "/api/games/definition"), ("GET", "/api/server"), ("GET", "/"),
+              ("GET", "/api/fairness/key"),  # the house's public key: anyone checks an export with it
               ("GET", "/operator"),
               ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/redoc"), ("GET", "/docs/oauth2-redirect")}
     samples = {"table_id": "1", "account_id": str(alice_id), "number": "1", "seat": "1", "request_id": "1"}

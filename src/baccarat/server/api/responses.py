@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.config import JsonDict
 from typing_extensions import TypedDict, is_typeddict
 
-from baccarat.server.house import audit, protection
+from baccarat.server.house import audit, export_signature, protection
 from baccarat.server.operator import actions, credits, lookup, reports, staff
 from baccarat.server.playing import betting, dealing, definitions, fairness, history, records, seating, shapes
 
@@ -81,7 +81,8 @@ class Seated(TypedDict):
 
 #: The modules whose TypedDicts are answers or parts of answers.
 ANSWERS: tuple[ModuleType, ...] = (shapes, betting, dealing, records, history, fairness, seating, definitions,
-                                   protection, audit, lookup, reports, actions, credits, staff, sys.modules[__name__])
+                                   protection, audit, export_signature, lookup, reports, actions, credits, staff,
+                                   sys.modules[__name__])
 
 
 @cache
