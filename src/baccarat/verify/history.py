@@ -263,6 +263,17 @@ def verify_export(doc: dict[str, Any]) -> Report:
     dealing = {(s.get("table_id"), s.get("shoe")) for s in still if isinstance(s, dict)} if isinstance(still, list) \
         else None
     pending: dict[str, int] = {}
+
+    def without_record(claim: dict[str, Any], table: object, shoe: object, where: str) -> None:
+        """A round whose shoe has no record here: awaited while the export lists the shoe as still dealt (or lists
+        none, an export made before the list), else a mismatch."""
+        if dealing is not None and (table, shoe) not in dealing:
+            problems.append(f"{where}: the record of its shoe is missing, and the export does not list the shoe as "
+                            "still being dealt (an ended shoe's record left out)")
+            return
+        waiting = f"table {claim.get('table')} shoe {shoe}"
+        pending[waiting] = pending.get(waiting, 0) + 1
+
     last: dict[object, int] = {}
     listed: set[tuple[object, object]] = set()
     for claim in rounds:
@@ -282,13 +293,8 @@ def verify_export(doc: dict[str, Any]) -> Report:
         game = game_key(claim.get("game"), claim.get("paytable"), definition)
         if claim.get("status") not in ("settled", "void"):
             continue  # still in play: its stakes are in the movements, its results are not in yet
-        if game is None and (table, shoe) not in defined and dealing is not None and (table, shoe) not in dealing:
-            problems.append(f"{where}: the record of its shoe is missing, and the export does not list the shoe as "
-                            "still being dealt (an ended shoe's record left out)")
-            continue
-        if game is None and (table, shoe) not in defined:  # a game from a rules file, its shoe still in play
-            waiting = f"table {claim.get('table')} shoe {shoe}"
-            pending[waiting] = pending.get(waiting, 0) + 1
+        if game is None and (table, shoe) not in defined:  # a game from a rules file, its shoe's record not here
+            without_record(claim, table, shoe, where)
             continue
         if game is None:
             raise RecordError(f"{where}: {unknown_game(claim.get('game'), claim.get('paytable'))}")
@@ -296,12 +302,7 @@ def verify_export(doc: dict[str, Any]) -> Report:
         if not claim.get("cards"):  # voided before any card was dealt: every stake handed back
             derived = DealtRound(number, Dealt([], {}), {}, void=True)
         elif in_shoe is None:
-            if dealing is not None and (table, shoe) not in dealing:
-                problems.append(f"{where}: the record of its shoe is missing, and the export does not list the shoe "
-                                "as still being dealt (an ended shoe's record left out)")
-                continue
-            waiting = f"table {claim.get('table')} shoe {shoe}"
-            pending[waiting] = pending.get(waiting, 0) + 1
+            without_record(claim, table, shoe, where)
             continue
         else:
             found = in_shoe.dealt.get(number)

@@ -19,7 +19,7 @@ an audit entry's or a backup manifest's.  The public key is served at ``GET /api
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from typing_extensions import TypedDict
@@ -43,13 +43,13 @@ class ExportSignature(TypedDict):
     canonical JSON (sorted keys, no spaces, UTF-8, the signature member left out)"""
 
 
-def message(export: dict[str, Any]) -> bytes:
+def message(export: Mapping[str, object]) -> bytes:
     """The bytes the signature is made over: the label and the export as JSON carries it, less its signature."""
     body = {name: value for name, value in json.loads(json.dumps(export, default=str)).items() if name != "signature"}
     return f"{LABEL}\n{canonical(body)}".encode()
 
 
-def signature(export: dict[str, Any], key: Ed25519PrivateKey) -> ExportSignature:
+def signature(export: Mapping[str, object], key: Ed25519PrivateKey) -> ExportSignature:
     """The house's signature on ``export``."""
     return {"algorithm": "ed25519", "key": fingerprint(key.public_key()), "value": sign(key, message(export))}
 

@@ -37,5 +37,5 @@ def history_export(request: Request, token: Token, limit: Annotated[int, Query(
     with `baccarat verify FILE --key KEY`."""
     account = me(request, token)
     answer = look(request, lambda s: played.export(s, account.id, limit))
-    answer["signature"] = export_signature.signature(dict(answer), request.app.state.signing_key)
+    answer["signature"] = export_signature.signature(answer, request.app.state.signing_key)
     return answer

@@ -130,6 +130,11 @@ export function room(/** @type {TableView} */ view, /** @type {Amounts} */ mine,
   return maximum(view, code) - (mine[code] || 0) - (staged[code] || 0);
 }
 
+/** What the balance leaves for more chips: the balance less what is staged. */
+export function available(/** @type {number} */ balance, /** @type {Amounts} */ staged) {
+  return balance - sum(staged);
+}
+
 /** The player's own limits in force, as the stake rule reads them, from GET /api/protection's limits. */
 export function ownLimits(/** @type {{limits?: {kind: string, period: string, amount: number | null, used: number}[]} | null} */ protection) {
   return ((protection && protection.limits) || []).filter((l) => l.amount != null)
@@ -158,7 +163,7 @@ export function chipRefusal(hand, code) {
     return left > 0 ? { code: "bet.room_left", params: { wager: code, amount: left, maximum: maximum(view, code) } }
       : { code: "bet.at_maximum", params: { wager: code, maximum: maximum(view, code) } };
   }
-  const free = balance - sum(staged);
+  const free = available(balance, staged);
   if (chip > free) return balanceRefusal(chip, free);
   const own = ownLimitLeft(protection, staged);
   if (own != null && chip > own) return ownLimitLeftRefusal(own);
@@ -193,7 +198,7 @@ export function addAllRefusal(hand, amounts, what) {
                                                   maximum: maximum(view, code), room: Math.max(0, left) } };
     }
   }
-  const free = balance - sum(staged);
+  const free = available(balance, staged);
   if (sum(amounts) > free) {
     if (free <= 0) return balanceRefusal(sum(amounts), free);
     return { code: `bet.${what}_balance`, params: { amount: sum(amounts), balance: Math.max(0, free) } };

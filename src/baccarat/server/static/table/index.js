@@ -15,7 +15,7 @@ import { codeText, money, refusalText, rememberGames, t } from "../i18n.js";
 import { PROTECTION_CHANGED, loadProtection } from "../protect.js";
 import { connection, setBalance, show } from "../shell.js";
 import { Sound } from "../sound.js";
-import { CHIPS, addAllRefusal, bettingOpen, checkStakes, chipRefusal, maximum, ownLimitLeft, ownLimitLeftRefusal,
+import { CHIPS, addAllRefusal, available, bettingOpen, checkStakes, chipRefusal, maximum, ownLimitLeft, ownLimitLeftRefusal,
          ownLimits, room, sum, balanceRefusal } from "./betting.js";
 import { makeFelt } from "./felt.js";
 import { makeHistory } from "./history.js";
@@ -128,7 +128,7 @@ export function tableView(/** @type {number} */ tableId) {
     bettingOpen: () => bettingOpen(S.view, serverNow()),
     maximum: (/** @type {string} */ code) => maximum(S.view, code),
     room: (/** @type {string} */ code) => room(S.view, state.myBets(S), S.staged, code),
-    available: () => state.balance(S) - sum(S.staged),
+    available: () => available(state.balance(S), S.staged),
     ownLimitLeft: () => ownLimitLeft(S.protection, S.staged),
   };
   T.on = on;
@@ -139,7 +139,7 @@ export function tableView(/** @type {number} */ tableId) {
     if (!said) return "";
     if (said.text != null) return said.text;
     if (said.refusal) return refusalText(said.refusal);
-    return codeText(said.code, said.params, t(said.code, said.params));
+    return codeText(said.code, said.params, said.code);  // (a code no catalogue has: shown as it is)
   }
 
   /** Says ``message`` (words, or a code and its parameters) in the line under the layout. */
