@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 
 from baccarat.cli.app import main
@@ -19,100 +17,52 @@ from baccarat.core.errors import ConfigurationError
 from baccarat.core.fair import ALGORITHM, HmacStream, fair_cards, shoe_key
 from baccarat.core.shoe import shuffle
 from baccarat.reports import certify as cert
-from baccarat.reports.certify import (
-    DEFAULT_SHOES,
-    Finding,
-    ServerShuffle,
-    ShuffleMismatch,
-    certify,
-    deal,
-    derived_server_seed,
-    exact_probabilities,
-    holm,
-    server_permutation,
-    sure_coups,
-)
+from baccarat.reports import dealing
+from baccarat.reports.battery import ALPHA, Finding, holm
+from baccarat.reports.certify import DEFAULT_SHOES, certify
 from baccarat.reports.certify_page import render
+from baccarat.reports.dealing import ServerShuffle, ShuffleMismatch, deal, derived_server_seed, server_permutation
+from baccarat.reports.defects import ModuloBiased, Naive, PerShoe
+from baccarat.reports.exact import exact_probabilities, sure_coups
 
 INDEX = {card: i for i, card in enumerate(standard_deck())}
-
-
-# --- the negative controls: two classic ways to get a shuffle wrong ---------------------------------------------
-
-@dataclass(frozen=True)
-class NaiveShuffle:
-    """Swap each position with ANY position (not one at or below it): n^n equally likely paths onto n!
-    permutations, so some permutations come more often than others."""
-
-    decks: int = 8
-    seed: int = 0
-
-    def __call__(self, first: int, count: int) -> npt.NDArray[np.int16]:
-        rng = np.random.default_rng([self.seed, first])
-        n = 52 * self.decks
-        out = np.tile(np.arange(n, dtype=np.int16), (count, 1))
-        rows = np.arange(count)
-        for i in range(n):
-            j = rng.integers(0, n, count)
-            out[rows, i], out[rows, j] = out[rows, j], out[rows, i].copy()
-        return out
-
-
-@dataclass(frozen=True)
-class ModuloShuffle:
-    """Fisher-Yates with a modulo-biased draw: a random byte modulo ``i + 1`` (small indexes favoured, and
-    none above 255 ever drawn)."""
-
-    decks: int = 8
-    seed: int = 0
-
-    def __call__(self, first: int, count: int) -> npt.NDArray[np.int16]:
-        rng = np.random.default_rng([self.seed, first])
-        n = 52 * self.decks
-        out = np.tile(np.arange(n, dtype=np.int16), (count, 1))
-        rows = np.arange(count)
-        for i in range(n - 1, 0, -1):
-            j = rng.integers(0, 256, count) % (i + 1)
-            out[rows, i], out[rows, j] = out[rows, j], out[rows, i].copy()
-        return out
+#: Every test of the battery, in its order (the sub-samples' test needs 2,000 shoes or more).
+CODES = ["positions", "positions-extreme", "permutation", "permutation-bands", "permutation-extreme", "successions",
+         "fisher-yates-draws", "shoe-to-shoe", "shoe-to-shoe-extreme", "collisions", "prefix-collisions", "gap",
+         "poker", "coupon", "runs", "serial-rounds", "serial-shoes", "frequencies", "first-coup",
+         "first-coups-in-turn", "sub-samples"]
 
 
 def failed(tests: tuple[Finding, ...]) -> set[str]:
-    return {t.code for t in tests if t.adjusted_p <= cert.ALPHA}
+    return {t.code for t in tests if t.adjusted_p <= ALPHA}
 
 
 @pytest.mark.slow
 def test_the_server_s_shuffle_passes_at_the_default_size() -> None:
     # The seed is fixed so the test is reproducible: a perfect shuffle fails 1% of seeds (that is what
     # "1% family-wise" means); seed 2026 is simply the one chosen, not one searched for.
-    result = certify(DEFAULT_SHOES, seed=2026, workers=1)
+    result = certify(DEFAULT_SHOES, seed=2026, workers=2, nist_sequences=2)
     assert result.passed, [(t.code, t.p_value) for t in result.tests]
-    assert [t.code for t in result.tests] == ["positions", "permutation", "runs", "serial-rounds", "serial-shoes",
-                                              "frequencies"]
+    assert [t.code for t in result.tests][:len(CODES)] == CODES
+    assert [t.code for t in result.tests][len(CODES):] == [f"nist-{n.code}" for n in result.nist]
+    assert len(result.nist) == 15
     assert all(0.0 < t.p_value <= 1.0 for t in result.tests)
     assert result.coups > 70 * DEFAULT_SHOES
 
 
-@pytest.mark.parametrize("biased", [NaiveShuffle(), ModuloShuffle()], ids=["naive", "modulo"])
-def test_a_biased_shuffle_fails_at_the_default_size(biased: NaiveShuffle | ModuloShuffle) -> None:
-    result = certify(DEFAULT_SHOES, shuffler=biased, workers=1)
+@pytest.mark.parametrize("biased", [Naive(), ModuloBiased()], ids=["naive", "modulo"])
+def test_a_classic_biased_shuffle_fails_at_3000_shoes(biased: PerShoe) -> None:
+    # The power table (power.json) has both caught from 1,000 shoes; the default size is far above.
+    result = certify(3_000, shuffler=biased, workers=1)
     assert not result.passed
-    assert "permutation" in failed(result.tests)
+    assert {"permutation", "permutation-bands"} <= failed(result.tests)
 
 
 def test_a_perfect_shuffle_passes_the_same_run() -> None:
     """The control of the controls: numpy's permutation through the same battery and size passes."""
-
-    @dataclass(frozen=True)
-    class Perfect:
-        decks: int = 8
-
-        def __call__(self, first: int, count: int) -> npt.NDArray[np.int16]:
-            rng = np.random.default_rng([7, first])
-            return rng.permuted(np.tile(np.arange(416, dtype=np.int16), (count, 1)), axis=1)
-
-    result = certify(DEFAULT_SHOES, shuffler=Perfect(), workers=1)
+    result = certify(3_000, shuffler=PerShoe(seed=7), workers=1)
     assert result.passed, [(t.code, t.p_value) for t in result.tests]
+    assert [t.code for t in result.tests] == CODES
 
 
 # --- the battery deals the server's shoes -----------------------------------------------------------------------
@@ -138,18 +88,18 @@ def test_the_compiled_shuffle_rejects_words_as_fair_py_does() -> None:
 
     expected = shuffle(list(range(416)), Fed(bytes(32)))
     order = np.arange(416, dtype=np.int16)
-    used = cert._fisher_yates(words, order)
+    used = dealing._fisher_yates(words, order)
     assert order.tolist() == expected
     assert used == 415 + 4
-    assert cert._fisher_yates(words[:415], np.arange(416, dtype=np.int16)) == -1  # ran out: the caller extends
+    assert dealing._fisher_yates(words[:415], np.arange(416, dtype=np.int16)) == -1  # ran out: the caller extends
 
 
 def test_a_shuffle_that_differs_from_fair_cards_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cert, "fair_cards", lambda key, decks: list(reversed(fair_cards(key, decks))))
+    monkeypatch.setattr(dealing, "fair_cards", lambda key, decks: list(reversed(fair_cards(key, decks))))
     with pytest.raises(ShuffleMismatch):
         ServerShuffle(8, seed=1)(1, 1)
     with pytest.raises(ShuffleMismatch):
-        ServerShuffle(8, seed=1)(cert.CHECK_EVERY, 2)  # shoe CHECK_EVERY + 1 is checked too
+        ServerShuffle(8, seed=1)(dealing.CHECK_EVERY, 2)  # shoe CHECK_EVERY + 1 is checked too
     ServerShuffle(8, seed=1)(2, 3)  # shoes not checked: the run goes on
 
 
@@ -160,11 +110,11 @@ def test_server_seeds_come_from_the_operating_system_without_a_seed(monkeypatch:
         calls.append(1)
         return bytes([len(calls)]) * 32
 
-    monkeypatch.setattr(cert, "new_server_seed", seed)
+    monkeypatch.setattr(dealing, "new_server_seed", seed)
     orders = ServerShuffle(1)(1, 3)
     assert len(calls) == 3
     assert [int(o) % 52 for o in orders[1]] == [INDEX[c] for c in fair_cards(
-        shoe_key(ALGORITHM, bytes([2]) * 32, cert.CLIENT_SEEDS), 1)]
+        shoe_key(ALGORITHM, bytes([2]) * 32, dealing.CLIENT_SEEDS), 1)]
 
 
 def test_exact_probabilities_are_the_published_ones() -> None:
@@ -183,11 +133,15 @@ def test_every_shoe_deals_at_least_the_sure_coups() -> None:
 
 
 def test_worker_processes_deal_the_same_shoes_in_the_same_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cert, "_CHUNK", 40)  # several chunks, so that their order matters
+    whole = deal(130, shuffler=ServerShuffle(8, seed=11), workers=1)
+    monkeypatch.setattr(dealing, "_CHUNK", 40)  # several chunks, so that their order matters
     alone = deal(130, shuffler=ServerShuffle(8, seed=11), workers=1)
     together = deal(130, shuffler=ServerShuffle(8, seed=11), workers=2)
-    assert (alone.results == together.results).all() and (alone.coups == together.coups).all()
-    assert (alone.kinds == together.kinds).all() and (alone.places == together.places).all()
+    for tally in (alone, together):
+        for name in ("results", "coups", "kinds", "places", "transitions", "first_keys", "successions", "gaps",
+                     "poker", "coupons", "prefixes", "hashes", "draws"):
+            assert (getattr(whole, name) == getattr(tally, name)).all(), name
+    assert whole.transitions.sum() == 129 * 416  # the pairs across chunks are counted once each
 
 
 def test_holm_adjusts_step_down() -> None:
@@ -210,22 +164,26 @@ def test_bad_settings_are_refused(kwargs: dict[str, object], message: str) -> No
 
 def test_the_command_writes_json_and_a_report(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     report = tmp_path / "lab.html"
-    code = main(["certify", "--shoes", "300", "--seed", "4", "--workers", "1", "--json", "--report", str(report)])
+    code = main(["certify", "--shoes", "300", "--seed", "4", "--workers", "1", "--nist-sequences", "0", "--json",
+                 "--report", str(report)])
     out = json.loads(capsys.readouterr().out)
     assert code == (0 if out["verdict"] == "pass" else 3)
     assert out["shoes"] == 300 and out["seed"] == 4 and out["algorithm"] == ALGORITHM
     assert {t["code"] for t in out["tests"]} >= {"positions", "permutation", "runs", "frequencies"}
     page = report.read_text(encoding="utf-8")
-    assert "<script" not in page and "http" not in page.split("<pre>")[0]  # self-contained
+    assert "<script" not in page and not re.search(r'(src|href)="https?:', page)  # self-contained
     assert len(re.findall(r'<section class="sheet" id="par-', page)) == 4  # mini, ez, lucky-draw 1 and 2
     assert "hmac-sha256-fisher-yates" in page and "Holm" in page
+    assert out["provenance"]["package_sha256"] in page and "certify --shoes 300" in out["provenance"]["command"]
+    assert all(len(t["residuals"]) >= 1 for t in out["tests"] if t["statistic_name"] == "chi-square")
+    assert "Power: the defects the battery catches" in page and "Largest residuals" in page
 
 
 def test_a_failed_verdict_exits_3(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     bad = cert.Certification("mini", 10, 8, 14, 1, 800,
                              (Finding("runs", "Runs", "z", 9.0, None, 1e-19, "", 1e-18),))
     monkeypatch.setattr(cert, "certify", lambda *a, **k: bad)
-    assert main(["certify", "--shoes", "10"]) == 3
+    assert main(["certify", "--shoes", "10", "--nist-sequences", "0"]) == 3
     assert "FAIL" in capsys.readouterr().out
 
 

@@ -27,7 +27,7 @@ from baccarat.cli import (
     simulate,
     verify,
 )
-from baccarat.cli.common import QUICK_EXIT, TYPER_SETTINGS, app
+from baccarat.cli.common import INVOCATION, QUICK_EXIT, TYPER_SETTINGS, app
 from baccarat.cli.exits import EXIT_RUNTIME, end_early_workers, printable_output, quick_exit
 
 
@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         # object of Typer and numpy again and again while the analysis made its coups, for nothing;
         # what is freed is freed by counting.
         gc.disable()
+    INVOCATION[:] = args
     try:
         _app_for(name)(args=args, prog_name="baccarat")
         code = 0

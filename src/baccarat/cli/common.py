@@ -43,6 +43,8 @@ TYPER_SETTINGS: TyperSettings = {
     "pretty_exceptions_enable": False,
 }
 app = typer.Typer(**TYPER_SETTINGS)
+#: The arguments of the command being run (after ``baccarat``), for reports that state their command line.
+INVOCATION: list[str] = []
 
 EXIT_UNAVAILABLE = 4  #: the server cannot start: its database, data directory or address is unavailable
 #: Commands whose process may end without the interpreter's clean-up once their output is written
