@@ -6,6 +6,9 @@
 * ``<!-- refusal-codes -->`` becomes a table of every code the server sends (refusals, the reasons a hand
   drew or stood, table news, the words of parameters) with its English template, from
   :data:`baccarat.core.messages.CATALOGUE`.  If the catalogue cannot be read the build fails and says why.
+* ``<!-- power-table -->`` becomes the certification's power table (each defective shuffle, the smallest
+  number of shoes from which the battery catches it, the tests that do at the default size), read from
+  ``power.json`` (:mod:`baccarat.reports.power`).
 
 Registered in ``mkdocs.yml`` under ``hooks:``.
 """
@@ -22,6 +25,7 @@ from mkdocs.exceptions import PluginError
 
 ROUTES_MARKER = "<!-- routes -->"
 CODES_MARKER = "<!-- refusal-codes -->"
+POWER_MARKER = "<!-- power-table -->"
 
 METHOD_ORDER = ("get", "post", "put", "patch", "delete")
 
@@ -99,4 +103,19 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace(ROUTES_MARKER, routes_table())
     if CODES_MARKER in markdown:
         markdown = markdown.replace(CODES_MARKER, codes_table())
+    if POWER_MARKER in markdown:
+        markdown = markdown.replace(POWER_MARKER, power_table())
     return markdown
+
+
+def power_table() -> str:
+    """The power table as Markdown, from the measured ``power.json``."""
+    table = _imported("baccarat.reports.power").load()
+    sizes = table["sizes"]
+    head = "| defect | " + " | ".join(f"{n:,}" for n in sizes) + " | caught from | tests, at the default size |"
+    rows = [head, "|---|" + "---|" * (len(sizes) + 2)]
+    for row in table["defects"]:
+        marks = " | ".join("caught" if run["caught"] else "·" for run in row["runs"])
+        start = "not caught" if row["caught_from"] is None else f"{row['caught_from']:,}"
+        rows.append(f"| {row['name']} | {marks} | **{start}** | {', '.join(row['runs'][-1]['tests'])} |")
+    return "\n".join(rows)

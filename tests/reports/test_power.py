@@ -3,6 +3,8 @@ caught at the default size."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from baccarat.reports import power
@@ -40,3 +42,19 @@ def test_every_defect_is_caught_at_the_default_size(code: str) -> None:
     assert not result.passed
     expected = next(d for d in power.load()["defects"] if d["code"] == code)["runs"][-1]["tests"]
     assert [t.code for t in sorted(result.tests, key=lambda t: t.adjusted_p) if t.adjusted_p <= ALPHA] == expected
+
+
+def test_the_docs_quote_the_battery_as_it_is() -> None:
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "certification.md").read_text(encoding="utf-8")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    table = power.load()
+    shoe_tests = len(table["tests"])
+    words = {12: "twelve"}
+    assert f"the {shoe_tests} shoe tests and the stream's {STREAM_FAMILY}" in page
+    assert f"family of {table['family']})" in page and f"over {table['family']} tests" in \
+        (root / "docs" / "requirements.md").read_text(encoding="utf-8")
+    assert f"holds {words[len(DEFECTS)]} defective shuffles" in page and f"battery of {shoe_tests} tests" in readme
+    assert f"`--shoes N` | {DEFAULT_SHOES:,}" in page
+    for code in table["tests"]:
+        assert f"| `{code}` |" in page, code

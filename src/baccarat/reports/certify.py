@@ -51,6 +51,7 @@ class Certification:
     nist: tuple[NistSummary, ...] = ()  #: NIST SP 800-22's second-level analysis of the stream
     dieharder: tuple[DieharderResult, ...] = ()  #: Dieharder's table, when it ran
     provenance: Provenance | None = None
+    family: int = 0  #: the size of Holm's family (the tests here and the stream's that did not run)
 
     @property
     def passed(self) -> bool:
@@ -63,6 +64,7 @@ class Certification:
             "game": self.game, "shoes": self.shoes, "decks": self.decks, "cut_card": self.cut_card,
             "seed": self.seed, "algorithm": ALGORITHM, "client_seeds": list(CLIENT_SEEDS), "coups": self.coups,
             "confidence": CONFIDENCE, "family_wise_error": ALPHA, "correction": "holm",
+            "family": max(self.family, len(self.tests)),
             "verdict": "pass" if self.passed else "fail",
             "provenance": None if self.provenance is None else self.provenance.to_json(),
             "tests": [{"code": t.code, "name": t.name, "statistic_name": t.statistic_name,
@@ -117,5 +119,5 @@ def certify(shoes: int = DEFAULT_SHOES, *, game: str = "mini", decks: int = DEFA
         tests.append(finding)
     return Certification(game, shoes, chosen.decks, cut_card, seed, int(tally.coups.sum()),
                          tuple(holm(tests, family=family)), tuple(summaries),
-                         tuple(table), provenance)
+                         tuple(table), provenance, family)
 
