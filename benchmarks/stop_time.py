@@ -3,7 +3,7 @@
 Each round starts a server on SQLite (the tables, accounts and tokens of :mod:`server_load`, made once),
 waits until it is ready, and either leaves it idle for 2 s or puts every player of ``--tables`` tables
 on it (table sockets; the seated ones betting as fast as answers come, as ``server_load``'s saturated
-phase) for ``--load-seconds``; then it sends SIGTERM and times the process until it has exited.  Idle
+phase, over HTTP) for ``--load-seconds``; then it sends SIGTERM and times the process until it has exited.  Idle
 and loaded rounds alternate; the figures are medians and ranges.
 
     python benchmarks/stop_time.py [--rounds 5] [--tables 10] [--load-seconds 4] [--json out.json]
@@ -16,7 +16,6 @@ import asyncio
 import base64
 import json
 import os
-import random
 import re
 import secrets
 import shutil
@@ -28,20 +27,40 @@ import tempfile
 import time
 from pathlib import Path
 
-from server_load import player, prepare  # benchmarks/server_load.py
+import httpx
+import websockets
+from server_load import prepare  # benchmarks/server_load.py
 
 from baccarat.server.house import seed_keys
 from baccarat.server.storage.db import sqlite_url
 
 
+async def _bettor(http: str, table: int, token: str, counts: dict[str, int]) -> None:
+    """Bets over HTTP as fast as answers come (each with its own key), as a busy client would."""
+    async with httpx.AsyncClient(base_url=http, headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
+        n = 0
+        while True:
+            n += 1
+            answer = await client.post(f"/api/tables/{table}/bets", json={"bets": {"player": 100}},
+                                       headers={"Idempotency-Key": f"{token[:8]}-stop-{n:08d}"})
+            counts["ok" if answer.status_code == 201 else "refused"] += 1
+
+
+async def _watcher(base: str, table: int, token: str) -> None:
+    async with websockets.connect(f"{base}/ws/tables/{table}", max_size=2**20) as socket:
+        await socket.send(json.dumps({"type": "auth", "token": token}))
+        async for _ in socket:
+            pass
+
+
 async def _loaded(base: str, players: list[tuple[int, str, bool]], server: subprocess.Popen[str],
                   seconds: float) -> float:
-    """Every player on the server for ``seconds``, then SIGTERM while they still play: seconds until it exits."""
-    until = time.monotonic() + 3600
-    latencies: list[float] = []
-    counts = {"ok": 0, "refused": 0, "skipped": 0}
-    tasks = [asyncio.create_task(player(base, t, token, bets, until, latencies, counts, None, random.Random(0)))
-             for t, token, bets in players]
+    """Every player on the server for ``seconds`` (a table socket each; the seated ones also betting over
+    HTTP without pause), then SIGTERM while they still play: seconds until it exits."""
+    counts = {"ok": 0, "refused": 0}
+    http = base.replace("ws://", "http://")
+    tasks = [asyncio.create_task(_watcher(base, t, token)) for t, token, _ in players]
+    tasks += [asyncio.create_task(_bettor(http, t, token, counts)) for t, token, bets in players if bets]
     await asyncio.sleep(seconds)
     sent = time.perf_counter()
     server.send_signal(signal.SIGTERM)
@@ -50,9 +69,10 @@ async def _loaded(base: str, players: list[tuple[int, str, bool]], server: subpr
     stopped = time.perf_counter() - sent
     for task in tasks:
         task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    if counts["ok"] == 0:
-        raise SystemExit("no bet was acknowledged: the load did not reach the server")
+    failures = [r for r in await asyncio.gather(*tasks, return_exceptions=True)
+                if isinstance(r, Exception) and not isinstance(r, asyncio.CancelledError)]
+    if counts["ok"] + counts["refused"] == 0:  # not one bet answered: the load never reached the server
+        raise SystemExit(f"no bet was answered: {failures[:1]!r}")
     return stopped
 
 
