@@ -36,6 +36,7 @@ from baccarat.core.errors import BaccaratError, ConfigurationError
 from baccarat.core.fair import ALGORITHM, fair_cards, new_server_seed, shoe_key
 from baccarat.core.registry import get_game
 from baccarat.core.shoe import DEFAULT_CUT_CARD, DEFAULT_DECKS, burn_count, check_cut_card, check_decks
+from baccarat.reports.exact import RESULT_NAMES
 from baccarat.sim.kernels import punto_banco_coup
 
 IntArray = npt.NDArray[np.int64]
@@ -44,9 +45,6 @@ IntArray = npt.NDArray[np.int64]
 CHECK_EVERY = 997
 #: The client seeds each shoe takes (the server takes those of the players who bet; any will do).
 CLIENT_SEEDS = ("certification-lab",)
-#: Results as the kernels write them.
-BANKER, PLAYER, TIE = 0, 1, 2
-RESULT_NAMES = ("Banker", "Player", "Tie")
 _BLOCK_WORDS = 8  # 32-bit words in one HMAC-SHA256 block
 _CHUNK = 2_000  # shoes a worker deals between two progress reports
 

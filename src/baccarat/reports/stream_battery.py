@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 
 from scipy import stats
@@ -96,14 +97,24 @@ def dieharder(tests: str = "all", *, seed: int | None, decks: int,
             raise ConfigurationError(f"--dieharder takes 'all' or test numbers such as 0,1,2; got {tests!r}") from error
     results: list[DieharderResult] = []
     for selection in selections:
-        with subprocess.Popen([program, *selection, "-g", "200"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT) as process:
-            assert process.stdin is not None and process.stdout is not None
-            feeder = threading.Thread(target=write_stream, args=(process.stdin, None),
-                                      kwargs={"seed": seed, "decks": decks}, daemon=True)
-            feeder.start()
+        process = subprocess.Popen([program, *selection, "-g", "200"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert process.stdin is not None and process.stdout is not None
+        feeder = threading.Thread(target=write_stream, args=(process.stdin, None),
+                                  kwargs={"seed": seed, "decks": decks}, daemon=True)
+        feeder.start()
+        try:
             output = process.stdout.read().decode(errors="replace")
             process.wait(timeout)
+        finally:
+            # Dieharder stops reading when it has what it needs: the pipe is broken by then, which is no fault
+            with suppress(OSError, ValueError):
+                process.stdin.close()
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            process.stdout.close()
+            feeder.join(timeout=10)
         results += parse_dieharder(output)
     if not results:
         raise ConfigurationError("dieharder gave no results (is it Dieharder 3?)")
