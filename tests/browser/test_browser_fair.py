@@ -161,6 +161,26 @@ def test_verify_a_real_round_in_the_page_and_see_a_tampered_record_fail(server: 
     shot(page, "42-fair-tampered-record")
     page.unroute(shoe_record)
 
+    # the history signed by the house (issue 40 item 5): downloaded, checked at once, and checked again as a file;
+    # a copy with one figure changed is refused (the page's own Ed25519 check over the export's canonical JSON)
+    fingerprint = httpx.get(f"{server.url}/api/fairness/key").json()["fingerprint"]
+    export_answer = page.locator(".fair-export-answer")
+    with page.expect_download() as downloading:
+        page.locator(".fair-export-download").click()
+    saved = downloading.value.path()
+    expect(export_answer).to_have_text(
+        f"Signed by the house (key {fingerprint}): this export is exactly what the house gave.")
+    text = saved.read_text(encoding="utf-8")
+    edited = re.sub(r'"balance":(\d+)', lambda m: f'"balance":{int(m.group(1)) + 100}', text, count=1)
+    assert edited != text
+    page.locator(".fair-export-file").set_input_files(
+        files=[{"name": "edited.json", "mimeType": "application/json", "buffer": edited.encode()}])
+    expect(export_answer).to_have_text("The signature does not match: this export was changed after the house "
+                                       "signed it. Download your history again here.")
+    page.locator(".fair-export-file").set_input_files(saved)
+    expect(export_answer).to_contain_text("Signed by the house")
+    shot(page, "42b-fair-signed-export")
+
     # in Simplified Chinese: the panel and Verify's answer in its words (hexadecimal stays as it is)
     page.select_option("#lang", "zh-CN")
     expect(page.locator("#fair summary")).to_contain_text("可证明公平")

@@ -104,7 +104,8 @@ export function makeHistory(T) {
           heads[c] ? [heads[c][0], h("span", { class: "sub" }, heads[c][1])] : t(`history.${c}`))))),
         h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: columns.length }, t("history.none"))))),
       S.historyMore ? h("button", { type: "button", class: "link more", onclick: loadOlderHistory }, t("history.more"))
-        : null);
+        : null,
+      T.exportPanel);
   }
 
   function historyResult(r, net) {

@@ -11,6 +11,7 @@
 import { api, newKey, serverNow, syncClock, token } from "../api.js";
 import { announce, h, text } from "../dom.js";
 import * as Fair from "../fair.js";
+import * as FairExport from "../fair_export.js";
 import { codeText, money, refusalText, rememberGames, t } from "../i18n.js";
 import { PROTECTION_CHANGED, loadProtection } from "../protect.js";
 import { connection, setBalance, show } from "../shell.js";
@@ -76,6 +77,8 @@ export function tableView(/** @type {number} */ tableId) {
   // three hooks: its panel (the shoe's commitment, your client seed) on the felt under the shoe line,
   // Fair.showShoe on every view (onView), and a Verify cell in each history row (drawHistory).
   const fair = Fair.shoePanel(tableId, () => token);
+  // under the history: your history signed by the house, and an export's signature checked (fair_export.js)
+  const exportPanel = FairExport.exportPanel(() => token);
 
   const buttons = {
     undo: h("button", { type: "button", id: "undo", onclick: undo }, t("controls.undo")),
@@ -111,7 +114,7 @@ export function tableView(/** @type {number} */ tableId) {
     // what may scroll lives in its own column (below the felt on a phone): the fairness panel, the pay
     // tables, the roads and the history; the felt keeps what a player bets and watches on one screen
     h("div", { class: "side" }, fair, el.paytables, el.roads, el.history)));
-  Object.assign(T, { el, fair, buttons, chipButton });
+  Object.assign(T, { el, fair, exportPanel, buttons, chipButton });
 
   // ------------------------------------------------------------ what the state says (every part reads these)
   const view = () => S.view;
