@@ -197,3 +197,15 @@ def test_the_report_renders_a_failed_run() -> None:
                              (Finding("runs", "Runs", "z", 9.0, None, 0.0, "runs", 0.0),))
     page = render(bad)
     assert "FAIL" in page and "operating system" in page and "&lt; 1e-300" in page
+
+
+def test_the_command_s_defaults_are_the_battery_s() -> None:
+    """The command names its defaults without importing the battery (numba) for --help; they must be the battery's."""
+    import inspect
+
+    from baccarat.cli.certify import certify as command
+    from baccarat.reports.certify import DEFAULT_NIST_SEQUENCES
+
+    defaults = inspect.signature(command).parameters
+    assert defaults["shoes"].default == DEFAULT_SHOES
+    assert defaults["nist_sequences"].default == DEFAULT_NIST_SEQUENCES
