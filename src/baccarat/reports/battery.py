@@ -158,7 +158,9 @@ def _hotelling(code: str, name: str, vectors: npt.NDArray[np.float64], mean: npt
     cov = np.atleast_2d(np.cov(vectors[:, :-1], rowvar=False))
     df = int(np.linalg.matrix_rank(cov))
     statistic = float(shoes * d[:-1] @ np.linalg.pinv(cov) @ d[:-1])
-    sd = np.sqrt(np.maximum(np.var(vectors, axis=0, ddof=1), 1e-300) / shoes)
+    spread = np.var(vectors, axis=0, ddof=1)
+    # a bin no shoe has filled yet (a rare poker hand in a short run) has no spread: take a Poisson count's
+    sd = np.sqrt(np.where(spread > 0, spread, np.maximum(mean, 1e-12)) / shoes)
     return Finding(code, name, "Hotelling T²", statistic, df, float(stats.chi2.sf(statistic, df)), what,
                    expected=float(df), residuals=_top(lambda i: labels[i], vectors.mean(axis=0), mean, sd))
 
@@ -282,8 +284,13 @@ def stream_tests(tally: Tally) -> list[Finding]:
                    ["+".join(map(str, c)) for c in POKER_CLASSES]),
         _hotelling("coupon", "Coupon-collector test", coupon_vectors, np.array(coupon) * 2,
                    "cards from the top of each half of the shoe until all 13 ranks have shown",
-                   [f"{int(edges[i])}-{int(edges[i + 1]) - 1} cards" for i in range(len(coupon))]),
+                   [_span(int(edges[i]), int(edges[i + 1]) - 1, last=i == len(coupon) - 1)
+                    for i in range(len(coupon))]),
     ]
+
+
+def _span(low: int, high: int, *, last: bool) -> str:
+    return f"{low} cards or more" if last else f"{low} cards" if low == high else f"{low}-{high} cards"
 
 
 def _coupon_bins(decks: int) -> tuple[list[float], npt.NDArray[np.float64]]:

@@ -29,6 +29,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
+from baccarat.cli.serve import WORKER_HEALTHCHECK_SECONDS
 from baccarat.server.storage import metrics
 from baccarat.server.storage.db import connect, sqlite_url
 
@@ -331,18 +332,24 @@ def test_a_worker_killed_mid_scrape_or_mid_start_never_breaks_a_scrape(database_
             os.kill(min(running), signal.SIGKILL)  # mid-scrape: the scraper never stops
             (shared / f"histogram_{min(running)}.db").write_bytes(b"")  # made, never written: the kill came first
             (shared / f"counter_{min(running)}.db").write_bytes(b"\x00\x10\x00\x00")  # cut short
-            deadline = time.monotonic() + 30
+            # the supervisor notices within its health check of the other worker (WORKER_HEALTHCHECK_SECONDS)
+            deadline = time.monotonic() + WORKER_HEALTHCHECK_SECONDS + 30
             while not (fresh := _workers(supervisor) - running) and time.monotonic() < deadline:
                 time.sleep(0.002)
             assert fresh, "the supervisor started no replacement"
             os.kill(fresh.pop(), signal.SIGKILL)  # mid-start: killed a few milliseconds after it was spawned
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:  # both workers serving again before the next round
-                with suppress(httpx.HTTPError):
-                    ready = httpx.get(f"{server.url}/ready", timeout=2).status_code == 200
-                    if ready and len(_workers(supervisor)) == 2:
-                        break
-                time.sleep(0.1)
+            # both workers serving again before the next round (each seen answering, not merely started: the
+            # supervisor's health check of a worker still starting would hold up its noticing the next kill)
+            deadline = time.monotonic() + 2 * WORKER_HEALTHCHECK_SECONDS + 60
+            answered: set[int] = set()
+            while time.monotonic() < deadline:
+                live = _workers(supervisor)
+                if len(live) == 2 and live <= answered:
+                    break
+                with suppress(httpx.HTTPError), httpx.Client(base_url=server.url, timeout=5) as client:
+                    answered.add(_process_of(client))
+                time.sleep(0.05)
+            assert len(_workers(supervisor)) == 2 and _workers(supervisor) <= answered, (answered, live)
         scrapes_before = len(answers)
         time.sleep(1)
         assert len(answers) > scrapes_before  # still scraping at the end
