@@ -138,8 +138,7 @@ def test_worker_processes_deal_the_same_shoes_in_the_same_order(monkeypatch: pyt
     alone = deal(130, shuffler=ServerShuffle(8, seed=11), workers=1)
     together = deal(130, shuffler=ServerShuffle(8, seed=11), workers=2)
     for tally in (alone, together):
-        for name in ("results", "coups", "kinds", "places", "transitions", "first_keys", "successions", "gaps",
-                     "poker", "coupons", "prefixes", "hashes", "draws"):
+        for name in (*dealing.TABLES, *dealing.PER_SHOE):
             assert (getattr(whole, name) == getattr(tally, name)).all(), name
     assert whole.transitions.sum() == 129 * 416  # the pairs across chunks are counted once each
 

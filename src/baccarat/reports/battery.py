@@ -20,13 +20,14 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
 from baccarat.core.cards import standard_deck
-from baccarat.reports.dealing import GAP_TOP, POKER_CLASSES, IntArray, Tally
+from baccarat.reports.dealing import GAP_TOP, PER_SHOE, POKER_CLASSES, TABLES, IntArray, Tally
 from baccarat.reports.exact import (
     BANKER,
     FIRST_COUP_CLASSES,
@@ -424,11 +425,9 @@ def sub_sample_test(tally: Tally) -> Finding | None:
 
 def _shoes(tally: Tally, a: int, b: int) -> Tally:
     """The shoes ``a`` to ``b - 1`` of ``tally`` (their per-shoe figures; the tables are left empty)."""
-    empty = np.zeros((0, 0), dtype=np.int64)
-    return Tally(tally.decks, tally.cut_card, empty, empty, empty, tally.results[a:b], tally.coups[a:b],
-                 tally.first_keys[a:b], tally.successions[a:b], tally.gaps[a:b], tally.poker[a:b],
-                 tally.coupons[a:b], tally.prefixes[a:b], tally.hashes[a:b], tally.draws[a:b], tally.first_order,
-                 tally.last_order)
+    changes: dict[str, Any] = {**dict.fromkeys(TABLES, np.zeros((0, 0), dtype=np.int64)),
+                               **{name: getattr(tally, name)[a:b] for name in PER_SHOE}}
+    return dataclasses.replace(tally, **changes)
 
 
 def battery(tally: Tally) -> list[Finding]:

@@ -99,15 +99,22 @@ def stream_words(key: bytes, blocks: int) -> npt.NDArray[np.uint32]:
     return np.frombuffer(data, dtype=">u4").astype(np.uint32)
 
 
-def server_permutation(key: bytes, decks: int) -> npt.NDArray[np.int16]:
-    """The permutation :func:`baccarat.core.fair.fair_cards` makes for ``key``, computed fast."""
+def shuffled(key: bytes, decks: int) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.uint32], int]:
+    """fair.py steps 3-5 for ``key``: the permutation, the stream's words computed for it and how many it read."""
     size = 52 * decks
     blocks = -(-size // _BLOCK_WORDS)  # one word a swap (size - 1) and a spare
     while True:
         order = np.arange(size, dtype=np.int16)
-        if _fisher_yates(stream_words(key, blocks), order) >= 0:
-            return order
+        words = stream_words(key, blocks)
+        used = _fisher_yates(words, order)
+        if used >= 0:
+            return order, words, used
         blocks += 2  # a rejection or two used the spare: a longer stream, the same start
+
+
+def server_permutation(key: bytes, decks: int) -> npt.NDArray[np.int16]:
+    """The permutation :func:`baccarat.core.fair.fair_cards` makes for ``key``, computed fast."""
+    return shuffled(key, decks)[0]
 
 
 @dataclass(frozen=True)
@@ -277,6 +284,12 @@ def _game_tables(code: str) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     return tables.player_draws, tables.banker_draws, tables.natural, winners[table.index.ravel()]
 
 
+#: The tables of a :class:`Tally` added over the shoes, and its figures of each shoe, kept in deal order.
+TABLES = ("kinds", "places", "transitions")
+PER_SHOE = ("results", "coups", "first_keys", "successions", "gaps", "poker", "coupons", "prefixes", "hashes",
+            "draws")
+
+
 @dataclass
 class Tally:
     """What the shoes dealt: the tables added over shoes and the figures of each shoe, in deal order."""
@@ -348,7 +361,7 @@ def deal(shoes: int, *, shuffler: Shuffler, game: str = "mini", cut_card: int = 
 
     def add(part: Tally) -> None:
         # The tables are added as the chunks come, not kept; the per-shoe figures are kept in order.
-        for name in ("kinds", "places", "transitions"):
+        for name in TABLES:
             if name in tables:
                 np.add(tables[name], getattr(part, name), out=tables[name])
             else:
@@ -357,7 +370,8 @@ def deal(shoes: int, *, shuffler: Shuffler, game: str = "mini", cut_card: int = 
             where = np.argsort(part.first_order)
             np.add.at(tables["transitions"], (np.arange(part.first_order.shape[0]),
                                               where[parts[-1].last_order]), 1)
-        part.kinds = part.places = part.transitions = np.empty((0, 0), dtype=np.int64)
+        for name in TABLES:
+            setattr(part, name, np.empty((0, 0), dtype=np.int64))
         parts.append(part)
         if progress is not None:
             progress(sum(p.shoes for p in parts))
@@ -375,7 +389,5 @@ def deal(shoes: int, *, shuffler: Shuffler, game: str = "mini", cut_card: int = 
     def joined(name: str) -> Any:
         return np.concatenate([getattr(p, name) for p in parts])
 
-    return Tally(decks, cut_card, tables["kinds"], tables["places"], tables["transitions"], joined("results"),
-                 joined("coups"), joined("first_keys"), joined("successions"), joined("gaps"), joined("poker"),
-                 joined("coupons"), joined("prefixes"), joined("hashes"), joined("draws"), parts[0].first_order,
-                 parts[-1].last_order)
+    figures: dict[str, Any] = {**tables, **{name: joined(name) for name in PER_SHOE}}
+    return Tally(decks, cut_card, **figures, first_order=parts[0].first_order, last_order=parts[-1].last_order)

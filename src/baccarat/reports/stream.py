@@ -14,24 +14,15 @@ import contextlib
 from collections.abc import Iterator
 from typing import BinaryIO
 
-import numpy as np
-
 from baccarat.core.errors import ConfigurationError
 from baccarat.core.fair import ALGORITHM, new_server_seed, shoe_key
 from baccarat.core.shoe import DEFAULT_DECKS, check_decks
-from baccarat.reports.dealing import _BLOCK_WORDS, CLIENT_SEEDS, _fisher_yates, derived_server_seed, stream_words
+from baccarat.reports.dealing import _BLOCK_WORDS, CLIENT_SEEDS, derived_server_seed, shuffled
 
 
 def shoe_stream(key: bytes, decks: int, *, raw: bool = False) -> bytes:
     """The words the shuffle of ``key`` reads (``raw``: the HMAC-SHA256 blocks they come from)."""
-    size = 52 * decks
-    blocks = -(-size // _BLOCK_WORDS)
-    while True:
-        words = stream_words(key, blocks)
-        used = _fisher_yates(words, np.arange(size, dtype=np.int16))
-        if used >= 0:
-            break
-        blocks += 2  # as dealing.server_permutation: a longer stream, the same start
+    _, words, used = shuffled(key, decks)
     kept = words[: -(-used // _BLOCK_WORDS) * _BLOCK_WORDS] if raw else words[:used]
     return kept.astype(">u4").tobytes()
 

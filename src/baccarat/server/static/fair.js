@@ -97,8 +97,8 @@ function hex(bytes) {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** @param {unknown} text @returns {Uint8Array<ArrayBuffer> | null} */
-function unhex(text) {
+/** @param {unknown} text @returns {Uint8Array<ArrayBuffer> | null} the bytes of a hex string, or null */
+export function unhex(text) {
   if (typeof text !== "string" || !/^([0-9a-fA-F]{2})+$/.test(text)) return null;
   return new Uint8Array(text.match(/../g).map((pair) => parseInt(pair, 16)));
 }

@@ -5,8 +5,9 @@
 // The signature is Ed25519 over "baccarat history export", a newline and the export's canonical JSON: sorted keys,
 // no spaces, the signature member left out.  The canonical text is made from the export's own text (its numbers
 // kept exactly as written: a number read into JavaScript and written out again may not be the same characters),
-// so the check needs no Python and trusts no other module of the page; its words are the catalogues' fair.export_*
-// keys.  Importing it touches no document (tests/js/fair_export.test.js imports it in Node).
+// so the check needs no Python and trusts no module of the table (only fair.js's hex reading); its words are the
+// catalogues' fair.export_* keys.  Importing it touches no document (tests/js/fair_export.test.js imports it in Node).
+import { unhex } from "./fair.js";
 import { t } from "./i18n.js";
 
 /** What the signature covers, before the newline and the export's canonical JSON. */
@@ -94,12 +95,6 @@ export function canonicalText(text, leave) {
 function der(pem) {
   const body = pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, "").replace(/\s+/g, "");
   return Uint8Array.from(atob(body), (ch) => ch.charCodeAt(0));
-}
-
-/** @param {unknown} text @returns {Uint8Array<ArrayBuffer> | null} */
-function unhex(text) {
-  if (typeof text !== "string" || !/^([0-9a-fA-F]{2})+$/.test(text)) return null;
-  return new Uint8Array(text.match(/../g).map((pair) => parseInt(pair, 16)));
 }
 
 /**
