@@ -100,6 +100,8 @@ SIGNED_OUT_REASON = "signed out: log in again"
 TOO_MANY = "too many open tables for this account: close one first"
 #: What a session token may look like (``secrets.token_urlsafe`` makes 43 of ``[A-Za-z0-9_-]``): anything else
 #: is refused before it is hashed (a list has no ``encode``, a lone surrogate cannot be encoded).
+#: The cancellation message of a socket's reading task when its pusher ended (signed out, or a push failed).
+PUSHER_ENDED = "the socket's pushes ended"
 TOKEN = re.compile(r"[\x21-\x7e]{1,256}")
 
 
@@ -343,7 +345,6 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         rate = CommandRate()
         seen = -1  # the feed's version this socket was last pushed
         pusher: asyncio.Task[None] | None = None
-        receiver: asyncio.Task[Any] | None = None
 
         def you() -> YourState:
             return read(sessions, lambda s: views.you(s, table_id, account_id))
@@ -370,24 +371,39 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     raise Close(SIGNED_OUT, SIGNED_OUT_REASON)
                 await push()
 
+        reading = asyncio.current_task()
+        waiting = False  # whether this task waits for the socket's next frame (the pusher's end interrupts only that)
+
+        def pusher_ended(_: asyncio.Task[None]) -> None:
+            nonlocal waiting
+            if waiting and reading is not None:
+                waiting = False
+                reading.cancel(PUSHER_ENDED)
+
         try:
             if first:  # the first socket of theirs here: the seat is theirs again
                 with suppress(Exception):
                     await asyncio.to_thread(transaction, sessions, lambda s: seating.mark_back(s, table_id, account_id))
             await push()
             pusher = asyncio.create_task(pushes())
-            receiver = asyncio.create_task(socket.receive())
+            pusher.add_done_callback(pusher_ended)
             while True:
-                done, _ = await asyncio.wait({pusher, receiver}, return_when=asyncio.FIRST_COMPLETED)
-                if pusher in done:
+                # The frames are read here, in this task: no task and no asyncio.wait a frame (in a burst of bets
+                # they were much of the event loop's work, and thousands of live objects for the collector)
+                if pusher.done():
                     pusher.result()  # signed out (Close), or the socket failed under a push
                     return
-                if receiver not in done:
-                    continue
-                message = receiver.result()
+                waiting = True
+                try:
+                    message = await socket.receive()
+                except asyncio.CancelledError as cancelled:
+                    if cancelled.args != (PUSHER_ENDED,) or reading is None or reading.uncancel():
+                        raise  # cancelled from outside (the client vanished, the server stops)
+                    continue  # the pusher's end, raised at the loop's top
+                finally:
+                    waiting = False
                 if message["type"] == "websocket.disconnect":
                     return
-                receiver = asyncio.create_task(socket.receive())
                 # a bet is on time if it arrived before the close, however long its batch waits: the moment its
                 # frame was read off the network where the protocol stamped it (baccarat.server.live.arrival)
                 arrived = message.get(ARRIVED)
@@ -442,9 +458,9 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     await push(await asyncio.to_thread(you))
         finally:
             feed.leave(account_id, digest)
-            for task in (pusher, receiver):
-                if task is not None:
-                    task.cancel()
+            if pusher is not None:
+                pusher.remove_done_callback(pusher_ended)
+                pusher.cancel()
             if not feed.watchers[account_id]:  # their last socket here: the seat's grace period starts
                 # on a thread of its own, not awaited: this task may be being cancelled (the client vanished)
                 asyncio.get_running_loop().run_in_executor(None, _mark_away, sessions, table_id, account_id,
