@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import create_engine, insert
+from sqlalchemy import create_engine, insert, make_url
 
 from baccarat.server.house import seed_keys
 from baccarat.server.live.sockets import SocketCommand, bets_together
@@ -45,7 +45,7 @@ def fresh(server: str | None) -> Iterator[str]:
     with admin.connect() as connection:
         connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
     try:
-        yield server.rsplit("/", 1)[0] + "/" + name
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.connect() as connection:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

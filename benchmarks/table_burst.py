@@ -13,11 +13,14 @@ player's bets).  Two phases on the same server:
   the close) and refused otherwise, p50/p99 from send to confirmation, and the time from the last
   card (and from the result's moment, one card pause later) to the last bettor's settlement push.
   Goal: every bet sent before the close confirmed, p99 <= 250 ms, every bettor's settlement pushed
-  within 1 s of the last card;
+  within 1 s of the last card.  Also reported: the state pushes sent to every socket while the bets came, and
+  their size.  ``--bursts N`` measures N bursts, one round each, and reports their medians: a burst's p99 is
+  that of its slowest few bets, and one pause of the server's (a push to every socket, a collection) in its
+  3 s moves it much;
 * saturated: every bettor bets chips of 1.00 back to back (the next sent when the last is answered)
   for ``--saturate-seconds`` (5) of a window: the most confirmations a second the server gives.
 
-    python benchmarks/table_burst.py [--bettors 2000] [--database URL] [--workers N] [--json out.json]
+    python benchmarks/table_burst.py [--bettors 2000] [--bursts 1] [--database URL] [--workers N] [--json out.json]
 
 A PostgreSQL ``--database`` must be an empty database (it is migrated here).
 """
@@ -175,11 +178,13 @@ class Bettor:
         self.round: int | None = None  #: the round of the bet to be settled
         self.settled_at: float | None = None
         self.table: dict[str, Any] | None = None  #: the last table view (bettor 0 only)
+        self.pushes: list[tuple[float, int]] = []  #: (when, bytes) of each state push received (bettor 0 only)
 
     async def read(self) -> None:
         async for raw in self.socket:
             if raw.startswith('{"type": "state"'):
                 if self.index == 0:
+                    self.pushes.append((time.time(), len(raw)))
                     self.table = json.loads(raw)["table"]
                 if self.round is not None and self.settled_at is None:
                     you = json.loads(raw[raw.rindex('"you": ') + 7:-1])
@@ -232,7 +237,8 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
     await asyncio.sleep(max(0.0, closes - seconds - time.time()))  # the first bet's moment
     if args.profile:
         subprocess.Popen(["py-spy", "record", "--subprocesses", "--nonblocking", "-o", str(args.profile),
-                          "-f", args.profile_format, "--gil", "--duration", str(round(seconds + 1)),
+                          "-f", args.profile_format, "--gil", "--rate", str(args.profile_rate),
+                          "--duration", str(round(seconds + 1)),
                           "--pid", str(args.server_pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latencies: list[float] = []
     timed: list[tuple[float, float]] = []  # (seconds into the burst when sent, seconds to the confirmation)
@@ -240,6 +246,7 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
     counts = {"sent": 0, "confirmed": 0, "late": 0, "refused_before_close": 0, "sent_after_close": 0}
 
     async def one(bettor: Bettor) -> None:
+        bettor.round = bettor.settled_at = None  # the last burst's settlement is not this one's
         at = closes - seconds + rng.random() * seconds
         await asyncio.sleep(max(0.0, at - time.time()))
         counts["sent"] += 1
@@ -271,7 +278,9 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
     last_card, result_at = _moments(args.url, args.table_id, number)
     settled = [b.settled_at for b in waiting if b.settled_at is not None]
     last_push = max(settled) if settled else float("nan")
+    pushed = [size for at, size in bettors[0].pushes if closes - seconds <= at <= closes]  # each went to every socket
     return {"round": number, **counts, **busy, "settled_pushed": len(settled), "slices": _slices(timed, seconds),
+            "state_pushes": len(pushed), "state_push_bytes": statistics.median(pushed) if pushed else 0,
             "p50_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
             "p99_ms": statistics.quantiles(latencies, n=100)[98] * 1000 if len(latencies) >= 100 else float("nan"),
             "last_card_to_last_settlement_s": last_push - last_card,
@@ -288,6 +297,25 @@ def _slices(timed: list[tuple[float, float]], seconds: float, width: float = 0.2
             slices.append({"from_s": round(k * width, 3), "bets": len(took), "p50_ms": statistics.median(took) * 1000,
                            "max_ms": took[-1] * 1000})
     return slices
+
+
+#: A burst's counts, summed over the bursts of a run (its other figures are their medians).
+_COUNTS = ("sent", "confirmed", "late", "refused_before_close", "sent_after_close", "settled_pushed", "state_pushes")
+
+
+def typical(bursts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The bursts of a run as one: counts summed, every other figure the median of the bursts' (so one burst's
+    pause does not make the run's p99), the slices those of the burst with the median p99."""
+    if len(bursts) == 1:
+        return bursts[0]
+    middle = sorted(bursts, key=lambda b: b["p99_ms"])[(len(bursts) - 1) // 2]
+    summary: dict[str, Any] = {"rounds": [b["round"] for b in bursts], "slices": middle["slices"]}
+    for key, value in bursts[0].items():
+        if key in _COUNTS:
+            summary[key] = sum(b[key] for b in bursts)
+        elif isinstance(value, int | float) and key != "round":
+            summary[key] = statistics.median(b[key] for b in bursts)
+    return summary
 
 
 async def saturate(bettors: list[Bettor], seconds: float, args: argparse.Namespace) -> dict[str, Any]:
@@ -330,7 +358,12 @@ async def drive(base: str, table_id: int, tokens: list[str], args: argparse.Name
     gc.freeze()
     readers = [asyncio.create_task(b.read()) for b in bettors]
     try:
-        results = {"burst": await burst(bettors, args.burst, random.Random(2026), args)}
+        bursts = []
+        for k in range(args.bursts):  # one round each, the next window after the last one's settlement
+            bursts.append(await burst(bettors, args.burst, random.Random(2026 + k), args))
+            print(f"burst {k + 1} (round {bursts[-1]['round']}): p50 {bursts[-1]['p50_ms']:.0f} ms, p99 "
+                  f"{bursts[-1]['p99_ms']:.0f} ms, the server {bursts[-1]['server_cpu']:.0%} of a core", flush=True)
+        results: dict[str, Any] = {"burst": typical(bursts), "bursts": bursts}
         if args.saturate_seconds > 0:
             results["saturated"] = await saturate(bettors, args.saturate_seconds, args)
     finally:
@@ -340,11 +373,25 @@ async def drive(base: str, table_id: int, tokens: list[str], args: argparse.Name
     return results
 
 
+def _trouble(line: str) -> bool:
+    """Whether a line of the server's log is a problem: a warning or an error (its access log and start-up notes,
+    at level info, are not), or a line that is not a JSON record (the head of a traceback)."""
+    if not line or line.startswith(" ") or "Traceback" in line:
+        return False
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return True
+    return not isinstance(record, dict) or record.get("level") not in ("debug", "info")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bettors", type=int, default=2000)
     parser.add_argument("--window", type=float, default=10.0, help="the betting window (seconds)")
     parser.add_argument("--burst", type=float, default=3.0, help="the bets arrive in the window's last seconds")
+    parser.add_argument("--bursts", type=int, default=1, help="bursts measured, one round each: the figures "
+                                                                "are their medians (the counts their sums)")
     parser.add_argument("--saturate-seconds", type=float, default=5.0, help="0: no saturated phase")
     parser.add_argument("--database", help="SQLAlchemy URL of an empty database (default: SQLite in a temporary "
                                            "directory)")
@@ -358,6 +405,7 @@ def main() -> None:
     parser.add_argument("--server-log", type=Path, help="the server's own log (warnings and errors) to this file "
                                                         "(default: in the temporary data directory)")
     parser.add_argument("--profile-format", default="flamegraph", help="py-spy's: flamegraph, speedscope, raw")
+    parser.add_argument("--profile-rate", type=int, default=100, help="py-spy's samples a second")
     args = parser.parse_args()
     seed_key = secrets.token_bytes(32)  # this run's seed key: a new shoe's seed is stored sealed
     seed_keys.use(seed_key)
@@ -397,19 +445,22 @@ def main() -> None:
         log.close()
         if args.postgres_pinned:  # given back all the cores: a later run with --no-pin-postgres is not pinned
             pin_postgres(url, set(cores))
-    troubles = [line for line in args.server_log.read_text().splitlines() if line and not line.startswith(" ")
-                and "Traceback" not in line]
+    troubles = [line for line in args.server_log.read_text().splitlines() if _trouble(line)]
     if troubles:  # e.g. "bulk bets failed": the figures below are not the bulk path's
         print(f"the server logged {len(troubles)} problems ({args.server_log}); the first: {troubles[0]}")
     shown = results["burst"]
-    print(f"{database}, {args.workers} process(es), {args.bettors} bettors, bets in the last {args.burst:g} s of a "
-          f"{args.window:g} s window: {shown['confirmed']} confirmed, {shown['late']} refused as late, "
+    several = f" (the median of {args.bursts} bursts)" if args.bursts > 1 else ""
+    print(f"{database}, {args.workers} process(es), {args.bettors} bettors{several}, bets in the last "
+          f"{args.burst:g} s of a {args.window:g} s window: {shown['confirmed']} confirmed, {shown['late']} refused "
+          f"as late, "
           f"{shown['refused_before_close']} sent before the close and refused; send to confirmation p50 "
           f"{shown['p50_ms']:.0f} ms, p99 {shown['p99_ms']:.0f} ms; last settlement push "
           f"{shown['last_card_to_last_settlement_s']:.2f} s after the last card "
           f"({shown['result_to_last_settlement_s']:.2f} s after the result's moment), "
           f"{shown['settled_pushed']} of {shown['confirmed']} pushed; during the bets the server used "
-          f"{shown['server_cpu']:.0%} of a core, this load generator {shown['load_generator_cpu']:.0%}")
+          f"{shown['server_cpu']:.0%} of a core, this load generator {shown['load_generator_cpu']:.0%}; "
+          f"{shown['state_pushes']} state pushes to every socket during the bets, "
+          f"{shown['state_push_bytes']:.0f} bytes each")
     slow = sorted(shown["slices"], key=lambda s: -s["max_ms"])[:3]
     print("slowest slices of the burst (sent at, bets, p50 / slowest): " + "; ".join(
         f"{s['from_s']:.2f} s, {s['bets']}, {s['p50_ms']:.0f} / {s['max_ms']:.0f} ms" for s in slow))
