@@ -376,9 +376,13 @@ def backup(url: str, destination: Path) -> Summary:
 POSTGRESQL_MADE_BY = {
     "FUNCTION public audit_log_append_only()": "0008", "TRIGGER public audit_log audit_log_append_only": "0008",
     "TRIGGER public audit_log audit_log_no_truncate": "0009",
-    "FUNCTION public ledger_balanced()": "0014", "TRIGGER public postings postings_balance": "0014",
+    "FUNCTION public ledger_balanced()": "0014", "FUNCTION public ledger_touched()": "0020",
+    **{f"TRIGGER public postings postings_touched_{event}": "0020" for event in ("insert", "update", "delete")},
+    "TRIGGER public ledger_checks ledger_checks_balance": "0020",
 }
-POSTGRESQL_OBJECTS = frozenset(POSTGRESQL_MADE_BY)
+#: Objects the migrations made and a later one removed (the revision that removed it): a backup between holds it.
+POSTGRESQL_REMOVED_BY = {"TRIGGER public postings postings_balance": ("0014", "0020")}
+POSTGRESQL_OBJECTS = frozenset(POSTGRESQL_MADE_BY) | frozenset(POSTGRESQL_REMOVED_BY)
 #: The kinds of ``pg_restore --list`` entries that hold tables and their rows, and what every table has.
 _STRUCTURE = ("TABLE", "TABLE DATA", "SEQUENCE", "SEQUENCE OWNED BY", "SEQUENCE SET", "DEFAULT", "CONSTRAINT",
               "FK CONSTRAINT", "INDEX")
@@ -456,6 +460,8 @@ def _postgresql_objects(backup_file: Path, revision: str) -> tuple[list[str], li
         elif kind is None and what not in POSTGRESQL_OBJECTS:
             extra.append(what)
     missing = [what for what, made in sorted(POSTGRESQL_MADE_BY.items()) if made <= revision and what not in listed]
+    missing += [what for what, (made, removed) in sorted(POSTGRESQL_REMOVED_BY.items())
+                if made <= revision < removed and what not in listed]
     from baccarat.server.storage.migrate import code_heads
 
     if revision in code_heads():  # the schema's tables are this code's: an older backup may lack those made since

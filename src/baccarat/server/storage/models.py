@@ -92,6 +92,17 @@ class LedgerTransaction(Base):
                                                  nullable=True)
 
 
+class LedgerCheck(Base):
+    """The ledger transactions a statement on ``postings`` touched, whose balance PostgreSQL checks at the commit
+    (migration 0020; the row is removed by that check, so the table is empty between transactions; SQLite's
+    check is its own, of 0014, and leaves it empty)."""
+
+    __tablename__ = "ledger_checks"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True)
+    transactions: Mapped[str] = mapped_column(Text)  #: their ids as an integer[] literal: ``{1,2,3}``
+
+
 class Posting(Base):
     __tablename__ = "postings"
     #: a wallet's movements from a given one on (a rolling window), without reading its whole history
