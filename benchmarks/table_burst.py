@@ -242,7 +242,7 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
                           "--pid", str(args.server_pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latencies: list[float] = []
     timed: list[tuple[float, float]] = []  # (seconds into the burst when sent, seconds to the confirmation)
-    cpu = _cpu(args.server_pid), time.process_time(), time.perf_counter()
+    cpu = _cpu(args.server_pid), time.process_time(), time.perf_counter(), _named_cpu("postgres")
     counts = {"sent": 0, "confirmed": 0, "late": 0, "refused_before_close": 0, "sent_after_close": 0}
 
     async def one(bettor: Bettor) -> None:
@@ -269,7 +269,8 @@ async def burst(bettors: list[Bettor], seconds: float, rng: random.Random, args:
     await asyncio.gather(*(one(b) for b in bettors))
     wall = time.perf_counter() - cpu[2]
     busy = {"server_cpu": (_cpu(args.server_pid) - cpu[0]) / wall,
-            "load_generator_cpu": (time.process_time() - cpu[1]) / wall}
+            "load_generator_cpu": (time.process_time() - cpu[1]) / wall,
+            "postgres_cpu": (_named_cpu("postgres") - cpu[3]) / wall}  # PostgreSQL's backends (none on SQLite)
     # the settlement pushes: every confirmed bettor's, then the moments of the last card and the result
     waiting = [b for b in bettors if b.round == number]
     deadline = time.time() + 60
@@ -361,8 +362,9 @@ async def drive(base: str, table_id: int, tokens: list[str], args: argparse.Name
         bursts = []
         for k in range(args.bursts):  # one round each, the next window after the last one's settlement
             bursts.append(await burst(bettors, args.burst, random.Random(2026 + k), args))
-            print(f"burst {k + 1} (round {bursts[-1]['round']}): p50 {bursts[-1]['p50_ms']:.0f} ms, p99 "
-                  f"{bursts[-1]['p99_ms']:.0f} ms, the server {bursts[-1]['server_cpu']:.0%} of a core", flush=True)
+            last = bursts[-1]
+            print(f"burst {k + 1} (round {last['round']}): p50 {last['p50_ms']:.0f} ms, p99 {last['p99_ms']:.0f} ms, "
+                  f"the server {last['server_cpu']:.0%} of a core, PostgreSQL {last['postgres_cpu']:.0%}", flush=True)
         results: dict[str, Any] = {"burst": typical(bursts), "bursts": bursts}
         if args.saturate_seconds > 0:
             results["saturated"] = await saturate(bettors, args.saturate_seconds, args)
@@ -458,7 +460,8 @@ def main() -> None:
           f"{shown['last_card_to_last_settlement_s']:.2f} s after the last card "
           f"({shown['result_to_last_settlement_s']:.2f} s after the result's moment), "
           f"{shown['settled_pushed']} of {shown['confirmed']} pushed; during the bets the server used "
-          f"{shown['server_cpu']:.0%} of a core, this load generator {shown['load_generator_cpu']:.0%}; "
+          f"{shown['server_cpu']:.0%} of a core, this load generator {shown['load_generator_cpu']:.0%}, PostgreSQL "
+          f"{shown['postgres_cpu']:.0%}; "
           f"{shown['state_pushes']} state pushes to every socket during the bets, "
           f"{shown['state_push_bytes']:.0f} bytes each")
     slow = sorted(shown["slices"], key=lambda s: -s["max_ms"])[:3]
