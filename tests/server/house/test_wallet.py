@@ -145,6 +145,11 @@ def test_the_database_refuses_a_ledger_transaction_whose_postings_do_not_sum_to_
     assert attempt(entry.format(9001), posting.format(9001, f"wallet:{account}", 5_000)) == "refused"
     assert attempt(entry.format(9002), posting.format(9002, f"wallet:{account}", 5_000),
                    posting.format(9002, "cashier", -4_999)) == "refused"
+    # the checks pending at the commit cannot be taken back by the same transaction (PostgreSQL's, 0020)
+    assert attempt(entry.format(9004), posting.format(9004, f"wallet:{account}", 5_000), "DELETE FROM ledger_checks"
+                   ) == "refused"
+    assert attempt(entry.format(9005), posting.format(9005, f"wallet:{account}", 5_000),
+                   "UPDATE ledger_checks SET transactions = '{}'") == "refused"
     assert transaction(sessions, wallet.check_ledger) == before
     assert attempt(entry.format(9003), posting.format(9003, "cashier", -700), posting.format(9003, "house", 700)
                    ) == "committed"

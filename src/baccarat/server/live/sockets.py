@@ -98,10 +98,10 @@ SIGNED_OUT = 4401  #: close code: the socket's session token was logged out or h
 AUTH_FIRST = "authenticate first: send your session token"
 SIGNED_OUT_REASON = "signed out: log in again"
 TOO_MANY = "too many open tables for this account: close one first"
-#: What a session token may look like (``secrets.token_urlsafe`` makes 43 of ``[A-Za-z0-9_-]``): anything else
-#: is refused before it is hashed (a list has no ``encode``, a lone surrogate cannot be encoded).
 #: The cancellation message of a socket's reading task when its pusher ended (signed out, or a push failed).
 PUSHER_ENDED = "the socket's pushes ended"
+#: What a session token may look like (``secrets.token_urlsafe`` makes 43 of ``[A-Za-z0-9_-]``): anything else
+#: is refused before it is hashed (a list has no ``encode``, a lone surrogate cannot be encoded).
 TOKEN = re.compile(r"[\x21-\x7e]{1,256}")
 
 
