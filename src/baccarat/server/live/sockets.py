@@ -375,9 +375,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         waiting = False  # whether this task waits for the socket's next frame (the pusher's end interrupts only that)
 
         def pusher_ended(_: asyncio.Task[None]) -> None:
-            nonlocal waiting
             if waiting and reading is not None:
-                waiting = False
                 reading.cancel(PUSHER_ENDED)
 
         try:
