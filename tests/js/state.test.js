@@ -102,6 +102,19 @@ test("a new shoe forgets the roads of the last one", () => {
   assert.equal(S.roads, null);
 });
 
+test("a push without the wagers keeps the ones sent before; one with them replaces them", () => {
+  const S = newState(null);
+  const player = { code: "player", name: "Player" };
+  const banker = { code: "banker", name: "Banker" };
+  applyView(S, { table: frame("betting", 7, /** @type {any} */ ({ wagers: [player] })), you: you() });
+  const { wagers: _, ...slim } = frame("dealing", null);
+  applyView(S, { table: slim, you: you() });
+  assert.equal(S.view?.phase, "dealing");
+  assert.deepEqual(S.view?.wagers, [player]);
+  applyView(S, { table: frame("betting", 8, /** @type {any} */ ({ wagers: [banker] })), you: you() });
+  assert.deepEqual(S.view?.wagers, [banker]);
+});
+
 test("a bet taken: the chips leave the hand, the balance and the bets are the server's", () => {
   const S = newState(null);
   applyView(S, { table: frame("betting", 7), you: you() });

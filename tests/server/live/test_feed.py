@@ -23,7 +23,7 @@ from sqlalchemy import event
 from baccarat.server.live import feed as feed_module
 from baccarat.server.live import sockets as live
 from baccarat.server.storage.db import connect, transaction
-from baccarat.server.storage.models import Token
+from baccarat.server.storage.models import GameTable, Token
 from baccarat.server.storage.settings import Settings
 
 from ...conftest import ON_BOTH, api_client
@@ -195,3 +195,46 @@ def test_a_change_wakes_every_waiting_socket_and_a_closed_one_leaves_the_others_
         await asyncio.wait_for(signed_out, 1)
 
     asyncio.run(scenario())
+
+
+# --- 2. the pushes' size: the wagers once a socket ----------------------------------------------------------
+
+
+def _pushed(socket: Any) -> dict[str, Any]:
+    """The next state push's table view."""
+    frame = json.loads(_receive_within(socket, 10.0)["text"])
+    assert frame["type"] == "state"
+    return frame["table"]  # type: ignore[no-any-return]
+
+
+def test_a_socket_is_sent_the_wagers_in_its_first_push_and_again_only_when_they_change(manual_time, held_client):
+    """The wagers are three quarters of a view: a push leaves them out when its socket has them already (a
+    crowd's pushes a third of the size); a new socket gets them, and every socket gets them again when they
+    change (an operator's new limits change each wager's maximum)."""
+    ann, bob = _player(held_client, "ann"), _player(held_client, "bob")
+    rest = held_client.get("/api/tables/2").json()
+    with ExitStack() as stack:
+        first = stack.enter_context(held_client.websocket_connect("/ws/tables/2"))
+        first.send_json({"type": "auth", "token": ann})
+        view = _pushed(first)
+        assert view["wagers"] == rest["wagers"] and len(json.dumps(view["wagers"])) > len(json.dumps(view)) / 2
+        placed = held_client.post("/api/tables/2/bets", json={"bets": {"banker": 500}},
+                                  headers={"Authorization": f"Bearer {bob}", "Idempotency-Key": "bob-bet-0001"})
+        assert placed.status_code == 201, placed.text
+        manual_time.advance(feed_module.POLL)
+        slim = _pushed(first)  # the bet changed the view: pushed without the wagers
+        assert "wagers" not in slim and set(slim) == set(view) - {"wagers"}
+        assert slim["spots"]["banker"] != view["spots"].get("banker")
+        second = stack.enter_context(held_client.websocket_connect("/ws/tables/2"))
+        second.send_json({"type": "auth", "token": bob})
+        assert _pushed(second)["wagers"] == rest["wagers"]  # a socket's first push has them
+        with connect(held_client.settings.url) as sessions:  # type: ignore[attr-defined]
+            def lower(s: Any) -> None:
+                table = s.get(GameTable, 2)
+                table.limits = json.dumps({**view["limits"], "maximums": {
+                    code: amount // 2 for code, amount in view["limits"]["maximums"].items()}})
+            transaction(sessions, lower)
+        manual_time.advance(feed_module.POLL)
+        for socket in (first, second):
+            wagers = {w["code"]: w["maximum"] for w in _pushed(socket)["wagers"]}
+            assert wagers["banker"] == view["limits"]["maximums"]["banker"] // 2

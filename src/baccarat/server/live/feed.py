@@ -21,6 +21,11 @@ read on the next poll or notification, as any other.
 Each socket has one task that waits for a newer version and pushes it (:meth:`TableFeed.wait_newer`);
 the feed wakes them in slices (:data:`SLICE`), so bets arriving on other sockets are read between
 slices rather than after the whole crowd's pushes.
+
+A push leaves out the table's wagers (their names in every language, their pays, their places on the
+felt: three quarters of a view) unless the socket has not been sent them yet, or they changed since
+(:meth:`TableFeed.with_wagers`): a crowd's pushes are a third of the size, for the server to send and
+for every player's device to read.
 """
 
 from __future__ import annotations
@@ -85,13 +90,22 @@ class StateFrame(TypedDict):
     """A state push's shape (:func:`state_frame` writes it as text, the view already JSON)."""
 
     type: str  #: "state"
-    table: TableView
+    table: TableView  #: its ``wagers`` only in a socket's first push and when they changed (see the module)
     you: YourState | None
 
 
 def state_frame(table_text: str, mine: YourState | None) -> str:
     """A state push (:class:`StateFrame`): the table view (already JSON) and the player's own state."""
-    return f'{{"type": "state", "table": {table_text}, "you": {json.dumps(mine)}}}'
+    return f'{_FRAME_START}{table_text[1:]}, "you": {json.dumps(mine)}}}'
+
+
+#: How a state push begins, up to the first key of its table view (:meth:`TableFeed.with_wagers` adds one there)
+_FRAME_START = '{"type": "state", "table": {'
+
+
+def _without_wagers(view: TableView) -> str:
+    """The view as JSON, but for its wagers (``{}``'s keys otherwise in the view's order)."""
+    return json.dumps({key: value for key, value in view.items() if key != "wagers"})
 
 
 @dataclass
@@ -99,7 +113,8 @@ class Reading:
     """One read of a table (see :meth:`TableFeed._read`)."""
 
     view: TableView
-    text: str  #: the view as JSON (when it changed)
+    text: str  #: the view as JSON without its wagers (when it changed)
+    wagers: str | None  #: the view's wagers as JSON, when they changed
     #: each watcher's state frame (:func:`state_frame`), when the view changed since the last read; else None
     frames: dict[int, str] | None
     valid: set[str]  #: the watchers' token hashes still signed in
@@ -120,9 +135,11 @@ class TableFeed:
         self.poked = asyncio.Event()
         self.reads = 0  #: how often the table was read (the tests count them)
         self.view: TableView | None = None
-        self.text = "null"  #: the view as JSON
-        self.frames: dict[int, str] = {}  #: account id -> its state frame for the view on show
+        self.text = "{}"  #: the view as JSON, without its wagers
+        self.frames: dict[int, str] = {}  #: account id -> its state frame for the view on show (without its wagers)
         self.version = 0
+        #: the wagers of the view on show as JSON, and their version (a socket is sent them when it has not that one)
+        self.wagers, self.wagers_version = "[]", 0
         #: one future per socket waiting for a newer view (see :meth:`wait_newer`)
         self.waiting: set[asyncio.Future[None]] = set()
         self.watchers: Counter[int] = Counter()  #: account id -> open sockets
@@ -140,14 +157,16 @@ class TableFeed:
             view, moment = views.table_view_at(s, self.table_id, now)
             # the view is new when anything but its clock changed (server_time is stamped on every read)
             new = self.view is None or {**view, "server_time": None} != {**self.view, "server_time": None}
-            text, frames = "", None
+            text, wagers, frames = "", None, None
             if new:  # every watcher's frame made here, off the event loop's moment
-                text = json.dumps(view)  # encoded once for all the table's sockets
+                text = _without_wagers(view)  # encoded once for all the table's sockets
+                if self.view is None or view["wagers"] != self.view["wagers"]:
+                    wagers = json.dumps(view["wagers"])
                 yours = views.yours(s, moment, accounts)
                 frames = {account_id: state_frame(text, mine) for account_id, mine in yours.items()}
             returned = [row.account_id for row in moment.seats or []
                         if row.away_since is not None and row.account_id in accounts]
-            return Reading(view, text, frames, _valid_tokens(s, digests), returned,
+            return Reading(view, text, wagers, frames, _valid_tokens(s, digests), returned,
                            min(moment.changes, default=None), view.get("phase") in _READ_AHEAD)
         return read(self.sessions, work)
 
@@ -185,6 +204,8 @@ class TableFeed:
                 if reading.frames is not None:
                     self._shown(reading.view)
                     self.view, self.text, self.frames = reading.view, reading.text, reading.frames
+                    if reading.wagers is not None:
+                        self.wagers, self.wagers_version = reading.wagers, self.wagers_version + 1
                     self.version += 1
                 self.signed_out |= gone
                 await self._wake()
@@ -228,11 +249,16 @@ class TableFeed:
         return self.resync if self.notified else max(POLL, CROWD_GAP * watchers)
 
     def frame(self, account_id: int, mine: YourState | None = None) -> str | None:
-        """A state push for ``account_id``: with ``mine`` as their own state, else the one read with the
-        view (None if the view was read before they joined)."""
+        """A state push for ``account_id``, without the view's wagers: with ``mine`` as their own state, else
+        the one read with the view (None if the view was read before they joined)."""
         if mine is not None:
             return state_frame(self.text, mine)
         return self.frames.get(account_id)
+
+    def with_wagers(self, frame: str) -> str:
+        """``frame`` (from :meth:`frame`) with the wagers of the view on show, for a socket not sent them yet."""
+        rest = frame[len(_FRAME_START):]
+        return f'{_FRAME_START}"wagers": {self.wagers}{"" if rest.startswith("}") else ", "}{rest}'
 
     async def wait_newer(self, version: int, digest: str | None = None) -> None:
         """Until the view is newer than ``version``, or the token whose hash is ``digest`` is gone."""

@@ -81,8 +81,13 @@ class Leadership:
             return False
 
     def drop(self) -> None:
-        """Give the lock up: its connection is invalidated, so that its PostgreSQL session ends and the lock with
-        it (closed, a connection of the pool would only go back to the pool, its session and the lock alive)."""
+        """Give the lock up: unlocked, then its connection is invalidated, so that its PostgreSQL session ends
+        (closed, a connection of the pool would only go back to the pool, its session alive).  The unlock makes
+        it free at once: the session's end releases it too, but a moment later, once PostgreSQL has seen the
+        connection go."""
+        if self.connection is not None and self.leading:
+            with suppress(Exception):  # a lost connection: its session's end releases the lock
+                self.connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": LOCK_KEY})
         self.leading = False
         if self.connection is not None:
             with suppress(Exception):
@@ -138,7 +143,7 @@ async def deal_while_leading(leadership: Leadership, deal_forever: Callable[[], 
                 with suppress(asyncio.CancelledError, Exception):
                     await dealing
                 dealing = None
-                leadership.drop()
+                await asyncio.to_thread(leadership.drop)
             await clock.sleep(every)
     finally:
         if dealing is not None:

@@ -344,13 +344,14 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         feed.join(account_id, digest)  # at once, with no await since _feed: every socket of a table shares its feed
         rate = CommandRate()
         seen = -1  # the feed's version this socket was last pushed
+        wagers_seen = 0  # ... and the version of the wagers it was last sent (0: none yet)
         pusher: asyncio.Task[None] | None = None
 
         def you() -> YourState:
             return read(sessions, lambda s: views.you(s, table_id, account_id))
 
         async def push(mine: YourState | None = None) -> None:
-            nonlocal seen
+            nonlocal seen, wagers_seen
             if feed.view is None:
                 await feed.wait_newer(0)
             # the player's own state: from their command's answer, or read with the view (the frame made
@@ -359,6 +360,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             if text is None:
                 text = feed.frame(account_id, await asyncio.to_thread(you))
             seen = feed.version  # with no await since the frame was made: the version it shows
+            if wagers_seen != feed.wagers_version:  # the wagers go with a socket's first push, and when they change
+                text, wagers_seen = feed.with_wagers(cast(str, text)), feed.wagers_version
             await socket.send_text(cast(str, text))
             if seen == feed.result_version and feed.result_at is not None:  # this push shows a result
                 metrics.SETTLEMENT_PUSH.observe(max(0.0, metrics.since(feed.result_at)))

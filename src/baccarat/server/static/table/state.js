@@ -9,6 +9,8 @@ import { takeOffRefused } from "./betting.js";
 
 /** @typedef {import("api-types").components["schemas"]["TableView"]} TableView */
 /** @typedef {import("api-types").components["schemas"]["YourState"]} YourState */
+/** @typedef {Omit<TableView, "wagers"> & {wagers?: TableView["wagers"]}} PushedView
+ *  a state frame's view: its wagers only in a socket's first push and when they change */
 /** @typedef {import("./betting.js").Amounts} Amounts */
 /** @typedef {{code?: string, params?: Record<string, any>, refusal?: any}} Words
  *  what to say: a catalogue's code and parameters, or a server refusal ({code, params, message}) */
@@ -92,12 +94,13 @@ export function hand(/** @type {TableState} */ S) {
 /**
  * A state frame ({type: "state", table, you}): the state after it, and what the page is to do.
  * @param {TableState} S
- * @param {{table: TableView, you?: YourState | null}} message
+ * @param {{table: PushedView, you?: YourState | null}} message
  * @returns {{first: boolean, say: {words: Words | null, kind?: string} | null, notice: Words | null, newShoe: boolean}}
  */
 export function applyView(S, message) {
   const before = S.view;
-  S.view = message.table;
+  // a push leaves the wagers out when this socket was sent them already: the last ones hold
+  S.view = { ...message.table, wagers: message.table.wagers ?? (before ? before.wagers : []) };
   if (message.you) S.you = message.you;
   /** @type {{words: Words | null, kind?: string} | null} */
   let say = null;
