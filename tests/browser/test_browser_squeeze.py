@@ -11,6 +11,7 @@ import re
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,15 +82,42 @@ def _wait_stage(page, condition: str, timeout: int = 8_000) -> None:
                            f" return c && ({condition}); }}", timeout=timeout)
 
 
+def _bunching_second_card_peels(socket: Any) -> None:
+    """A table socket whose first peel of the card dealt third (short edge) is held back and sent with the next
+    frame: both arrive together, as frames read off the network after a stall."""
+    server = socket.connect_to_server()
+    held: list[str | bytes] = []  # the peel held back, until the next frame
+    done = False
+
+    def to_server(message: str | bytes) -> None:
+        nonlocal done
+        frame = json.loads(message) if isinstance(message, str) else {}
+        if not done and not held and frame.get("type") == "squeeze" and frame.get("card") == 2:
+            held.append(message)
+            return
+        if held:
+            server.send(held.pop())
+            done = True
+        server.send(message)
+
+    socket.on_message(to_server)
+
+
 def test_a_squeeze_on_a_large_card_shows_everyone_the_part_of_the_face_its_lift_uncovers(server: Server,
                                                                                        browser: Browser):
     """ann (English, 1366x768) lifts the Player's first card from its long edge until every pip column shows,
     turns it with Enter, then lifts her second card from the short edge with the arrow key; bob (1280x720, reduced
     motion) has his cards turned at once; cat watches in Traditional Chinese on a phone (390x844) and dee in
     Simplified at 1280x720: each sees the large card, who squeezes, the countdown, the same lift and the same pips,
-    and no face before the turn."""
+    and no face before the turn.  ann's first peel of her second card is held back on its way and sent with
+    the next, as after a stall: the server passes over the second (within its pause of the first), so her page
+    sends the lift she let go at again, and the watchers see it."""
     errors: list[str] = []
-    ann_context, ann = new_page(browser, server.url, errors=errors, width=1366, height=768)
+    ann_context = browser.new_context(viewport={"width": 1366, "height": 768})
+    ann = ann_context.new_page()
+    ann.on("pageerror", lambda error: errors.append(str(error)))
+    ann.route_web_socket(re.compile(r"/ws/tables/"), _bunching_second_card_peels)
+    ann.goto(server.url)
     bob_context = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
     bob = bob_context.new_page()
     bob.on("pageerror", lambda error: errors.append(str(error)))

@@ -38,6 +38,7 @@ export function makeSocket(T) {
                  || (message.type === "error" && String(message.code || "").startsWith("squeeze.")))) {
         S.squeezeSent -= 1;  // a peel's or a turn's answer: the next state shows it
         if (message.type === "error") T.say(refusalText(message));
+        else T.peelAnswered(message.result);
       } else if (message.type === "ok" || message.type === "error") {
         S.lastFrame = performance.now();
         T.onAnswer(message);

@@ -76,6 +76,16 @@ export function makeSqueeze(T) {
     }
   }
 
+  // The answer to the last peel sent: the peel on show.  The server passes over a peel that arrives within its
+  // pause of the one before (two frames read off the network together after a stall arrive at once), so the
+  // lift the squeezer let go at may not be the one every watcher sees: it is sent again, after the pause.
+  function peelAnswered(shown) {
+    const p = S.peel;
+    if (S.squeezeSent || !p || p.lift >= 1 || p.round !== view().round_number) return;  // more answers to come
+    if (shown && shown.card === p.card && shown.edge === p.edge && shown.lift === p.lift) return;
+    if (!shown || shown.card === p.card) peelTo(p.card, p.edge, p.lift, true);
+  }
+
   // the uncovered part of the face, as a clip-path: what the drawing shows is only what `shows` holds, and
   // this only shapes the light of the lifted card around it (the thumbs hold an edge's corners down; the light
   // reaches a little past the pips' centres, so a pip the server sent is drawn whole)
@@ -232,5 +242,8 @@ export function makeSqueeze(T) {
     el.hands.classList.toggle("squeeze-on", Boolean(cards.length));
   }
 
-  return { drawCountdown, drawStage, faceParts, ownPeel, peelTo, renderSqueeze, sendSqueeze, squeezable, uncoveredPath };
+  return {
+    drawCountdown, drawStage, faceParts, ownPeel, peelAnswered, peelTo, renderSqueeze, sendSqueeze, squeezable,
+    uncoveredPath,
+  };
 }
