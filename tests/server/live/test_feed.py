@@ -208,14 +208,18 @@ def _pushed(socket: Any) -> dict[str, Any]:
 
 
 def test_a_socket_is_sent_the_wagers_in_its_first_push_and_again_only_when_they_change(manual_time, held_client):
-    """The wagers are three quarters of a view: a push leaves them out when its socket has them already (a
-    crowd's pushes a third of the size); a new socket gets them, and every socket gets them again when they
-    change (an operator's new limits change each wager's maximum)."""
-    ann, bob = _player(held_client, "ann"), _player(held_client, "bob")
+    """The wagers are three quarters of a view: asked ``"wagers": "once"`` (the page), a push leaves them out
+    when its socket has them already (a crowd's pushes a third of the size); a new socket gets them, and every
+    socket gets them again when they change (an operator's new limits change each wager's maximum).  A client
+    that does not ask gets them in every push."""
+    ann, bob, cy = _player(held_client, "ann"), _player(held_client, "bob"), _player(held_client, "cyd")
     rest = held_client.get("/api/tables/2").json()
     with ExitStack() as stack:
         first = stack.enter_context(held_client.websocket_connect("/ws/tables/2"))
-        first.send_json({"type": "auth", "token": ann})
+        first.send_json({"type": "auth", "token": ann, "wagers": "once"})
+        every = stack.enter_context(held_client.websocket_connect("/ws/tables/2"))
+        every.send_json({"type": "auth", "token": cy})
+        assert _pushed(every)["wagers"] == rest["wagers"]
         view = _pushed(first)
         assert view["wagers"] == rest["wagers"] and len(json.dumps(view["wagers"])) > len(json.dumps(view)) / 2
         placed = held_client.post("/api/tables/2/bets", json={"bets": {"banker": 500}},
@@ -225,8 +229,9 @@ def test_a_socket_is_sent_the_wagers_in_its_first_push_and_again_only_when_they_
         slim = _pushed(first)  # the bet changed the view: pushed without the wagers
         assert "wagers" not in slim and set(slim) == set(view) - {"wagers"}
         assert slim["spots"]["banker"] != view["spots"].get("banker")
+        assert _pushed(every) == {**slim, "wagers": rest["wagers"]}  # not asked: the whole view
         second = stack.enter_context(held_client.websocket_connect("/ws/tables/2"))
-        second.send_json({"type": "auth", "token": bob})
+        second.send_json({"type": "auth", "token": bob, "wagers": "once"})
         assert _pushed(second)["wagers"] == rest["wagers"]  # a socket's first push has them
         with connect(held_client.settings.url) as sessions:  # type: ignore[attr-defined]
             def lower(s: Any) -> None:

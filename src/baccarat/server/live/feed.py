@@ -22,10 +22,11 @@ Each socket has one task that waits for a newer version and pushes it (:meth:`Ta
 the feed wakes them in slices (:data:`SLICE`), so bets arriving on other sockets are read between
 slices rather than after the whole crowd's pushes.
 
-A push leaves out the table's wagers (their names in every language, their pays, their places on the
-felt: three quarters of a view) unless the socket has not been sent them yet, or they changed since
-(:meth:`TableFeed.with_wagers`): a crowd's pushes are a third of the size, for the server to send and
-for every player's device to read.
+The frames are made without the table's wagers (their names in every language, their pays, their
+places on the felt: three quarters of a view); :meth:`TableFeed.with_wagers` adds them for a socket
+that has not been sent them yet, or since they changed, or that did not ask for them ``"once"``
+(:mod:`baccarat.server.live.sockets`): the page asks, so a crowd's pushes are a third of the size, for
+the server to send and for every player's device to read.
 """
 
 from __future__ import annotations
@@ -90,8 +91,13 @@ class StateFrame(TypedDict):
     """A state push's shape (:func:`state_frame` writes it as text, the view already JSON)."""
 
     type: str  #: "state"
-    table: TableView  #: its ``wagers`` only in a socket's first push and when they changed (see the module)
+    #: asked ``"wagers": "once"``, its ``wagers`` only in a socket's first push and when they changed (see the module)
+    table: TableView
     you: YourState | None
+
+
+#: How a state push begins, up to the first key of its table view (:meth:`TableFeed.with_wagers` adds one there)
+_FRAME_START = '{"type": "state", "table": {'
 
 
 def state_frame(table_text: str, mine: YourState | None) -> str:
@@ -99,12 +105,8 @@ def state_frame(table_text: str, mine: YourState | None) -> str:
     return f'{_FRAME_START}{table_text[1:]}, "you": {json.dumps(mine)}}}'
 
 
-#: How a state push begins, up to the first key of its table view (:meth:`TableFeed.with_wagers` adds one there)
-_FRAME_START = '{"type": "state", "table": {'
-
-
 def _without_wagers(view: TableView) -> str:
-    """The view as JSON, but for its wagers (``{}``'s keys otherwise in the view's order)."""
+    """The view as JSON without its wagers (the other keys in their order)."""
     return json.dumps({key: value for key, value in view.items() if key != "wagers"})
 
 

@@ -3,8 +3,10 @@
 Protocol (JSON text frames):
 
 * The client's first frame authenticates: ``{"type": "auth", "token": "..."}`` (tokens never
-  travel in URLs).  A browser's ``Origin`` must be the server's own (the page it served) or one of
-  the allowed ones (``BACCARAT_ALLOWED_ORIGINS``).
+  travel in URLs); ``"wagers": "once"`` in it asks for the table's wagers only in the first push and
+  when they change (the page keeps the last ones; a crowd's pushes are a third of the size).  A
+  browser's ``Origin`` must be the server's own (the page it served) or one of the allowed ones
+  (``BACCARAT_ALLOWED_ORIGINS``).
 * The server sends ``{"type": "state", "table": {...}, "you": {...}}`` at once and whenever the
   table changes: the public table view at that moment (never a seed before its shoe ends, never a
   card before the round's timeline shows it, see :mod:`baccarat.server.playing.timeline`) and the
@@ -265,8 +267,9 @@ def _allowed(socket: WebSocket, allowed_origins: tuple[str, ...]) -> bool:
     return host is not None and origin in (f"http://{host}", f"https://{host}")
 
 
-async def _token(socket: WebSocket) -> str:
-    """The session token sent in the first frame."""
+async def _auth(socket: WebSocket) -> tuple[str, bool]:
+    """The session token sent in the first frame, and whether the client asks for the table's wagers only when
+    they are new to it (``"wagers": "once"``)."""
     try:
         first = parse(await asyncio.wait_for(socket.receive(), timeout=AUTH_TIMEOUT))
     except (TimeoutError, ConfigurationError):
@@ -274,7 +277,7 @@ async def _token(socket: WebSocket) -> str:
     token = first.get("token") if isinstance(first, dict) and first.get("type") == "auth" else None
     if not isinstance(token, str) or not TOKEN.fullmatch(token):
         raise Close(1008, AUTH_FIRST)
-    return token
+    return token, first.get("wagers") == "once"
 
 
 def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
@@ -306,7 +309,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         if not 1 <= table_id <= MAX_ID:
             raise Close(1008, "no such table")
         sessions: sessionmaker[Session] = socket.app.state.sessions
-        token = await _token(socket)
+        token, wagers_once = await _auth(socket)
 
         def auth(s: Session) -> tuple[int, str]:
             views.table_view(s, table_id)  # an unknown table is refused here
@@ -327,7 +330,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
         sockets[account_id] += 1
         metrics.OPEN_SOCKETS.inc()
         try:
-            await _play(socket, sessions, table_id, account_id, accounts._digest(token), watching=roles.is_staff(role))
+            await _play(socket, sessions, table_id, account_id, accounts._digest(token), watching=roles.is_staff(role),
+                        wagers_once=wagers_once)
         finally:
             try:  # shielded: this task may be being cancelled (the client vanished); the lease goes all the same
                 await asyncio.shield(asyncio.to_thread(held.give_back, lease))
@@ -338,7 +342,7 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
                     del sockets[account_id]
 
     async def _play(socket: WebSocket, sessions: sessionmaker[Session], table_id: int, account_id: int,
-                    digest: str, *, watching: bool = False) -> None:
+                    digest: str, *, watching: bool = False, wagers_once: bool = False) -> None:
         feed = _feed(socket.app, sessions, table_id)
         first = not feed.watchers[account_id]
         feed.join(account_id, digest)  # at once, with no await since _feed: every socket of a table shares its feed
@@ -360,7 +364,8 @@ def install(app: FastAPI, allowed_origins: tuple[str, ...]) -> None:
             if text is None:
                 text = feed.frame(account_id, await asyncio.to_thread(you))
             seen = feed.version  # with no await since the frame was made: the version it shows
-            if wagers_seen != feed.wagers_version:  # the wagers go with a socket's first push, and when they change
+            # the wagers go with every push, or (asked "once") with a socket's first push and when they change
+            if not wagers_once or wagers_seen != feed.wagers_version:
                 text, wagers_seen = feed.with_wagers(cast(str, text)), feed.wagers_version
             await socket.send_text(cast(str, text))
             if seen == feed.result_version and feed.result_at is not None:  # this push shows a result

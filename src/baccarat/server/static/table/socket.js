@@ -18,7 +18,8 @@ export function makeSocket(T) {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     T.socket = new WebSocket(`${scheme}://${location.host}/ws/tables/${T.tableId}`);
     const mine = T.socket;
-    T.socket.onopen = () => mine.send(JSON.stringify({ type: "auth", token }));
+    // the wagers once: the state keeps the last ones (state.js applyView), so a push need not carry them again
+    T.socket.onopen = () => mine.send(JSON.stringify({ type: "auth", token, wagers: "once" }));
     T.socket.onmessage = (event) => {
       if (mine !== T.socket) return;
       let message;

@@ -81,7 +81,8 @@ export function makeSqueeze(T) {
   // lift the squeezer let go at may not be the one every watcher sees: it is sent again, after the pause.
   function peelAnswered(shown) {
     const p = S.peel;
-    if (S.squeezeSent || !p || p.lift >= 1 || p.round !== view().round_number) return;  // more answers to come
+    // more answers to come, or no lift of this round's held (a turn is always taken)
+    if (S.squeezeSent || !p || p.lift >= 1 || p.round !== view().round_number) return;
     if (shown && shown.card === p.card && shown.edge === p.edge && shown.lift === p.lift) return;
     if (!shown || shown.card === p.card) peelTo(p.card, p.edge, p.lift, true);
   }
