@@ -208,7 +208,8 @@ async def _open(base: str, table_id: int, tokens: list[str]) -> list[Bettor]:
     async def one(index: int, token: str) -> Bettor:
         async with gate:
             socket = await websockets.connect(f"{base}/ws/tables/{table_id}", max_size=2**22, open_timeout=60)
-            await socket.send(json.dumps({"type": "auth", "token": token}))
+            # as the page: the table's wagers in the first push only (a server before them ignores it)
+            await socket.send(json.dumps({"type": "auth", "token": token, "wagers": "once"}))
             first = await socket.recv()
             bettor = Bettor(socket, index)
             if index == 0:
