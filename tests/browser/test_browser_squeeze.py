@@ -36,8 +36,8 @@ need_chromium()
 SQUEEZE_TABLE = 4  #: mini-squeeze, after mini-1, ez-1 and lucky-draw-1 on a fresh database
 
 
-#: The squeeze time per card here: the test's checks between a card coming to the stage and its turn take a few
-#: seconds on a loaded machine, and 6 s (the default table's) was likely too little in one CI run
+#: The squeeze time per card here: the test's checks (and screenshots) between a card coming to the stage and its
+#: turn take a few seconds on a loaded machine, where the default table's 6 s leaves little to spare
 SQUEEZE_SECONDS = 15.0
 
 

@@ -204,6 +204,7 @@ def watch_pool(engine: Any) -> None:
 # --- serving the processes' sum ------------------------------------------------------------------------------
 
 _LIVE_FILE = re.compile(r"gauge_live\w+_(\d+)\.db")
+MERGE_TRIES = 3  #: a scrape's tries at checking and merging the processes' files
 
 
 class _Processes(Collector):
@@ -220,6 +221,23 @@ class _Processes(Collector):
         for pid in {int(found.group(1)) for name in os.listdir(self.path) if (found := _LIVE_FILE.fullmatch(name))}:
             if not _alive(pid):
                 mark_process_dead(pid, self.path)  # type: ignore[no-untyped-call]
+        # a file may break between its check and the merge (its process killed then, its live gauge removed): the
+        # files are checked again and merged without it (one scrape in 8,000 answered 500 so while workers were
+        # killed)
+        for _ in range(MERGE_TRIES - 1):
+            try:
+                return self._merged()
+            except Exception:  # checked and merged again
+                continue
+        return self._merged()
+
+    def _merged(self) -> list[Any]:
+        """The sum of the files that can be read now."""
+        files = self._readable()
+        return MultiProcessCollector.merge(files, accumulate=True)  # type: ignore[no-any-return,no-untyped-call]
+
+    def _readable(self) -> list[str]:
+        """The files of the processes' values that can be read now (each one left out is said once)."""
         readable = []
         for name in sorted(glob.glob(os.path.join(self.path, "*.db"))):
             try:
@@ -235,7 +253,7 @@ class _Processes(Collector):
                                 f"{type(error).__module__}.{type(error).__qualname__}".removeprefix("builtins."))
                 continue
             readable.append(name)
-        return MultiProcessCollector.merge(readable, accumulate=True)  # type: ignore[no-any-return,no-untyped-call]
+        return readable
 
 
 def _alive(pid: int) -> bool:
