@@ -144,8 +144,8 @@ def test_the_dealer_sigkilled_12_times_another_deals_and_nothing_is_dealt_twice(
         process.wait(timeout=30)
 
     assert len(acknowledged) >= CYCLES and len(answered_by) >= 3  # bets went through both processes, and restarts
-    # typically 0.2-0.9 s each on an idle machine; a loaded CI machine once kept the survivor from answering
-    # within 2 s, so the bound on each is generous and the median holds the usual pace
+    # a loaded machine can keep the survivor from answering for a while: the bound on each is generous, and the
+    # median holds the usual pace
     assert statistics.median(takeovers) < FAILOVER and max(takeovers) < FAILOVER_AT_MOST, takeovers
     with connect(database_url) as sessions, sessions() as s:
         assert wallet.check_ledger(s) == {"total": 0, "unbalanced": 0, "wallets": 0}

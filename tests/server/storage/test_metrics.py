@@ -494,7 +494,7 @@ def test_the_grafana_dashboard_names_only_exported_metrics():
 
 def test_a_file_broken_between_its_check_and_the_merge_is_left_out_on_a_second_look(tmp_path: Path,
                                                                                    monkeypatch: pytest.MonkeyPatch):
-    """One scrape in 8,000 answered 500 while workers were killed: a file read whole when the scrape checked it
+    """A scrape answered 500 now and then while workers were killed: a file read whole when the scrape checked it
     was cut short (its process killed, or a killed worker's leftovers written) before the scrape merged it.  The
     scrape checks the files again and serves the others."""
     from prometheus_client import generate_latest

@@ -222,8 +222,7 @@ class _Processes(Collector):
             if not _alive(pid):
                 mark_process_dead(pid, self.path)  # type: ignore[no-untyped-call]
         # a file may break between its check and the merge (its process killed then, its live gauge removed): the
-        # files are checked again and merged without it (one scrape in 8,000 answered 500 so while workers were
-        # killed)
+        # files are checked again and merged without it, rather than the scrape answering 500
         for _ in range(MERGE_TRIES - 1):
             try:
                 return self._merged()
